@@ -1,0 +1,221 @@
+// Command calq is one static binary for back offices and ops scripts.
+//
+// This file builds the command tree, turns errors into exit statuses in
+// one place (exitCode) and reports them on stderr as "calq: ...". Each
+// subcommand group lives in its own cmd_*.go file; its Actions read flags
+// into an options struct, make one package call and render the result.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/internal/exitcode"
+	"calq/sched"
+)
+
+// Exit statuses; exitStatuses documents them in help and the README.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitPartial     = 3
+	exitInterrupted = 130
+)
+
+var exitStatuses = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success"},
+	{exitFailure, "failure"},
+	{exitUsage, "usage error: unknown command or flag, missing or invalid flag value"},
+	{exitPartial, "partial failure: some items of a batch failed, the others succeeded"},
+	{exitInterrupted, "interrupted by SIGINT or SIGTERM"},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal, restore the default handlers so that a
+	// second Ctrl-C kills calq at once instead of waiting for clean-up.
+	context.AfterFunc(ctx, stop)
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	// Read the cause before stop, which would cancel ctx itself.
+	if cause := context.Cause(ctx); cause != nil {
+		err = interrupted(cause, err)
+	}
+	stop()
+	report(os.Stderr, err)
+	os.Exit(exitCode(err))
+}
+
+// run runs calq with args (args[0] is the program name), writing results
+// and help to stdout and progress to stderr. It returns errors instead of
+// printing them, and never exits the process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := newApp(stdout, stderr).RunContext(ctx, args)
+	var ec cli.ExitCoder
+	var ue *usageError
+	if errors.As(err, &ec) && !errors.As(err, &ue) {
+		// urfave returns an ExitCoder only for "help" on an unknown topic;
+		// its own exit code would clash with ours.
+		err = &usageError{err: errors.New(strings.ToLower(ec.Error())), hint: "run 'calq help' for the list of commands"}
+	}
+	return err
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:      "calq",
+		Usage:     "batch tools for back offices and ops scripts",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Exit statuses are decided in main by exitCode, never by urfave.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+		// urfave adds --help only along with its own help command.
+		Flags:                 []cli.Flag{cli.HelpFlag},
+		Action:                rootAction,
+		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(),
+		Commands: []*cli.Command{
+			schedCommand(),
+			versionCommand(),
+			helpCommand(),
+		},
+	}
+	setupCommands(app.Commands)
+	return app
+}
+
+// setupCommands gives every command calq's usage-error handling and the
+// EXIT STATUS section in its help, and makes groups reject unknown
+// subcommands.
+func setupCommands(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		if len(c.Subcommands) == 0 {
+			c.CustomHelpTemplate = cli.CommandHelpTemplate + exitStatusHelp()
+			continue
+		}
+		c.CustomHelpTemplate = cli.SubcommandHelpTemplate + exitStatusHelp()
+		if c.Action == nil {
+			c.Action = groupAction
+		}
+		setupCommands(c.Subcommands)
+	}
+}
+
+func exitStatusHelp() string {
+	var b strings.Builder
+	b.WriteString("\nEXIT STATUS:\n")
+	for _, s := range exitStatuses {
+		fmt.Fprintf(&b, "   %-5d%s\n", s.code, s.meaning)
+	}
+	return b.String()
+}
+
+// helpCommand replaces urfave's, which cannot show the subcommands of a
+// group ("calq help sched"): it asks the named command for --help instead.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show help for calq or for a command",
+		ArgsUsage: "[command [subcommand]]",
+		Action: func(c *cli.Context) error {
+			args := append([]string{c.App.Name}, c.Args().Slice()...)
+			return c.App.RunContext(c.Context, append(args, "--help"))
+		},
+	}
+}
+
+// rootAction runs for calq without a command: it shows help, or rejects
+// an unknown command (urfave would exit 3 for it).
+func rootAction(c *cli.Context) error {
+	if c.Args().Present() {
+		return usageErrorf(c, "unknown command %q", c.Args().First())
+	}
+	return cli.ShowAppHelp(c)
+}
+
+// groupAction is rootAction for commands that only group subcommands.
+func groupAction(c *cli.Context) error {
+	if c.Args().Present() {
+		return usageErrorf(c, "unknown command %q", c.Args().First())
+	}
+	return cli.ShowSubcommandHelp(c)
+}
+
+// onUsageError turns flag parsing errors (unknown flag, missing or
+// unparsable value) into usage errors.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return &usageError{err: err, hint: helpHint(c)}
+}
+
+// usageError is a command line the user must fix; it exits with status 2.
+type usageError struct {
+	err  error
+	hint string
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+func (e *usageError) Hint() string  { return e.hint }
+
+func usageErrorf(c *cli.Context, format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...), hint: helpHint(c)}
+}
+
+func helpHint(c *cli.Context) string {
+	return fmt.Sprintf("run '%s --help' for usage", c.Command.HelpName)
+}
+
+// interrupted marks err, the result of a run cut short by a signal, so
+// that it exits with status 130 and names the signal.
+func interrupted(cause, err error) error {
+	if err == nil {
+		// The command finished anyway, but its output may be incomplete.
+		return cause
+	}
+	return fmt.Errorf("%w (%w)", err, cause)
+}
+
+// exitCode is the one place that decides calq's exit status.
+func exitCode(err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &ue), errors.Is(err, sched.ErrBenchOptions):
+		return exitUsage
+	case errors.Is(err, exitcode.ErrPartial):
+		return exitPartial
+	}
+	return exitFailure
+}
+
+// report prints err as "calq: message" and any hints an error in its
+// chain carries as "calq: hint: ..." lines.
+func report(w io.Writer, err error) {
+	if err == nil {
+		return
+	}
+	// errors.Join puts one error per line; each gets the prefix.
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(w, "calq: %s\n", line)
+	}
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(w, "calq: hint: %s\n", h.Hint())
+	}
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"calq/internal/exitcode"
+	"calq/sched"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"calq": main})
+}
+
+// TestScript runs the CLI end-to-end tests in testdata/script.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			// Under -race every exit sleeps 1 s to let reports drain;
+			// each exec would pay it.
+			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"exitcode":  cmdExitCode,
+			"validjson": cmdValidJSON,
+		},
+	})
+}
+
+// cmdExitCode implements "exitcode N program [args...]": it runs program
+// like exec and checks that it exits with status N, which "! exec" cannot.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	got := 0
+	var ee *exec.ExitError
+	if err := ts.Exec(args[1], args[2:]...); errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdValidJSON implements "validjson": the last command's stdout must be
+// one JSON value.
+func cmdValidJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 0 {
+		ts.Fatalf("usage: validjson")
+	}
+	if valid := json.Valid([]byte(ts.ReadFile("stdout"))); valid == neg {
+		ts.Fatalf("stdout is valid JSON: %v, want %v", valid, !neg)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	usage := &usageError{err: errors.New("flag provided but not defined: -x")}
+	partial := fmt.Errorf("%w: 2 of 5 files failed", exitcode.ErrPartial)
+	signalled := func() error {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGUSR1)
+		defer stop()
+		if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		<-ctx.Done()
+		return context.Cause(ctx)
+	}()
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, 0},
+		{"plain", errors.New("boom"), 1},
+		{"deadline", context.DeadlineExceeded, 1},
+		{"usage", usage, 2},
+		{"usage wrapped", fmt.Errorf("sched bench: %w", usage), 2},
+		{"usage joined", errors.Join(errors.New("a"), usage), 2},
+		{"bench options", fmt.Errorf("sched bench: %w", fmt.Errorf("%w: size 0", sched.ErrBenchOptions)), 2},
+		{"partial", exitcode.ErrPartial, 3},
+		{"partial wrapped", fmt.Errorf("convert: %w", partial), 3},
+		{"partial joined", errors.Join(partial, errors.New("b.docx: corrupt")), 3},
+		{"canceled", context.Canceled, 130},
+		{"canceled wrapped", fmt.Errorf("sched bench: %w", context.Canceled), 130},
+		{"signal cause", signalled, 130},
+		{"interrupted success", interrupted(signalled, nil), 130},
+		{"interrupted failure", interrupted(signalled, errors.New("boom")), 130},
+		{"interrupted partial", interrupted(signalled, partial), 130},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCode(tt.err); got != tt.want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReport(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"plain", errors.New("boom"), "calq: boom\n"},
+		{"hint", fmt.Errorf("x: %w", &usageError{err: errors.New("bad"), hint: "run 'calq --help'"}),
+			"calq: x: bad\ncalq: hint: run 'calq --help'\n"},
+		{"joined", errors.Join(errors.New("a"), errors.New("b")), "calq: a\ncalq: b\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			report(&b, tt.err)
+			if got := b.String(); got != tt.want {
+				t.Errorf("report(%v) wrote %q, want %q", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestVersionText(t *testing.T) {
+	base := versionInfo{Version: "(devel)", GoVersion: "go1.26.0", OS: "linux", Arch: "amd64"}
+	withVCS := base
+	withVCS.Version, withVCS.Revision, withVCS.Time = "v0.1.0", "0123abcd", "2025-01-02T03:04:05Z"
+	modified := withVCS
+	modified.Modified = true
+	noTime := withVCS
+	noTime.Time = ""
+	tests := []struct {
+		name string
+		v    versionInfo
+		want string
+	}{
+		{"devel", base, "calq (devel) go1.26.0 linux/amd64\n"},
+		{"vcs", withVCS, "calq v0.1.0 (rev 0123abcd 2025-01-02T03:04:05Z) go1.26.0 linux/amd64\n"},
+		{"modified", modified, "calq v0.1.0 (rev 0123abcd 2025-01-02T03:04:05Z, modified) go1.26.0 linux/amd64\n"},
+		{"no time", noTime, "calq v0.1.0 (rev 0123abcd) go1.26.0 linux/amd64\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := tt.v.writeText(&b); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.String(); got != tt.want {
+				t.Errorf("writeText() wrote %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestBenchDefaults checks that the defaults of calq sched bench name only
+// queues, models and distributions that sched knows.
+func TestBenchDefaults(t *testing.T) {
+	valid := map[string][]string{"queue": sched.QueueNames, "model": sched.ModelNames, "dist": sched.DistNames}
+	for _, f := range schedBenchCommand().Flags {
+		name := f.Names()[0]
+		names, ok := valid[name]
+		if !ok {
+			continue
+		}
+		def := f.(interface{ GetValue() string }).GetValue()
+		if _, err := parseNames(name, def, names); err != nil {
+			t.Errorf("default of --%s: %v", name, err)
+		}
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{"1000", []int{1000}, false},
+		{"1000, 10000 ,1", []int{1000, 10000, 1}, false},
+		{"0", nil, true},
+		{"-5", nil, true},
+		{"1e6", nil, true},
+		{"010", []int{10}, false}, // decimal, not octal
+		{"1000,", nil, true},
+		{"", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := parseSizes("size", tt.in)
+		if (err != nil) != tt.wantErr || fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("parseSizes(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestImportRules keeps the layers of CONVENTIONS.md apart: only package
+// main imports urfave/cli, and sched depends on none of calq's other
+// packages (convert, sms and analyze may use sched, not the reverse).
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./sched").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./sched: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "calq/") && dep != "calq/sched" && !strings.HasPrefix(dep, "calq/internal/") {
+			t.Errorf("calq/sched depends on %s", dep)
+		}
+	}
+	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		if pkg != "calq" && strings.Contains(" "+imports+" ", " github.com/urfave/cli/v2 ") {
+			t.Errorf("%s imports github.com/urfave/cli/v2; only package main may", pkg)
+		}
+	}
+}
+
+// TestREADMEExitStatus keeps the README's exit status table in step with
+// the statuses calq documents in its help.
+func TestREADMEExitStatus(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range exitStatuses {
+		row := fmt.Sprintf("| %d | %s |", s.code, s.meaning)
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README.md lacks the row %q", row)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package sched
+
+import "math"
+
+// MM1NMeanLength returns L, the mean number in system of an M/M/1/N queue
+// with utilisation rho = λ/μ (N counts the one in service). It stays exact
+// near rho = 1 and for rho > 1, where the textbook closed form cancels or
+// overflows: for rho > 1 it uses L(rho) = N - L(1/rho), and near 1 a series.
+// rho = +Inf gives N.
+func MM1NMeanLength(rho float64, n int) float64 {
+	if n <= 0 || rho <= 0 || math.IsNaN(rho) {
+		return 0
+	}
+	N := float64(n)
+	if math.IsInf(rho, 1) {
+		return N
+	}
+	if rho > 1 {
+		return N - MM1NMeanLength(1/rho, n)
+	}
+	lr := math.Log(rho) // ≤ 0
+	if x := -lr * (N + 1); x < 1e-4 {
+		// L = N/2 + N(N+2)/12·(rho-1) + O((rho-1)²): the closed form's two
+		// large terms cancel here.
+		return N/2 + N*(N+2)/12*(rho-1)
+	}
+	// L = rho/(1-rho) - (N+1)·rho^(N+1)/(1-rho^(N+1))
+	a := -math.Expm1(lr)           // 1 - rho
+	r := math.Exp(lr * (N + 1))    // rho^(N+1)
+	b := -math.Expm1(lr * (N + 1)) // 1 - rho^(N+1)
+	return rho/a - (N+1)*r/b
+}
