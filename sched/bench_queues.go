@@ -18,9 +18,9 @@ func newPQ(name string) pq {
 	case "cq-brown":
 		return cqPQ{NewQueue[float64, struct{}](Options{Policy: PolicyBrown})}
 	case "heap2":
-		return heap2PQ{NewHeap2[float64, struct{}]()}
+		return heapPQ{NewHeap2[float64, struct{}]()}
 	case "heap4":
-		return heap4PQ{NewHeap4[float64, struct{}]()}
+		return heapPQ{NewHeap4[float64, struct{}]()}
 	case "container-heap":
 		return &boxPQ{}
 	}
@@ -34,19 +34,12 @@ func (a cqPQ) pop() float64   { k, _, _ := a.q.Pop(); return k }
 func (a cqPQ) len() int       { return a.q.Len() }
 func (a cqPQ) resizes() int   { return a.q.Stats().Resizes }
 
-type heap2PQ struct{ h *Heap2[float64, struct{}] }
+type heapPQ struct{ h *Heap[float64, struct{}] }
 
-func (a heap2PQ) push(k float64) { a.h.Push(k, struct{}{}) }
-func (a heap2PQ) pop() float64   { k, _, _ := a.h.Pop(); return k }
-func (a heap2PQ) len() int       { return a.h.Len() }
-func (a heap2PQ) resizes() int   { return 0 }
-
-type heap4PQ struct{ h *Heap4[float64, struct{}] }
-
-func (a heap4PQ) push(k float64) { a.h.Push(k, struct{}{}) }
-func (a heap4PQ) pop() float64   { k, _, _ := a.h.Pop(); return k }
-func (a heap4PQ) len() int       { return a.h.Len() }
-func (a heap4PQ) resizes() int   { return 0 }
+func (a heapPQ) push(k float64) { a.h.Push(k, struct{}{}) }
+func (a heapPQ) pop() float64   { k, _, _ := a.h.Pop(); return k }
+func (a heapPQ) len() int       { return a.h.Len() }
+func (a heapPQ) resizes() int   { return 0 }
 
 // boxPQ is container/heap over pointers to entries: every push allocates,
 // and every Less and Swap goes through an interface, as in most Go code.

@@ -95,15 +95,21 @@ func (c *calendar[K, V]) add(s int64, e entry[K, V]) {
 // take appends the events of absolute slot s in its bucket to run and
 // reports how many it moved and how many (of later years) it kept.
 func (c *calendar[K, V]) take(s int64, run *[]entry[K, V]) (moved, kept int) {
-	i := s & c.mask
+	return c.extract(s&c.mask, s, func(e *entry[K, V]) { *run = append(*run, *e) })
+}
+
+// extract hands f the events of bucket i whose slot is at most upTo and
+// removes them, keeping the rest (later years); it recomputes the bucket's
+// bound and reports how many it moved and kept.
+func (c *calendar[K, V]) extract(i, upTo int64, f func(*entry[K, V])) (moved, kept int) {
 	b := c.bucket(i)
 	var r, w pos
 	n := int(b.n)
 	lo := int64(maxSlot)
 	for k := 0; k < n; k++ {
 		e := c.p.at(b, r)
-		if es := c.slot(float64(e.key)); es == s {
-			*run = append(*run, *e)
+		if es := c.slot(float64(e.key)); es <= upTo {
+			f(e)
 			moved++
 		} else {
 			if w != r {
@@ -127,6 +133,24 @@ func (c *calendar[K, V]) take(s int64, run *[]entry[K, V]) (moved, kept int) {
 		}
 	}
 	return moved, kept
+}
+
+// extractUpTo moves every event whose slot is at most upTo to f, skipping
+// through the group and bucket bounds whatever holds none: O(nb/64) plus
+// the buckets that hold such events.
+func (c *calendar[K, V]) extractUpTo(upTo int64, front int64, f func(*entry[K, V])) {
+	for g := range c.glo {
+		if c.glo[g] > upTo {
+			continue
+		}
+		for w := c.bits[g]; w != 0; w &= w - 1 {
+			i := int64(g)<<6 | int64(bits.TrailingZeros64(w))
+			if b := c.bucket(i); b.lo <= upTo {
+				c.extract(i, upTo, f)
+			}
+		}
+		c.refreshGroup(int64(g), front)
+	}
 }
 
 // remove deletes the event with sequence seq from the bucket of slot s.

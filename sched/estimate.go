@@ -15,14 +15,15 @@ type estimator struct {
 	visits, futile int     // slot visits in this window, and those that moved nothing
 	moved, kept    int     // events moved to the heap, and later-year events passed over
 	sinceRebuild   int     // operations since the last rebuild
+	lastGrew       bool    // the last retune widened the buckets
 	haveKeys       bool
 }
 
 const (
 	windowOps     = 4096 // operations per estimation window
-	maxPerSlot    = 512  // events per slot taken above which the width is too large
-	targetPerSlot = 32   // what a retune for too large a width aims at
-	maxWaste      = 4    // passed-over events and empty visits per event taken, above which it is too small
+	maxPerSlot    = 4096 // events per slot taken above which the width is too large
+	targetPerSlot = 64   // what a retune for too large a width aims at
+	maxWaste      = 4    // later-year events passed over per event taken, above which it is too small
 	smoothing     = 0.25 // weight of the newest window in λ and μ
 )
 
@@ -85,20 +86,21 @@ func (e *estimator) windowDone() bool {
 
 // retuneFactor judges the closed window's dequeue cost and returns the
 // factor the width should change by (1 when it is fine): too many events
-// per slot taken means the width is too large, too many wasted visits and
-// passed-over later-year events per event taken that it is too small. The
-// measure covers thousands of dequeues, so it is steadier than a head
-// sample. It resets the window.
+// per slot taken means the width is too large, too many later-year events
+// passed over per event taken that the year is too short. Visits that find
+// nothing do not count: the jumps bound them, and clustered keys make many
+// whatever the width. The measure covers thousands of dequeues, so it is
+// steadier than a head sample. It resets the window.
 func (e *estimator) retuneFactor() float64 {
 	f := 1.0
 	if e.moved >= 64 {
 		perSlot := float64(e.moved) / float64(max(1, e.visits-e.futile))
-		waste := float64(e.futile+e.kept) / float64(e.moved)
+		waste := float64(e.kept) / float64(e.moved)
 		switch {
 		case perSlot > maxPerSlot:
-			f = max(targetPerSlot/perSlot, 1.0/64)
+			f = max(targetPerSlot/perSlot, 1.0/16)
 		case waste > maxWaste:
-			f = min(waste, 64)
+			f = min(waste, 16)
 		}
 	}
 	e.resetWindow()

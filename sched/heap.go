@@ -1,56 +1,35 @@
 package sched
 
-// Heap2 is a typed binary min-heap keyed by K, FIFO among equal keys. It is
-// the baseline the calendar queue is measured against: Push and Pop cost
-// O(log n), with no boxing of elements (unlike container/heap). It is not
-// safe for concurrent use.
-type Heap2[K Key, V any] struct {
+// Heap is a typed d-ary min-heap keyed by K, FIFO among equal keys: the
+// baseline the calendar queue is measured against. Push and Pop cost
+// O(log n) and box nothing (unlike container/heap). NewHeap2 makes a binary
+// heap, NewHeap4 a 4-ary one, shallower and so kinder to the cache on
+// large heaps. A Heap is not safe for concurrent use.
+type Heap[K Key, V any] struct {
 	h   dheap[K, V]
 	seq uint64
 }
 
 // NewHeap2 returns an empty binary heap.
-func NewHeap2[K Key, V any]() *Heap2[K, V] { return &Heap2[K, V]{h: dheap[K, V]{arity: 2}} }
-
-// Push adds v with the given key.
-func (h *Heap2[K, V]) Push(key K, v V) {
-	h.seq++
-	h.h.push(entry[K, V]{key: key, seq: h.seq, val: v})
-}
-
-// Pop removes and returns the entry with the smallest key.
-func (h *Heap2[K, V]) Pop() (K, V, bool) { return h.h.popKV() }
-
-// Peek returns the entry with the smallest key without removing it.
-func (h *Heap2[K, V]) Peek() (K, V, bool) { return h.h.peekKV() }
-
-// Len returns the number of entries.
-func (h *Heap2[K, V]) Len() int { return len(h.h.e) }
-
-// Heap4 is a typed 4-ary min-heap: shallower than Heap2, so fewer cache
-// misses per operation on large heaps. Same contract as Heap2.
-type Heap4[K Key, V any] struct {
-	h   dheap[K, V]
-	seq uint64
-}
+func NewHeap2[K Key, V any]() *Heap[K, V] { return &Heap[K, V]{h: dheap[K, V]{arity: 2}} }
 
 // NewHeap4 returns an empty 4-ary heap.
-func NewHeap4[K Key, V any]() *Heap4[K, V] { return &Heap4[K, V]{h: dheap[K, V]{arity: 4}} }
+func NewHeap4[K Key, V any]() *Heap[K, V] { return &Heap[K, V]{h: dheap[K, V]{arity: 4}} }
 
 // Push adds v with the given key.
-func (h *Heap4[K, V]) Push(key K, v V) {
+func (h *Heap[K, V]) Push(key K, v V) {
 	h.seq++
 	h.h.push(entry[K, V]{key: key, seq: h.seq, val: v})
 }
 
 // Pop removes and returns the entry with the smallest key.
-func (h *Heap4[K, V]) Pop() (K, V, bool) { return h.h.popKV() }
+func (h *Heap[K, V]) Pop() (K, V, bool) { return h.h.popKV() }
 
 // Peek returns the entry with the smallest key without removing it.
-func (h *Heap4[K, V]) Peek() (K, V, bool) { return h.h.peekKV() }
+func (h *Heap[K, V]) Peek() (K, V, bool) { return h.h.peekKV() }
 
 // Len returns the number of entries.
-func (h *Heap4[K, V]) Len() int { return len(h.h.e) }
+func (h *Heap[K, V]) Len() int { return len(h.h.e) }
 
 // dheap is a d-ary min-heap of entries ordered by (key, seq). The calendar
 // queue also uses one (d = 4) for the events of its current bucket.

@@ -111,13 +111,10 @@ func (q *Queue[K, V]) place(e entry[K, V]) {
 // Pop removes and returns the value with the smallest key (the earliest
 // pushed among equal keys).
 func (q *Queue[K, V]) Pop() (K, V, bool) {
-	if q.n == 0 {
+	if !q.ready() {
 		var k K
 		var v V
 		return k, v, false
-	}
-	if q.bottom.len() == 0 {
-		q.advance()
 	}
 	e := q.bottom.pop()
 	q.n--
@@ -128,16 +125,24 @@ func (q *Queue[K, V]) Pop() (K, V, bool) {
 
 // Peek returns the value Pop would return, without removing it.
 func (q *Queue[K, V]) Peek() (K, V, bool) {
-	if q.n == 0 {
+	if !q.ready() {
 		var k K
 		var v V
 		return k, v, false
 	}
+	e := q.bottom.min()
+	return e.key, e.val, true
+}
+
+// ready brings the next event into the bottom; false if there is none.
+func (q *Queue[K, V]) ready() bool {
+	if q.n == 0 {
+		return false
+	}
 	if q.bottom.len() == 0 {
 		q.advance()
 	}
-	e := q.bottom.min()
-	return e.key, e.val, true
+	return true
 }
 
 // Remove deletes the event h was returned for. It reports false if that

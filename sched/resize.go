@@ -38,7 +38,18 @@ func (q *Queue[K, V]) afterOp() {
 	if !e.windowDone() {
 		return
 	}
-	if f := e.retuneFactor(); e.sinceRebuild >= q.n && (f >= retuneRatio || f <= 1/retuneRatio) {
+	f := e.retuneFactor()
+	if f < retuneRatio && f > 1/retuneRatio {
+		return
+	}
+	// Undoing the last retune waits four times as long: clustered keys can
+	// look too wide in one window and too narrow in the next.
+	wait := q.n
+	if (f > 1) != e.lastGrew {
+		wait *= 4
+	}
+	if e.sinceRebuild >= wait {
+		e.lastGrew = f > 1
 		q.rebuildWidth(q.cal.buckets(), q.cal.w*f, true)
 	}
 }
@@ -115,14 +126,30 @@ func (q *Queue[K, V]) ensureMigrated(f int64) {
 	if q.mig.old == nil {
 		return
 	}
-	need := q.mig.old.slot(q.cal.start(f+2)) + 1
+	o := q.mig.old
+	need := o.slot(q.cal.start(f+2)) + 1
 	if f+2 >= maxSlot {
-		need = math.MaxInt64 // keys past the clamp: no start bounds them
+		q.finishMigration() // keys past the clamp: no start bounds them
+		return
+	}
+	if need-q.mig.next > selectiveSpan {
+		// A jump: draining every bucket up to need would move later
+		// years too, up to the whole calendar. Take only what is due.
+		o.extractUpTo(need, q.mig.next, func(e *entry[K, V]) { q.place(*e) })
+		q.mig.next = need + 1
+		if o.n == 0 {
+			q.mig = migration[K, V]{}
+		}
+		return
 	}
 	for q.mig.old != nil && q.mig.next <= need {
 		q.migrateNext(math.MaxInt)
 	}
 }
+
+// selectiveSpan is how many old slots ensureMigrated drains bucket by
+// bucket before it turns to taking only the events that are due.
+const selectiveSpan = 64
 
 // migrateStep is the background part of a migration: a bounded number of
 // buckets and events per operation.
@@ -183,7 +210,7 @@ func (q *Queue[K, V]) headWidth(nb int) float64 {
 
 // typicalWidth is the width PolicyPRAM rebuilds with: 3 × the separation
 // of keys where most events are, rather than at the head. It samples about
-// 256 events uniformly (a random bucket, kept with probability proportional
+// 128 events uniformly (a random bucket, kept with probability proportional
 // to its size, then a random event of it), and takes the median gap
 // between sampled keys scaled back by the sampling rate (the median of an
 // exponential gap is ln 2 times its mean). A sparse head in front of
@@ -196,17 +223,22 @@ func (q *Queue[K, V]) typicalWidth(nb int) float64 {
 		return q.headWidth(nb)
 	}
 	keys := make([]float64, 0, sampleEvents)
-	nbk := uint64(c.buckets())
-	for tries := 0; len(keys) < sampleEvents && tries < 64*sampleEvents; tries++ {
+	// A bucket is picked with probability proportional to its size: a
+	// random bit of the bitmap (cheap to reject when clear), then kept with
+	// probability n/(2·inlineN). Only the kept ones cost a memory access.
+	for tries := 0; len(keys) < sampleEvents && tries < 256*sampleEvents; tries++ {
 		r := q.random()
-		i := int64(r % nbk)
+		i := int64(r % uint64(c.buckets()))
+		if c.bits[i>>6]>>(i&63)&1 == 0 {
+			continue
+		}
 		b := c.bucket(i)
-		if b.n == 0 || uint64(b.n) < (r>>40)%(2*inlineN) {
-			continue // keep a bucket with probability n/(2·inlineN)
+		if uint64(b.n) < (r>>40)%(2*inlineN) {
+			continue
 		}
 		k := int((r >> 20) % uint64(b.n))
 		var p pos
-		for j := 0; j < k; j++ {
+		for range k {
 			c.p.step(b, &p)
 		}
 		keys = append(keys, float64(c.p.at(b, p).key))
@@ -225,13 +257,18 @@ func (q *Queue[K, V]) typicalWidth(nb int) float64 {
 	if !(sep > 0) {
 		return q.headWidth(nb)
 	}
-	span := q.est.maxKey - q.est.minKey
+	// The sample's range covers most pending keys but not the outliers
+	// that inflate the full span (the tail of an exponential): a robust
+	// span for the year floor.
 	floor := 0.0
-	if span > 0 && !math.IsInf(span, 0) {
-		floor = span / (yearSpan * float64(nb))
+	if span := keys[len(keys)-1] - keys[0]; span > 0 && !math.IsInf(span, 0) {
+		floor = span / (sampleYearSpan * float64(nb))
 	}
 	return max(typicalFactor*sep, floor)
 }
+
+// sampleYearSpan is how many years may divide the range of the sample.
+var sampleYearSpan = 2.0
 
 // typicalFactor sets the width from the typical separation: smaller than
 // Brown's 3, because the typical separation is wider than the head's.
@@ -243,7 +280,7 @@ func (q *Queue[K, V]) random() uint64 {
 	return q.rnd ^ q.rnd>>29
 }
 
-const sampleEvents = 256
+const sampleEvents = 128
 
 // yearSpan is how many years may divide the span of pending keys.
 var yearSpan = 8.0
