@@ -95,7 +95,13 @@ func (c *calendar[K, V]) add(s int64, e entry[K, V]) {
 // take appends the events of absolute slot s in its bucket to run and
 // reports how many it moved and how many (of later years) it kept.
 func (c *calendar[K, V]) take(s int64, run *[]entry[K, V]) (moved, kept int) {
-	return c.extract(s&c.mask, s, func(e *entry[K, V]) { *run = append(*run, *e) })
+	i := s & c.mask
+	if b := c.bucket(i); b.lo > s {
+		// Only later years here (the bound says so without a scan): a
+		// crowded bucket of a cluster a few years ahead costs O(1).
+		return 0, int(b.n)
+	}
+	return c.extract(i, s, func(e *entry[K, V]) { *run = append(*run, *e) })
 }
 
 // extract hands f the events of bucket i whose slot is at most upTo and

@@ -63,9 +63,12 @@
 // The prediction decides where in that band NB goes: a growing queue (ρ > 1)
 // gets room for growth and a draining one (ρ < 1) shrinks in one step, which
 // is why PRAM resizes about half as often as Brown's rule on a bursty load.
-// Its width comes from a uniform sample of 128 events: 1.5 × the median gap
-// scaled by the sampling rate, and at least what makes the year (NB·w) half
-// the sample's range. Brown's head sample is fooled by a sparse head in front
+// Its width comes from a uniform sample of 128 events: 64 × the median gap
+// scaled by the sampling rate (slots of about 64 events where most events
+// are, which shares the fixed cost of visiting a slot; measured faster than
+// Brown's 3 at every size here), and at least what makes the year (NB·w)
+// half the sample's range, unless that would put more than 8 × 64 events in
+// a typical slot. Brown's head sample is fooled by a sparse head in front
 // of clustered keys (it piles each cluster into a few slots), and a year far
 // shorter than the span of keys fills every bucket with later years. Brown's
 // rule keeps its head sample, floored at a year of 1/8 of the key span.
