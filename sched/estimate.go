@@ -13,18 +13,18 @@ type estimator struct {
 	peak           int     // most events held at once
 	minKey, maxKey float64 // span of keys pushed, for a fallback width
 	visits, futile int     // slot visits in this window, and those that moved nothing
-	moved, kept    int     // events moved to the heap, and later-year events passed over
+	moved, kept    int     // events moved to the bottom, and later-year events passed over
 	sinceRebuild   int     // operations since the last rebuild
-	lastGrew       bool    // the last retune widened the buckets
+	lastRetune     int     // +1 if the last retune widened the buckets, -1 if it narrowed them
 	haveKeys       bool
 }
 
 const (
-	windowOps     = 4096 // operations per estimation window
-	maxPerSlot    = 4096 // events per slot taken above which the width is too large
-	targetPerSlot = 64   // what a retune for too large a width aims at
-	maxWaste      = 4    // later-year events passed over per event taken, above which it is too small
-	smoothing     = 0.25 // weight of the newest window in λ and μ
+	windowOps     = 4096      // operations per estimation window
+	maxPerSlot    = 4096      // events per slot taken above which the width is too large
+	targetPerSlot = 64        // what a retune for too large a width aims at
+	maxWaste      = 4         // later-year events passed over per event taken, above which it is too small
+	smoothing     = 1.0 / 128 // weight of one operation in pushFrac
 )
 
 func (e *estimator) init() { e.pushFrac = 0.5 }
@@ -48,8 +48,8 @@ func (e *estimator) push(x float64, n int) {
 	if !e.haveKeys {
 		e.minKey, e.maxKey, e.haveKeys = x, x, true
 	}
-	e.minKey = math.Min(e.minKey, x)
-	e.maxKey = math.Max(e.maxKey, x)
+	e.minKey = min(e.minKey, x)
+	e.maxKey = max(e.maxKey, x)
 }
 
 func (e *estimator) pop(x float64) {

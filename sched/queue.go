@@ -1,9 +1,6 @@
 package sched
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // Options configure a Queue. The zero value is ready to use.
 type Options struct {
@@ -17,8 +14,8 @@ type Options struct {
 
 // Stats describe a Queue's shape and the work it has done.
 type Stats struct {
-	Resizes   int     // rebuilds of the calendar (bucket count or width changed)
-	Retunes   int     // of those, rebuilds at constant bucket count (width only)
+	Resizes   int     // rebuilds that changed the number of buckets
+	Retunes   int     // rebuilds at the same number of buckets, for the width
 	Jumps     int     // direct searches for the next slot over a stretch of empty ones
 	Buckets   int     // current number of buckets
 	Width     float64 // current bucket width, in key units
@@ -83,7 +80,7 @@ func (q *Queue[K, V]) Stats() Stats {
 func (q *Queue[K, V]) Push(key K, v V) Handle[K] {
 	x := float64(key)
 	if x != x {
-		panic(fmt.Sprintf("sched: Push with NaN key"))
+		panic("sched: Push with NaN key")
 	}
 	q.seq++
 	e := entry[K, V]{key: key, seq: q.seq, val: v}
@@ -162,17 +159,13 @@ func (q *Queue[K, V]) Remove(h Handle[K]) bool {
 		}
 	}
 	if !found {
-		found = q.removeBottom(h.seq)
+		found = q.bottom.remove(h.seq)
 	}
 	if found {
 		q.n--
 		q.afterOp()
 	}
 	return found
-}
-
-func (q *Queue[K, V]) removeBottom(seq uint64) bool {
-	return q.bottom.remove(seq)
 }
 
 // advance moves the events of the next non-empty slot into the bottom.
@@ -215,7 +208,7 @@ func (q *Queue[K, V]) advance() {
 			}
 		}
 		moved, kept := q.cal.take(s, &q.bottom.run)
-		q.leaveGroup(s)
+		q.leaveGroup(s & q.cal.mask >> 6)
 		q.est.visit(moved, kept)
 		q.front = s + 1
 		if moved == 0 {
@@ -249,12 +242,8 @@ func (q *Queue[K, V]) jump() int64 {
 }
 
 // leaveGroup makes the bound of the last group taken from exact once the
-// front moves on to another group (s < 0: in any case).
-func (q *Queue[K, V]) leaveGroup(s int64) {
-	g := s & q.cal.mask >> 6
-	if s < 0 {
-		g = -1
-	}
+// front moves on to group g (-1: in any case).
+func (q *Queue[K, V]) leaveGroup(g int64) {
 	if q.lastGroup >= 0 && q.lastGroup != g {
 		q.cal.refreshGroup(q.lastGroup, q.front)
 	}

@@ -44,12 +44,16 @@ func (q *Queue[K, V]) afterOp() {
 	}
 	// Undoing the last retune waits four times as long: clustered keys can
 	// look too wide in one window and too narrow in the next.
+	dir := 1
+	if f < 1 {
+		dir = -1
+	}
 	wait := q.n
-	if (f > 1) != e.lastGrew {
+	if dir == -e.lastRetune {
 		wait *= 4
 	}
 	if e.sinceRebuild >= wait {
-		e.lastGrew = f > 1
+		e.lastRetune = dir
 		q.rebuildWidth(q.cal.buckets(), q.cal.w*f, true)
 	}
 }
@@ -86,8 +90,8 @@ func pramBuckets(rho float64, capacity, n, minNB int) int {
 	return max(p, minNB)
 }
 
-// rebuild starts migrating into a new calendar of nb buckets with a width
-// from the head sample.
+// rebuild starts migrating into a new calendar of nb buckets, with the
+// policy's width: Brown's head sample, or PRAM's typical separation.
 func (q *Queue[K, V]) rebuild(nb int, retune bool) {
 	if q.opts.Policy == PolicyBrown {
 		q.rebuildWidth(nb, q.headWidth(nb), retune)
@@ -96,6 +100,8 @@ func (q *Queue[K, V]) rebuild(nb int, retune bool) {
 	q.rebuildWidth(nb, q.typicalWidth(nb), retune)
 }
 
+// rebuildWidth starts migrating into a new calendar of nb buckets of
+// width w; retune says the rebuild is for the width alone.
 func (q *Queue[K, V]) rebuildWidth(nb int, w float64, retune bool) {
 	if !(w > 0) || math.IsInf(w, 0) {
 		w = q.cal.w
@@ -208,15 +214,15 @@ func (q *Queue[K, V]) headWidth(nb int) float64 {
 	return 3 * span / float64(max(q.n, 1))
 }
 
-// typicalWidth is the width PolicyPRAM rebuilds with: 3 × the separation
-// of keys where most events are, rather than at the head. It samples about
-// 128 events uniformly (a random bucket, kept with probability proportional
-// to its size, then a random event of it), and takes the median gap
-// between sampled keys scaled back by the sampling rate (the median of an
-// exponential gap is ln 2 times its mean). A sparse head in front of
-// clustered keys fools Brown's head sample into a width that piles each
-// cluster into a few slots; this does not, and jumps carry the queue over
-// the sparse stretches. The year floor of headWidth applies.
+// typicalWidth is the width PolicyPRAM rebuilds with: typicalFactor × the
+// separation of keys where most events are, rather than at the head. It
+// samples about 128 events uniformly (a random bucket, kept with
+// probability proportional to its size, then an event of it), and takes the
+// median gap between sampled keys scaled back by the sampling rate (the
+// median of an exponential gap is ln 2 times its mean). A sparse head in
+// front of clustered keys fools Brown's head sample into a width that piles
+// each cluster into a few slots; this does not, and jumps carry the queue
+// over the sparse stretches.
 func (q *Queue[K, V]) typicalWidth(nb int) float64 {
 	c := q.cal
 	if c.n < 2*sampleEvents {
