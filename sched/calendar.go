@@ -24,6 +24,7 @@ type calendar[K Key, V any] struct {
 	bits   []uint64 // bit i set iff bucket i is non-empty
 	glo    []int64  // per 64 buckets: a lower bound of their lo
 	n      int      // events held
+	maxN   int32    // most events a bucket has held
 	p      *pool[K, V]
 }
 
@@ -89,17 +90,19 @@ func (c *calendar[K, V]) add(s int64, e entry[K, V]) {
 	b.lo = min(b.lo, s)
 	c.glo[i>>6] = min(c.glo[i>>6], s)
 	c.p.push(b, e)
+	c.maxN = max(c.maxN, b.n)
 	c.n++
 }
 
 // take appends the events of absolute slot s in its bucket to run and
-// reports how many it moved and how many (of later years) it kept.
+// reports how many it moved and how many of later years it scanned past.
 func (c *calendar[K, V]) take(s int64, run *[]entry[K, V]) (moved, kept int) {
 	i := s & c.mask
 	if b := c.bucket(i); b.lo > s {
 		// Only later years here (the bound says so without a scan): a
-		// crowded bucket of a cluster a few years ahead costs O(1).
-		return 0, int(b.n)
+		// crowded bucket of a cluster a few years ahead costs O(1), and
+		// none of its events counts as passed over.
+		return 0, 0
 	}
 	return c.extract(i, s, func(e *entry[K, V]) { *run = append(*run, *e) })
 }

@@ -100,7 +100,9 @@ func (e *estimator) retuneFactor() float64 {
 		case perSlot > maxPerSlot:
 			f = max(targetPerSlot/perSlot, 1.0/16)
 		case waste > maxWaste:
-			f = min(waste, 16)
+			// Wider, but not into crowded slots: clustered keys pass over
+			// later years however wide the buckets are.
+			f = min(waste, 16, maxPerSlot/4/perSlot)
 		}
 	}
 	e.resetWindow()

@@ -138,23 +138,31 @@ func (q *Queue[K, V]) ensureMigrated(f int64) {
 		q.finishMigration() // keys past the clamp: no start bounds them
 		return
 	}
-	if need-q.mig.next > selectiveSpan {
-		// A jump: draining every bucket up to need would move later
-		// years too, up to the whole calendar. Take only what is due.
-		o.extractUpTo(need, q.mig.next, func(e *entry[K, V]) { q.place(*e) })
-		q.mig.next = need + 1
-		if o.n == 0 {
-			q.mig = migration[K, V]{}
-		}
+	if need < q.mig.next {
 		return
 	}
-	for q.mig.old != nil && q.mig.next <= need {
-		q.migrateNext(math.MaxInt)
+	// Only the events that are due move now, not the later years their
+	// buckets also hold (in a crowded or clustered calendar, most of it):
+	// the background migration takes those.
+	place := func(e *entry[K, V]) { q.place(*e) }
+	if need-q.mig.next > selectiveSpan {
+		o.extractUpTo(need, q.mig.next, place) // a jump: find them by the bounds
+	} else {
+		for s := q.mig.next; s <= need; s++ {
+			i := s & o.mask
+			if o.bits[i>>6]>>(i&63)&1 == 1 && o.bucket(i).lo <= need {
+				o.extract(i, need, place)
+			}
+		}
+	}
+	q.mig.next = need + 1
+	if o.n == 0 {
+		q.mig = migration[K, V]{}
 	}
 }
 
-// selectiveSpan is how many old slots ensureMigrated drains bucket by
-// bucket before it turns to taking only the events that are due.
+// selectiveSpan is how many old slots ensureMigrated visits one by one
+// before it looks for the due events through the group bounds instead.
 const selectiveSpan = 64
 
 // migrateStep is the background part of a migration: a bounded number of
@@ -231,15 +239,18 @@ func (q *Queue[K, V]) typicalWidth(nb int) float64 {
 	keys := make([]float64, 0, sampleEvents)
 	// A bucket is picked with probability proportional to its size: a
 	// random bit of the bitmap (cheap to reject when clear), then kept with
-	// probability n/(2·inlineN). Only the kept ones cost a memory access.
-	for tries := 0; len(keys) < sampleEvents && tries < 256*sampleEvents; tries++ {
+	// probability n/maxN, which samples events uniformly however crowded
+	// some buckets are. Only the non-empty picks cost a memory access, and
+	// they are capped; a short sample is still a uniform one.
+	for tries, reads := 0, 0; len(keys) < sampleEvents && tries < 256*sampleEvents && reads < 64*sampleEvents; tries++ {
 		r := q.random()
 		i := int64(r % uint64(c.buckets()))
 		if c.bits[i>>6]>>(i&63)&1 == 0 {
 			continue
 		}
+		reads++
 		b := c.bucket(i)
-		if uint64(b.n) < (r>>40)%(2*inlineN) {
+		if uint64(b.n) <= (r>>40)%uint64(max(c.maxN, 1)) {
 			continue
 		}
 		// An event among the first dozen: their order in a bucket is
@@ -251,7 +262,7 @@ func (q *Queue[K, V]) typicalWidth(nb int) float64 {
 		}
 		keys = append(keys, float64(c.p.at(b, p).key))
 	}
-	if len(keys) < sampleEvents/4 {
+	if len(keys) < sampleEvents/8 {
 		return q.headWidth(nb)
 	}
 	slices.Sort(keys)
