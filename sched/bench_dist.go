@@ -81,7 +81,8 @@ type workload struct {
 	now     float64 // key of the last event popped
 	lat     []int64 // per-op times, nil in the throughput pass
 	elapsed time.Duration
-	done    int // ops measured
+	done    int    // ops measured
+	mallocs uint64 // heap allocations during the measured ops (throughput pass)
 	burst   bool
 	rate    float64 // current arrival rate of the trace
 	arrived int
@@ -222,7 +223,15 @@ func (w *workload) measure(ctx context.Context, n int, step func() bool) error {
 	if w.lat != nil {
 		lat = w.lat[w.done:]
 	}
+	var before, after runtime.MemStats
+	if w.lat == nil { // the throughput pass also counts allocations
+		runtime.ReadMemStats(&before)
+	}
 	d, k, err := loop(ctx, n, lat, step)
+	if w.lat == nil {
+		runtime.ReadMemStats(&after)
+		w.mallocs += after.Mallocs - before.Mallocs
+	}
 	w.elapsed += d
 	w.done += k
 	return err
@@ -257,25 +266,4 @@ func loop(ctx context.Context, n int, lat []int64, step func() bool) (time.Durat
 		}
 	}
 	return time.Since(start), n, nil
-}
-
-// HoldAllocs reports the heap allocations per hold of the named queue
-// (exp increments) at steady state: after a fill of n events and n warm-up
-// holds, the runtime.MemStats.Mallocs delta over ops holds, divided by ops.
-// Allocations by other goroutines are counted too. It returns NaN for a
-// name not in QueueNames or n, ops < 1.
-func HoldAllocs(queue string, n, ops int, seed int64) float64 {
-	if newPQ(queue) == nil || n < 1 || ops < 1 {
-		return math.NaN()
-	}
-	w := newWorkload(benchJob{queue: queue, model: "hold", dist: "exp", n: n, seed: seed}, nil)
-	ctx := context.Background()
-	step := w.holdStep // a method value may allocate: take it outside the count
-	_ = w.untimed(ctx, n, w.pushStep)
-	_ = w.untimed(ctx, n, step)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_ = w.untimed(ctx, ops, step)
-	runtime.ReadMemStats(&after)
-	return float64(after.Mallocs-before.Mallocs) / float64(ops)
 }

@@ -47,6 +47,9 @@ func BenchGoals(rows []BenchRow) []BenchGoal {
 			add(maxOpGoal(rows, m, d))
 		}
 	}
+	for _, d := range DistNames {
+		add(allocGoal(rows, d))
+	}
 	add(traceGoal(rows))
 	return goals
 }
@@ -130,4 +133,18 @@ func findRow(rows []BenchRow, queue, model, dist string, size int) (BenchRow, bo
 		}
 	}
 	return BenchRow{}, false
+}
+
+// allocGoal: heap allocations per hold of cq-pram at the largest size, in
+// steady state (after N warm-up holds).
+func allocGoal(rows []BenchRow, dist string) (BenchGoal, bool) {
+	_, hi, ok := sizeRange(rows, "cq-pram", "hold", dist)
+	r, _ := findRow(rows, "cq-pram", "hold", dist, hi)
+	if !ok {
+		return BenchGoal{}, false
+	}
+	return BenchGoal{
+		Goal: "allocs-per-hold/" + dist, Value: r.AllocsPerOp, Target: "= 0", Met: r.AllocsPerOp == 0,
+		Detail: fmt.Sprintf("cq-pram heap allocations per hold after %d warm-up holds (n=%d)", hi, hi),
+	}, true
 }
