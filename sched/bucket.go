@@ -33,6 +33,7 @@ type pool[K Key, V any] struct {
 	pages []*[chunkPage]chunk[K, V]
 	used  int32 // chunks handed out at least once
 	free  int32 // 1 + index of the first free chunk
+	nfree int   // chunks on the free list
 }
 
 const chunkPage = 256
@@ -43,8 +44,23 @@ func (p *pool[K, V]) c(id int32) *chunk[K, V] {
 	return &p.pages[i/chunkPage][i%chunkPage]
 }
 
+// spare is how many chunks can be handed out before the pool must grow.
+func (p *pool[K, V]) spare() int {
+	return p.nfree + len(p.pages)*chunkPage - int(p.used)
+}
+
+// reserve grows the pool by a page when less than half a page is spare, so
+// that a settled queue's pool grows in the per-operation upkeep, not in
+// the middle of a push.
+func (p *pool[K, V]) reserve() {
+	if p.spare() < chunkPage/2 {
+		p.pages = append(p.pages, new([chunkPage]chunk[K, V]))
+	}
+}
+
 func (p *pool[K, V]) get() int32 {
 	if p.free != 0 {
+		p.nfree--
 		id := p.free
 		c := p.c(id)
 		p.free, c.next = c.next, 0
@@ -62,6 +78,7 @@ func (p *pool[K, V]) put(id int32) {
 	clear(c.e[:])
 	c.next = p.free
 	p.free = id
+	p.nfree++
 }
 
 // pos walks a bucket's events in order: inline first, then the chunks.

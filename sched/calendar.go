@@ -25,7 +25,9 @@ type calendar[K Key, V any] struct {
 	glo    []int64  // per 64 buckets: a lower bound of their lo
 	n      int      // events held
 	maxN   int32    // most events a bucket has held
-	p      *pool[K, V]
+	// nextPage is where prealloc looks for a page not yet allocated.
+	nextPage int
+	p        *pool[K, V]
 }
 
 func newCalendar[K Key, V any](nb int, w float64, p *pool[K, V]) *calendar[K, V] {
@@ -69,6 +71,18 @@ func (c *calendar[K, V]) slot(x float64) int64 {
 // start returns the first key of absolute slot s (approximately: it only
 // bounds migration, with a slot of margin).
 func (c *calendar[K, V]) start(s int64) float64 { return float64(s) * c.w }
+
+// prealloc allocates the next page not yet in use, if any: the queue calls
+// it every few operations, so that a settled queue has all its pages and
+// allocates nothing, without one rebuild paying for them all at once.
+func (c *calendar[K, V]) prealloc() {
+	for c.nextPage < len(c.pages) && c.pages[c.nextPage] != nil {
+		c.nextPage++
+	}
+	if c.nextPage < len(c.pages) {
+		c.pages[c.nextPage] = new([pageSize]bucket[K, V])
+	}
+}
 
 // bucket returns bucket i, allocating its page on first use.
 func (c *calendar[K, V]) bucket(i int64) *bucket[K, V] {

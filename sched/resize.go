@@ -15,6 +15,7 @@ type migration[K Key, V any] struct {
 }
 
 const (
+	preallocEvery  = 16 // operations between two page allocations of a settled calendar
 	migrateBuckets = 8  // non-empty old buckets moved per operation, at most
 	migrateEvents  = 64 // events moved per operation before stopping early
 	headSample     = 25 // events Brown samples at the head to set the width
@@ -35,6 +36,10 @@ func (q *Queue[K, V]) afterOp() {
 	// A retune moves every event, so it waits until as many operations
 	// have passed since the last rebuild as there are events: its cost
 	// then stays within one move per operation.
+	if e.window%preallocEvery == 0 {
+		q.cal.prealloc()
+		q.pool.reserve()
+	}
 	if !e.windowDone() {
 		return
 	}
