@@ -8,7 +8,8 @@
 // NewQueue returns a priority queue of values keyed by an int64 or float64
 // timestamp. Push, Pop and Peek cost O(1) amortised; Remove costs O(b) for
 // the b events of the event's bucket (a handful), or of the current slot.
-// Equal keys leave in the order they were pushed. A Queue is not safe for concurrent use; no operation blocks.
+// Equal keys leave in the order they were pushed. A Queue is not safe for
+// concurrent use; no operation blocks.
 //
 // What is built, and why:
 //
@@ -17,9 +18,10 @@
 //     same bucket in later "years" (Brown's circular calendar, NB a power of
 //     two). A bucket keeps its first four events inline and the rest in
 //     chunks of eight from an index-based pool; buckets live in pages of 1024
-//     allocated on first use. There is no pointer per event, no allocation per
-//     operation once the queue has settled, and a new calendar of a million
-//     buckets costs nothing until it is filled.
+//     allocated on first use, and the rest of a calendar's pages (and spare
+//     chunks) are allocated one every 16 operations. There is no pointer per
+//     event, no allocation per operation once the queue has settled, and no
+//     rebuild pays for a million buckets at once.
 //   - The front. When its slot becomes current, a bucket's events of that
 //     year move to the bottom, a run read off in order: up to 32 events are
 //     sorted at once; a crowded slot is first split by a counting sort into
@@ -40,9 +42,10 @@
 //     halves the cost of a hold.
 //   - Resizes never stall. A resize or retune starts a new calendar and
 //     migrates the old one into it a few buckets (at most 64 events) per
-//     operation, in slot order, the way Go maps grow; an operation that needs
-//     an old event early (the front reached its slot) migrates up to it first.
-//     Crowded old buckets give up whole chunks, so no single step is long.
+//     operation, in slot order, the way Go maps grow. An operation that needs
+//     old events early (the front reached their slot) takes just those, not
+//     the later years sharing their buckets; crowded old buckets give up whole
+//     chunks, so no single step is long.
 //
 // # Resize policies
 //

@@ -38,19 +38,26 @@ func (q *Queue[K, V]) verify() error {
 			return fmt.Errorf("bottom: run out of order at %d", i)
 		}
 	}
+	// Groups ascend: no event of a group is below one of an earlier group.
 	prev := q.bottom.sorted
-	for _, end := range q.bottom.ends[q.bottom.gi:] { // groups ascend
+	var prevMax *entry[K, V]
+	if prev > q.bottom.head {
+		prevMax = &r[prev-1]
+	}
+	for _, end := range q.bottom.ends[q.bottom.gi:] {
 		if int(end) <= prev {
 			return fmt.Errorf("bottom: empty group ending %d after %d", end, prev)
 		}
+		groupMax := prevMax
 		for i := prev; i < int(end); i++ {
-			for j := int(end); j < len(r); j++ {
-				if r[j].less(&r[i]) {
-					return fmt.Errorf("bottom: group ending %d holds %v after %v", end, r[i].key, r[j].key)
-				}
+			if prevMax != nil && r[i].less(prevMax) {
+				return fmt.Errorf("bottom: group ending %d holds %v below %v of an earlier one", end, r[i].key, prevMax.key)
+			}
+			if groupMax == nil || groupMax.less(&r[i]) {
+				groupMax = &r[i]
 			}
 		}
-		prev = int(end)
+		prev, prevMax = int(end), groupMax
 	}
 	if q.bottom.sorted < len(r) && (len(q.bottom.ends) == q.bottom.gi || int(q.bottom.ends[len(q.bottom.ends)-1]) != len(r)) {
 		return fmt.Errorf("bottom: unsorted tail without groups")
