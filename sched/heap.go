@@ -32,7 +32,7 @@ func (h *Heap[K, V]) Peek() (K, V, bool) { return h.h.peekKV() }
 func (h *Heap[K, V]) Len() int { return len(h.h.e) }
 
 // dheap is a d-ary min-heap of entries ordered by (key, seq). The calendar
-// queue also uses one (d = 4) for the events of its current bucket.
+// queue also uses one (d = 4) for the events pushed below its front.
 type dheap[K Key, V any] struct {
 	e     []entry[K, V]
 	arity int
@@ -125,11 +125,4 @@ func (h *dheap[K, V]) down(i int) {
 		i = m
 	}
 	h.e[i] = x
-}
-
-// heapify restores heap order over all of e in O(n).
-func (h *dheap[K, V]) heapify() {
-	for i := (len(h.e) - 2) / h.arity; i >= 0; i-- {
-		h.down(i)
-	}
 }
