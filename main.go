@@ -19,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/exitcode"
+	"calq/internal/proc"
 	"calq/sched"
 )
 
@@ -43,6 +44,7 @@ var exitStatuses = []struct {
 }
 
 func main() {
+	proc.MaybeRunGuard() // a guard for a child command runs here and exits
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// After the first signal, restore the default handlers so that a
 	// second Ctrl-C kills calq at once instead of waiting for clean-up.
@@ -61,7 +63,9 @@ func main() {
 // and help to stdout and progress to stderr. It returns errors instead of
 // printing them, and never exits the process.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	err := newApp(stdout, stderr).RunContext(ctx, args)
+	app := newApp(stdout, stderr)
+	app.Metadata = map[string]any{"argv": args} // sched run tells "-- CMD" from FILE by it
+	err := app.RunContext(ctx, args)
 	var ec cli.ExitCoder
 	var ue *usageError
 	if errors.As(err, &ec) && !errors.As(err, &ue) {
@@ -87,6 +91,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(),
 		Commands: []*cli.Command{
 			schedCommand(),
+			historyCommand(),
 			versionCommand(),
 			helpCommand(),
 		},

@@ -12,14 +12,18 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"calq/internal/exitcode"
+	"calq/internal/proc"
 	"calq/sched"
+	"calq/sched/journal"
 )
 
 func TestMain(m *testing.M) {
+	proc.MaybeRunGuard()
 	testscript.Main(m, map[string]func(){"calq": main})
 }
 
@@ -35,8 +39,9 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"exitcode":  cmdExitCode,
-			"validjson": cmdValidJSON,
+			"exitcode":    cmdExitCode,
+			"validjson":   cmdValidJSON,
+			"seedjournal": cmdSeedJournal,
 		},
 	})
 }
@@ -72,6 +77,49 @@ func cmdValidJSON(ts *testscript.TestScript, neg bool, args []string) {
 	if valid := json.Valid([]byte(ts.ReadFile("stdout"))); valid == neg {
 		ts.Fatalf("stdout is valid JSON: %v, want %v", valid, !neg)
 	}
+}
+
+// cmdSeedJournal implements "seedjournal DBPATH N": it records N jobs in
+// batch seed#1 of the journal at DBPATH, enqueued from three days ago one
+// second apart, kinds shell and convert in turn. Of each ten, the eighth
+// failed (exit status 1), the ninth timed out, the tenth is still queued
+// and the others are done; each ran once on backend local.
+func cmdSeedJournal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: seedjournal DBPATH N")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("seedjournal: %v", err)
+	}
+	ctx := context.Background()
+	j, err := journal.Open(ctx, ts.MkAbs(args[0]), journal.Options{})
+	ts.Check(err)
+	defer j.Close()
+	batch, err := j.Batch(ctx, "seed")
+	ts.Check(err)
+	start := time.Now().Add(-72 * time.Hour)
+	for i := range n {
+		job := &sched.Job{Key: fmt.Sprintf("%s/%d", batch, i), Kind: []string{"shell", "convert"}[i%2], Class: sched.P2,
+			Label: fmt.Sprintf("seed %d", i), Enqueued: start.Add(time.Duration(i) * time.Second)}
+		_, err := j.Enqueue(ctx, []*sched.Job{job})
+		ts.Check(err)
+		if i%10 == 9 {
+			continue
+		}
+		a := sched.Attempt{Job: job, Backend: "local", Attempt: 1, State: sched.StateDone,
+			Started: job.Enqueued.Add(time.Second), Finished: job.Enqueued.Add(time.Duration(2+i%5) * time.Second)}
+		switch i % 10 {
+		case 7:
+			a.State, a.Reason, a.Err = sched.StateFailed, "exit status 1", "boom"
+		case 8:
+			a.State, a.Reason, a.Err = sched.StateTimedOut, "timeout", "job timed out"
+		}
+		_, err = j.Claim(ctx, job, a.Backend, a.Started)
+		ts.Check(err)
+		ts.Check(j.Finish(ctx, a))
+	}
+	ts.Check(j.Close())
 }
 
 func TestExitCode(t *testing.T) {

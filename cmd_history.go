@@ -1,0 +1,447 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+const whenHelp = "TIME is RFC 3339, 2006-01-02 or '2006-01-02 15:04' (local time), or a\n" +
+	"duration ago such as 90m, 24h or 7d."
+
+func historyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "history",
+		Usage: "list the jobs in the journal; summarise or prune them",
+		Description: "Lists the jobs that calq sched run --journal recorded, newest first, as a\n" +
+			"table (ID, KEY, KIND, STATE, ATTEMPTS, BACKEND, ENQUEUED, WAIT, RUN, ERROR;\n" +
+			"BACKEND is where the last attempt ran). With --json, prints one JSON object\n" +
+			`per line and job, with "message_type": "job" and the journal's columns.` + "\n" +
+			"The journal is --db; a missing journal is an error, never created.\n\n" + whenHelp,
+		Flags: append(filterFlags(),
+			&cli.IntFlag{Name: "limit", Value: 50, Usage: "list at most `N` jobs; 0 for all"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
+			dbFlag()),
+		Action:      historyAction(true, (*journal.Journal).List, writeHistory),
+		Subcommands: []*cli.Command{historyStatsCommand(), historyPruneCommand()},
+	}
+}
+
+func historyStatsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "stats",
+		Usage: "summarise the jobs in the journal per kind and backend",
+		Description: "Prints, per kind and backend, how many jobs are in each state, the mean\n" +
+			"and the 50th, 90th and 99th percentiles of their wait (enqueued to first\n" +
+			"start) and run (last attempt) times, and why the failed ones failed. With\n" +
+			`--json, prints one object: {"message_type": "stats", "groups": [{"kind",` + "\n" +
+			`"backend", "jobs", "states", "wait", "run", "reasons"}]}; wait and run hold` + "\n" +
+			`"n", "mean_s", "p50_s", "p90_s" and "p99_s".` + "\n\n" + whenHelp,
+		Flags:  append(filterFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}, dbFlag()),
+		Action: historyAction(false, (*journal.Journal).Stats, writeStats),
+	}
+}
+
+// historyAction is the Action of calq history and calq history stats: it
+// reads the filter flags (and --limit if the command has it), asks the
+// journal with query and renders the answer.
+func historyAction[T any](limit bool, query func(*journal.Journal, context.Context, journal.Filter) (T, error),
+	render func(w io.Writer, v T, asJSON bool) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		f, err := historyFilter(c, limit)
+		if err != nil {
+			return err
+		}
+		return withJournal(c, func(j *journal.Journal) error {
+			v, err := query(j, c.Context, f)
+			if err != nil {
+				return err
+			}
+			return render(c.App.Writer, v, c.Bool("json"))
+		})
+	}
+}
+
+// dbFlag is --db, the journal's path; journalPath reads it. calq history
+// and calq sched run share it.
+func dbFlag() cli.Flag {
+	return &cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"},
+		Usage: "the journal file `PATH` (default: $XDG_STATE_HOME/calq/calq.db, else ~/.local/state/calq/calq.db)"}
+}
+
+// journalPath is the journal's path: --db as given to the innermost
+// command that was given it (calq history --db X stats works too), else
+// $CALQ_DB, else the default under $XDG_STATE_HOME or $HOME.
+func journalPath(c *cli.Context) string {
+	env := os.Getenv("CALQ_DB")
+	for _, ctx := range c.Lineage() {
+		// urfave counts a value from the environment as set: only a value
+		// unlike the environment's surely came from the command line.
+		if slices.Contains(ctx.LocalFlagNames(), "db") && ctx.String("db") != env {
+			return ctx.String("db")
+		}
+	}
+	if env != "" {
+		return env
+	}
+	home, _ := os.UserHomeDir()
+	return journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)
+}
+
+// withJournal runs fn on the journal at journalPath. A missing journal is
+// an error: reading history must not create one.
+func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
+	path := journalPath(c)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no journal at %s (run calq sched run --journal first)", path)
+	}
+	j, err := journal.Open(c.Context, path, journal.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, j.Close()) }()
+	return fn(j)
+}
+
+func filterFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "kind", Usage: "only jobs of this `KIND` (shell, convert, sms, ...)"},
+		&cli.StringFlag{Name: "state", Usage: "only jobs in this `STATE`: " + strings.Join(stateNames(), ", ")},
+		&cli.StringFlag{Name: "backend", Usage: "only jobs whose last attempt ran on `BACKEND`"},
+		&cli.StringFlag{Name: "label", Usage: "only jobs whose label contains `TEXT`"},
+		&cli.StringFlag{Name: "since", Usage: "only jobs enqueued at or after `TIME`"},
+		&cli.StringFlag{Name: "until", Usage: "only jobs enqueued before `TIME`"},
+	}
+}
+
+var historyStates = []sched.State{sched.StateQueued, sched.StateRunning, sched.StateDone,
+	sched.StateFailed, sched.StateTimedOut, sched.StateCancelled}
+
+func stateNames() []string {
+	names := make([]string, len(historyStates))
+	for i, s := range historyStates {
+		names[i] = string(s)
+	}
+	return names
+}
+
+// historyFilter reads and checks the filter flags, and --limit when the
+// command has it.
+func historyFilter(c *cli.Context, limit bool) (journal.Filter, error) {
+	f := journal.Filter{Kind: c.String("kind"), State: sched.State(c.String("state")),
+		Backend: c.String("backend"), Label: c.String("label")}
+	var errs []error
+	if f.State != "" && !slices.Contains(historyStates, f.State) {
+		errs = append(errs, fmt.Errorf("--state: unknown state %q (valid: %s)",
+			f.State, strings.Join(stateNames(), ", ")))
+	}
+	now := time.Now()
+	for _, w := range []struct {
+		flag string
+		dst  *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		var err error
+		if *w.dst, err = parseWhen(w.flag, c.String(w.flag), now); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if limit {
+		if f.Limit = c.Int("limit"); f.Limit < 0 {
+			errs = append(errs, fmt.Errorf("--limit: %d is negative", f.Limit))
+		}
+	}
+	if c.Args().Present() {
+		errs = append(errs, fmt.Errorf("unknown command %q", c.Args().First()))
+	}
+	if len(errs) > 0 {
+		return f, usageErrorf(c, "%w", errors.Join(errs...))
+	}
+	return f, nil
+}
+
+// parseWhen reads the TIME of --since, --until and --before (see
+// whenHelp); the empty string is the zero time.
+func parseWhen(flag, s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{time.DateOnly, "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, now.Location()); err == nil {
+			return t, nil
+		}
+	}
+	if d, ok := parseAgo(s); ok {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--%s: %q is not a time (RFC 3339, 2006-01-02, '2006-01-02 15:04') "+
+		"or a duration ago (24h, 7d)", flag, s)
+}
+
+// parseAgo reads a non-negative Go duration, or a whole number of days
+// ("7d").
+func parseAgo(s string) (time.Duration, bool) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseInt(days, 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt64/int64(24*time.Hour) {
+			return 0, false
+		}
+		return time.Duration(n) * 24 * time.Hour, true
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil && d >= 0
+}
+
+func historyPruneCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "prune",
+		Usage: "delete the jobs that finished before a time",
+		Description: "Deletes the jobs that finished (done, failed or timed out) before --before,\n" +
+			"with their attempts, in one transaction. --archive first writes them to FILE\n" +
+			"as JSON lines, one job a line as calq history --json prints it but without\n" +
+			"message_type. FILE appears, complete, only once the archive is written\n" +
+			"whole, and only then are the jobs deleted. --dry-run counts the jobs and\n" +
+			"changes nothing.\n" +
+			`With --json, prints {"message_type": "prune", "before", "jobs", "dry_run",` + "\n" +
+			`"archive", "vacuumed"}.` + "\n\n" + whenHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "before", Usage: "prune the jobs that finished before `TIME` (required)"},
+			&cli.StringFlag{Name: "archive", Usage: "write the pruned jobs to `FILE` as JSON lines first"},
+			&cli.BoolFlag{Name: "vacuum", Usage: "compact the journal file afterwards"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "count the jobs only"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			dbFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			p, err := pruneOptions(c)
+			if err != nil {
+				return err
+			}
+			return withJournal(c, func(j *journal.Journal) error {
+				n, err := prune(c, j, p)
+				if err != nil {
+					return err
+				}
+				p.Jobs = n
+				return writePrune(c.App.Writer, p, c.Bool("json"))
+			})
+		},
+	}
+}
+
+// pruneReport is what calq history prune was asked to do and did; it is
+// also its --json form.
+type pruneReport struct {
+	MessageType string    `json:"message_type"` // "prune"
+	Before      time.Time `json:"before"`
+	Jobs        int       `json:"jobs"` // pruned, or that would be on a dry run
+	DryRun      bool      `json:"dry_run"`
+	Archive     string    `json:"archive,omitempty"`
+	Vacuumed    bool      `json:"vacuumed"`
+}
+
+func pruneOptions(c *cli.Context) (pruneReport, error) {
+	p := pruneReport{MessageType: "prune", DryRun: c.Bool("dry-run"), Archive: c.String("archive")}
+	p.Vacuumed = c.Bool("vacuum") && !p.DryRun
+	var errs []error
+	var err error
+	if !c.IsSet("before") {
+		errs = append(errs, errors.New("--before is required"))
+	} else if p.Before, err = parseWhen("before", c.String("before"), time.Now()); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Args().Present() {
+		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
+	}
+	if len(errs) > 0 {
+		return p, usageErrorf(c, "%w", errors.Join(errs...))
+	}
+	return p, nil
+}
+
+// prune runs p on j, writing the archive through a file that Prune puts
+// in place before it deletes.
+func prune(c *cli.Context, j *journal.Journal, p pruneReport) (int, error) {
+	o := journal.PruneOptions{Vacuum: p.Vacuumed, DryRun: p.DryRun}
+	if p.Archive != "" && !p.DryRun {
+		f, err := createAtomic(p.Archive)
+		if err != nil {
+			return 0, fmt.Errorf("archive: %w", err)
+		}
+		defer f.discard()
+		o.Archive = f
+	}
+	return j.Prune(c.Context, p.Before, o)
+}
+
+// atomicFile is written beside its path and appears there, complete and
+// synced, only when Close succeeds.
+type atomicFile struct {
+	f    *os.File
+	w    *bufio.Writer
+	path string
+	done bool
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{f: f, w: bufio.NewWriter(f), path: path}, nil
+}
+
+func (a *atomicFile) Write(p []byte) (int, error) { return a.w.Write(p) }
+
+// Close flushes, syncs and renames the file into place.
+func (a *atomicFile) Close() error {
+	a.done = true
+	err := errors.Join(a.w.Flush(), a.f.Sync(), a.f.Close())
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.path)
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+	}
+	return err
+}
+
+// discard removes the file unless Close has run.
+func (a *atomicFile) discard() {
+	if !a.done {
+		a.f.Close()
+		os.Remove(a.f.Name())
+	}
+}
+
+// historyJob is a job in calq history --json.
+type historyJob struct {
+	MessageType string `json:"message_type"` // "job"
+	journal.Record
+}
+
+func writeHistory(w io.Writer, recs []journal.Record, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, r := range recs {
+			if err := enc.Encode(historyJob{"job", r}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKEY\tKIND\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
+	for _, r := range recs {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Key, r.Kind, r.State, r.Attempts,
+			orDash(r.RanOn), r.Enqueued.Local().Format(time.DateTime), seconds(r.WaitS), seconds(r.RunS),
+			orDash(firstLine(r.Error, 60)))
+	}
+	return tw.Flush()
+}
+
+func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(struct {
+			MessageType string `json:"message_type"` // "stats"
+			journal.Stats
+		}{"stats", s})
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "KIND\tBACKEND\tJOBS\t%s\n", strings.ToUpper(strings.Join(stateNames(), "\t")))
+	for _, g := range s.Groups {
+		fmt.Fprintf(tw, "%s\t%s\t%d", g.Kind, orDash(g.Backend), g.Jobs)
+		for _, st := range historyStates {
+			fmt.Fprintf(tw, "\t%d", g.States[st])
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintln(tw, "\nKIND\tBACKEND\tTIME\tN\tMEAN\tP50\tP90\tP99")
+	for _, g := range s.Groups {
+		for _, t := range []struct {
+			name string
+			s    journal.Summary
+		}{{"wait", g.Wait}, {"run", g.Run}} {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", g.Kind, orDash(g.Backend), t.name, t.s.N,
+				seconds(&t.s.Mean), seconds(&t.s.P50), seconds(&t.s.P90), seconds(&t.s.P99))
+		}
+	}
+	if !slices.ContainsFunc(s.Groups, func(g journal.Group) bool { return len(g.Reasons) > 0 }) {
+		return tw.Flush()
+	}
+	fmt.Fprintln(tw, "\nKIND\tBACKEND\tREASON\tJOBS")
+	for _, g := range s.Groups {
+		for _, r := range g.Reasons {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", g.Kind, orDash(g.Backend), r.Reason, r.Count)
+		}
+	}
+	return tw.Flush()
+}
+
+func writePrune(w io.Writer, p pruneReport, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(p)
+	}
+	msg := fmt.Sprintf("pruned %d jobs finished before %s", p.Jobs, p.Before.Format(time.DateTime))
+	switch {
+	case p.DryRun:
+		msg = "would have " + msg + " (dry run)"
+	case p.Archive != "":
+		msg += ", archived to " + p.Archive
+	}
+	if p.Vacuumed {
+		msg += ", vacuumed"
+	}
+	_, err := fmt.Fprintln(w, msg)
+	return err
+}
+
+// seconds renders a duration in seconds for a table: "-" for none.
+func seconds(s *float64) string {
+	if s == nil {
+		return "-"
+	}
+	d := time.Duration(*s * float64(time.Second))
+	if d >= time.Millisecond {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// firstLine shortens s to its first line and at most n runes, marking
+// what it cut with "…".
+func firstLine(s string, n int) string {
+	line, _, more := strings.Cut(s, "\n")
+	if r := []rune(line); len(r) > n {
+		return string(r[:n-1]) + "…"
+	} else if more {
+		return line + "…"
+	}
+	return line
+}

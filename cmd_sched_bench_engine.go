@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+// benchEngineAction runs calq sched bench --engine.
+func benchEngineAction(c *cli.Context) error {
+	for _, f := range []string{"queue", "model", "dist", "size", "ops", "trace"} {
+		if c.IsSet(f) {
+			return usageErrorf(c, "--%s does not apply to --engine", f)
+		}
+	}
+	if c.Int("workers") < 1 || c.Int("engine-jobs") < 0 {
+		return usageErrorf(c, "--workers must be at least 1 and --engine-jobs not negative")
+	}
+	dir, err := os.MkdirTemp("", "calq-bench-")
+	if err != nil {
+		return fmt.Errorf("sched bench: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	o := sched.EngineBenchOptions{Jobs: c.Int("engine-jobs"), JournalJobs: c.Int("engine-jobs") / 10,
+		Workers: c.Int("workers"), Dir: dir,
+		OpenJournal: func(ctx context.Context, path string) (sched.Journal, error) {
+			return journal.Open(ctx, path, journal.Options{})
+		}}
+	rows, err := sched.BenchEngine(c.Context, o)
+	if err == nil || len(rows) > 0 {
+		err = errors.Join(err, renderEngineBench(c.App.Writer, rows, c.Bool("json")))
+	}
+	if err != nil {
+		return fmt.Errorf("sched bench --engine: %w", err)
+	}
+	return nil
+}
+
+func renderEngineBench(w io.Writer, rows []sched.EngineBenchRow, asJSON bool) error {
+	if asJSON {
+		if rows == nil {
+			rows = []sched.EngineBenchRow{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\tjobs\tseconds\tjobs/s\tvs baseline\tgoal\tmet")
+	for _, r := range rows {
+		ratio, goal, met := "-", "-", "-"
+		if r.Baseline != "" {
+			ratio = fmt.Sprintf("%.2f× %s", r.Ratio, r.Baseline)
+		}
+		if r.Target > 0 {
+			goal, met = fmt.Sprintf("≥ %.0f jobs/s", r.Target), yesNo(r.Met)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.0f\t%s\t%s\t%s\n", r.Name, r.Jobs, r.Seconds, r.JobsPerSec, ratio, goal, met)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+func schedRunCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run shell commands as jobs, in parallel, with retries and timeouts",
+		ArgsUsage: "[FILE | - | -- COMMAND [ARG...]]",
+		Description: "Runs each line of FILE (or of stdin, with - or no argument) as a job: a shell\n" +
+			"command line run by /bin/sh -c, --jobs at a time, in priority order, retried\n" +
+			"with exponential backoff (2s, 4s, 8s... ±20%) when it fails, killed with its\n" +
+			"whole process group past --timeout. Blank lines and # comments are skipped.\n" +
+			"With -- the rest of the command line is one job.\n\n" +
+			"Each job's output is printed whole when it ends (like GNU parallel --group).\n" +
+			"Progress goes to stderr: a bar on a terminal, one line per job otherwise.\n" +
+			"With --json, stdout carries one JSON object per event, each with a\n" +
+			`"message_type" of "job" or "summary" (see the README).` + "\n\n" +
+			"With --journal the jobs are recorded in the journal (--db), so calq history\n" +
+			"shows them; a re-run of an unfinished batch (same --label and lines) resumes\n" +
+			"it, and two overlapping runs of it share the jobs, each running once.\n\n" +
+			"The first SIGINT or SIGTERM stops starting jobs and stops the running ones\n" +
+			"(SIGTERM, then SIGKILL after --grace); a second one exits at once.",
+		Flags: append([]cli.Flag{
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "how many jobs run at once"},
+			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "P2", Usage: "priority class: P0 (realtime) .. P3 (background)"},
+			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a failed or timed-out job"},
+			&cli.DurationFlag{Name: "timeout", Usage: "per attempt, e.g. 30s or 5m; 0 means none"},
+			&cli.StringFlag{Name: "at", Usage: "start no earlier than TIME: 15:04, '2006-01-02 15:04', RFC 3339, or +10m"},
+			&cli.StringFlag{Name: "label", Usage: "name of the batch, in the journal and calq history"},
+			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a stopped job gets between SIGTERM and SIGKILL"},
+			&cli.StringFlag{Name: "shell", Value: "/bin/sh", Usage: "the shell that runs each line"},
+			&cli.BoolFlag{Name: "journal", Usage: "record the jobs in the journal (see --db)"},
+			&cli.StringFlag{Name: "metrics-file", EnvVars: []string{"CALQ_METRICS_FILE"}, Usage: "write Prometheus metrics to `FILE` (textfile collector format)"},
+			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+		}, dbFlag()),
+		Action: func(c *cli.Context) error {
+			o, err := runOptions(c)
+			if err != nil {
+				return err
+			}
+			out := newRunRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"), len(o.Commands))
+			o.Events, o.Output = out.event, out.output
+			if c.Bool("journal") {
+				jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+				if err != nil {
+					return err
+				}
+				defer jn.Close()
+				o.Journal = jn
+			}
+			res, err := sched.RunCommands(c.Context, o)
+			out.finish(res)
+			if err != nil {
+				return fmt.Errorf("sched run: %w", err)
+			}
+			return nil
+		},
+	}
+}
+
+// runOptions reads and checks the flags and arguments of calq sched run.
+func runOptions(c *cli.Context) (sched.RunOptions, error) {
+	o := sched.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
+		Label: c.String("label"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file")}
+	var errs []error
+	var err error
+	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
+		errs = append(errs, fmt.Errorf("--priority: %w", err))
+	}
+	if o.Workers < 1 {
+		errs = append(errs, fmt.Errorf("--jobs: %d, want at least 1", o.Workers))
+	}
+	if o.Retries < 0 {
+		errs = append(errs, fmt.Errorf("--retries: %d is negative", o.Retries))
+	}
+	if o.Timeout < 0 || o.Grace < 0 {
+		errs = append(errs, errors.New("--timeout and --grace must not be negative"))
+	}
+	if at := c.String("at"); at != "" {
+		if o.At, err = parseAt(at, time.Now()); err != nil {
+			errs = append(errs, fmt.Errorf("--at: %w", err))
+		}
+	}
+	if len(errs) > 0 {
+		return o, usageErrorf(c, "%w", errors.Join(errs...))
+	}
+	if o.MetricsFile != "" {
+		o.Metrics = sched.NewMetrics()
+	}
+	o.Commands, err = runCommands(c)
+	if err != nil {
+		return o, err
+	}
+	if len(o.Commands) == 0 {
+		return o, usageErrorf(c, "no commands to run (the input has only blank lines or comments)")
+	}
+	return o, nil
+}
+
+// runCommands reads the jobs: the words after --, or the lines of FILE or
+// of stdin.
+func runCommands(c *cli.Context) ([]string, error) {
+	args := c.Args().Slice()
+	if afterDashDash(c) || len(args) > 1 {
+		return []string{shellJoin(args)}, nil
+	}
+	name := c.Args().First()
+	if name == "" || name == "-" {
+		cmds, err := sched.ReadCommands(os.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("stdin: %w", err)
+		}
+		return cmds, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read jobs: %w", err)
+	}
+	defer f.Close()
+	cmds, err := sched.ReadCommands(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return cmds, nil
+}
+
+// afterDashDash reports whether the arguments came after "--" on the
+// command line: urfave/cli drops the "--" itself.
+func afterDashDash(c *cli.Context) bool {
+	argv, _ := c.App.Metadata["argv"].([]string)
+	i := slices.Index(argv, "--")
+	return i >= 0 && len(argv)-i-1 == c.Args().Len()
+}
+
+// shellJoin quotes words so that sh -c runs them as they were given.
+func shellJoin(words []string) string {
+	if len(words) == 1 {
+		return words[0] // one word is taken as a command line, like sh -c
+	}
+	q := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+			q[i] = w
+			continue
+		}
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// parseAt reads a start time: a clock time today (tomorrow if it has
+// passed), a date and time, RFC 3339, or +DURATION from now.
+func parseAt(s string, now time.Time) (time.Time, error) {
+	if d, ok := strings.CutPrefix(s, "+"); ok {
+		dur, err := time.ParseDuration(d)
+		if err != nil || dur < 0 {
+			return time.Time{}, fmt.Errorf("%q: want +DURATION such as +10m", s)
+		}
+		return now.Add(dur), nil
+	}
+	for _, layout := range []string{"15:04", "15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, now.Location()); err == nil {
+			at := time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), t.Second(), 0, now.Location())
+			if at.Before(now) {
+				at = at.AddDate(0, 0, 1)
+			}
+			return at, nil
+		}
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, s, now.Location()); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q: want 15:04, '2006-01-02 15:04', RFC 3339 or +10m", s)
+}

@@ -1,0 +1,66 @@
+// Package proc runs child commands so that none of their processes outlives
+// calq.
+//
+// [Command] is exec.CommandContext for a whole process tree: the command
+// runs in a process group of its own, cancelling the context sends SIGTERM
+// to the group and, [Options.Grace] later, SIGKILL; Wait returns by then
+// even when a grandchild still holds an output pipe.
+//
+// On Linux the tree also dies with calq, even when calq is SIGKILLed: the
+// direct child is a guard, calq's own executable run again, which starts
+// the command in its group and kills the group when the kernel reports
+// calq's death (PR_SET_PDEATHSIG). When the command exits, the guard kills
+// what it left running in the group, since nothing would stop it later.
+// [MaybeRunGuard] is the guard's entry point: main, and TestMain in every
+// package whose tests start commands, must call it first thing. A guard
+// costs one process (a few MB) per command, and a few milliseconds to start.
+// Processes that leave the group (setsid, setpgid) escape all of this.
+//
+// If calq cannot find its executable, commands run without a guard, with
+// SIGKILL as their parent-death signal: the direct child dies with calq,
+// its own children may not. On other systems Command is
+// exec.CommandContext with a WaitDelay: only the direct child is killed.
+//
+// Command and MaybeRunGuard are safe for concurrent use.
+package proc
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"os/exec"
+	"time"
+)
+
+// DefaultGrace is the time from SIGTERM to SIGKILL when Options.Grace is 0.
+const DefaultGrace = 5 * time.Second
+
+// Options say how to run a command.
+type Options struct {
+	Grace time.Duration // from SIGTERM to SIGKILL once ctx is done; 0 means DefaultGrace
+	Dir   string        // working directory; empty means calq's
+	Env   []string      // environment; nil means calq's
+}
+
+// Command returns the command argv to run with opts, stopped as a whole
+// when ctx is done. argv[0] is looked up in calq's PATH, as exec.Command
+// does. Callers may set the returned command's Stdin, Stdout and Stderr,
+// not its Path, Args, Env, SysProcAttr, Cancel, WaitDelay or ExtraFiles.
+//
+// Wait's error is the command's: *exec.ExitError for a non-zero status or
+// a signal, even when the cancellation caused it; check ctx to tell.
+func Command(ctx context.Context, opts Options, argv ...string) *exec.Cmd {
+	if len(argv) == 0 {
+		cmd := exec.CommandContext(ctx, "")
+		cmd.Err = errors.New("proc: empty command")
+		return cmd
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = opts.Dir, opts.Env
+	grace := cmp.Or(opts.Grace, DefaultGrace)
+	// Not shorter than grace: when it runs out, os/exec kills the direct
+	// child, and a guard killed before the group could not clean up.
+	cmd.WaitDelay = grace
+	stopAsTree(cmd, grace)
+	return cmd
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+// crashJobs writes n jobs that each note their start, sleep, and append
+// their number to done: a job that ran to completion twice shows twice.
+func crashJobs(t *testing.T, dir string, n int, sleep string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "echo %d >> %s/started; sleep %s; echo %d >> %s/done\n", i, dir, sleep, i, dir)
+	}
+	path := filepath.Join(dir, "jobs")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func calqCmd(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	bin, err := exec.LookPath("calq") // testscript.Main put calq (this binary) on PATH
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	return cmd
+}
+
+// lines returns the lines of a file, none if it does not exist.
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(data))
+}
+
+// waitLines polls until path has at least n lines: the run under test is
+// another process, so there is nothing to synchronise on but its output.
+func waitLines(t *testing.T, path string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(lines(t, path)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s has %d lines after 60s, want %d", path, len(lines(t, path)), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkOnce asserts that done holds each of 1..n exactly once.
+func checkOnce(t *testing.T, done []string, n int) {
+	t.Helper()
+	slices.Sort(done)
+	var want []string
+	for i := 1; i <= n; i++ {
+		want = append(want, fmt.Sprint(i))
+	}
+	slices.Sort(want)
+	if !slices.Equal(done, want) {
+		t.Errorf("jobs completed %v, want each of 1..%d exactly once", done, n)
+	}
+}
+
+// TestSchedRunCrashRecovery kills -9 a running `calq sched run --journal`,
+// starts it again, and checks from the journal and the jobs' own output
+// that every job ran to completion exactly once, the interrupted ones
+// after an orphaned attempt.
+func TestSchedRunCrashRecovery(t *testing.T) {
+	dir := t.TempDir()
+	const n = 12
+	jobs := crashJobs(t, dir, n, "0.4")
+	db := filepath.Join(dir, "calq.db")
+	args := []string{"sched", "run", "--journal", "--db", db, "-j", "3", "--label", "crash", "--quiet", jobs}
+
+	first := calqCmd(t, args...)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitLines(t, filepath.Join(dir, "done"), 4)
+	// The jobs run in waves of three; kill mid-wave, not in the
+	// milliseconds between a job's last line and its record in the journal
+	// (a job that finished but was not yet recorded would rightly run again).
+	time.Sleep(200 * time.Millisecond)
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	interrupted := len(lines(t, filepath.Join(dir, "started"))) - len(lines(t, filepath.Join(dir, "done")))
+	t.Logf("killed with %d jobs done and %d running", len(lines(t, filepath.Join(dir, "done"))), interrupted)
+
+	out, err := calqCmd(t, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("second run: %v\n%s", err, out)
+	}
+	checkOnce(t, lines(t, filepath.Join(dir, "done")), n)
+
+	jn, err := journal.Open(context.Background(), db, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jn.Close()
+	recs, err := jn.List(context.Background(), journal.Filter{Label: "crash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retried := 0
+	for _, r := range recs {
+		if r.State != sched.StateDone {
+			t.Errorf("job %s: state %s, want done", r.Key, r.State)
+		}
+		if r.Attempts > 1 {
+			retried++
+		}
+	}
+	if len(recs) != n || retried != interrupted {
+		t.Errorf("journal has %d jobs, %d with a second attempt; want %d jobs, %d (those running at the kill)", len(recs), retried, n, interrupted)
+	}
+}
+
+// TestSchedRunTwoProcesses runs the same batch from two overlapping calq
+// processes on one journal: each job runs once in all, and both share them.
+func TestSchedRunTwoProcesses(t *testing.T) {
+	dir := t.TempDir()
+	const n = 16
+	jobs := crashJobs(t, dir, n, "0.05")
+	db := filepath.Join(dir, "calq.db")
+	args := []string{"sched", "run", "--journal", "--db", db, "-j", "2", "--label", "twice", "--json", jobs}
+	a, b := calqCmd(t, args...), calqCmd(t, args...)
+	var outA, outB strings.Builder
+	a.Stdout, b.Stdout = &outA, &outB
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	errA, errB := a.Wait(), b.Wait()
+	if errA != nil || errB != nil {
+		t.Fatalf("runs ended with %v and %v", errA, errB)
+	}
+	checkOnce(t, lines(t, filepath.Join(dir, "done")), n)
+	ranA := strings.Count(outA.String(), `"event":"done"`)
+	ranB := strings.Count(outB.String(), `"event":"done"`)
+	if ranA+ranB != n {
+		t.Errorf("process A ran %d jobs and B %d, want %d in all", ranA, ranB, n)
+	}
+	t.Logf("process A ran %d jobs, B %d", ranA, ranB)
+}
+
+// TestSchedRunInterrupt: the first SIGINT stops the running job (its whole
+// process group), records it cancelled and exits 130; when a job ignores
+// SIGTERM, a second SIGINT ends calq at once and the guard still kills it.
+func TestSchedRunInterrupt(t *testing.T) {
+	tests := []struct {
+		name    string
+		job     string
+		signals int
+	}{
+		{"one signal", "echo $$ > %s/pid; sleep 30 & sleep 30; wait", 1},
+		{"second signal", "trap '' TERM; echo $$ > %s/pid; sleep 30", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "calq.db")
+			cmd := calqCmd(t, "sched", "run", "--quiet", "--journal", "--db", db, "--grace", "30s", "--", fmt.Sprintf(tt.job, dir))
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitLines(t, filepath.Join(dir, "pid"), 1)
+			var pid int
+			fmt.Sscan(lines(t, filepath.Join(dir, "pid"))[0], &pid)
+			pgid, err := syscall.Getpgid(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			for range tt.signals {
+				_ = cmd.Process.Signal(os.Interrupt)
+				time.Sleep(300 * time.Millisecond) // let the first signal be handled on its own
+			}
+			err = cmd.Wait()
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("calq took %v to stop", took)
+			}
+			if tt.signals == 1 && cmd.ProcessState.ExitCode() != 130 {
+				t.Errorf("exit: %v, want status 130", err)
+			}
+			waitGone(t, pgid)
+			if tt.signals == 1 {
+				jn, err := journal.Open(context.Background(), db, journal.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer jn.Close()
+				recs, err := jn.List(context.Background(), journal.Filter{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(recs) != 1 || recs[0].State != sched.StateCancelled {
+					t.Errorf("journal: %+v, want one cancelled job", recs)
+				}
+			}
+		})
+	}
+}
+
+// waitGone waits until no process is left in process group pgid.
+func waitGone(t *testing.T, pgid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d still has processes 10s after calq ended", pgid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,269 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestTimeout: an attempt past its timeout has its context cancelled with
+// cause ErrTimeout, is recorded timed out, and is retried while its budget
+// lasts.
+func TestTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := NewManualClock(time.Unix(0, 0))
+		var causes []error
+		rec := &recorder{do: func(ctx context.Context, j *Job) error {
+			<-ctx.Done()
+			causes = append(causes, context.Cause(ctx))
+			return ctx.Err()
+		}}
+		var events []Event
+		var mu sync.Mutex
+		e := newTestEngine(t, EngineOptions{Clock: clk, Backoff: Backoff{Base: time.Second, Jitter: -1},
+			Backends: []Backend{{Name: "b", Workers: []Worker{rec}}},
+			Events:   func(ev Event) { mu.Lock(); events = append(events, ev); mu.Unlock() }})
+		e.Start()
+		if err := e.Submit(context.Background(), &Job{Kind: "k", Timeout: 5 * time.Second, Retries: 1}); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 { // timeout, backoff, timeout
+			synctest.Wait()
+			next, _ := clk.Next()
+			clk.Set(next)
+		}
+		sum := wait(t, e)
+		if sum.TimedOut != 1 || sum.Retries != 1 || len(causes) != 2 {
+			t.Fatalf("summary %+v after %d attempts, want 1 timed out after 1 retry", sum, len(causes))
+		}
+		for _, c := range causes {
+			if !errors.Is(c, ErrTimeout) {
+				t.Errorf("cause %v, want ErrTimeout", c)
+			}
+		}
+		last := events[len(events)-1]
+		if last.Type != EventTimedOut || last.Reason != "timeout" || last.Run != 5*time.Second {
+			t.Errorf("last event %+v, want timed_out after 5s", last)
+		}
+	})
+}
+
+// TestPermanentNotRetried: a permanent error fails the job at once.
+func TestPermanentNotRetried(t *testing.T) {
+	rec := &recorder{do: func(context.Context, *Job) error { return Permanent(errors.New("bad input")) }}
+	e := newTestEngine(t, EngineOptions{Backends: []Backend{{Name: "b", Workers: []Worker{rec}}}})
+	e.Start()
+	if err := e.Submit(context.Background(), &Job{Kind: "k", Retries: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if sum := wait(t, e); sum.Failed != 1 || sum.Retries != 0 || len(rec.jobs()) != 1 {
+		t.Errorf("summary %+v after %d attempts, want 1 failed, no retry", sum, len(rec.jobs()))
+	}
+}
+
+// TestSubmitRejects: a job no backend serves is rejected by name; the rest
+// of the batch runs.
+func TestSubmitRejects(t *testing.T) {
+	rec := &recorder{}
+	e := newTestEngine(t, EngineOptions{Backends: []Backend{{Name: "b", Kinds: []string{"pdf"}, Workers: []Worker{rec}}}})
+	e.Start()
+	err := e.Submit(context.Background(), &Job{Key: "a", Kind: "pdf"}, &Job{Key: "z", Kind: "sms"}, &Job{Key: "c", Kind: "pdf", Class: 9})
+	if !errors.Is(err, ErrNoBackend) {
+		t.Errorf("error %v, want ErrNoBackend", err)
+	}
+	if sum := wait(t, e); sum.Done != 1 || sum.Submitted != 1 {
+		t.Errorf("summary %+v, want the one good job done", sum)
+	}
+}
+
+// sleeper is a worker whose jobs take d (fake time under synctest).
+func sleeper(d time.Duration, n *atomic.Int64) Worker {
+	return WorkerFunc(func(ctx context.Context, j *Job) error {
+		n.Add(1)
+		time.Sleep(d)
+		return nil
+	})
+}
+
+// TestMarginalRateDispatch: with jobs arriving faster than the slow backend
+// serves them, marginal-rate dispatch sends most work to the faster of two
+// backends and finishes sooner than round-robin.
+func TestMarginalRateDispatch(t *testing.T) {
+	type outcome struct {
+		fast, slow int64
+		makespan   time.Duration
+	}
+	run := func(d Dispatch) (o outcome) {
+		synctest.Test(t, func(t *testing.T) {
+			var fast, slow atomic.Int64
+			e := newTestEngine(t, EngineOptions{Dispatch: d, Backends: []Backend{
+				{Name: "slow", Workers: []Worker{sleeper(40*time.Millisecond, &slow)}},
+				{Name: "fast", Workers: []Worker{sleeper(10*time.Millisecond, &fast)}},
+			}})
+			e.Start()
+			start := time.Now()
+			for range 200 {
+				if err := e.Submit(context.Background(), &Job{Kind: "k"}); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(12 * time.Millisecond)
+			}
+			wait(t, e)
+			o = outcome{fast.Load(), slow.Load(), time.Since(start)}
+		})
+		return o
+	}
+	mr, rr := run(MarginalRate), run(RoundRobin)
+	t.Logf("marginal-rate: fast %d slow %d in %v; round-robin: fast %d slow %d in %v", mr.fast, mr.slow, mr.makespan, rr.fast, rr.slow, rr.makespan)
+	if share := float64(mr.fast) / 200; share < 0.7 {
+		t.Errorf("marginal-rate gave the fast backend %.0f%% of jobs, want ≥ 70%%", 100*share)
+	}
+	if mr.makespan >= rr.makespan {
+		t.Errorf("marginal-rate makespan %v, want shorter than round-robin's %v", mr.makespan, rr.makespan)
+	}
+}
+
+// TestFailureIsolation: a backend failing one kind five times in a row
+// stops taking it, says so, and the jobs finish on the other backend.
+func TestFailureIsolation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		broken := WorkerFunc(func(context.Context, *Job) error { return errors.New("disk full") })
+		var good atomic.Int64
+		var disabled []Event
+		var mu sync.Mutex
+		e := newTestEngine(t, EngineOptions{Dispatch: RoundRobin, Backoff: Backoff{Base: time.Millisecond},
+			Events: func(ev Event) {
+				if ev.Type == EventKindDisabled {
+					mu.Lock()
+					disabled = append(disabled, ev)
+					mu.Unlock()
+				}
+			},
+			Backends: []Backend{
+				{Name: "broken", Workers: []Worker{broken}},
+				{Name: "good", Workers: []Worker{sleeper(time.Millisecond, &good)}},
+			}})
+		e.Start()
+		var jobs []*Job
+		for range 40 {
+			jobs = append(jobs, &Job{Kind: "k", Retries: 3})
+		}
+		if err := e.Submit(context.Background(), jobs...); err != nil {
+			t.Fatal(err)
+		}
+		sum := wait(t, e)
+		if sum.Done != 40 {
+			t.Errorf("summary %+v, want all 40 done", sum)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(disabled) != 1 || disabled[0].Backend != "broken" {
+			t.Errorf("kind_disabled events %+v, want one for backend broken", disabled)
+		}
+	})
+}
+
+// TestHealthDown: a backend whose health check fails is marked down and its
+// queued jobs move to the other backend.
+func TestHealthDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var a, b atomic.Int64
+		healthy := atomic.Bool{}
+		e := newTestEngine(t, EngineOptions{Dispatch: RoundRobin, Backends: []Backend{
+			{Name: "a", Workers: []Worker{sleeper(10*time.Millisecond, &a)}, HealthEvery: 50 * time.Millisecond,
+				Health: func(context.Context) error {
+					if healthy.Load() {
+						return nil
+					}
+					return errors.New("soffice not answering")
+				}},
+			{Name: "b", Workers: []Worker{sleeper(10*time.Millisecond, &b)}},
+		}})
+		healthy.Store(true)
+		e.Start()
+		synctest.Wait()
+		var jobs []*Job
+		for range 20 {
+			jobs = append(jobs, &Job{Kind: "k"})
+		}
+		if err := e.Submit(context.Background(), jobs...); err != nil {
+			t.Fatal(err)
+		}
+		healthy.Store(false)
+		sum := wait(t, e)
+		if sum.Done != 20 {
+			t.Fatalf("summary %+v, want 20 done", sum)
+		}
+		if a.Load() >= 10 || b.Load() <= 10 {
+			t.Errorf("a ran %d, b ran %d: want a's queue moved to b once a was down", a.Load(), b.Load())
+		}
+	})
+}
+
+// TestStopCancelsRunning: a stop cancels running jobs with ErrStopped,
+// records them cancelled and leaves the queued ones not run.
+func TestStopCancelsRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var causes atomic.Int64
+		block := WorkerFunc(func(ctx context.Context, j *Job) error {
+			<-ctx.Done()
+			if errors.Is(context.Cause(ctx), ErrStopped) {
+				causes.Add(1)
+			}
+			return ctx.Err()
+		})
+		e := newTestEngine(t, EngineOptions{Backends: []Backend{{Name: "b", Workers: []Worker{block, block}}}})
+		e.Start()
+		var jobs []*Job
+		for range 5 {
+			jobs = append(jobs, &Job{Kind: "k", Retries: 3})
+		}
+		if err := e.Submit(context.Background(), jobs...); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(errors.New("interrupt"))
+		sum, err := e.Wait(ctx)
+		if err == nil {
+			t.Error("Wait after cancel returned no error")
+		}
+		if sum.Cancelled != 2 || sum.NotRun != 3 || causes.Load() != 2 || !sum.Settled() {
+			t.Errorf("summary %+v with %d ErrStopped causes, want 2 cancelled, 3 not run", sum, causes.Load())
+		}
+	})
+}
+
+// TestDelayedStart: a job with a not-before time waits in the timer queue
+// until the clock reaches it.
+func TestDelayedStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		clk := NewManualClock(t0)
+		var at time.Time
+		rec := &recorder{do: func(context.Context, *Job) error { at = clk.Now(); return nil }}
+		e := newTestEngine(t, EngineOptions{Clock: clk, Backends: []Backend{{Name: "b", Workers: []Worker{rec}}}})
+		e.Start()
+		if err := e.Submit(context.Background(), &Job{Kind: "k", NotBefore: t0.Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if n := len(rec.jobs()); n != 0 {
+			t.Fatalf("%d jobs ran before their time", n)
+		}
+		clk.Advance(59 * time.Minute)
+		synctest.Wait()
+		if n := len(rec.jobs()); n != 0 {
+			t.Fatalf("%d jobs ran a minute early", n)
+		}
+		clk.Advance(time.Minute)
+		wait(t, e)
+		if !at.Equal(t0.Add(time.Hour)) {
+			t.Errorf("job ran at %v, want %v", at, t0.Add(time.Hour))
+		}
+	})
+}

@@ -1,0 +1,208 @@
+package journal
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go, so calq stays static
+
+	"calq/sched"
+)
+
+// Options configure Open. The zero value is ready to use.
+type Options struct {
+	Lease time.Duration    // how long a claim holds without a heartbeat; 30s when zero
+	Now   func() time.Time // the clock; time.Now when nil
+	Host  string           // this host's name in owner records; os.Hostname when empty
+	Pid   int              // this process's id in owner records; os.Getpid when zero
+}
+
+// DefaultLease is the lease of a claim when Options.Lease is zero.
+const DefaultLease = 30 * time.Second
+
+// ErrClosed is returned by the methods of a closed Journal.
+var ErrClosed = errors.New("journal closed")
+
+// ErrNotHeld is returned by Finish for a job this Journal does not hold:
+// it was never claimed here, or another process recovered it after the
+// lease ran out.
+var ErrNotHeld = errors.New("job not held by this process")
+
+// Journal is an open journal file. See the package documentation.
+type Journal struct {
+	db        *sql.DB
+	path      string
+	opts      Options
+	owner     string
+	stmts     [numStmts]*sql.Stmt
+	recovered int
+
+	mu     sync.RWMutex // guards closed against the sends of do
+	closed bool
+	reqs   chan *request
+	wrote  chan struct{} // closed when the writer has returned
+
+	lastBatch int // requests in the writer's last commit; only the writer uses it
+
+	stopBeat context.CancelFunc
+	beat     chan struct{} // closed when the heartbeat has returned
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ sched.Journal = (*Journal)(nil)
+
+// DefaultPath is where calq keeps its journal: under $XDG_STATE_HOME when
+// that is an absolute path, as the XDG base directory spec asks, else under
+// $HOME/.local/state. The caller passes both values.
+func DefaultPath(xdgStateHome, home string) string {
+	if filepath.IsAbs(xdgStateHome) {
+		return filepath.Join(xdgStateHome, "calq", "calq.db")
+	}
+	return filepath.Join(home, ".local", "state", "calq", "calq.db")
+}
+
+// Open opens the journal at path, creating the file and its directory
+// (mode 0700) when missing, and recovers the jobs that dead or silent
+// processes left running. The caller must Close it.
+func Open(ctx context.Context, path string, opts Options) (*Journal, error) {
+	j, err := open(ctx, path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	return j, nil
+}
+
+func open(ctx context.Context, path string, opts Options) (*Journal, error) {
+	opts, err := withDefaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(path, "?") {
+		// The driver reads what follows a '?' as its parameters.
+		return nil, errors.New(`path contains "?"`)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"+
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"+
+		// Reads through a memory map and a 64 MiB page cache, not a pread
+		// per page: the key index is written in random order.
+		"&_pragma=mmap_size(268435456)&_pragma=cache_size(-65536)")
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{db: db, path: path, opts: opts, owner: owner(opts.Host, opts.Pid)}
+	if err := j.setup(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	j.start()
+	return j, nil
+}
+
+func withDefaults(o Options) (Options, error) {
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Pid == 0 {
+		o.Pid = os.Getpid()
+	}
+	if o.Host == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return o, err
+		}
+		o.Host = h
+	}
+	return o, nil
+}
+
+// owner names this Open in the jobs it holds. The random tag tells two
+// Journals of one process apart, and a process from an earlier one that
+// had the same pid.
+func owner(host string, pid int) string {
+	var tag [4]byte
+	rand.Read(tag[:])
+	return fmt.Sprintf("%s:%d:%s", host, pid, hex.EncodeToString(tag[:]))
+}
+
+// setup brings the schema up to date, prepares the statements of the hot
+// path and recovers orphaned jobs.
+func (j *Journal) setup(ctx context.Context) error {
+	if err := migrate(ctx, j.db); err != nil {
+		return err
+	}
+	for id, q := range stmtSQL {
+		s, err := j.db.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+		j.stmts[id] = s
+	}
+	return j.inTx(ctx, func(t *txn) (err error) {
+		j.recovered, err = recoverOrphans(t, j.opts.Host, j.now())
+		return err
+	})
+}
+
+// start starts the writer and the heartbeat; Close stops them.
+func (j *Journal) start() {
+	j.reqs = make(chan *request, maxBatch)
+	j.wrote = make(chan struct{})
+	go j.write()
+	ctx, cancel := context.WithCancel(context.Background())
+	j.stopBeat = cancel
+	j.beat = make(chan struct{})
+	go j.heartbeat(ctx)
+}
+
+// Recovered returns how many jobs Open gave back to the queue because
+// their owner had died or its lease had expired.
+func (j *Journal) Recovered() int { return j.recovered }
+
+func (j *Journal) now() time.Time { return j.opts.Now() }
+
+// Close commits the writes already requested, returns the jobs this
+// Journal still holds to the queue, stops its goroutines and closes the
+// file. Later calls return the first call's result.
+func (j *Journal) Close() error {
+	j.closeOnce.Do(func() { j.closeErr = j.shutdown(true) })
+	return j.closeErr
+}
+
+// shutdown is Close; release false leaves held jobs running, as a crash
+// would (tests use it).
+func (j *Journal) shutdown(release bool) error {
+	j.stopBeat()
+	<-j.beat
+	j.mu.Lock()
+	j.closed = true
+	j.mu.Unlock()
+	close(j.reqs) // no sender is left: do checks closed under mu
+	<-j.wrote
+	var err error
+	if release {
+		err = j.inTx(context.Background(), func(t *txn) error {
+			_, err := releaseOwned(t, j.owner, j.now())
+			return err
+		})
+	}
+	if err != nil {
+		err = fmt.Errorf("close journal %s: release jobs: %w", j.path, err)
+	}
+	return errors.Join(err, j.db.Close())
+}

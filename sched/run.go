@@ -1,0 +1,177 @@
+package sched
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"calq/internal/exitcode"
+)
+
+// RunOptions configure RunCommands.
+type RunOptions struct {
+	Commands []string      // shell command lines, one job each
+	Workers  int           // how many run at once; default 1
+	Class    Class         // priority class of every job
+	Retries  int           // retry budget of each job
+	Timeout  time.Duration // per attempt; zero means none
+	At       time.Time     // start no earlier than this
+	Label    string        // names the batch in the journal and in `calq history`
+	Shell    string        // default /bin/sh
+	Grace    time.Duration // SIGTERM to SIGKILL on timeout or stop; default 5s
+	Backoff  Backoff
+	Clock    Clock
+
+	Journal      Journal  // nil: nothing recorded, nothing resumed
+	Metrics      *Metrics // nil: none
+	MetricsFile  string   // written every MetricsEvery (default 15s) and at the end
+	MetricsEvery time.Duration
+	Events       func(Event)                         // progress, as the engine reports it
+	Output       func(j *Job, stdout, stderr []byte) // each attempt's output, whole
+}
+
+// RunResult is what became of a RunCommands batch.
+type RunResult struct {
+	Summary
+	Batch string `json:"batch,omitempty"` // the journal's batch key
+}
+
+// ReadCommands reads command lines, one per line, skipping blank lines and
+// lines whose first non-blank character is '#'.
+func ReadCommands(r io.Reader) ([]string, error) {
+	var cmds []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cmds = append(cmds, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read commands: %w", err)
+	}
+	return cmds, nil
+}
+
+// RunCommands runs each command line as a job of kind "shell" on a pool of
+// Workers shell workers and waits for all of them, the way GNU parallel or
+// task-spooler would. With a journal the batch is keyed by its label and
+// commands, so a re-run of an unfinished batch resumes it (jobs done are
+// skipped, jobs left running by a dead process run again) and an
+// overlapping run of the same batch shares the work rather than repeating
+// it. It returns an error wrapping exitcode.ErrPartial when some jobs
+// failed, and one wrapping the context's cause when ctx ended first.
+func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
+	if len(o.Commands) == 0 {
+		return RunResult{}, errors.New("run: no commands")
+	}
+	e, err := newShellEngine(o)
+	if err != nil {
+		return RunResult{}, err
+	}
+	defer e.Close()
+	res := RunResult{}
+	jobs, batch, err := shellJobs(ctx, o)
+	if err != nil {
+		return res, err
+	}
+	res.Batch = batch
+	stopMetrics := writeMetricsEvery(o)
+	e.Start()
+	err = e.Submit(ctx, jobs...)
+	if err == nil {
+		res.Summary, err = e.Wait(ctx)
+	}
+	err = errors.Join(err, e.Close(), stopMetrics())
+	if err != nil {
+		res.Summary = e.Summary()
+		return res, err
+	}
+	if bad := res.Failed + res.TimedOut; bad > 0 {
+		return res, fmt.Errorf("%w: %d of %d jobs failed", exitcode.ErrPartial, bad, res.Submitted)
+	}
+	return res, nil
+}
+
+func newShellEngine(o RunOptions) (*Engine, error) {
+	n := max(o.Workers, 1)
+	ws := make([]Worker, n)
+	for i := range ws {
+		ws[i] = &ShellWorker{Shell: o.Shell, Grace: o.Grace, Output: o.Output}
+	}
+	grace := o.Grace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	return NewEngine(EngineOptions{
+		Backends: []Backend{{Name: "shell", Workers: ws}},
+		Clock:    o.Clock, Journal: o.Journal, Metrics: o.Metrics, Events: o.Events,
+		Backoff: o.Backoff, Grace: grace + time.Second,
+	})
+}
+
+// shellJobs makes the batch's jobs, keyed in the journal by batch and line.
+func shellJobs(ctx context.Context, o RunOptions) ([]*Job, string, error) {
+	prefix := ""
+	if o.Journal != nil {
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\x00", o.Label)
+		for _, c := range o.Commands {
+			fmt.Fprintf(h, "%s\x00", c)
+		}
+		name := fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12])
+		var err error
+		if prefix, err = o.Journal.Batch(ctx, name); err != nil {
+			return nil, "", fmt.Errorf("run: open batch in journal: %w", err)
+		}
+	}
+	jobs := make([]*Job, len(o.Commands))
+	for i, c := range o.Commands {
+		jobs[i] = &Job{Kind: "shell", Payload: []byte(c), Label: o.Label, Class: o.Class,
+			NotBefore: o.At, Timeout: o.Timeout, Retries: o.Retries}
+		if prefix != "" {
+			jobs[i].Key = fmt.Sprintf("%s/%d", prefix, i+1)
+		}
+	}
+	return jobs, prefix, nil
+}
+
+// writeMetricsEvery writes the metrics file periodically until the
+// returned function is called, which writes it a last time.
+func writeMetricsEvery(o RunOptions) func() error {
+	if o.Metrics == nil || o.MetricsFile == "" {
+		return func() error { return nil }
+	}
+	every := o.MetricsEvery
+	if every <= 0 {
+		every = 15 * time.Second
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = o.Metrics.WriteFile(o.MetricsFile) // the last write reports errors
+			}
+		}
+	})
+	return func() error {
+		close(done)
+		wg.Wait()
+		return o.Metrics.WriteFile(o.MetricsFile)
+	}
+}

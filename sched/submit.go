@@ -1,0 +1,144 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNoBackend is returned for a job that no backend of the engine serves.
+var ErrNoBackend = errors.New("no backend serves the job")
+
+// Submit queues jobs. Jobs are checked first: one that no backend serves,
+// or with a class out of range, is rejected with an error naming it (joined
+// into the returned error) and the rest are queued. With a journal, a job
+// the journal has seen finish, or that another live process holds, is
+// skipped (EventSkipped).
+func (e *Engine) Submit(ctx context.Context, jobs ...*Job) error {
+	now := e.clock.Now()
+	ok, errs := e.admitShape(jobs, now)
+	adm := make([]Admission, len(ok))
+	for i := range adm {
+		adm[i].Run = true
+	}
+	if e.opts.Journal != nil && len(ok) > 0 {
+		var err error
+		if adm, err = e.opts.Journal.Enqueue(ctx, ok); err != nil {
+			return errors.Join(append(errs, fmt.Errorf("submit: journal: %w", err))...)
+		}
+	}
+	var skipped []Event
+	e.mu.Lock()
+	if e.stopping {
+		e.mu.Unlock()
+		return errors.Join(append(errs, errors.New("submit: engine is stopping"))...)
+	}
+	for i, j := range ok {
+		e.sum.Submitted++
+		if !adm[i].Run {
+			e.sum.Skipped++
+			skipped = append(skipped, Event{Type: EventSkipped, Time: now, Job: j, State: adm[i].State, Owner: adm[i].Owner})
+			continue
+		}
+		e.addPending()
+		if j.NotBefore.After(now) {
+			e.pushTimer(j.NotBefore, timerEvent{kind: evReady, job: j})
+			continue
+		}
+		e.route(j, nil, now)
+	}
+	e.outbox = append(e.outbox, skipped...)
+	e.unlock()
+	return errors.Join(errs...)
+}
+
+// admitShape numbers the jobs and rejects those the engine cannot run.
+func (e *Engine) admitShape(jobs []*Job, now time.Time) ([]*Job, []error) {
+	ok := make([]*Job, 0, len(jobs))
+	var errs []error
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, j := range jobs {
+		e.nextID++
+		j.ID = e.nextID
+		if j.Key == "" {
+			j.Key = fmt.Sprintf("%s:%d", e.instance, j.ID)
+		}
+		if j.Enqueued.IsZero() {
+			j.Enqueued = now
+		}
+		if err := e.servable(j); err != nil {
+			errs = append(errs, fmt.Errorf("job %s (%s): %w", j.Key, j.Kind, err))
+			continue
+		}
+		ok = append(ok, j)
+	}
+	return ok, errs
+}
+
+func (e *Engine) servable(j *Job) error {
+	if j.Class >= NumClasses {
+		return fmt.Errorf("priority class %d out of range P0..P3", j.Class)
+	}
+	if j.Retries < 0 {
+		return fmt.Errorf("negative retry budget %d", j.Retries)
+	}
+	if j.Backend != "" {
+		b := e.byName[j.Backend]
+		if b == nil {
+			return fmt.Errorf("%w: no backend named %q", ErrNoBackend, j.Backend)
+		}
+		if !b.serves(j.Kind) {
+			return fmt.Errorf("%w: backend %q does not serve kind %q", ErrNoBackend, j.Backend, j.Kind)
+		}
+		return nil
+	}
+	for _, b := range e.backends {
+		if b.serves(j.Kind) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: kind %q", ErrNoBackend, j.Kind)
+}
+
+func (e *Engine) addPending() {
+	if e.pending == 0 && !e.drainDue {
+		e.drained = make(chan struct{})
+	}
+	e.drainDue = false
+	e.pending++
+}
+
+// settled marks one job's outcome; e.mu is held.
+func (e *Engine) settled() {
+	e.pending--
+	if e.pending == 0 {
+		e.drainDue = true // closed by unlock, after the events raised so far
+	}
+}
+
+// route gives a ready job to a backend: it picks one by the dispatch
+// policy, tags the job with its class's virtual finish time there, and
+// wakes an idle worker of that backend. e.mu is held.
+func (e *Engine) route(j *Job, avoid *backend, now time.Time) {
+	if e.stopping {
+		e.sum.NotRun++
+		e.settled()
+		return
+	}
+	b := e.pick(j, avoid)
+	if b == nil {
+		e.sum.Failed++
+		e.settled()
+		e.later(Event{Type: EventFailed, Time: now, Job: j, Attempt: j.Attempts,
+			Err: fmt.Errorf("%w: every backend for kind %q is down or has stopped taking it", ErrNoBackend, j.Kind), Reason: "no backend"})
+		return
+	}
+	j.ready = now
+	b.enqueue(j, b.cost(j.Kind))
+	e.classLen[j.Class]++
+	e.opts.Metrics.queued(j.Class, e.classLen[j.Class])
+	e.opts.Metrics.dispatched(b.Name, e.opts.Dispatch)
+	b.wakeOne()
+}
