@@ -117,9 +117,12 @@ func (r *runRenderer) describe(ev sched.Event) string {
 	case sched.EventCancelled:
 		return fmt.Sprintf("calq: cancelled: %s", cmd)
 	case sched.EventSkipped:
-		why := "done in an earlier run"
-		if ev.Owner != "" || ev.Message != "" {
-			why = "claimed by another calq" + strings.TrimPrefix(" "+ev.Owner, " ")
+		why := "ended in an earlier run"
+		switch {
+		case ev.Owner != "":
+			why = "running in another calq, " + ev.Owner
+		case ev.Message != "":
+			why = ev.Message
 		}
 		return fmt.Sprintf("calq: skipped (%s): %s", why, cmd)
 	}

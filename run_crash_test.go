@@ -147,17 +147,17 @@ func TestSchedRunTwoProcesses(t *testing.T) {
 	db := filepath.Join(dir, "calq.db")
 	args := []string{"sched", "run", "--journal", "--db", db, "-j", "2", "--label", "twice", "--json", jobs}
 	a, b := calqCmd(t, args...), calqCmd(t, args...)
-	var outA, outB strings.Builder
+	var outA, outB, errA, errB strings.Builder
 	a.Stdout, b.Stdout = &outA, &outB
+	a.Stderr, b.Stderr = &errA, &errB
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Start(); err != nil {
 		t.Fatal(err)
 	}
-	errA, errB := a.Wait(), b.Wait()
-	if errA != nil || errB != nil {
-		t.Fatalf("runs ended with %v and %v", errA, errB)
+	if ea, eb := a.Wait(), b.Wait(); ea != nil || eb != nil {
+		t.Fatalf("runs ended with %v and %v\nA: %s\nB: %s", ea, eb, errA.String(), errB.String())
 	}
 	checkOnce(t, lines(t, filepath.Join(dir, "done")), n)
 	ranA := strings.Count(outA.String(), `"event":"done"`)

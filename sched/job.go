@@ -116,6 +116,9 @@ type Admission struct {
 	State    State  // the job's state in the journal before this submission
 	Attempts int    // attempts already made by earlier runs
 	Owner    string // who holds it, when another live process does
+	// NotBefore is when the job may start, as the journal has it: a
+	// retry's backoff set by an earlier run.
+	NotBefore time.Time
 }
 
 // Journal records every job's life durably and arbitrates between processes
@@ -130,7 +133,9 @@ type Journal interface {
 	// this process should run it.
 	Enqueue(ctx context.Context, jobs []*Job) ([]Admission, error)
 	// Claim marks j running on backend for this process. It returns false
-	// when another process has claimed it or it has finished meanwhile.
+	// when another process has claimed it, it has finished meanwhile, or
+	// it must not start before a time later than at (another process's
+	// retry backoff).
 	Claim(ctx context.Context, j *Job, backend string, at time.Time) (bool, error)
 	// Finish records the outcome of an attempt; with a.RetryAt set the job
 	// goes back to queued (not before RetryAt). It returns once the record

@@ -42,6 +42,9 @@ func (e *Engine) Submit(ctx context.Context, jobs ...*Job) error {
 			continue
 		}
 		e.addPending()
+		if adm[i].NotBefore.After(j.NotBefore) {
+			j.NotBefore = adm[i].NotBefore // an earlier run's retry backoff
+		}
 		if j.NotBefore.After(now) {
 			e.pushTimer(j.NotBefore, timerEvent{kind: evReady, job: j})
 			continue

@@ -120,7 +120,7 @@ func (e *Engine) attempt(s *slot, r *run) *result {
 		}
 		if !c.won {
 			res := &result{run: r, skipped: true}
-			e.emit(Event{Type: EventSkipped, Time: r.started, Job: j, Backend: r.b.Name, Message: "claimed by another process"})
+			e.emit(Event{Type: EventSkipped, Time: r.started, Job: j, Backend: r.b.Name, Message: "another process holds it, or will retry it later"})
 			return res
 		}
 	}

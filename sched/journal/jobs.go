@@ -28,7 +28,7 @@ var stmtSQL = [numStmts]string{
 	stmtInsertJob: `INSERT OR IGNORE INTO jobs
 		(key, kind, label, payload, class, backend, state, retries, timeout_s, not_before, enqueued)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10)`,
-	stmtReadJob: `SELECT state, attempts, owner FROM jobs WHERE key = ?1`,
+	stmtReadJob: `SELECT state, attempts, owner, not_before FROM jobs WHERE key = ?1`,
 	// The wait is computed from the text of the times, because SQLite's
 	// date functions stop at the millisecond.
 	stmtClaim: `UPDATE jobs SET state = 'running', owner = ?1, owner_pid = ?2, owner_host = ?3,
@@ -36,7 +36,7 @@ var stmtSQL = [numStmts]string{
 		wait_s = COALESCE(wait_s, (unixepoch(?5) - unixepoch(enqueued))
 			+ (CAST(substr(?5, 20) AS REAL) - CAST(substr(enqueued, 20) AS REAL))),
 		attempts = attempts + 1, ran_on = ?6
-		WHERE key = ?7 AND state IN ('queued', 'cancelled')
+		WHERE key = ?7 AND state IN ('queued', 'cancelled') AND (not_before IS NULL OR not_before <= ?5)
 		RETURNING attempts`,
 	stmtFinish: `UPDATE jobs SET state = ?1, finished = ?2, error = ?3, reason = ?4, run_s = ?5,
 		not_before = CASE WHEN ?1 = 'queued' THEN ?6 ELSE not_before END,
@@ -100,7 +100,8 @@ func batchKey(name string, gen int) string { return name + "#" + strconv.Itoa(ge
 
 // Enqueue records jobs, idempotently by Key, and says for each whether
 // this process should run it: yes when it is queued or cancelled, no when
-// it has finished or is running (Admission.Owner says where). It sets each
+// it has finished or is running (Admission.Owner says where); a job
+// waiting out a retry's backoff says until when (Admission.NotBefore). It sets each
 // job's Attempts from the journal. A new job's enqueue time is its
 // Enqueued, or now when that is zero.
 func (j *Journal) Enqueue(ctx context.Context, jobs []*sched.Job) ([]sched.Admission, error) {
@@ -144,8 +145,11 @@ func enqueue(t *txn, args [][]any, adm []sched.Admission) error {
 			adm[i] = sched.Admission{Run: true, State: sched.StateQueued}
 			continue
 		}
-		var owner sql.NullString
-		err = t.stmt(stmtReadJob).QueryRowContext(t.ctx, a[0]).Scan(&adm[i].State, &adm[i].Attempts, &owner)
+		var owner, notBefore sql.NullString
+		err = t.stmt(stmtReadJob).QueryRowContext(t.ctx, a[0]).Scan(&adm[i].State, &adm[i].Attempts, &owner, &notBefore)
+		if err == nil {
+			adm[i].NotBefore, err = parseTime(notBefore)
+		}
 		if err != nil {
 			return fmt.Errorf("job %q: %w", a[0], err)
 		}

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver: pure Go, so calq stays static
+	"modernc.org/sqlite" // the "sqlite" driver: pure Go, so calq stays static
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"calq/sched"
 )
@@ -143,7 +144,7 @@ func owner(host string, pid int) string {
 // setup brings the schema up to date, prepares the statements of the hot
 // path and recovers orphaned jobs.
 func (j *Journal) setup(ctx context.Context) error {
-	if err := migrate(ctx, j.db); err != nil {
+	if err := retryBusy(ctx, func() error { return migrate(ctx, j.db) }); err != nil {
 		return err
 	}
 	for id, q := range stmtSQL {
@@ -153,10 +154,33 @@ func (j *Journal) setup(ctx context.Context) error {
 		}
 		j.stmts[id] = s
 	}
-	return j.inTx(ctx, func(t *txn) (err error) {
-		j.recovered, err = recoverOrphans(t, j.opts.Host, j.now())
-		return err
+	return retryBusy(ctx, func() error {
+		return j.inTx(ctx, func(t *txn) (err error) {
+			j.recovered, err = recoverOrphans(t, j.opts.Host, j.now())
+			return err
+		})
 	})
+}
+
+// retryBusy runs fn again while it fails with SQLITE_BUSY, for up to 10 s.
+// The busy timeout covers most waits for another process's lock, but not
+// all: a connection's first use (switching a new file to WAL, recovering
+// another process's WAL) can report busy at once, and two calq processes
+// opening one journal together meet exactly that.
+func retryBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		err := fn()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
 }
 
 // start starts the writer and the heartbeat; Close stops them.

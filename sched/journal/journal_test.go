@@ -249,6 +249,14 @@ func TestFinishRetry(t *testing.T) {
 		t.Errorf("after a retry: state %s, not_before %v, finished %v, owner %q; want queued, %v, zero, none",
 			r.State, r.NotBefore, r.Finished, r.Owner, retryAt)
 	}
+	if early, err := j.Claim(ctx, job, "local", retryAt.Add(-time.Second)); early || err != nil {
+		t.Errorf("Claim before the backoff ends = %v, %v; want false, nil", early, err)
+	}
+	adm, err := j.Enqueue(ctx, []*sched.Job{newJob("k")})
+	must(t, err)
+	if !adm[0].Run || !adm[0].NotBefore.Equal(retryAt) {
+		t.Errorf("Enqueue again: %+v, want to run not before %v", adm[0], retryAt)
+	}
 	won, err := j.Claim(ctx, job, "local", retryAt)
 	must(t, err)
 	if !won || job.Attempts != 2 {

@@ -144,13 +144,17 @@ func (j *Journal) commit(ctx context.Context, reqs []*request) {
 	if len(reqs) == 0 {
 		return
 	}
-	err := j.inTx(ctx, func(t *txn) error {
-		for _, r := range reqs {
-			if err := r.fn(t); err != nil {
-				return err
+	// A rolled-back transaction undid every write, so a busy one is run
+	// again whole; the requests' functions set their results afresh.
+	err := retryBusy(ctx, func() error {
+		return j.inTx(ctx, func(t *txn) error {
+			for _, r := range reqs {
+				if err := r.fn(t); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	for _, r := range reqs {
 		r.done <- err
