@@ -64,7 +64,11 @@ func renderEngineBench(w io.Writer, rows []sched.EngineBenchRow, asJSON bool) er
 		if r.Target > 0 {
 			goal, met = fmt.Sprintf("≥ %.0f jobs/s", r.Target), yesNo(r.Met)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.0f\t%s\t%s\t%s\n", r.Name, r.Jobs, r.Seconds, r.JobsPerSec, ratio, goal, met)
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.0f\t%s\t%s\t%s", r.Name, r.Jobs, r.Seconds, r.JobsPerSec, ratio, goal, met)
+		if r.Detail != "" {
+			fmt.Fprintf(tw, "\t%s", r.Detail)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

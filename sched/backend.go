@@ -15,6 +15,7 @@ type backend struct {
 	streak   map[string]int              // failures in a row per kind
 	disabled map[string]bool             // kinds the backend stopped taking
 	warned   map[string]bool             // kinds whose streak was reported without disabling
+	series   *backendSeries              // its metrics; nil without
 }
 
 func newBackend(idx int, b Backend) *backend {
@@ -49,8 +50,8 @@ func (b *backend) takes(kind string) bool { return b.serves(kind) && !b.down && 
 // in proportion to their weights; an idle class re-enters at V, so it
 // neither starves nor hoards credit.
 func (b *backend) enqueue(j *Job, cost float64) {
-	c := j.Class
-	tag := max(b.vt, b.finish[c]) + cost/c.Weight()
+	c := j.Class.Index()
+	tag := max(b.vt, b.finish[c]) + cost/j.Class.Weight()
 	b.finish[c] = tag
 	b.ready.Push(tag, j)
 }

@@ -29,6 +29,7 @@ type EngineBenchRow struct {
 	Ratio      float64 `json:"ratio,omitempty"`    // JobsPerSec / the baseline's
 	Target     float64 `json:"target,omitempty"`   // the goal in jobs/s, when there is one
 	Met        bool    `json:"met"`
+	Detail     string  `json:"detail,omitempty"` // dispatch rows: mean time in system, the fast backend's share
 }
 
 // Engine benchmark goals, in jobs per second.
@@ -40,69 +41,142 @@ const (
 // BenchEngine measures the scheduler's overhead per job with no-op jobs:
 // a bare channel-fed worker pool as the baseline, the engine in memory
 // (with metrics on), and, given OpenJournal, the journal driven directly
-// and the engine with the journal. Each row is the best of Passes.
+// and the engine with the journal. Then it measures what dispatch buys:
+// jobs arriving at a fast and a slow backend under each policy, against
+// round-robin. Each row but those is the best of Passes.
 func BenchEngine(ctx context.Context, o EngineBenchOptions) ([]EngineBenchRow, error) {
 	o = benchDefaults(o)
-	var rows []EngineBenchRow
-	add := func(name string, jobs int, target float64, baseline string, f func() (time.Duration, error)) error {
-		best := time.Duration(0)
-		for range o.Passes {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			d, err := f()
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if best == 0 || d < best {
-				best = d
-			}
-		}
-		r := EngineBenchRow{Name: name, Jobs: jobs, Seconds: best.Seconds(), JobsPerSec: float64(jobs) / best.Seconds(), Target: target, Baseline: baseline}
-		for _, b := range rows {
-			if b.Name == baseline {
-				r.Ratio = r.JobsPerSec / b.JobsPerSec
-			}
-		}
-		r.Met = target == 0 || r.JobsPerSec >= target
-		rows = append(rows, r)
-		return nil
-	}
-	if err := add("channel pool (baseline)", o.Jobs, 0, "", func() (time.Duration, error) { return benchChannelPool(o.Jobs, o.Workers), nil }); err != nil {
-		return rows, err
-	}
-	if err := add("engine, in memory", o.Jobs, EngineGoalMemory, "channel pool (baseline)", func() (time.Duration, error) {
+	t := &benchTable{ctx: ctx, passes: o.Passes}
+	t.add("channel pool (baseline)", o.Jobs, 0, "", func() (time.Duration, error) { return benchChannelPool(o.Jobs, o.Workers), nil })
+	t.add("engine, in memory", o.Jobs, EngineGoalMemory, "channel pool (baseline)", func() (time.Duration, error) {
 		return benchEngineRun(ctx, o.Jobs, o.Workers, nil)
-	}); err != nil {
-		return rows, err
-	}
-	if o.OpenJournal == nil {
-		return rows, nil
-	}
-	pass := 0
-	open := func() (Journal, error) {
-		pass++
-		return o.OpenJournal(ctx, filepath.Join(o.Dir, fmt.Sprintf("bench-%d.db", pass)))
-	}
-	if err := add("journal alone (baseline)", o.JournalJobs, 0, "", func() (time.Duration, error) {
-		jn, err := open()
-		if err != nil {
-			return 0, err
-		}
-		defer jn.Close()
-		return benchJournalDirect(ctx, jn, o.JournalJobs, o.Workers)
-	}); err != nil {
-		return rows, err
-	}
-	err := add("engine + journal", o.JournalJobs, EngineGoalJournal, "journal alone (baseline)", func() (time.Duration, error) {
-		jn, err := open()
-		if err != nil {
-			return 0, err
-		}
-		defer jn.Close()
-		return benchEngineRun(ctx, o.JournalJobs, o.Workers, jn)
 	})
-	return rows, err
+	if o.OpenJournal != nil {
+		pass := 0
+		withJournal := func(f func(Journal) (time.Duration, error)) func() (time.Duration, error) {
+			return func() (time.Duration, error) {
+				pass++
+				jn, err := o.OpenJournal(ctx, filepath.Join(o.Dir, fmt.Sprintf("bench-%d.db", pass)))
+				if err != nil {
+					return 0, err
+				}
+				defer jn.Close()
+				return f(jn)
+			}
+		}
+		t.add("journal alone (baseline)", o.JournalJobs, 0, "", withJournal(func(jn Journal) (time.Duration, error) {
+			return benchJournalDirect(ctx, jn, o.JournalJobs, o.Workers)
+		}))
+		t.add("engine + journal", o.JournalJobs, EngineGoalJournal, "journal alone (baseline)", withJournal(func(jn Journal) (time.Duration, error) {
+			return benchEngineRun(ctx, o.JournalJobs, o.Workers, jn)
+		}))
+	}
+	for _, d := range []Dispatch{RoundRobin, LeastLoaded, MarginalRate} {
+		name, base := "dispatch "+d.String(), "dispatch round-robin (baseline)"
+		if d == RoundRobin {
+			name, base = base, ""
+		}
+		// One pass: these rows compare policies, not timings.
+		t.addDetail(name, dispatchJobs, 0, base, 1, func() (time.Duration, string, error) { return benchDispatch(ctx, d) })
+	}
+	return t.rows, t.err
+}
+
+// benchTable runs the rows of BenchEngine, keeping the best of its passes
+// and the first error, after which it runs nothing more.
+type benchTable struct {
+	ctx    context.Context
+	passes int
+	rows   []EngineBenchRow
+	err    error
+}
+
+func (t *benchTable) add(name string, jobs int, target float64, baseline string, f func() (time.Duration, error)) {
+	t.addDetail(name, jobs, target, baseline, t.passes, func() (time.Duration, string, error) {
+		d, err := f()
+		return d, "", err
+	})
+}
+
+func (t *benchTable) addDetail(name string, jobs int, target float64, baseline string, passes int, f func() (time.Duration, string, error)) {
+	best, detail := time.Duration(0), ""
+	for range passes {
+		if t.err == nil {
+			t.err = t.ctx.Err()
+		}
+		if t.err != nil {
+			return
+		}
+		d, det, err := f()
+		if err != nil {
+			t.err = fmt.Errorf("%s: %w", name, err)
+			return
+		}
+		if best == 0 || d < best {
+			best, detail = d, det
+		}
+	}
+	r := EngineBenchRow{Name: name, Jobs: jobs, Seconds: best.Seconds(), JobsPerSec: float64(jobs) / best.Seconds(),
+		Target: target, Baseline: baseline, Detail: detail}
+	for _, b := range t.rows {
+		if b.Name == baseline {
+			r.Ratio = r.JobsPerSec / b.JobsPerSec
+		}
+	}
+	r.Met = target == 0 || r.JobsPerSec >= target
+	t.rows = append(t.rows, r)
+}
+
+// dispatchJobs is how many jobs a dispatch row sends.
+const dispatchJobs = 300
+
+// benchDispatch sends dispatchJobs jobs, one every 2.5 ms, to two backends
+// whose jobs take 2 ms and 8 ms (together they keep up; the slow one alone
+// takes 125 a second). It returns the time until the last is done, and the
+// jobs' mean time in the system with the fast backend's share of them.
+// Round-robin overloads the slow backend; least-loaded keeps up but gives
+// the slow backend every job that finds both idle; marginal-rate learns
+// which is faster.
+func benchDispatch(ctx context.Context, d Dispatch) (time.Duration, string, error) {
+	sleeper := func(d time.Duration) []Worker {
+		return []Worker{WorkerFunc(func(context.Context, *Job) error { time.Sleep(d); return nil })}
+	}
+	var mu sync.Mutex
+	var inSystem time.Duration
+	fast := 0
+	e, err := NewEngine(EngineOptions{Dispatch: d, Backends: []Backend{
+		{Name: "slow", Workers: sleeper(8 * time.Millisecond)},
+		{Name: "fast", Workers: sleeper(2 * time.Millisecond)},
+	}, Events: func(ev Event) {
+		if ev.Type == EventDone {
+			mu.Lock()
+			inSystem += ev.Time.Sub(ev.Job.Enqueued)
+			if ev.Backend == "fast" {
+				fast++
+			}
+			mu.Unlock()
+		}
+	}})
+	if err != nil {
+		return 0, "", err
+	}
+	defer e.Close()
+	e.Start()
+	start := time.Now()
+	for i := range dispatchJobs {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * 2500 * time.Microsecond)))
+		if err := e.Submit(ctx, &Job{Kind: "sleep"}); err != nil {
+			return 0, "", err
+		}
+	}
+	if _, err := e.Wait(ctx); err != nil {
+		return 0, "", err
+	}
+	took := time.Since(start)
+	mu.Lock()
+	defer mu.Unlock()
+	return took, fmt.Sprintf("mean time in system %v, fast backend ran %d%%",
+		(inSystem / dispatchJobs).Round(10*time.Microsecond), 100*fast/dispatchJobs), nil
 }
 
 func benchDefaults(o EngineBenchOptions) EngineBenchOptions {
@@ -154,8 +228,8 @@ func benchChannelPool(n, workers int) time.Duration {
 }
 
 // benchEngineRun pushes n no-op jobs through an engine with metrics on,
-// submitting in batches of 256 and keeping at most 64k pending, the way a
-// producer feeding a busy engine would.
+// submitted in batches of 256 with at most 64k pending, the way a producer
+// feeding a busy engine would. The engine keys them.
 func benchEngineRun(ctx context.Context, n, workers int, jn Journal) (time.Duration, error) {
 	noop := WorkerFunc(func(context.Context, *Job) error { return nil })
 	ws := make([]Worker, workers)
@@ -167,14 +241,22 @@ func benchEngineRun(ctx context.Context, n, workers int, jn Journal) (time.Durat
 		return 0, err
 	}
 	defer e.Close()
-	jobs := noopJobs(n, fmt.Sprintf("bench-%d", time.Now().UnixNano()))
+	jobs := make([]Job, n) // one allocation, outside the timing: the jobs are the caller's
+	for i := range jobs {
+		jobs[i].Kind = "noop"
+	}
+	batch := make([]*Job, 256)
 	start := time.Now()
 	e.Start()
-	for i := 0; i < n; i += 256 {
+	for i := 0; i < n; i += len(batch) {
 		for e.pendingCount() > 64<<10 {
 			time.Sleep(100 * time.Microsecond)
 		}
-		if err := e.Submit(ctx, jobs[i:min(i+256, n)]...); err != nil {
+		b := batch[:min(len(batch), n-i)]
+		for k := range b {
+			b[k] = &jobs[i+k]
+		}
+		if err := e.Submit(ctx, b...); err != nil {
 			return 0, err
 		}
 	}

@@ -138,6 +138,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 			return nil, fmt.Errorf("new engine: backend %q has no workers", b.Name)
 		}
 		nb := newBackend(i, b)
+		opts.Metrics.series(nb, opts.Dispatch)
 		e.backends = append(e.backends, nb)
 		e.byName[b.Name] = nb
 	}

@@ -62,7 +62,7 @@ func TestWFQShares(t *testing.T) {
 	const perClass = 2000
 	var jobs []*Job
 	for i := range perClass {
-		for c := Class(0); c < NumClasses; c++ {
+		for c := P0; c <= P3; c++ {
 			jobs = append(jobs, &Job{Kind: "k", Class: c, Label: fmt.Sprint(i)})
 		}
 	}
@@ -75,11 +75,11 @@ func TestWFQShares(t *testing.T) {
 	window := int(perClass / (4 / 7.5))
 	var n [NumClasses]int
 	for _, j := range rec.jobs()[:window] {
-		n[j.Class]++
+		n[j.Class.Index()]++
 	}
-	for c := Class(0); c < NumClasses; c++ {
+	for c := P0; c <= P3; c++ {
 		want := c.Weight() / 7.5
-		got := float64(n[c]) / float64(window)
+		got := float64(n[c.Index()]) / float64(window)
 		if math.Abs(got-want)/want > 0.05 {
 			t.Errorf("class %v: share %.4f of the first %d dispatches, want %.4f ±5%%", c, got, window, want)
 		}

@@ -38,7 +38,7 @@ func FuzzParseClass(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if c >= NumClasses {
+		if c < P0 || c > P3 {
 			t.Fatalf("ParseClass(%q) = %d, out of range", s, c)
 		}
 		if back, err := ParseClass(c.String()); err != nil || back != c {

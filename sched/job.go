@@ -8,17 +8,18 @@ import (
 	"time"
 )
 
-// Class is a job's priority class. Classes share service by weighted fair
-// queueing with the weights of Class.Weight: none starves, and under
-// saturation each gets its weight's share.
+// Class is a job's priority class, P0 (most urgent) to P3. Classes share
+// service by weighted fair queueing with the weights of Class.Weight: none
+// starves, and under saturation each gets its weight's share. The zero
+// Class means the default, P2: Submit sets it.
 type Class uint8
 
 // The priority classes, from most to least urgent.
 const (
-	P0 Class = iota // real-time
-	P1              // interactive
-	P2              // normal, the default
-	P3              // background
+	P0 Class = iota + 1 // real-time
+	P1                  // interactive
+	P2                  // normal, the default
+	P3                  // background
 )
 
 // NumClasses is the number of priority classes.
@@ -29,21 +30,58 @@ var (
 	classNames   = [NumClasses]string{"realtime", "interactive", "normal", "background"}
 )
 
+// Index returns 0..3 for P0..P3, and 2 for the zero Class (P2). It is the
+// number in the class's name, and what the journal stores.
+func (c Class) Index() int {
+	if c == 0 {
+		return int(P2) - 1
+	}
+	return int(c) - 1
+}
+
+// ClassOf returns the class of index i (0 for P0 ... 3 for P3).
+func ClassOf(i int) Class { return Class(i + 1) }
+
+func (c Class) valid() bool { return c <= P3 }
+
 // Weight returns the class's share weight: 4, 2, 1 and 0.5 for P0..P3.
-func (c Class) Weight() float64 { return classWeights[c] }
+func (c Class) Weight() float64 { return classWeights[c.Index()] }
 
 // String returns "P0".."P3".
-func (c Class) String() string { return fmt.Sprintf("P%d", uint8(c)) }
+func (c Class) String() string {
+	if !c.valid() {
+		return fmt.Sprintf("class(%d)", uint8(c))
+	}
+	return fmt.Sprintf("P%d", c.Index())
+}
 
 // Name returns the class's long name: realtime, interactive, normal or
 // background.
-func (c Class) Name() string { return classNames[c] }
+func (c Class) Name() string { return classNames[c.Index()] }
+
+// MarshalText writes the class as P0..P3, so JSON shows it so.
+func (c Class) MarshalText() ([]byte, error) {
+	if !c.valid() {
+		return nil, fmt.Errorf("priority class %d out of range", uint8(c))
+	}
+	return []byte(c.String()), nil
+}
+
+// UnmarshalText reads what ParseClass reads.
+func (c *Class) UnmarshalText(b []byte) error {
+	v, err := ParseClass(string(b))
+	if err == nil {
+		*c = v
+	}
+	return err
+}
 
 // ParseClass reads a class given as P0..P3, 0..3 or its long name.
 func ParseClass(s string) (Class, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	for c := Class(0); c < NumClasses; c++ {
-		if t == strings.ToLower(c.String()) || t == fmt.Sprint(uint8(c)) || t == c.Name() {
+	for i := range NumClasses {
+		c := ClassOf(i)
+		if t == strings.ToLower(c.String()) || t == fmt.Sprint(i) || t == c.Name() {
 			return c, nil
 		}
 	}
@@ -82,7 +120,7 @@ type Job struct {
 	Kind      string        // what the job is ("shell", "convert", "sms"); backends serve kinds
 	Payload   []byte        // the work itself, read by the worker
 	Label     string        // free text for people and for `calq history --label`
-	Class     Class         // priority class, P2 by default
+	Class     Class         // priority class; the zero Class is P2
 	NotBefore time.Time     // earliest start; zero means at once
 	Timeout   time.Duration // per attempt; zero means none
 	Retries   int           // how many times a transient failure is retried

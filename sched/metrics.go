@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -9,9 +10,10 @@ import (
 
 // Metrics are an engine's Prometheus metrics, in a registry of their own.
 // Give one to EngineOptions.Metrics; WriteFile writes them in the text
-// format for node_exporter's textfile collector. The engine updates them
-// under its lock, caching each labelled series so a job costs a few atomic
-// adds.
+// format for node_exporter's textfile collector. The engine caches each
+// labelled series, so a job costs a few atomic adds, most of them outside
+// its lock. Metrics are safe for concurrent use; one Metrics serves one
+// engine.
 type Metrics struct {
 	reg      *prometheus.Registry
 	queueLen [NumClasses]prometheus.Gauge
@@ -24,11 +26,17 @@ type Metrics struct {
 	busyVec  *prometheus.GaugeVec
 	upVec    *prometheus.GaugeVec
 	dispVec  *prometheus.CounterVec
-	proc     map[[2]string]prometheus.Observer
-	out      map[State]prometheus.Counter
-	fail     map[string]prometheus.Counter
-	disp     map[string]prometheus.Counter
-	bk       map[string][3]prometheus.Gauge // load, busy, up
+	// Caches of labelled series, read without locks: attempt runs
+	// outside the engine's lock.
+	proc sync.Map // [2]string{kind, backend} → prometheus.Observer
+	out  sync.Map // State → prometheus.Counter
+	fail sync.Map // reason → prometheus.Counter
+}
+
+// backendSeries are one backend's series, kept on the backend.
+type backendSeries struct {
+	load, busy, up prometheus.Gauge
+	dispatched     prometheus.Counter
 }
 
 // timeBuckets span a no-op job (10µs) to a long conversion (30 min).
@@ -36,12 +44,7 @@ var timeBuckets = prometheus.ExponentialBucketsRange(1e-5, 1800, 20)
 
 // NewMetrics returns a fresh set of metrics named calq_sched_*.
 func NewMetrics() *Metrics {
-	m := &Metrics{
-		reg:  prometheus.NewRegistry(),
-		proc: map[[2]string]prometheus.Observer{}, out: map[State]prometheus.Counter{},
-		fail: map[string]prometheus.Counter{}, disp: map[string]prometheus.Counter{},
-		bk: map[string][3]prometheus.Gauge{},
-	}
+	m := &Metrics{reg: prometheus.NewRegistry()}
 	qlen := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "calq_sched_queue_length", Help: "Jobs ready and waiting for a worker, per priority class."}, []string{"class"})
 	wait := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "calq_sched_wait_seconds", Help: "Time from ready to start of an attempt, per priority class.", Buckets: timeBuckets}, []string{"class"})
 	m.procVec = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "calq_sched_processing_seconds", Help: "Duration of attempts, per job kind and backend.", Buckets: timeBuckets}, []string{"kind", "backend"})
@@ -53,9 +56,9 @@ func NewMetrics() *Metrics {
 	m.upVec = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "calq_sched_backend_up", Help: "1 if the backend passed its last health check (or has none)."}, []string{"backend"})
 	m.dispVec = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "calq_sched_dispatch_total", Help: "Dispatch decisions: jobs given to each backend, by policy."}, []string{"backend", "policy"})
 	m.reg.MustRegister(qlen, wait, m.procVec, m.outVec, m.failVec, m.retries, m.loadVec, m.busyVec, m.upVec, m.dispVec)
-	for c := Class(0); c < NumClasses; c++ {
-		m.queueLen[c] = qlen.WithLabelValues(c.String())
-		m.wait[c] = wait.WithLabelValues(c.String())
+	for i := range NumClasses {
+		m.queueLen[i] = qlen.WithLabelValues(ClassOf(i).String())
+		m.wait[i] = wait.WithLabelValues(ClassOf(i).String())
 	}
 	return m
 }
@@ -72,49 +75,64 @@ func (m *Metrics) WriteFile(path string) error {
 	return nil
 }
 
-// The hooks below are called by the engine with its lock held; each is a
-// no-op on a nil *Metrics.
+// The hooks below are no-ops on a nil *Metrics. queued and backend are
+// called under the engine's lock; started and attempt outside it.
 
 func (m *Metrics) queued(c Class, n int) {
 	if m != nil {
-		m.queueLen[c].Set(float64(n))
+		m.queueLen[c.Index()].Set(float64(n))
 	}
 }
 
 func (m *Metrics) started(c Class, wait time.Duration) {
 	if m != nil {
-		m.wait[c].Observe(wait.Seconds())
+		m.wait[c.Index()].Observe(wait.Seconds())
 	}
 }
 
-func (m *Metrics) dispatched(b string, d Dispatch) {
+// series makes a backend's series, once, when the engine is built.
+func (m *Metrics) series(b *backend, d Dispatch) {
 	if m == nil {
 		return
 	}
-	c := m.disp[b]
-	if c == nil {
-		c = m.dispVec.WithLabelValues(b, d.String())
-		m.disp[b] = c
+	b.series = &backendSeries{load: m.loadVec.WithLabelValues(b.Name), busy: m.busyVec.WithLabelValues(b.Name),
+		up: m.upVec.WithLabelValues(b.Name), dispatched: m.dispVec.WithLabelValues(b.Name, d.String())}
+	m.backendUp(b)
+}
+
+func (m *Metrics) dispatched(b *backend) {
+	if m != nil {
+		b.series.dispatched.Inc()
 	}
-	c.Inc()
 }
 
 func (m *Metrics) backend(b *backend) {
+	if m != nil {
+		b.series.load.Set(b.load())
+		b.series.busy.Set(float64(b.busy))
+	}
+}
+
+// backendUp records a backend's health; it changes rarely, unlike load.
+func (m *Metrics) backendUp(b *backend) {
 	if m == nil {
 		return
 	}
-	g, ok := m.bk[b.Name]
-	if !ok {
-		g = [3]prometheus.Gauge{m.loadVec.WithLabelValues(b.Name), m.busyVec.WithLabelValues(b.Name), m.upVec.WithLabelValues(b.Name)}
-		m.bk[b.Name] = g
-	}
-	g[0].Set(b.load())
-	g[1].Set(float64(b.busy))
+	m.backend(b)
 	up := 1.0
 	if b.down {
 		up = 0
 	}
-	g[2].Set(up)
+	b.series.up.Set(up)
+}
+
+// cached returns the series of key in cache, making it with mk once.
+func cached[T any](cache *sync.Map, key any, mk func() T) T {
+	if v, ok := cache.Load(key); ok {
+		return v.(T)
+	}
+	v, _ := cache.LoadOrStore(key, mk())
+	return v.(T)
 }
 
 func (m *Metrics) attempt(res *result) {
@@ -123,25 +141,11 @@ func (m *Metrics) attempt(res *result) {
 	}
 	r := res.run
 	k := [2]string{r.job.Kind, r.b.Name}
-	o := m.proc[k]
-	if o == nil {
-		o = m.procVec.WithLabelValues(k[0], k[1])
-		m.proc[k] = o
-	}
-	o.Observe(res.finished.Sub(r.started).Seconds())
-	c := m.out[res.state]
-	if c == nil {
-		c = m.outVec.WithLabelValues(string(res.state))
-		m.out[res.state] = c
-	}
-	c.Inc()
+	cached(&m.proc, k, func() prometheus.Observer { return m.procVec.WithLabelValues(k[0], k[1]) }).
+		Observe(res.finished.Sub(r.started).Seconds())
+	cached(&m.out, res.state, func() prometheus.Counter { return m.outVec.WithLabelValues(string(res.state)) }).Inc()
 	if res.state == StateFailed || res.state == StateTimedOut {
-		f := m.fail[res.reason]
-		if f == nil {
-			f = m.failVec.WithLabelValues(res.reason)
-			m.fail[res.reason] = f
-		}
-		f.Inc()
+		cached(&m.fail, res.reason, func() prometheus.Counter { return m.failVec.WithLabelValues(res.reason) }).Inc()
 	}
 	if !res.retryAt.IsZero() {
 		m.retries.Inc()

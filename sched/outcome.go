@@ -25,7 +25,8 @@ type result struct {
 // timeouts are retried while the job's budget lasts, unless permanent;
 // jobs cancelled by a stop are not (a re-run resumes them).
 func (e *Engine) classify(r *run, err error, finished time.Time) *result {
-	res := &result{run: r, err: err, finished: finished, state: StateDone}
+	res := &r.res
+	*res = result{run: r, err: err, finished: finished, state: StateDone}
 	if err == nil {
 		return res
 	}

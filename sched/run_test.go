@@ -97,3 +97,36 @@ func TestJournalClaimLost(t *testing.T) {
 		t.Errorf("journal got %+v, want one done attempt of a", jn.finished)
 	}
 }
+
+func TestClass(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   Class
+		str    string
+		weight float64
+	}{
+		{"P0", P0, "P0", 4},
+		{"interactive", P1, "P1", 2},
+		{"2", P2, "P2", 1},
+		{" p3 ", P3, "P3", 0.5},
+	}
+	for _, tt := range tests {
+		c, err := ParseClass(tt.in)
+		if err != nil || c != tt.want || c.String() != tt.str || c.Weight() != tt.weight {
+			t.Errorf("ParseClass(%q) = %v (%v, weight %v), want %v (weight %v)", tt.in, c, err, c.Weight(), tt.str, tt.weight)
+		}
+		if b, err := c.MarshalText(); err != nil || string(b) != tt.str {
+			t.Errorf("%v.MarshalText() = %q, %v", c, b, err)
+		}
+	}
+	var zero Class
+	if zero.Index() != P2.Index() || zero.Weight() != 1 {
+		t.Errorf("the zero Class has index %d, weight %v; want P2's", zero.Index(), zero.Weight())
+	}
+	if _, err := ParseClass("P4"); err == nil {
+		t.Error("ParseClass(P4) succeeded")
+	}
+	if _, err := Class(9).MarshalText(); err == nil {
+		t.Error("Class(9).MarshalText() succeeded")
+	}
+}

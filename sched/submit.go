@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -66,10 +67,13 @@ func (e *Engine) admitShape(jobs []*Job, now time.Time) ([]*Job, []error) {
 		e.nextID++
 		j.ID = e.nextID
 		if j.Key == "" {
-			j.Key = fmt.Sprintf("%s:%d", e.instance, j.ID)
+			j.Key = e.instance + ":" + strconv.FormatInt(j.ID, 10)
 		}
 		if j.Enqueued.IsZero() {
 			j.Enqueued = now
+		}
+		if j.Class == 0 {
+			j.Class = P2
 		}
 		if err := e.servable(j); err != nil {
 			errs = append(errs, fmt.Errorf("job %s (%s): %w", j.Key, j.Kind, err))
@@ -81,8 +85,8 @@ func (e *Engine) admitShape(jobs []*Job, now time.Time) ([]*Job, []error) {
 }
 
 func (e *Engine) servable(j *Job) error {
-	if j.Class >= NumClasses {
-		return fmt.Errorf("priority class %d out of range P0..P3", j.Class)
+	if !j.Class.valid() {
+		return fmt.Errorf("priority %v out of range P0..P3", j.Class)
 	}
 	if j.Retries < 0 {
 		return fmt.Errorf("negative retry budget %d", j.Retries)
@@ -140,8 +144,8 @@ func (e *Engine) route(j *Job, avoid *backend, now time.Time) {
 	}
 	j.ready = now
 	b.enqueue(j, b.cost(j.Kind))
-	e.classLen[j.Class]++
-	e.opts.Metrics.queued(j.Class, e.classLen[j.Class])
-	e.opts.Metrics.dispatched(b.Name, e.opts.Dispatch)
+	e.classLen[j.Class.Index()]++
+	e.opts.Metrics.queued(j.Class, e.classLen[j.Class.Index()])
+	e.opts.Metrics.dispatched(b)
 	b.wakeOne()
 }

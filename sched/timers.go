@@ -128,7 +128,7 @@ func (e *Engine) checkHealth(b *backend) {
 			b.wakeOne()
 		}
 	}
-	e.opts.Metrics.backend(b)
+	e.opts.Metrics.backendUp(b)
 	if !e.stopping && !e.closed {
 		e.pushTimer(now.Add(every), timerEvent{kind: evHealth, b: b})
 	}
@@ -143,7 +143,7 @@ func (e *Engine) abandonQueued() {
 			if !ok {
 				break
 			}
-			e.classLen[j.Class]--
+			e.classLen[j.Class.Index()]--
 			e.sum.NotRun++
 			e.settled()
 		}

@@ -27,6 +27,7 @@ type run struct {
 	abandoned  bool // recorded cancelled after it outlived the grace period
 	slot       *slot
 	claim      *claim // set when the claim was made along with the last attempt's record
+	res        result // the attempt's outcome, allocated with it
 }
 
 // claim is the outcome of a claim made ahead of the attempt.
@@ -86,9 +87,8 @@ func (e *Engine) next(s *slot, prev *result) *run {
 func (e *Engine) begin(s *slot, j *Job) *run {
 	now := e.clock.Now()
 	b := s.b
-	e.classLen[j.Class]--
-	e.opts.Metrics.queued(j.Class, e.classLen[j.Class])
-	e.opts.Metrics.started(j.Class, now.Sub(j.ready))
+	e.classLen[j.Class.Index()]--
+	e.opts.Metrics.queued(j.Class, e.classLen[j.Class.Index()])
 	b.busy++
 	e.opts.Metrics.backend(b)
 	r := &run{job: j, b: b, started: now, live: true, slot: s}
@@ -119,16 +119,23 @@ func (e *Engine) attempt(s *slot, r *run) *result {
 			return e.classify(r, fmt.Errorf("claim in journal: %w", c.err), e.clock.Now())
 		}
 		if !c.won {
-			res := &result{run: r, skipped: true}
+			res := &r.res
+			res.run, res.skipped = r, true
 			e.emit(Event{Type: EventSkipped, Time: r.started, Job: j, Backend: r.b.Name, Message: "another process holds it, or will retry it later"})
 			return res
 		}
 	}
-	e.emit(Event{Type: EventStarted, Time: r.started, Job: j, Backend: r.b.Name, Attempt: j.Attempts, Wait: r.started.Sub(j.Enqueued)})
+	if e.opts.Events != nil {
+		e.emit(Event{Type: EventStarted, Time: r.started, Job: j, Backend: r.b.Name, Attempt: j.Attempts, Wait: r.started.Sub(j.Enqueued)})
+	}
+	e.opts.Metrics.started(j.Class, r.started.Sub(j.ready))
 	err := safeRun(r.ctx, s.w, j)
 	res := e.classify(r, err, e.clock.Now())
+	e.opts.Metrics.attempt(res)
 	e.record(s, res)
-	e.emit(res.event())
+	if e.opts.Events != nil {
+		e.emit(res.event())
+	}
 	return res
 }
 
@@ -213,7 +220,6 @@ func (e *Engine) settle(res *result) {
 		e.settled()
 		return
 	}
-	e.opts.Metrics.attempt(res)
 	e.track(b, res)
 	if !res.retryAt.IsZero() {
 		e.sum.Retries++
@@ -296,7 +302,7 @@ func (e *Engine) evacuate(b *backend, kind string) {
 			break
 		}
 		if (kind == "" || j.Kind == kind) && e.pick(j, b) != nil {
-			e.classLen[j.Class]--
+			e.classLen[j.Class.Index()]--
 			move = append(move, j)
 			continue
 		}

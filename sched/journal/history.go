@@ -136,14 +136,16 @@ func scanRecord(rows *sql.Rows) (Record, error) {
 	var r Record
 	var label, backend, ranOn, errText, reason, owner, host sql.NullString
 	var pid sql.NullInt64
+	var class int
 	var times [5]sql.NullString
 	var timeout, wait, run sql.NullFloat64
-	err := rows.Scan(&r.ID, &r.Key, &r.Kind, &label, &r.Payload, &r.Class, &backend, &r.State,
+	err := rows.Scan(&r.ID, &r.Key, &r.Kind, &label, &r.Payload, &class, &backend, &r.State,
 		&r.Attempts, &r.Retries, &timeout, &times[0], &times[1], &times[2], &times[3], &ranOn,
 		&errText, &reason, &wait, &run, &owner, &pid, &host, &times[4])
 	if err != nil {
 		return r, err
 	}
+	r.Class = sched.ClassOf(class)
 	r.Label, r.Backend, r.RanOn, r.Error = label.String, backend.String, ranOn.String, errText.String
 	r.Reason, r.Owner, r.OwnerHost, r.OwnerPid = reason.String, owner.String, host.String, int(pid.Int64)
 	r.TimeoutS, r.WaitS, r.RunS = floatOrNil(timeout), floatOrNil(wait), floatOrNil(run)

@@ -131,7 +131,7 @@ func insertArgs(job *sched.Job, now time.Time) []any {
 	if enqueued.IsZero() {
 		enqueued = now
 	}
-	return []any{job.Key, job.Kind, job.Label, slices.Clone(job.Payload), int(job.Class), job.Backend,
+	return []any{job.Key, job.Kind, job.Label, slices.Clone(job.Payload), job.Class.Index(), job.Backend,
 		job.Retries, secondsOrNull(job.Timeout), timeText(job.NotBefore), timeText(enqueued)}
 }
 

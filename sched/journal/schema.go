@@ -26,7 +26,7 @@ CREATE TABLE jobs (
 	kind        TEXT NOT NULL,
 	label       TEXT NOT NULL DEFAULT '',
 	payload     BLOB,
-	class       INTEGER NOT NULL,
+	class       INTEGER NOT NULL, -- 0..3 for P0..P3
 	backend     TEXT NOT NULL DEFAULT '', -- requested; '' for any
 	state       TEXT NOT NULL,
 	attempts    INTEGER NOT NULL DEFAULT 0,
@@ -46,11 +46,10 @@ CREATE TABLE jobs (
 	owner_host  TEXT,
 	lease_until TEXT
 );
--- Few indexes: each costs every job several b-tree updates, and the
--- journal must keep up with the engine. History queries scan; recovery
--- and heartbeats look only at running jobs, a partial index's few rows.
+-- Few indexes: each costs every job b-tree updates, and the journal must
+-- keep up with the engine. History queries scan the table; recovery and
+-- heartbeats look only at running jobs, a partial index's few rows.
 CREATE INDEX jobs_running ON jobs(owner) WHERE state = 'running';
-CREATE INDEX jobs_enqueued ON jobs(enqueued);
 CREATE TABLE attempts (
 	job_id   INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
 	attempt  INTEGER NOT NULL,
