@@ -39,7 +39,7 @@ func schedBenchCommand() *cli.Command {
 			"With --engine it measures the scheduler's overhead per job instead: no-op jobs\n" +
 			"through a bare channel-fed worker pool (the baseline), the engine in memory\n" +
 			"(goal: 1,000,000 jobs/s), the SQLite journal driven directly (its baseline)\n" +
-			"and the engine with the journal (goal: 20,000 jobs/s), best of 3 passes each;\n" +
+			"and the engine with the journal (goal: 20,000 jobs/s), best of 5 passes each;\n" +
 			"then 300 jobs arriving every 2.5 ms at a backend taking 2 ms and one taking\n" +
 			"8 ms under each dispatch policy, with the mean time in system and the fast\n" +
 			"backend's share, against round-robin.",

@@ -28,12 +28,12 @@ var stmtSQL = [numStmts]string{
 	stmtInsertJob: `INSERT OR IGNORE INTO jobs
 		(key, kind, label, payload, class, backend, state, retries, timeout_s, not_before, enqueued)
 		VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, ?9, ?10)`,
-	stmtReadJob: `SELECT state, attempts, owner, not_before FROM jobs WHERE key = ?1`,
+	stmtReadJob: `SELECT state, attempts, owner, not_before, enqueued FROM jobs WHERE key = ?1`,
 	// The wait is computed from the text of the times, because SQLite's
 	// date functions stop at the millisecond.
 	stmtClaim: `UPDATE jobs SET state = 'running', owner = ?1, owner_pid = ?2, owner_host = ?3,
 		lease_until = ?4, started = COALESCE(started, ?5),
-		wait_s = COALESCE(wait_s, (unixepoch(?5) - unixepoch(enqueued))
+		wait_s = COALESCE(wait_s, ?8, (unixepoch(?5) - unixepoch(enqueued))
 			+ (CAST(substr(?5, 20) AS REAL) - CAST(substr(enqueued, 20) AS REAL))),
 		attempts = attempts + 1, ran_on = ?6
 		WHERE key = ?7 AND state IN ('queued', 'cancelled') AND (not_before IS NULL OR not_before <= ?5)
@@ -114,12 +114,18 @@ func (j *Journal) Enqueue(ctx context.Context, jobs []*sched.Job) ([]sched.Admis
 		args[i] = insertArgs(job, now)
 	}
 	adm := make([]sched.Admission, len(jobs))
-	err := j.do(ctx, &request{fn: func(t *txn) error { return enqueue(t, args, adm) }})
+	enq := make([]time.Time, len(jobs)) // of jobs already in the journal
+	err := j.do(ctx, &request{fn: func(t *txn) error { return enqueue(t, args, adm, enq) }})
 	if err != nil {
 		return nil, fmt.Errorf("enqueue: %w", err)
 	}
 	for i, job := range jobs {
 		job.Attempts = adm[i].Attempts
+		if !enq[i].IsZero() {
+			job.Enqueued = enq[i] // so that waits count from the first enqueue
+		} else if job.Enqueued.IsZero() {
+			job.Enqueued = now
+		}
 	}
 	return adm, nil
 }
@@ -135,7 +141,7 @@ func insertArgs(job *sched.Job, now time.Time) []any {
 		job.Retries, secondsOrNull(job.Timeout), timeText(job.NotBefore), timeText(enqueued)}
 }
 
-func enqueue(t *txn, args [][]any, adm []sched.Admission) error {
+func enqueue(t *txn, args [][]any, adm []sched.Admission, enq []time.Time) error {
 	for i, a := range args {
 		res, err := t.stmt(stmtInsertJob).ExecContext(t.ctx, a...)
 		if err != nil {
@@ -145,10 +151,13 @@ func enqueue(t *txn, args [][]any, adm []sched.Admission) error {
 			adm[i] = sched.Admission{Run: true, State: sched.StateQueued}
 			continue
 		}
-		var owner, notBefore sql.NullString
-		err = t.stmt(stmtReadJob).QueryRowContext(t.ctx, a[0]).Scan(&adm[i].State, &adm[i].Attempts, &owner, &notBefore)
+		var owner, notBefore, enqueued sql.NullString
+		err = t.stmt(stmtReadJob).QueryRowContext(t.ctx, a[0]).Scan(&adm[i].State, &adm[i].Attempts, &owner, &notBefore, &enqueued)
 		if err == nil {
 			adm[i].NotBefore, err = parseTime(notBefore)
+		}
+		if err == nil {
+			enq[i], err = parseTime(enqueued)
 		}
 		if err != nil {
 			return fmt.Errorf("job %q: %w", a[0], err)
@@ -187,8 +196,15 @@ func (j *Journal) claimOp(job *sched.Job, backend string, at time.Time) *claimOp
 	if at.IsZero() {
 		at = j.now()
 	}
+	// The wait is the job's first start less its enqueue time; Enqueue
+	// set Enqueued from the journal, so SQL computes it only for jobs
+	// claimed without (a slower expression, in claim's fallback).
+	var wait any
+	if !job.Enqueued.IsZero() {
+		wait = max(at.Sub(job.Enqueued), 0).Seconds()
+	}
 	return &claimOp{job: job, args: []any{j.owner, j.opts.Pid, j.opts.Host, timeText(at.Add(j.opts.Lease)),
-		timeText(at), backend, job.Key}}
+		timeText(at), backend, job.Key, wait}}
 }
 
 func (c *claimOp) run(t *txn) error {
