@@ -45,7 +45,9 @@
 // # The file
 //
 // People open the journal with sqlite3, so the schema is plain: tables
-// batches, jobs and attempts; times are TEXT in UTC as
+// batches, jobs and attempts (every attempt but a job's only one when it
+// succeeded, which its jobs row tells; the view attempt_log shows them
+// all); times are TEXT in UTC as
 // 'YYYY-MM-DD HH:MM:SS.ffffff', which SQLite's date functions read, and
 // durations are REAL seconds. PRAGMA user_version holds the schema version.
 package journal

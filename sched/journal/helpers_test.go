@@ -123,7 +123,7 @@ func checkAttempts(t testing.TB, j *Journal, key, want string) {
 
 func attemptLog(t testing.TB, j *Journal, key string) string {
 	t.Helper()
-	rows, err := j.db.Query(`SELECT a.attempt, a.state, COALESCE(a.reason, '') FROM attempts a
+	rows, err := j.db.Query(`SELECT a.attempt, a.state, COALESCE(a.reason, '') FROM attempt_log a
 		JOIN jobs ON jobs.id = a.job_id WHERE jobs.key = ? ORDER BY a.attempt`, key)
 	must(t, err)
 	defer rows.Close()

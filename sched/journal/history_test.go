@@ -200,7 +200,7 @@ func TestPrune(t *testing.T) {
 				}
 			}
 			var attempts int
-			must(t, j.db.QueryRow(`SELECT count(*) FROM attempts`).Scan(&attempts))
+			must(t, j.db.QueryRow(`SELECT count(*) FROM attempt_log`).Scan(&attempts))
 			if attempts != tt.wantAttempts {
 				t.Errorf("%d attempts rows left, want %d", attempts, tt.wantAttempts)
 			}

@@ -280,6 +280,9 @@ func (f *finishOp) run(t *txn) error {
 	if f.held = err == nil; !f.held {
 		return ignoreNoRows(err)
 	}
+	if f.a.Attempt == 1 && f.a.State == sched.StateDone && f.a.RetryAt.IsZero() {
+		return nil // the jobs row says all of it: see attempt_log in the schema
+	}
 	_, err = t.stmt(stmtInsertAttempt).ExecContext(t.ctx, append([]any{id}, f.attempt...)...)
 	return err
 }
