@@ -267,3 +267,30 @@ func TestDelayedStart(t *testing.T) {
 		}
 	})
 }
+
+// TestTimeoutSparesNextJob: a worker's context is reused from job to job
+// until cancelled; after a timeout the next job gets a fresh one.
+func TestTimeoutSparesNextJob(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := NewManualClock(time.Unix(0, 0))
+		w := WorkerFunc(func(ctx context.Context, j *Job) error {
+			if j.Key == "slow" {
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			return ctx.Err() // nil unless a stale cancellation leaked in
+		})
+		e := newTestEngine(t, EngineOptions{Clock: clk, Backends: []Backend{{Name: "b", Workers: []Worker{w}}}})
+		e.Start()
+		if err := e.Submit(context.Background(), &Job{Key: "slow", Kind: "k", Timeout: time.Second},
+			&Job{Key: "next", Kind: "k", Timeout: time.Hour}, &Job{Key: "last", Kind: "k"}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		clk.Advance(time.Second)
+		sum := wait(t, e)
+		if sum.TimedOut != 1 || sum.Done != 2 {
+			t.Errorf("summary %+v, want the slow job timed out and the other two done", sum)
+		}
+	})
+}

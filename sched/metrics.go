@@ -26,17 +26,17 @@ type Metrics struct {
 	busyVec  *prometheus.GaugeVec
 	upVec    *prometheus.GaugeVec
 	dispVec  *prometheus.CounterVec
-	// Caches of labelled series, read without locks: attempt runs
-	// outside the engine's lock.
-	proc sync.Map // [2]string{kind, backend} → prometheus.Observer
-	out  sync.Map // State → prometheus.Counter
-	fail sync.Map // reason → prometheus.Counter
+	// Series made ahead, read without locks: attempt runs outside the
+	// engine's lock.
+	out  map[State]prometheus.Counter // every outcome, made in NewMetrics
+	fail sync.Map                     // reason → prometheus.Counter
 }
 
 // backendSeries are one backend's series, kept on the backend.
 type backendSeries struct {
 	load, busy, up prometheus.Gauge
 	dispatched     prometheus.Counter
+	processing     map[string]prometheus.Observer // per job kind, under the engine's lock
 }
 
 // timeBuckets span a no-op job (10µs) to a long conversion (30 min).
@@ -56,6 +56,10 @@ func NewMetrics() *Metrics {
 	m.upVec = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "calq_sched_backend_up", Help: "1 if the backend passed its last health check (or has none)."}, []string{"backend"})
 	m.dispVec = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "calq_sched_dispatch_total", Help: "Dispatch decisions: jobs given to each backend, by policy."}, []string{"backend", "policy"})
 	m.reg.MustRegister(qlen, wait, m.procVec, m.outVec, m.failVec, m.retries, m.loadVec, m.busyVec, m.upVec, m.dispVec)
+	m.out = map[State]prometheus.Counter{}
+	for _, s := range []State{StateDone, StateFailed, StateTimedOut, StateCancelled} {
+		m.out[s] = m.outVec.WithLabelValues(string(s))
+	}
 	for i := range NumClasses {
 		m.queueLen[i] = qlen.WithLabelValues(ClassOf(i).String())
 		m.wait[i] = wait.WithLabelValues(ClassOf(i).String())
@@ -96,8 +100,20 @@ func (m *Metrics) series(b *backend, d Dispatch) {
 		return
 	}
 	b.series = &backendSeries{load: m.loadVec.WithLabelValues(b.Name), busy: m.busyVec.WithLabelValues(b.Name),
-		up: m.upVec.WithLabelValues(b.Name), dispatched: m.dispVec.WithLabelValues(b.Name, d.String())}
+		up: m.upVec.WithLabelValues(b.Name), dispatched: m.dispVec.WithLabelValues(b.Name, d.String()),
+		processing: map[string]prometheus.Observer{}}
 	m.backendUp(b)
+}
+
+// processing returns the processing-time series of kind on b; e.mu is
+// held.
+func (m *Metrics) processing(b *backend, kind string) prometheus.Observer {
+	o := b.series.processing[kind]
+	if o == nil {
+		o = m.procVec.WithLabelValues(kind, b.Name)
+		b.series.processing[kind] = o
+	}
+	return o
 }
 
 func (m *Metrics) dispatched(b *backend) {
@@ -140,10 +156,8 @@ func (m *Metrics) attempt(res *result) {
 		return
 	}
 	r := res.run
-	k := [2]string{r.job.Kind, r.b.Name}
-	cached(&m.proc, k, func() prometheus.Observer { return m.procVec.WithLabelValues(k[0], k[1]) }).
-		Observe(res.finished.Sub(r.started).Seconds())
-	cached(&m.out, res.state, func() prometheus.Counter { return m.outVec.WithLabelValues(string(res.state)) }).Inc()
+	r.obs.Observe(res.finished.Sub(r.started).Seconds())
+	m.out[res.state].Inc()
 	if res.state == StateFailed || res.state == StateTimedOut {
 		cached(&m.fail, res.reason, func() prometheus.Counter { return m.failVec.WithLabelValues(res.reason) }).Inc()
 	}

@@ -90,7 +90,7 @@ func (e *Engine) fire(ev timerEvent, now time.Time) {
 		e.route(ev.job, nil, now)
 	case evTimeout:
 		ev.run.hasTimeout = false
-		if ev.run.live {
+		if ev.run.live && !ev.run.ran {
 			ev.run.cancel(ErrTimeout)
 		}
 	case evHealth:

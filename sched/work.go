@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // slot is one worker goroutine of a backend.
@@ -12,6 +14,11 @@ type slot struct {
 	w    Worker
 	wake chan struct{} // capacity 1: a job was queued for an idle slot
 	cur  *run          // the attempt running, guarded by Engine.mu
+	// ctx is the context its attempts run under, reused until a timeout
+	// or a stop cancels it (a context per job was a tenth of the engine's
+	// cost); guarded by Engine.mu.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 }
 
 // run is one attempt of a job on a worker.
@@ -24,10 +31,12 @@ type run struct {
 	timeout    Handle[int64]
 	hasTimeout bool
 	live       bool // running: not yet settled
+	ran        bool // its worker has returned: a late timeout must not cancel the slot's next job
 	abandoned  bool // recorded cancelled after it outlived the grace period
 	slot       *slot
-	claim      *claim // set when the claim was made along with the last attempt's record
-	res        result // the attempt's outcome, allocated with it
+	claim      *claim              // set when the claim was made along with the last attempt's record
+	res        result              // the attempt's outcome, allocated with it
+	obs        prometheus.Observer // its processing-time series; nil without metrics
 }
 
 // claim is the outcome of a claim made ahead of the attempt.
@@ -92,7 +101,14 @@ func (e *Engine) begin(s *slot, j *Job) *run {
 	b.busy++
 	e.opts.Metrics.backend(b)
 	r := &run{job: j, b: b, started: now, live: true, slot: s}
-	r.ctx, r.cancel = context.WithCancelCause(context.Background()) // a stop cancels each run itself: no parent to register with
+	if s.ctx == nil || s.ctx.Err() != nil {
+		// No parent: a stop cancels each slot itself.
+		s.ctx, s.cancel = context.WithCancelCause(context.Background())
+	}
+	r.ctx, r.cancel = s.ctx, s.cancel
+	if m := e.opts.Metrics; m != nil {
+		r.obs = m.processing(b, j.Kind)
+	}
 	if j.Timeout > 0 {
 		r.timeout = e.pushTimer(now.Add(j.Timeout), timerEvent{kind: evTimeout, run: r})
 		r.hasTimeout = true
@@ -181,6 +197,9 @@ func (e *Engine) takeAhead(s *slot, ok bool) *run {
 	}
 	e.mu.Lock()
 	defer e.unlock()
+	if s.cur != nil {
+		s.cur.ran = true
+	}
 	if e.closed || e.stopping || s.b.down {
 		return nil
 	}
@@ -207,7 +226,6 @@ func (e *Engine) settle(res *result) {
 		return
 	}
 	e.unrun(r)
-	r.cancel(nil)
 	if r.hasTimeout {
 		e.timers.Remove(r.timeout)
 	}
