@@ -182,13 +182,8 @@ func parseWhen(flag, s string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
+	if t, ok := parseDate(s, now.Location()); ok {
 		return t, nil
-	}
-	for _, layout := range []string{time.DateOnly, "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, s, now.Location()); err == nil {
-			return t, nil
-		}
 	}
 	if d, ok := parseAgo(s); ok {
 		return now.Add(-d), nil

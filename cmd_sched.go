@@ -20,7 +20,7 @@ import (
 func schedCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "sched",
-		Usage:       "calendar-queue scheduler tools",
+		Usage:       "the scheduler: run shell commands as jobs, benchmark the engine and its queue",
 		Subcommands: []*cli.Command{schedRunCommand(), schedBenchCommand()},
 	}
 }

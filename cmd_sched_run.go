@@ -182,10 +182,22 @@ func parseAt(s string, now time.Time) (time.Time, error) {
 			return at, nil
 		}
 	}
-	for _, layout := range []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04"} {
-		if t, err := time.ParseInLocation(layout, s, now.Location()); err == nil {
-			return t, nil
-		}
+	if t, ok := parseDate(s, now.Location()); ok {
+		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("%q: want 15:04, '2006-01-02 15:04', RFC 3339 or +10m", s)
+}
+
+// parseDate reads the absolute times calq's time flags take: RFC 3339, or
+// a date with an optional time of day in loc.
+func parseDate(s string, loc *time.Location) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, true
+	}
+	for _, layout := range []string{time.DateOnly, "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
