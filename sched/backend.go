@@ -3,7 +3,6 @@ package sched
 // backend is a Backend's runtime state; every field is guarded by Engine.mu.
 type backend struct {
 	Backend
-	idx      int
 	kinds    map[string]bool // nil: every kind
 	ready    *Queue[float64, *Job]
 	vt       float64             // virtual time: the tag of the last job dispatched (self-clocked WFQ)
@@ -18,10 +17,9 @@ type backend struct {
 	series   *backendSeries              // its metrics; nil without
 }
 
-func newBackend(idx int, b Backend) *backend {
+func newBackend(b Backend) *backend {
 	nb := &backend{
 		Backend:  b,
-		idx:      idx,
 		ready:    NewQueue[float64, *Job](Options{}),
 		est:      map[string]*serviceEstimate{},
 		streak:   map[string]int{},

@@ -137,7 +137,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		if len(b.Workers) == 0 {
 			return nil, fmt.Errorf("new engine: backend %q has no workers", b.Name)
 		}
-		nb := newBackend(i, b)
+		nb := newBackend(b)
 		opts.Metrics.series(nb, opts.Dispatch)
 		e.backends = append(e.backends, nb)
 		e.byName[b.Name] = nb
