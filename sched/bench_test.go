@@ -264,17 +264,27 @@ func TestHoldNoAllocs(t *testing.T) {
 
 // TestBenchAllocs checks the allocation count the bench reports: none for
 // the typed heap, one per push for container/heap (it boxes every element).
+// runtime.MemStats counts the whole process, so a stray allocation by another
+// goroutine (a test's leftover timer, the runtime) can land in a pass; the
+// least of three runs is kept, which a real per-hold allocation still fails.
 func TestBenchAllocs(t *testing.T) {
-	rows, err := Bench(context.Background(), BenchOptions{Queues: []string{"heap4", "container-heap"},
-		Models: []string{"hold"}, Dists: []string{"exp"}, Sizes: []int{1000}, Ops: 10_000, Seed: 1})
-	if err != nil || len(rows) != 2 {
-		t.Fatalf("Bench: %d rows, %v", len(rows), err)
+	heap4, boxed := math.Inf(1), math.Inf(1)
+	for range 3 {
+		rows, err := Bench(context.Background(), BenchOptions{Queues: []string{"heap4", "container-heap"},
+			Models: []string{"hold"}, Dists: []string{"exp"}, Sizes: []int{1000}, Ops: 10_000, Seed: 1})
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("Bench: %d rows, %v", len(rows), err)
+		}
+		heap4, boxed = min(heap4, rows[0].AllocsPerOp), min(boxed, rows[1].AllocsPerOp)
+		if heap4 == 0 {
+			break
+		}
 	}
-	if got := rows[0].AllocsPerOp; got != 0 {
-		t.Errorf("heap4: got %v allocs per hold, want 0", got)
+	if heap4 != 0 {
+		t.Errorf("heap4: got %v allocs per hold in the best of 3 runs, want 0", heap4)
 	}
-	if got := rows[1].AllocsPerOp; got < 0.99 {
-		t.Errorf("container-heap: got %v allocs per hold, want >= 1 (boxing)", got)
+	if boxed < 0.99 {
+		t.Errorf("container-heap: got %v allocs per hold, want >= 1 (boxing)", boxed)
 	}
 }
 

@@ -142,14 +142,23 @@ func TestHoldAllocsSteady(t *testing.T) {
 		for range 20 * n {
 			hold()
 		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range 100000 {
-			hold()
+		// MemStats counts the whole process: keep the least of three
+		// passes, so another goroutine's stray allocation is not blamed
+		// on the queue while a real per-hold allocation still fails.
+		got := uint64(math.MaxUint64)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for range 100000 {
+				hold()
+			}
+			runtime.ReadMemStats(&after)
+			if got = min(got, after.Mallocs-before.Mallocs); got == 0 {
+				break
+			}
 		}
-		runtime.ReadMemStats(&after)
-		if got := after.Mallocs - before.Mallocs; got != 0 {
-			t.Errorf("%v: %d allocations in 100000 holds, want 0", p, got)
+		if got != 0 {
+			t.Errorf("%v: %d allocations in 100000 holds (best of 3), want 0", p, got)
 		}
 	}
 }
