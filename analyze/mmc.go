@@ -1,0 +1,81 @@
+package analyze
+
+import (
+	"math"
+)
+
+// MMcResult holds the steady-state measures of an M/M/c queue. Times are
+// in the unit of 1/λ.
+type MMcResult struct {
+	Lambda  float64 `json:"lambda"`
+	Mu      float64 `json:"mu"`
+	Servers int     `json:"servers"`
+	Load    float64 `json:"load"` // a = λ/μ, in Erlangs
+	Rho     float64 `json:"rho"`  // a/c, the servers' utilisation
+	Stable  bool    `json:"stable"`
+	// Capacity is cμ, the most the servers can do; MinStable the fewest
+	// servers with ρ < 1.
+	Capacity  float64 `json:"capacity"`
+	MinStable int     `json:"min_stable_servers"`
+	// The measures below are zero when the queue is unstable.
+	P0         float64 `json:"p0"`
+	PWait      float64 `json:"p_wait"`   // Erlang C
+	ErlangB    float64 `json:"erlang_b"` // blocking with c servers and no queue
+	Lq         float64 `json:"lq"`
+	L          float64 `json:"l"` // mean number in system ("Ls")
+	Wq         float64 `json:"wq"`
+	W          float64 `json:"w"` // mean time in system ("Ws")
+	Throughput float64 `json:"throughput"`
+}
+
+// MMc computes the M/M/c measures. P0 comes from Erlang C in log space,
+// log P0 = log C + log(1-ρ) + lgamma(c+1) - c·log a, so it stays exact
+// where a^c/c! overflows. An unstable queue (ρ ≥ 1) is not an error: the
+// result says Stable false, with its capacity and MinStable.
+func MMc(lambda, mu float64, c int) (MMcResult, error) {
+	if err := checkRate("lambda", lambda); err != nil {
+		return MMcResult{}, err
+	}
+	if err := checkRate("mu", mu); err != nil {
+		return MMcResult{}, err
+	}
+	if c < 1 {
+		return MMcResult{}, inputErr("servers = %d: want at least 1", c)
+	}
+	a := lambda / mu
+	b := erlangB(c, a)
+	if a/float64(c) >= 1 {
+		return MMcResult{Lambda: lambda, Mu: mu, Servers: c, Load: a, Rho: a / float64(c),
+			Capacity: float64(c) * mu, MinStable: int(math.Floor(a)) + 1, ErlangB: b}, nil
+	}
+	return mmcFromB(lambda, mu, c, b), nil
+}
+
+func lgamma(x float64) float64 {
+	v, _ := math.Lgamma(x)
+	return v
+}
+
+// WaitTail is P(Wq > t) = C·e^(-(cμ-λ)t) for a stable M/M/c queue.
+func (r MMcResult) WaitTail(t float64) float64 {
+	if !r.Stable {
+		return 1
+	}
+	if t < 0 {
+		return 1
+	}
+	return r.PWait * math.Exp(-(r.Capacity-r.Lambda)*t)
+}
+
+// WaitPercentile is the p-quantile of the waiting time (0 < p < 1): zero
+// while p ≤ 1 - C (that share of arrivals does not wait), else
+// ln(C/(1-p)) / (cμ - λ).
+func (r MMcResult) WaitPercentile(p float64) float64 {
+	if !r.Stable {
+		return math.Inf(1)
+	}
+	if p <= 1-r.PWait {
+		return 0
+	}
+	return math.Log(r.PWait/(1-p)) / (r.Capacity - r.Lambda)
+}

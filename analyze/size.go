@@ -1,0 +1,93 @@
+package analyze
+
+import "math"
+
+// Target is what Size staffs for; set exactly one of its three goals.
+type Target struct {
+	MaxPWait     float64 // P(wait) ≤ MaxPWait
+	MaxWq        float64 // mean wait ≤ MaxWq
+	ServiceLevel float64 // P(Wq ≤ Within) ≥ ServiceLevel
+	Within       float64
+}
+
+func (t Target) check() error {
+	n := 0
+	for _, v := range []float64{t.MaxPWait, t.MaxWq, t.ServiceLevel} {
+		if math.IsNaN(v) || v < 0 {
+			return inputErr("target %v: want a non-negative number", v)
+		}
+		if v > 0 {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return inputErr("want exactly one target (max P(wait), max Wq, or a service level)")
+	case t.ServiceLevel >= 1 || t.MaxPWait >= 1:
+		return inputErr("probability targets must be below 1")
+	case t.ServiceLevel > 0 && !(t.Within >= 0):
+		return inputErr("a service level needs a non-negative time to answer within")
+	}
+	return nil
+}
+
+func (t Target) met(r MMcResult) bool {
+	switch {
+	case !r.Stable:
+		return false
+	case t.MaxPWait > 0:
+		return r.PWait <= t.MaxPWait
+	case t.MaxWq > 0:
+		return r.Wq <= t.MaxWq
+	}
+	return 1-r.WaitTail(t.Within) >= t.ServiceLevel
+}
+
+// Size returns the fewest servers that meet target for arrivals at λ and
+// service at μ, with the measures at c-1 .. c+2 around it (c-1 left out
+// when c is 1). The search starts at the smallest stable c and carries
+// Erlang B's recurrence from one c to the next, so it is linear in c.
+func Size(lambda, mu float64, target Target) (int, []MMcResult, error) {
+	if err := checkRate("lambda", lambda); err != nil {
+		return 0, nil, err
+	}
+	if err := checkRate("mu", mu); err != nil {
+		return 0, nil, err
+	}
+	if err := target.check(); err != nil {
+		return 0, nil, err
+	}
+	a := lambda / mu
+	b := 1.0
+	for c := 1; ; c++ {
+		b = a * b / (float64(c) + a*b)
+		if float64(c) <= a {
+			continue
+		}
+		if target.met(mmcFromB(lambda, mu, c, b)) {
+			return c, around(lambda, mu, c), nil
+		}
+	}
+}
+
+// mmcFromB is MMc given Erlang B, which the caller has carried.
+func mmcFromB(lambda, mu float64, c int, b float64) MMcResult {
+	a := lambda / mu
+	r := MMcResult{Lambda: lambda, Mu: mu, Servers: c, Load: a, Rho: a / float64(c),
+		Capacity: float64(c) * mu, MinStable: int(math.Floor(a)) + 1, ErlangB: b, Stable: true}
+	r.PWait = erlangC(c, a, b)
+	r.Lq = r.PWait * r.Rho / (1 - r.Rho)
+	r.L, r.Wq = r.Lq+a, r.Lq/lambda
+	r.W, r.Throughput = r.Wq+1/mu, lambda
+	r.P0 = math.Exp(math.Log(r.PWait) + math.Log1p(-r.Rho) + lgamma(float64(c)+1) - float64(c)*math.Log(a))
+	return r
+}
+
+func around(lambda, mu float64, c int) []MMcResult {
+	var rows []MMcResult
+	for k := max(1, c-1); k <= c+2; k++ {
+		r, _ := MMc(lambda, mu, k)
+		rows = append(rows, r)
+	}
+	return rows
+}
