@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/analyze"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched"
@@ -91,6 +92,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(),
 		Commands: []*cli.Command{
 			schedCommand(),
+			analyzeCommand(),
 			historyCommand(),
 			versionCommand(),
 			helpCommand(),
@@ -201,7 +203,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.Is(err, sched.ErrBenchOptions):
+	case errors.As(err, &ue), errors.Is(err, sched.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
 		return exitUsage
 	case errors.Is(err, exitcode.ErrPartial):
 		return exitPartial

@@ -1,9 +1,16 @@
 // Package analyze is calq's queueing calculator: exact M/M/c, M/M/c/K and
-// M/M/1/N measures, Erlang B and C, staffing, and waiting-time tails. Its
-// functions are pure and safe for concurrent use.
+// M/M/1/N measures, Erlang B and C, staffing, waiting-time tails, Poisson
+// tables, the calendar queue's resize predictions, a discrete-event
+// simulator and the analysis of a run's history. Its functions are pure
+// (Simulate reads a trace file only if asked) and safe for concurrent use.
 //
 // Entry points: ErlangB and ErlangC (O(c) by recurrence, no factorials, so
-// exact to c = 10^6 and beyond); MMc (the M/M/c measures, with P0 in log
-// space and the waiting-time tail); MMcK and MM1N (finite capacity, from
-// normalised state weights, so exact near and above ρ = 1).
+// exact to c = 10^6 and beyond) and LogErlangB (ln B where B underflows);
+// MMc (the M/M/c measures, with P0 in log space and the waiting-time tail);
+// MMcK and MM1N (finite capacity, from normalised state weights, so exact
+// near and above ρ = 1); Size (staffing, linear in c); Poisson;
+// PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
+// passage); Simulate with ParseArrivals and ParseService (a discrete-event
+// simulation on sched's calendar queue); History (rates, confidence
+// intervals and staffing from the journal's jobs).
 package analyze

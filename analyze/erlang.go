@@ -26,13 +26,19 @@ func checkRate(name string, v float64) error {
 // O(c), every step in (0, 1], so it neither overflows nor loses precision
 // where the textbook sum of a^k/k! does (c ≈ 150).
 func ErlangB(c int, a float64) (float64, error) {
-	if c < 1 {
-		return 0, inputErr("servers = %d: want at least 1", c)
-	}
-	if err := checkRate("load", a); err != nil {
+	if err := checkErlang(c, a); err != nil {
 		return 0, err
 	}
 	return erlangB(c, a), nil
+}
+
+// checkErlang rejects fewer than one server or a load that is not a
+// positive finite number.
+func checkErlang(c int, a float64) error {
+	if c < 1 {
+		return inputErr("servers = %d: want at least 1", c)
+	}
+	return checkRate("load", a)
 }
 
 func erlangB(c int, a float64) float64 {
@@ -41,6 +47,42 @@ func erlangB(c int, a float64) float64 {
 		b = a * b / (float64(k) + a*b)
 	}
 	return b
+}
+
+// tinyB is where float64 Erlang B stops being trusted: below it the
+// recurrence nears the subnormal range, so LogErlangB takes over.
+const tinyB = 1e-250
+
+// LogErlangB is ln B(c, a), exact where B itself underflows float64 (c =
+// 10^6 at half load has B ≈ 10^-54000): the plain recurrence while B ≥
+// 1e-250, then the same recurrence on ln(1/B), 1/B(k) = 1 + (k/a)/B(k-1),
+// as ln(1/B(k)) = x + ln(1 + e^-x) with x = ln(k/a) + ln(1/B(k-1)).
+func LogErlangB(c int, a float64) (float64, error) {
+	if err := checkErlang(c, a); err != nil {
+		return 0, err
+	}
+	return logErlangB(c, a), nil
+}
+
+func logErlangB(c int, a float64) float64 {
+	b, k := 1.0, 1
+	for ; k <= c && b >= tinyB; k++ {
+		b = a * b / (float64(k) + a*b)
+	}
+	// ln(1/B) only grows from here (B falls with k), so every step adds
+	// ln(k/a) + ln(1 + e^-x) > 0 to it; the additions are compensated
+	// (Kahan), or a million roundings would cost about 7 digits.
+	inv, comp := -math.Log(b), 0.0 // ln(1/B(k-1)) = inv - comp
+	la := math.Log(a)
+	for ; k <= c; k++ {
+		lk := math.Log(float64(k)) - la
+		x := lk + inv
+		d := lk + math.Log1p(math.Exp(-x)) - comp
+		t := inv + d
+		comp = (t - inv) - d
+		inv = t
+	}
+	return -inv
 }
 
 // ErlangC is the probability that an arrival waits in M/M/c with offered

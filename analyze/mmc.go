@@ -17,15 +17,21 @@ type MMcResult struct {
 	// servers with ρ < 1.
 	Capacity  float64 `json:"capacity"`
 	MinStable int     `json:"min_stable_servers"`
-	// The measures below are zero when the queue is unstable.
-	P0         float64 `json:"p0"`
-	PWait      float64 `json:"p_wait"`   // Erlang C
-	ErlangB    float64 `json:"erlang_b"` // blocking with c servers and no queue
-	Lq         float64 `json:"lq"`
-	L          float64 `json:"l"` // mean number in system ("Ls")
-	Wq         float64 `json:"wq"`
-	W          float64 `json:"w"` // mean time in system ("Ws")
-	Throughput float64 `json:"throughput"`
+	// The measures below are zero when the queue is unstable, but PWait:
+	// every arrival waits then, so it is 1.
+	P0      float64 `json:"p0"`
+	PWait   float64 `json:"p_wait"`   // Erlang C
+	ErlangB float64 `json:"erlang_b"` // blocking with c servers and no queue
+	// Log10P0, Log10PWait and Log10ErlangB are the decimal logarithms of
+	// P0, PWait and ErlangB, exact also where those underflow float64 to 0.
+	Log10P0      float64 `json:"log10_p0"`
+	Log10PWait   float64 `json:"log10_p_wait"`
+	Log10ErlangB float64 `json:"log10_erlang_b"`
+	Lq           float64 `json:"lq"`
+	L            float64 `json:"l"` // mean number in system ("Ls")
+	Wq           float64 `json:"wq"`
+	W            float64 `json:"w"` // mean time in system ("Ws")
+	Throughput   float64 `json:"throughput"`
 }
 
 // MMc computes the M/M/c measures. P0 comes from Erlang C in log space,
@@ -44,11 +50,19 @@ func MMc(lambda, mu float64, c int) (MMcResult, error) {
 	}
 	a := lambda / mu
 	b := erlangB(c, a)
+	lb := math.Log(b)
+	if b < tinyB {
+		lb = logErlangB(c, a)
+	}
 	if a/float64(c) >= 1 {
 		return MMcResult{Lambda: lambda, Mu: mu, Servers: c, Load: a, Rho: a / float64(c),
-			Capacity: float64(c) * mu, MinStable: int(math.Floor(a)) + 1, ErlangB: b}, nil
+			Capacity: float64(c) * mu, MinStable: int(math.Floor(a)) + 1, ErlangB: b,
+			PWait: 1, Log10ErlangB: lb / math.Ln10}, nil
 	}
-	return mmcFromB(lambda, mu, c, b), nil
+	r := mmcFromB(lambda, mu, c, b)
+	r.Log10ErlangB = lb / math.Ln10
+	r.Log10PWait = (lb - math.Log1p(-r.Rho*(1-b))) / math.Ln10
+	return r, nil
 }
 
 func lgamma(x float64) float64 {

@@ -31,7 +31,8 @@ func (t Target) check() error {
 	return nil
 }
 
-func (t Target) met(r MMcResult) bool {
+// Met says whether r meets the target.
+func (t Target) Met(r MMcResult) bool {
 	switch {
 	case !r.Stable:
 		return false
@@ -64,7 +65,7 @@ func Size(lambda, mu float64, target Target) (int, []MMcResult, error) {
 		if float64(c) <= a {
 			continue
 		}
-		if target.met(mmcFromB(lambda, mu, c, b)) {
+		if target.Met(mmcFromB(lambda, mu, c, b)) {
 			return c, around(lambda, mu, c), nil
 		}
 	}
@@ -79,7 +80,16 @@ func mmcFromB(lambda, mu float64, c int, b float64) MMcResult {
 	r.Lq = r.PWait * r.Rho / (1 - r.Rho)
 	r.L, r.Wq = r.Lq+a, r.Lq/lambda
 	r.W, r.Throughput = r.Wq+1/mu, lambda
-	r.P0 = math.Exp(math.Log(r.PWait) + math.Log1p(-r.Rho) + lgamma(float64(c)+1) - float64(c)*math.Log(a))
+	// P0 = (1/S)/(1 + B·ρ/(1-ρ)) with S = Σ_{k≤c} a^k/k! = a^c/(c!·B).
+	// Where B is tiny, P(Poisson(a) > c) ≤ B·ρ/(1-ρ) is below float64's
+	// resolution, so S = e^a exactly and P0 = e^-a; else 1/S in logs.
+	lp0 := -a
+	if b >= tinyB {
+		lp0 = math.Log(b) + lgamma(float64(c)+1) - float64(c)*math.Log(a) - math.Log1p(b*r.Rho/(1-r.Rho))
+	}
+	r.P0, r.Log10P0 = math.Exp(lp0), lp0/math.Ln10
+	r.Log10PWait = math.Log10(r.PWait)
+	r.Log10ErlangB = math.Log10(b)
 	return r
 }
 

@@ -30,14 +30,7 @@ const (
 func (e *estimator) init() { e.pushFrac = 0.5 }
 
 func (e *estimator) setThresholds(p Policy, nb int) {
-	if p == PolicyBrown {
-		e.growAt, e.shrinkAt = 2*nb, nb/2-2
-	} else {
-		e.growAt, e.shrinkAt = 3*nb, nb/3
-	}
-	if nb <= minBuckets {
-		e.shrinkAt = -1
-	}
+	e.growAt, e.shrinkAt = ResizeThresholds(p, nb)
 }
 
 func (e *estimator) push(x float64, n int) {

@@ -1,0 +1,533 @@
+package analyze
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"calq/sched"
+)
+
+// SimOptions configure Simulate. Every field is checked (Check); a field's
+// errors are *OptionError naming it as the CLI's flag does.
+type SimOptions struct {
+	Arrivals Arrivals
+	Service  Service
+	Servers  int // c ≥ 1
+	// Capacity is K, the most customers in the system, those in service
+	// included: an arrival finding K is blocked and leaves. 0 means no
+	// limit; otherwise K ≥ c.
+	Capacity int
+	// Customers is the number of arrivals per replication for exp
+	// arrivals. Uniform and trace arrivals fix it: leave it 0 or equal.
+	Customers int
+	// Warmup is the number of customers, in order of arrival, left out of
+	// the measures at the start of each replication: they find the system
+	// empty, which is not its steady state.
+	Warmup       int
+	Replications int    // independent runs, at least 1
+	Seed         uint64 // equal seeds give equal results
+}
+
+// Metric is a simulated measure: its point estimate, a 95 % confidence
+// interval, and the analytic value when the model has one.
+type Metric struct {
+	Mean     float64  `json:"mean"`
+	CILow    float64  `json:"ci_low"`
+	CIHigh   float64  `json:"ci_high"`
+	Analytic *float64 `json:"analytic,omitempty"`
+}
+
+// LittleCheck compares the two sides of Little's law, L = λ·W, measured
+// independently: L by integrating the number in system over time, λ_eff·W
+// from the customers' own times (each a mean over replications).
+type LittleCheck struct {
+	L       float64 `json:"l"`
+	LambdaW float64 `json:"lambda_w"`
+	RelDiff float64 `json:"rel_diff"` // |L - λW| / λW
+}
+
+// CI methods of SimResult.
+const (
+	CIReplications = "replications" // Student t over the replications' means
+	CIBatchMeans   = "batch_means"  // Student t over batches of one replication
+)
+
+// SimResult is what Simulate measured. Times are in seconds, rates per
+// second. Customer measures (W, Wq, P(wait)) are means over the measured
+// customers that were served; time measures (L, Lq, ρ, throughput) are
+// averages over each replication's window, from the arrival of its first
+// measured customer until the system empties.
+type SimResult struct {
+	Model        string  `json:"model"` // Kendall notation: M/M/3, G/D/3, M/M/2/10
+	Arrivals     string  `json:"arrivals"`
+	Service      string  `json:"service"`
+	Servers      int     `json:"servers"`
+	Capacity     int     `json:"capacity"`  // 0: no limit
+	Customers    int     `json:"customers"` // arrivals per replication
+	Warmup       int     `json:"warmup"`
+	Replications int     `json:"replications"`
+	Seed         uint64  `json:"seed"`
+	OfferedLoad  float64 `json:"offered_load"` // λ·E[S]/c, the utilisation asked of the servers
+	// CIMethod is CIReplications with two replications or more, else
+	// CIBatchMeans; CISamples is the number of replications or batches.
+	CIMethod  string `json:"ci_method"`
+	CISamples int    `json:"ci_samples"`
+	// Analytic is "M/M/c" or "M/M/c/K" when the metrics carry analytic
+	// values; Unstable says an M/M/c model has ρ ≥ 1 and so none.
+	Analytic string `json:"analytic,omitempty"`
+	Unstable bool   `json:"unstable,omitempty"`
+
+	W          Metric      `json:"w"`  // mean time in system
+	Wq         Metric      `json:"wq"` // mean wait before service
+	L          Metric      `json:"l"`  // mean number in system
+	Lq         Metric      `json:"lq"` // mean number waiting
+	Rho        Metric      `json:"rho"`
+	PWait      Metric      `json:"p_wait"`            // share of served customers that waited
+	Blocking   *Metric     `json:"p_block,omitempty"` // share of arrivals blocked; only with a capacity
+	Throughput Metric      `json:"throughput"`        // customers served per second
+	Little     LittleCheck `json:"little"`
+	// LastResponses are the response times (departure - arrival) of the
+	// last 10 customers to arrive in the last replication, in order of
+	// arrival, blocked ones left out; LastArrivals their arrival times.
+	LastResponses []float64 `json:"last_responses"`
+	LastArrivals  []float64 `json:"last_arrivals"`
+	Events        int64     `json:"events"` // events taken from the event list, all replications
+}
+
+// Measures, in the order of a tally's values.
+const (
+	mW = iota
+	mWq
+	mL
+	mLq
+	mRho
+	mPWait
+	mBlock
+	mX
+	nMetrics
+)
+
+const (
+	maxBatches = 20 // batch means with one replication
+	lastN      = 10 // LastResponses
+)
+
+// Check reports every invalid field of o, joined.
+func (o SimOptions) Check() error {
+	errs := []error{o.Arrivals.check(), o.Service.check()}
+	add := func(field, format string, args ...any) {
+		errs = append(errs, optionErr(field, format, args...))
+	}
+	if o.Servers < 1 {
+		add("servers", "%d is less than 1", o.Servers)
+	}
+	if o.Capacity < 0 {
+		add("capacity", "%d is negative (0 means no limit)", o.Capacity)
+	} else if o.Capacity > 0 && o.Capacity < o.Servers {
+		add("capacity", "%d is less than the %d servers", o.Capacity, o.Servers)
+	}
+	fixed := o.Arrivals.count()
+	switch {
+	case fixed == 0 && o.Customers < 1:
+		add("customers", "%d is less than 1", o.Customers)
+	case fixed > 0 && o.Customers != 0 && o.Customers != fixed:
+		add("customers", "%d, but the arrivals %s fix the number at %d", o.Customers, o.Arrivals, fixed)
+	}
+	if n := o.customers(); o.Warmup < 0 {
+		add("warmup", "%d is negative", o.Warmup)
+	} else if n > 0 && o.Warmup >= n {
+		add("warmup", "%d leaves none of the %d customers to measure", o.Warmup, n)
+	}
+	if o.Replications < 1 {
+		add("replications", "%d is less than 1", o.Replications)
+	}
+	return errors.Join(errs...)
+}
+
+func (o SimOptions) customers() int {
+	if n := o.Arrivals.count(); n > 0 {
+		return n
+	}
+	return o.Customers
+}
+
+// Simulate runs a discrete-event simulation of a FIFO queue with
+// o.Servers servers: o.Replications independent runs of o.Customers
+// arrivals each, run one after another. Its pending events are kept in a
+// sched.Queue, the calendar queue, so an event costs O(1) amortised and
+// memory is O(number waiting), whatever the run's length (uniform and
+// trace arrivals also keep their times). It returns ctx.Err() when ctx is
+// cancelled, which it checks every 4096 events, and errors wrapping
+// ErrInput (as *OptionError) for invalid options. Safe for concurrent use.
+func Simulate(ctx context.Context, o SimOptions) (SimResult, error) {
+	if err := o.Check(); err != nil {
+		return SimResult{}, err
+	}
+	res := o.header()
+	batches := 1
+	if o.Replications == 1 {
+		batches = min(maxBatches, o.customers()-o.Warmup)
+	}
+	var reps []tally
+	var sim *replication
+	for i := range o.Replications {
+		sim = newReplication(o, i, batches)
+		if err := sim.run(ctx); err != nil {
+			return SimResult{}, err
+		}
+		res.Events += sim.events
+		reps = append(reps, sumTallies(sim.tallies))
+	}
+	res.LastArrivals, res.LastResponses = sim.lastCustomers()
+	res.Little = littleCheck(reps)
+	var est [nMetrics]estimate
+	if o.Replications > 1 {
+		res.CIMethod, res.CISamples = CIReplications, len(reps)
+		est = overReplications(reps, o.Servers)
+	} else {
+		res.CIMethod, res.CISamples = CIBatchMeans, len(sim.tallies)
+		est = overBatches(reps[0], sim.tallies, o.Servers)
+	}
+	res.setMetrics(est, o)
+	return res, nil
+}
+
+func (o SimOptions) header() SimResult {
+	return SimResult{Model: kendall(o), Arrivals: o.Arrivals.String(), Service: o.Service.String(),
+		Servers: o.Servers, Capacity: o.Capacity, Customers: o.customers(), Warmup: o.Warmup,
+		Replications: o.Replications, Seed: o.Seed, OfferedLoad: offeredLoad(o),
+		LastResponses: []float64{}, LastArrivals: []float64{}}
+}
+
+func (r *SimResult) setMetrics(est [nMetrics]estimate, o SimOptions) {
+	name, unstable, exact := analytic(o)
+	r.Analytic, r.Unstable = name, unstable
+	ms := make([]Metric, nMetrics)
+	for i, e := range est {
+		ms[i] = Metric{Mean: finite(e.mean), CILow: finite(e.low), CIHigh: finite(e.high), Analytic: exact[i]}
+	}
+	r.W, r.Wq, r.L, r.Lq, r.Rho, r.PWait, r.Throughput = ms[mW], ms[mWq], ms[mL], ms[mLq], ms[mRho], ms[mPWait], ms[mX]
+	if o.Capacity > 0 {
+		r.Blocking = &ms[mBlock]
+	}
+}
+
+// finite keeps NaN, which JSON cannot carry, out of results: a measure
+// with nothing to measure (no customer served) reads 0.
+func finite(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// kendall names the model in Kendall's notation: M for exponential, D for
+// constant, G for anything else.
+func kendall(o SimOptions) string {
+	letter := func(kind string) string {
+		switch kind {
+		case KindExp:
+			return "M"
+		case KindConst:
+			return "D"
+		}
+		return "G"
+	}
+	name := letter(o.Arrivals.Kind) + "/" + letter(o.Service.Kind) + "/" + strconv.Itoa(o.Servers)
+	if o.Capacity > 0 {
+		name += "/" + strconv.Itoa(o.Capacity)
+	}
+	return name
+}
+
+// offeredLoad is λ·E[S]/c, λ the rate of arrivals: a uniform spec's N/T, a
+// trace's count over its last time.
+func offeredLoad(o SimOptions) float64 {
+	var lambda float64
+	switch a := o.Arrivals; a.Kind {
+	case KindExp:
+		lambda = a.Rate
+	case KindUniform:
+		lambda = float64(a.Count) / a.Span
+	case KindTrace:
+		if last := a.Times[len(a.Times)-1]; last > 0 {
+			lambda = float64(len(a.Times)) / last
+		}
+	}
+	mean := o.Service.Mean
+	if o.Service.Kind == KindExp {
+		mean = 1 / o.Service.Rate
+	}
+	return lambda * mean / float64(o.Servers)
+}
+
+// analytic returns the exact measures of an M/M/c or M/M/c/K model, in
+// the order of a tally's values (nil where there is none), or nothing for
+// other models and for an unstable M/M/c.
+func analytic(o SimOptions) (name string, unstable bool, v [nMetrics]*float64) {
+	if o.Arrivals.Kind != KindExp || o.Service.Kind != KindExp {
+		return "", false, v
+	}
+	lambda, mu, c := o.Arrivals.Rate, o.Service.Rate, o.Servers
+	if o.Capacity == 0 {
+		r, err := MMc(lambda, mu, c)
+		if err != nil || !r.Stable {
+			return "", true, v
+		}
+		return "M/M/c", false, pointers(r.W, r.Wq, r.L, r.Lq, r.Rho, r.PWait, math.NaN(), r.Throughput)
+	}
+	r, err := MMcK(lambda, mu, c, o.Capacity)
+	if err != nil {
+		return "", false, v
+	}
+	// An accepted arrival waits when it finds c to K-1 in the system.
+	wait := 0.0
+	for n := c; n < o.Capacity; n++ {
+		wait += r.Probabilities[n]
+	}
+	return "M/M/c/K", false, pointers(r.W, r.Wq, r.L, r.Lq, r.LambdaEff/(float64(c)*mu),
+		wait/(1-r.PK), r.PK, r.LambdaEff)
+}
+
+// pointers returns pointers to vs, nil for NaN.
+func pointers(vs ...float64) (p [nMetrics]*float64) {
+	for i, v := range vs {
+		if !math.IsNaN(v) {
+			p[i] = &vs[i]
+		}
+	}
+	return p
+}
+
+// tally accumulates one replication's measures, or one batch's.
+type tally struct {
+	arrivals, blocked, served, waited int
+	w, wq                             float64 // sums over served customers
+	area, queueArea, busyArea, dur    float64 // ∫N dt, ∫Nq dt, ∫busy dt, ∫dt
+}
+
+func sumTallies(ts []tally) tally {
+	var s tally
+	for _, t := range ts {
+		s.arrivals, s.blocked, s.served, s.waited = s.arrivals+t.arrivals, s.blocked+t.blocked, s.served+t.served, s.waited+t.waited
+		s.w, s.wq = s.w+t.w, s.wq+t.wq
+		s.area, s.queueArea, s.busyArea, s.dur = s.area+t.area, s.queueArea+t.queueArea, s.busyArea+t.busyArea, s.dur+t.dur
+	}
+	return s
+}
+
+// values are t's measures, NaN where there is nothing to divide by.
+func (t tally) values(c int) (v [nMetrics]float64) {
+	div := func(a, b float64) float64 {
+		if b == 0 {
+			return math.NaN()
+		}
+		return a / b
+	}
+	served := float64(t.served)
+	v[mW], v[mWq], v[mPWait] = div(t.w, served), div(t.wq, served), div(float64(t.waited), served)
+	v[mL], v[mLq], v[mX] = div(t.area, t.dur), div(t.queueArea, t.dur), div(served, t.dur)
+	v[mRho] = div(t.busyArea, float64(c)*t.dur)
+	v[mBlock] = div(float64(t.blocked), float64(t.arrivals))
+	return v
+}
+
+// An event is all the event list holds besides its time: which kind.
+type event uint8
+
+const (
+	arrival event = iota
+	departure
+)
+
+// waiting is a customer in the line: its number (in order of arrival)
+// and arrival time.
+type waiting struct {
+	id int
+	at float64
+}
+
+// lastCustomer is one of the last customers to arrive.
+type lastCustomer struct {
+	at, response float64
+	served       bool
+}
+
+// replication is one run: the state of the queue, the event list, and
+// the tallies of its batches (one batch unless batch means are wanted).
+type replication struct {
+	servers, capacity, n, warmup int
+	svc                          sampler
+	arr                          arrivalStream
+	rnd                          *rand.Rand
+	events                       int64
+	fel                          *sched.Queue[float64, event]
+	line                         fifo
+	inSystem, busy, nextID       int
+	now                          float64
+	measuring                    bool
+	cur                          int // the batch time integrals go to
+	tallies                      []tally
+	last                         [lastN]lastCustomer
+}
+
+// newReplication prepares replication i; its random numbers come from a
+// PCG seeded with (Seed, i), so replications are independent and each is
+// reproducible alone.
+func newReplication(o SimOptions, i, batches int) *replication {
+	rnd := rand.New(rand.NewPCG(o.Seed, uint64(i)))
+	return &replication{servers: o.Servers, capacity: o.Capacity, n: o.customers(), warmup: o.Warmup,
+		svc: o.Service.sampler(), arr: o.Arrivals.stream(rnd), rnd: rnd,
+		fel: sched.NewQueue[float64, event](sched.Options{}), tallies: make([]tally, batches)}
+}
+
+// run takes events until none is left: every customer has arrived and
+// left, or been blocked.
+func (r *replication) run(ctx context.Context) error {
+	r.fel.Push(r.arr.at(r.rnd), arrival)
+	for {
+		t, ev, ok := r.fel.Pop()
+		if !ok {
+			return nil
+		}
+		if r.events++; r.events%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		r.advance(t)
+		if ev == arrival {
+			r.arrive()
+		} else {
+			r.depart()
+		}
+	}
+}
+
+// advance moves the clock to t, adding the time since the last event to
+// the current batch's integrals once measuring has begun.
+func (r *replication) advance(t float64) {
+	if r.measuring {
+		dt, b := t-r.now, &r.tallies[r.cur]
+		b.area += float64(r.inSystem) * dt
+		b.queueArea += float64(r.inSystem-r.busy) * dt
+		b.busyArea += float64(r.busy) * dt
+		b.dur += dt
+	}
+	r.now = t
+}
+
+// batchOf returns the batch of customer id, -1 for a warmup customer.
+// Batches are runs of consecutive arrivals.
+func (r *replication) batchOf(id int) int {
+	if id < r.warmup {
+		return -1
+	}
+	return (id - r.warmup) * len(r.tallies) / (r.n - r.warmup)
+}
+
+// batch returns the tally of customer id, nil for a warmup customer.
+func (r *replication) batch(id int) *tally {
+	if i := r.batchOf(id); i >= 0 {
+		return &r.tallies[i]
+	}
+	return nil
+}
+
+func (r *replication) arrive() {
+	id := r.nextID
+	r.nextID++
+	if r.nextID < r.n {
+		r.fel.Push(r.arr.at(r.rnd), arrival)
+	}
+	b := r.batch(id)
+	if b != nil {
+		// From here on time integrals go to this customer's batch.
+		r.measuring, r.cur = true, r.batchOf(id)
+		b.arrivals++
+	}
+	if r.capacity > 0 && r.inSystem == r.capacity {
+		if b != nil {
+			b.blocked++
+		}
+		return
+	}
+	r.inSystem++
+	if r.busy < r.servers {
+		r.busy++
+		r.serve(waiting{id, r.now})
+		return
+	}
+	if b != nil {
+		b.waited++
+	}
+	r.line.push(waiting{id, r.now})
+}
+
+func (r *replication) depart() {
+	r.inSystem--
+	if r.line.len() > 0 {
+		r.serve(r.line.pop()) // the server goes on to the next
+		return
+	}
+	r.busy--
+}
+
+// serve starts c's service now: its wait and time in system are known
+// from here on, so they are tallied here.
+func (r *replication) serve(c waiting) {
+	s := r.svc.draw(r.rnd)
+	r.fel.Push(r.now+s, departure)
+	wq := r.now - c.at
+	if b := r.batch(c.id); b != nil {
+		b.served++
+		b.w += wq + s
+		b.wq += wq
+	}
+	if k := c.id - max(0, r.n-lastN); k >= 0 {
+		r.last[k] = lastCustomer{at: c.at, response: wq + s, served: true}
+	}
+}
+
+// lastCustomers returns the arrival and response times of the last lastN
+// customers to arrive that were served.
+func (r *replication) lastCustomers() (at, response []float64) {
+	at, response = []float64{}, []float64{}
+	for _, c := range r.last {
+		if c.served {
+			at, response = append(at, c.at), append(response, c.response)
+		}
+	}
+	return at, response
+}
+
+// fifo is the line of waiting customers, a ring buffer that doubles when
+// full.
+type fifo struct {
+	buf     []waiting // len is 0 or a power of two
+	head, n int
+}
+
+func (q *fifo) len() int { return q.n }
+
+func (q *fifo) push(w waiting) {
+	if q.n == len(q.buf) {
+		buf := make([]waiting, max(16, 2*len(q.buf)))
+		for i := range q.n {
+			buf[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = buf, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = w
+	q.n++
+}
+
+func (q *fifo) pop() waiting {
+	w := q.buf[q.head]
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	return w
+}

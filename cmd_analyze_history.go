@@ -1,0 +1,206 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/analyze"
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+func analyzeHistoryCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "history",
+		Usage: "estimate arrival and service rates from the journal and check them against M/M/c",
+		Description: "Reads the jobs in the journal (--db) that started and, per kind and the\n" +
+			"backend they ran on, prints: the arrival rate λ (gaps between enqueues) and the\n" +
+			"service rate μ per worker (1 / mean run time), each with an exact χ² confidence\n" +
+			"interval; the most jobs that ran at once, taken as the worker count c, and the\n" +
+			"mean busy workers; the observed mean wait Wq and time in system W against the\n" +
+			"M/M/c prediction with λ, μ and c; the coefficients of variation of the service\n" +
+			"and inter-arrival times, with a warning and the Allen-Cunneen wait\n" +
+			"Wq·(Ca²+Cs²)/2 when one is outside [0.5, 1.5] over 10 or more values; and\n" +
+			"with --max-wq, the fewest workers whose predicted (Allen-Cunneen when it\n" +
+			"applies) Wq is at most that. Times are in seconds, rates per second.\n\n" +
+			`With --json, prints {"message_type": "analysis", "analysis": "history",` + "\n" +
+			`"confidence", "max_wq", "groups": [{"kind", "backend", "jobs", "completed",` + "\n" +
+			`"failed", "span_s", "lambda", "lambda_ci": {"lo", "hi"}, "mu", "mu_ci",` + "\n" +
+			`"max_concurrency", "mean_busy", "wq_observed", "w_observed", "rho", "stable",` + "\n" +
+			`"wq_predicted", "w_predicted", "service_cv", "arrival_cv", "wq_allen_cunneen",` + "\n" +
+			`"workers_for_max_wq", "wq_with_workers", "warnings": [...]}]}; a value that` + "\n" +
+			"cannot be estimated (λ from one job, μ before any job finished, predictions\n" +
+			"of an unstable queue) is left out.\n\n" + whenHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kind", Usage: "only jobs of this `KIND` (shell, convert, sms, ...)"},
+			&cli.StringFlag{Name: "backend", Usage: "only jobs whose last attempt ran on `BACKEND`"},
+			&cli.StringFlag{Name: "since", Usage: "only jobs enqueued at or after `TIME`"},
+			&cli.StringFlag{Name: "until", Usage: "only jobs enqueued before `TIME`"},
+			&cli.Float64Flag{Name: "max-wq", Usage: "find the workers that keep the mean wait at most `SECONDS`"},
+			&cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "the confidence `LEVEL` of the intervals, in (0, 1)"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			dbFlag(),
+		},
+		Action: analyzeHistoryAction,
+	}
+}
+
+func analyzeHistoryAction(c *cli.Context) error {
+	f, o, err := analyzeHistoryOptions(c)
+	if err != nil {
+		return err
+	}
+	return withJournal(c, func(j *journal.Journal) error {
+		recs, err := j.List(c.Context, f)
+		if err != nil {
+			return err
+		}
+		groups, err := analyze.History(jobSamples(recs), o)
+		if err != nil {
+			return fmt.Errorf("analyze history: %w", err)
+		}
+		return writeAnalyzeHistory(c.App.Writer, groups, o, c.Bool("json"))
+	})
+}
+
+// analyzeHistoryOptions reads and checks the flags, all of them before
+// the journal is looked for.
+func analyzeHistoryOptions(c *cli.Context) (journal.Filter, analyze.HistoryOptions, error) {
+	f := journal.Filter{Kind: c.String("kind"), Backend: c.String("backend")}
+	o := analyze.HistoryOptions{MaxWq: c.Float64("max-wq"), Confidence: c.Float64("confidence")}
+	var errs []error
+	now := time.Now()
+	var err error
+	if f.Since, err = parseWhen("since", c.String("since"), now); err != nil {
+		errs = append(errs, err)
+	}
+	if f.Until, err = parseWhen("until", c.String("until"), now); err != nil {
+		errs = append(errs, err)
+	}
+	if math.IsNaN(o.MaxWq) || math.IsInf(o.MaxWq, 0) || o.MaxWq < 0 {
+		errs = append(errs, fmt.Errorf("--max-wq: %v is not a non-negative number of seconds", o.MaxWq))
+	}
+	if !(o.Confidence > 0 && o.Confidence < 1) {
+		errs = append(errs, fmt.Errorf("--confidence: %v is not between 0 and 1", o.Confidence))
+	}
+	if c.Args().Present() {
+		errs = append(errs, fmt.Errorf("unknown command %q", c.Args().First()))
+	}
+	if len(errs) > 0 {
+		return f, o, usageErrorf(c, "%w", errors.Join(errs...))
+	}
+	return f, o, nil
+}
+
+// jobSamples turns the journal's records into History's input: the jobs
+// that started, grouped by where they last ran. A job waiting to retry
+// has no finish time: it counts as an arrival and a wait, not as
+// finished.
+func jobSamples(recs []journal.Record) []analyze.JobSample {
+	samples := make([]analyze.JobSample, 0, len(recs))
+	for _, r := range recs {
+		if r.Started.IsZero() {
+			continue
+		}
+		s := analyze.JobSample{Kind: r.Kind, Backend: r.RanOn, Enqueued: r.Enqueued, Started: r.Started,
+			Finished: r.Finished, OK: r.State == sched.StateDone}
+		if r.RunS != nil && !r.Finished.IsZero() {
+			s.Service = time.Duration(*r.RunS * float64(time.Second))
+		}
+		samples = append(samples, s)
+	}
+	return samples
+}
+
+// analysisReport is calq analyze history --json.
+type analysisReport struct {
+	MessageType string                 `json:"message_type"` // "analysis"
+	Analysis    string                 `json:"analysis"`     // "history"
+	Confidence  float64                `json:"confidence"`
+	MaxWq       float64                `json:"max_wq,omitempty"`
+	Groups      []analyze.HistoryGroup `json:"groups"`
+}
+
+func writeAnalyzeHistory(w io.Writer, groups []analyze.HistoryGroup, o analyze.HistoryOptions, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(analysisReport{"analysis", "history", o.Confidence, o.MaxWq, groups})
+	}
+	if len(groups) == 0 {
+		_, err := fmt.Fprintln(w, "no jobs match (only jobs that started count)")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, g := range groups {
+		if i > 0 {
+			fmt.Fprintln(tw)
+		}
+		writeHistoryGroup(tw, g, o)
+	}
+	return tw.Flush()
+}
+
+// writeHistoryGroup writes one group as labelled lines; "-" stands for a
+// value that could not be estimated.
+func writeHistoryGroup(w io.Writer, g analyze.HistoryGroup, o analyze.HistoryOptions) {
+	conf := fmt.Sprintf("%.4g%% CI", o.Confidence*100)
+	fmt.Fprintf(w, "%s on %s: %s started, %d finished (%d failed), enqueued over %s\n",
+		g.Kind, orDash(g.Backend), plural(g.Jobs, "job"), g.Completed, g.Failed, seconds(&g.SpanS))
+	fmt.Fprintf(w, "  arrival rate λ\t%s\n", rateCI(g.Lambda, g.LambdaCI, "/s", conf))
+	fmt.Fprintf(w, "  service rate μ\t%s\n", rateCI(g.Mu, g.MuCI, "/s per worker", conf))
+	busy := "-"
+	if g.MeanBusy != nil {
+		busy = fmt.Sprintf("%.3g", *g.MeanBusy)
+	}
+	fmt.Fprintf(w, "  workers c\t%d (most jobs at once), %s busy on average\n", g.MaxConcurrency, busy)
+	model := "-"
+	if g.Rho != nil {
+		model = fmt.Sprintf("M/M/%d, ρ %.3g", g.MaxConcurrency, *g.Rho)
+		if !g.Stable {
+			model += ", unstable"
+		}
+	}
+	fmt.Fprintf(w, "  model\t%s\n", model)
+	fmt.Fprintf(w, "  wait Wq\t%s observed, %s predicted\n", seconds(&g.WqObserved), seconds(g.WqPredicted))
+	fmt.Fprintf(w, "  in system W\t%s observed, %s predicted\n", seconds(g.WObserved), seconds(g.WPredicted))
+	fmt.Fprintf(w, "  service CV\t%s\n", ratio(g.ServiceCV))
+	fmt.Fprintf(w, "  arrival CV\t%s\n", ratio(g.ArrivalCV))
+	if g.WqAllenCunneen != nil {
+		fmt.Fprintf(w, "  Allen-Cunneen Wq\t%s\n", seconds(g.WqAllenCunneen))
+	}
+	if o.MaxWq > 0 {
+		staff := "-"
+		if g.WorkersForMaxWq != nil {
+			staff = fmt.Sprintf("%d (predicted Wq %s)", *g.WorkersForMaxWq, seconds(g.WqWithWorkers))
+		}
+		fmt.Fprintf(w, "  workers for Wq ≤ %s\t%s\n", seconds(&o.MaxWq), staff)
+	}
+	for _, warning := range g.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warning)
+	}
+}
+
+// rateCI renders "0.52/s (95% CI 0.47–0.58)", or "-".
+func rateCI(v *float64, ci *analyze.Interval, unit, conf string) string {
+	if v == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("%.3g%s", *v, unit)
+	if ci != nil {
+		s += fmt.Sprintf("  (%s %.3g–%.3g)", conf, ci.Lo, ci.Hi)
+	}
+	return s
+}
+
+func ratio(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", *v)
+}

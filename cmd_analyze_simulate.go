@@ -1,0 +1,244 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/analyze"
+)
+
+func analyzeSimulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "simulate",
+		Usage: "simulate a FIFO queue with c servers and compare it with the formulas",
+		Description: "Runs a discrete-event simulation, its pending events in sched's calendar queue:\n" +
+			"arrivals exp:RATE (Poisson), uniform:N/T (N at uniform random times in [0, T])\n" +
+			"or trace:FILE (one time in seconds per line, non-decreasing, # comments);\n" +
+			"service exp:RATE, const:SECONDS or lognormal:MEAN,CV; --servers c, and an\n" +
+			"optional --capacity K that blocks arrivals finding K in the system.\n\n" +
+			"Prints one row per measure (W, Wq, L, Lq, utilisation, P(wait), P(block) with a\n" +
+			"capacity, throughput) with its 95% confidence interval, Student t over the\n" +
+			"replications, or over 20 batches of one replication; an ANALYTIC column with\n" +
+			"the M/M/c or M/M/c/K values when arrivals and service are both exp (none for\n" +
+			"M/M/c at ρ ≥ 1, which is unstable); then Little's law, L measured over time\n" +
+			"against λ·W from the customers; then the response times (departure -\n" +
+			"arrival) of the last 10 customers to arrive in the last replication, and\n" +
+			"when they finished, counted from time 0 (the start of the batch).\n\n" +
+			"With --json, prints one object: model, arrivals, service, servers, capacity,\n" +
+			"customers, warmup, replications, seed, offered_load, ci_method\n" +
+			`("replications" or "batch_means"), ci_samples, analytic ("M/M/c", "M/M/c/K"` + "\n" +
+			"or absent), unstable, the measures w, wq, l, lq, rho, p_wait, p_block (with a\n" +
+			`capacity) and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
+			`{"l","lambda_w","rel_diff"}, last_responses, last_arrivals and events.` + "\n\n" +
+			"The conversion paper's experiment, 200 jobs within 15 s on 3 servers, 6.3 s\n" +
+			"each (the paper measured 405-425 s for the last 10; they finish 403-422 s\n" +
+			"after the batch starts, 389-408 s after they arrived):\n" +
+			"  calq analyze simulate --arrivals uniform:200/15 --service const:6.3 --servers 3",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "arrivals", Value: "exp:1", Usage: "exp:RATE, uniform:N/T or trace:FILE"},
+			&cli.StringFlag{Name: "service", Value: "exp:1", Usage: "exp:RATE, const:SECONDS or lognormal:MEAN,CV"},
+			&cli.Float64Flag{Name: "lambda", Aliases: []string{"l"}, Usage: "arrival rate: short for --arrivals exp:RATE", DefaultText: "none"},
+			&cli.Float64Flag{Name: "mu", Aliases: []string{"m"}, Usage: "service rate of one server: short for --service exp:RATE", DefaultText: "none"},
+			&cli.IntFlag{Name: "servers", Aliases: []string{"c"}, Value: 1, Usage: "servers, at least 1"},
+			&cli.IntFlag{Name: "capacity", Aliases: []string{"K"}, Usage: "most customers in the system, at least --servers; 0: no limit"},
+			&cli.IntFlag{Name: "customers", Value: 100_000, Usage: "arrivals per replication (exp arrivals; uniform and trace fix their own)"},
+			&cli.IntFlag{Name: "warmup", Usage: "customers left out at the start of each replication",
+				DefaultText: "a tenth of --customers for exp arrivals, else 0"},
+			&cli.IntFlag{Name: "replications", Value: 10, Usage: "independent runs; with 1, the intervals come from batch means"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; equal seeds give equal results"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
+		},
+		Action: func(c *cli.Context) error {
+			o, err := simOptions(c)
+			if err != nil {
+				return err
+			}
+			res, err := analyze.Simulate(c.Context, o)
+			if err != nil {
+				return fmt.Errorf("analyze simulate: %w", err)
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			return writeSim(c.App.Writer, res)
+		},
+	}
+}
+
+// simOptions reads and checks the flags of calq analyze simulate; every
+// bad value is reported at once, naming its flag.
+func simOptions(c *cli.Context) (analyze.SimOptions, error) {
+	o := analyze.SimOptions{Servers: c.Int("servers"), Capacity: c.Int("capacity"),
+		Replications: c.Int("replications"), Seed: c.Uint64("seed")}
+	var errs []error
+	var err error
+	o.Arrivals, err = simArrivals(c)
+	errs = append(errs, err)
+	o.Service, err = simService(c)
+	errs = append(errs, err)
+	// Uniform and trace arrivals fix the number of customers, and their
+	// runs are transient: nothing to warm up by default.
+	fixed := o.Arrivals.Kind == analyze.KindUniform || o.Arrivals.Kind == analyze.KindTrace
+	if !fixed || c.IsSet("customers") {
+		o.Customers = c.Int("customers")
+	}
+	o.Warmup = c.Int("warmup")
+	if !c.IsSet("warmup") && !fixed {
+		o.Warmup = o.Customers / 10
+	}
+	for _, e := range unjoin(o.Check()) {
+		var oe *analyze.OptionError
+		switch {
+		case !errors.As(e, &oe):
+			errs = append(errs, e)
+		case oe.Field == "arrivals" || oe.Field == "service":
+			// simArrivals and simService have reported these.
+		default:
+			errs = append(errs, flagErr(oe.Field, oe))
+		}
+	}
+	if c.Args().Present() {
+		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return o, usageErrorf(c, "%w", err)
+	}
+	return o, nil
+}
+
+// simArrivals reads --arrivals, or --lambda in its place.
+func simArrivals(c *cli.Context) (analyze.Arrivals, error) {
+	if !c.IsSet("lambda") {
+		a, err := analyze.ParseArrivals(c.String("arrivals"))
+		return a, flagErr("arrivals", err)
+	}
+	if c.IsSet("arrivals") {
+		return analyze.Arrivals{}, errors.New("--lambda: give --lambda or --arrivals, not both")
+	}
+	a := analyze.Arrivals{Kind: analyze.KindExp, Rate: c.Float64("lambda")}
+	return a, flagErr("lambda", a.Check())
+}
+
+// simService reads --service, or --mu in its place.
+func simService(c *cli.Context) (analyze.Service, error) {
+	if !c.IsSet("mu") {
+		s, err := analyze.ParseService(c.String("service"))
+		return s, flagErr("service", err)
+	}
+	if c.IsSet("service") {
+		return analyze.Service{}, errors.New("--mu: give --mu or --service, not both")
+	}
+	s := analyze.Service{Kind: analyze.KindExp, Rate: c.Float64("mu")}
+	return s, flagErr("mu", s.Check())
+}
+
+// flagErr words an analyze error as "--flag: reason".
+func flagErr(flag string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var oe *analyze.OptionError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("--%s: %s", flag, oe.Reason)
+	}
+	return fmt.Errorf("--%s: %w", flag, err)
+}
+
+// unjoin lists the errors errors.Join put together.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// writeSim writes what was simulated, the measures as a table, then
+// Little's law and the last response times.
+func writeSim(w io.Writer, r analyze.SimResult) error {
+	writeSimHeader(w, r)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "METRIC\tSIMULATED\t95% CI")
+	if r.Analytic != "" {
+		fmt.Fprint(tw, "\tANALYTIC")
+	}
+	fmt.Fprintln(tw)
+	for _, m := range simRows(r) {
+		fmt.Fprintf(tw, "%s\t%.5g\t[%.5g, %.5g]", m.name, m.Mean, m.CILow, m.CIHigh)
+		if r.Analytic != "" && m.Analytic != nil {
+			fmt.Fprintf(tw, "\t%.5g", *m.Analytic)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	l := r.Little
+	fmt.Fprintf(w, "\nLittle's law: L = %.5g (time average), λ·W = %.5g (from the customers), relative difference %.2g%%\n",
+		l.L, l.LambdaW, 100*l.RelDiff)
+	resp := make([]string, len(r.LastResponses))
+	for i, v := range r.LastResponses {
+		resp[i] = fmt.Sprintf("%.4g", v)
+	}
+	line := fmt.Sprintf("last %d response times (s): %s", len(resp), strings.Join(resp, " "))
+	if last := min(10, r.Customers); len(resp) < last {
+		line += fmt.Sprintf(" (%d of the last %d arrivals blocked)", last-len(resp), last)
+	}
+	done := make([]string, len(r.LastResponses))
+	for i, v := range r.LastResponses {
+		done[i] = fmt.Sprintf("%.4g", r.LastArrivals[i]+v)
+	}
+	_, err := fmt.Fprintf(w, "%s\nthe same customers finished at (s from the start): %s\n", line, strings.Join(done, " "))
+	return err
+}
+
+// writeSimHeader says what was simulated, how the intervals were made and
+// what the analytic column holds.
+func writeSimHeader(w io.Writer, r analyze.SimResult) {
+	fmt.Fprintf(w, "model %s: arrivals %s, service %s, offered load λ·E[S]/c = %.4g\n",
+		r.Model, r.Arrivals, r.Service, r.OfferedLoad)
+	fmt.Fprintf(w, "%d customers per replication (%d warmup), %s, seed %d, %d events\n",
+		r.Customers, r.Warmup, plural(r.Replications, "replication"), r.Seed, r.Events)
+	method := fmt.Sprintf("Student t over %d replications", r.CISamples)
+	if r.CIMethod == analyze.CIBatchMeans {
+		method = fmt.Sprintf("Student t over %d batch means of one replication", r.CISamples)
+	}
+	fmt.Fprintf(w, "95%% confidence intervals: %s\n", method)
+	switch {
+	case r.Unstable:
+		fmt.Fprintf(w, "analytic: none, %s at offered load %.4g ≥ 1 is unstable (no steady state)\n", r.Model, r.OfferedLoad)
+	case r.Analytic != "":
+		fmt.Fprintf(w, "analytic: %s formulas\n", r.Analytic)
+	}
+	fmt.Fprintln(w)
+}
+
+type simRow struct {
+	name string
+	analyze.Metric
+}
+
+func simRows(r analyze.SimResult) []simRow {
+	rows := []simRow{
+		{"W (mean time in system, Ws)", r.W},
+		{"Wq (mean wait in queue)", r.Wq},
+		{"L (mean number in system, Ls)", r.L},
+		{"Lq (mean number waiting)", r.Lq},
+		{"ρ (server utilisation)", r.Rho},
+		{"P(wait) (share of served who waited)", r.PWait},
+	}
+	if r.Blocking != nil {
+		rows = append(rows, simRow{"P(block) (share of arrivals blocked)", *r.Blocking})
+	}
+	return append(rows, simRow{"throughput (served per second)", r.Throughput})
+}
