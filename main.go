@@ -91,9 +91,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Action:                rootAction,
 		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(),
 		Commands: []*cli.Command{
+			convertCommand(),
 			schedCommand(),
 			analyzeCommand(),
 			historyCommand(),
+			contactsCommand(),
+			doctorCommand(),
 			versionCommand(),
 			helpCommand(),
 		},

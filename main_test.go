@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,16 +33,21 @@ func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Condition:           toolCondition,
 		Setup: func(e *testscript.Env) error {
 			// Under -race every exit sleeps 1 s to let reports drain;
 			// each exec would pay it.
 			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-			return nil
+			// $DATA holds the documents of testdata/convert.
+			data, err := filepath.Abs(filepath.Join("testdata", "convert"))
+			e.Setenv("DATA", data)
+			return err
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exitcode":    cmdExitCode,
 			"validjson":   cmdValidJSON,
 			"seedjournal": cmdSeedJournal,
+			"jsonlines":   cmdJSONLines,
 		},
 	})
 }
@@ -65,6 +71,36 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// toolCondition implements the script condition [tool:PROGRAM]: whether
+// PROGRAM is on PATH. Under CALQ_REQUIRE_TOOLS=1 a missing one is an
+// error, so that "[!tool:soffice] skip" fails instead of skipping.
+func toolCondition(cond string) (bool, error) {
+	name, ok := strings.CutPrefix(cond, "tool:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CALQ_REQUIRE_TOOLS") == "1" {
+			return false, fmt.Errorf("%s is not installed, and CALQ_REQUIRE_TOOLS=1", name)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// cmdJSONLines implements "jsonlines": every line of the last command's
+// stdout must be one JSON value.
+func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: jsonlines")
+	}
+	for i, line := range strings.Split(strings.TrimSpace(ts.ReadFile("stdout")), "\n") {
+		if !json.Valid([]byte(line)) {
+			ts.Fatalf("stdout line %d is not JSON: %s", i+1, line)
+		}
 	}
 }
 

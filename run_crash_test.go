@@ -133,8 +133,11 @@ func TestSchedRunCrashRecovery(t *testing.T) {
 			retried++
 		}
 	}
-	if len(recs) != n || retried != interrupted {
-		t.Errorf("journal has %d jobs, %d with a second attempt; want %d jobs, %d (those running at the kill)", len(recs), retried, n, interrupted)
+	// A job claimed just before the kill, whose shell had not yet written
+	// its first line, was running too: so at least the interrupted ones,
+	// and at most a wave (-j 3), have a second attempt.
+	if len(recs) != n || retried < interrupted || retried > 3 {
+		t.Errorf("journal has %d jobs, %d with a second attempt; want %d jobs, %d to 3 (those running at the kill)", len(recs), retried, n, interrupted)
 	}
 }
 

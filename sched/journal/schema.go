@@ -88,16 +88,19 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	switch {
-	case v == schemaVersion:
-		return nil
 	case v > schemaVersion:
 		return fmt.Errorf("schema version %d is newer than this calq's (%d)", v, schemaVersion)
+	case v < schemaVersion:
+		if _, err := tx.ExecContext(ctx, schema); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+			return err
+		}
 	}
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
-		return fmt.Errorf("create schema: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
-		return err
+	// Tables added to version 1 later, created in journals made before.
+	if _, err := tx.ExecContext(ctx, contactsSchema); err != nil {
+		return fmt.Errorf("create contacts: %w", err)
 	}
 	return tx.Commit()
 }

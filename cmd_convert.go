@@ -1,0 +1,295 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/convert"
+	"calq/convert/lo"
+	"calq/convert/pdf"
+	"calq/internal/config"
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+func convertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "convert",
+		Usage:     "convert office documents, images and PDFs to PDF, in batches",
+		ArgsUsage: "PATH...",
+		Description: "Converts files and directories (recursively) to PDFs under --out, mirroring the\n" +
+			"input tree: office documents on a pool of warm LibreOffice instances, images\n" +
+			"and PDFs through pdfcpu. A file whose content does not match its extension,\n" +
+			"an empty or password-protected file is rejected with the reason; the rest of\n" +
+			"the batch goes on. report.docx and report.xlsx side by side become\n" +
+			"report.docx.pdf and report.xlsx.pdf. Every PDF is written to a temporary\n" +
+			"file and renamed into place: complete or absent.\n\n" +
+			"Post-processing, in this order: --merge, watermark or stamp, metadata,\n" +
+			"--optimize, then --encrypt (AES-256; passwords from files or CALQ_OWNER_PASSWORD\n" +
+			"and CALQ_USER_PASSWORD, never on the command line). With --merge the PDFs under\n" +
+			"--out stay plain and the merged file gets the rest.\n\n" +
+			"Every file is a job in the journal (--db): a re-run converts only what is new\n" +
+			"or changed (content and options), --force redoes all, a killed run resumes,\n" +
+			"and two runs at once never convert a file twice. calq history and calq\n" +
+			"analyze history show the jobs.\n\n" +
+			"Profiles in the config file (--config, default $XDG_CONFIG_HOME/calq/config.toml)\n" +
+			"hold these options under [profiles.NAME]; flags override them.\n\n" +
+			`--json prints one line per file {"type":"file","input","output","state",` + "\n" +
+			`"reason","seconds","backend"} and then {"type":"summary","total","converted",` + "\n" +
+			`"skipped","failed","seconds"}. Exit status 0: all converted or unchanged;` + "\n" +
+			"3: some failed; 1: nothing could run (LibreOffice missing, say).",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the PDFs under `DIR` (required, or from the profile)"},
+			&cli.StringSliceFlag{Name: "include", Usage: "convert only files matching `GLOB` (base name or path below the directory)"},
+			&cli.StringSliceFlag{Name: "exclude", Usage: "skip files matching `GLOB`"},
+			&cli.StringFlag{Name: "merge", Usage: "also merge all results, in input order, into `FILE`"},
+			&cli.StringFlag{Name: "watermark", Usage: "watermark `TEXT` behind each page's content"},
+			&cli.StringFlag{Name: "watermark-image", Usage: "watermark with the image `FILE`"},
+			&cli.StringFlag{Name: "watermark-style", Usage: "pdfcpu's watermark description, e.g. 'points:48, rotation:45, opacity:0.3'"},
+			&cli.BoolFlag{Name: "stamp", Usage: "put the watermark on top of the content (a stamp)"},
+			&cli.StringFlag{Name: "title", Usage: "document title"},
+			&cli.StringFlag{Name: "author", Usage: "document author"},
+			&cli.StringFlag{Name: "subject", Usage: "document subject"},
+			&cli.StringFlag{Name: "keywords", Usage: "document keywords"},
+			&cli.BoolFlag{Name: "optimize", Usage: "optimize the PDFs with pdfcpu"},
+			&cli.BoolFlag{Name: "encrypt", Usage: "encrypt with AES-256 (needs an owner password)"},
+			&cli.StringFlag{Name: "owner-password-file", Usage: "read the owner password from `FILE` (or set CALQ_OWNER_PASSWORD)"},
+			&cli.StringFlag{Name: "user-password-file", Usage: "read the user (open) password from `FILE` (or set CALQ_USER_PASSWORD)"},
+			&cli.StringFlag{Name: "permissions", Usage: "what readers may do: none, print or all (default none)"},
+			&cli.StringSliceFlag{Name: "allow", Usage: "also allow `WHAT`: print, print-high, modify, copy, annotate, fill, extract, assemble"},
+			&cli.IntFlag{Name: "pdfa", Usage: "write PDF/A-`N` (1, 2 or 3) through LibreOffice; not with --encrypt"},
+			&cli.StringFlag{Name: "profile", Usage: "use the options of profile `NAME` from the config file"},
+			&cli.StringFlag{Name: "config", EnvVars: []string{"CALQ_CONFIG"}, Usage: "the config `FILE`"},
+			&cli.StringSliceFlag{Name: "mail-to", Usage: "mail the PDFs to `NAME|ADDRESS` (a contact or an address); repeatable"},
+			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "P2", Usage: "priority class: P0 .. P3"},
+			&cli.DurationFlag{Name: "timeout", Usage: "per file, e.g. 2m; default 60s + 30s per MiB"},
+			&cli.IntFlag{Name: "retries", Value: 1, Usage: "retries of a file whose converter crashed"},
+			&cli.BoolFlag{Name: "force", Usage: "convert everything again, even unchanged files"},
+			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances (default: from cores and memory)"},
+			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program (default: found on PATH)"},
+			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
+		}, dbFlag()),
+		Subcommands: []*cli.Command{convertBenchCommand()},
+		Action:      convertAction,
+	}
+}
+
+func convertAction(c *cli.Context) error {
+	o, mailTo, err := convertOptions(c)
+	if err != nil {
+		return err
+	}
+	jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	if err != nil {
+		return fmt.Errorf("convert: %w", err)
+	}
+	defer jn.Close()
+	o.Journal = jn
+	out := newConvertRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"))
+	o.Planned, o.Progress = out.planned, out.progress
+	sum, err := convert.Run(c.Context, o)
+	out.finish(sum)
+	if len(mailTo) > 0 && len(sum.Outputs) > 0 && c.Context.Err() == nil {
+		err = errors.Join(err, mailResults(c, jn, mailTo, sum))
+	}
+	if err != nil {
+		return fmt.Errorf("convert: %w", err)
+	}
+	return nil
+}
+
+// convertOptions reads the flags over the profile, the environment's
+// passwords and the config file, and checks them all.
+func convertOptions(c *cli.Context) (convert.Options, []string, error) {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	prof, err := loadProfile(c)
+	if err != nil {
+		return convert.Options{}, nil, err
+	}
+	str := func(flag, fromProfile string) string {
+		if c.IsSet(flag) {
+			return c.String(flag)
+		}
+		return fromProfile
+	}
+	o := convert.Options{
+		Inputs: c.Args().Slice(), Out: str("out", prof.Out),
+		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"),
+		Force: c.Bool("force"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
+		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice")},
+	}
+	if len(o.Inputs) == 0 {
+		fail("no PATH to convert")
+	}
+	for _, in := range o.Inputs {
+		// urfave stops reading flags at the first path.
+		if _, err := os.Stat(in); err != nil && strings.HasPrefix(in, "-") {
+			fail("%s: flags go before the paths (calq convert [flags] PATH...)", in)
+		}
+	}
+	if o.Out == "" {
+		fail("--out: required (the directory for the PDFs)")
+	}
+	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
+		fail("--priority: %w", err)
+	}
+	if o.Timeout < 0 || o.Retries < 0 || c.Int("instances") < 0 {
+		fail("--timeout, --retries and --instances must not be negative")
+	}
+	o.PDFA = prof.PDFA
+	if c.IsSet("pdfa") {
+		o.PDFA = c.Int("pdfa")
+	}
+	if o.PDFA < 0 || o.PDFA > 3 {
+		fail("--pdfa: %d, want 1, 2 or 3", o.PDFA)
+	}
+	var post pdf.Post
+	if text, img := str("watermark", prof.Watermark), str("watermark-image", prof.WatermarkImage); text != "" || img != "" {
+		if text != "" && img != "" {
+			fail("--watermark and --watermark-image: give one")
+		}
+		post.Watermark = &pdf.Watermark{Text: text, Image: img, Style: str("watermark-style", prof.WatermarkStyle),
+			OnTop: c.Bool("stamp") || (!c.IsSet("stamp") && prof.Stamp)}
+	}
+	if m := (pdf.Metadata{Title: str("title", prof.Title), Author: str("author", prof.Author),
+		Subject: str("subject", prof.Subject), Keywords: str("keywords", prof.Keywords)}); m != (pdf.Metadata{}) {
+		post.Metadata = &m
+	}
+	post.Optimize = c.Bool("optimize") || (!c.IsSet("optimize") && prof.Optimize != nil && *prof.Optimize)
+	encrypt := c.Bool("encrypt") || (!c.IsSet("encrypt") && prof.Encrypt)
+	if encrypt {
+		enc, err := encryption(c, prof)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		post.Encrypt = enc
+		if o.PDFA != 0 {
+			fail("--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one")
+		}
+	}
+	o.Post = post
+	mailTo := c.StringSlice("mail-to")
+	if !c.IsSet("mail-to") {
+		mailTo = prof.MailTo
+	}
+	if len(errs) > 0 {
+		return o, nil, usageErrorf(c, "%w", errors.Join(errs...))
+	}
+	return o, mailTo, nil
+}
+
+// loadProfile reads the config file and returns the chosen profile (the
+// zero Profile without --profile).
+func loadProfile(c *cli.Context) (config.Profile, error) {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return config.Profile{}, err
+	}
+	name := c.String("profile")
+	if name == "" {
+		return config.Profile{}, nil
+	}
+	p, err := cfg.Profile(name)
+	if err != nil {
+		return p, usageErrorf(c, "--profile: %w", err)
+	}
+	return p, nil
+}
+
+func loadConfig(c *cli.Context) (config.Config, error) {
+	path := c.String("config")
+	if path == "" {
+		var err error
+		if path, err = config.DefaultPath(); err != nil {
+			return config.Config{}, err
+		}
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return cfg, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
+}
+
+// encryption gathers the passwords: a file named by a flag or the
+// profile, else the environment. The owner password is required.
+func encryption(c *cli.Context, prof config.Profile) (*pdf.Encryption, error) {
+	secret := func(flag, fromProfile, env string) (string, error) {
+		if f := c.String(flag); f != "" || fromProfile != "" {
+			if f == "" {
+				f = fromProfile
+			}
+			s, err := config.ReadSecret(f)
+			if err != nil {
+				return "", fmt.Errorf("--%s: %w", flag, err)
+			}
+			return s, nil
+		}
+		return os.Getenv(env), nil
+	}
+	owner, err := secret("owner-password-file", prof.OwnerPasswordFile, "CALQ_OWNER_PASSWORD")
+	if err != nil {
+		return nil, err
+	}
+	if owner == "" {
+		return nil, errors.New("--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD")
+	}
+	user, err := secret("user-password-file", prof.UserPasswordFile, "CALQ_USER_PASSWORD")
+	if err != nil {
+		return nil, err
+	}
+	perms := c.String("permissions")
+	if perms == "" {
+		perms = prof.Permissions
+	}
+	if perms == "" {
+		perms = "none"
+	}
+	p, err := pdf.ParsePermissions(perms)
+	if err != nil {
+		return nil, fmt.Errorf("--permissions: %w", err)
+	}
+	for _, a := range c.StringSlice("allow") {
+		if err := allow(&p, a); err != nil {
+			return nil, err
+		}
+	}
+	return &pdf.Encryption{UserPassword: user, OwnerPassword: owner, Permissions: p}, nil
+}
+
+// allow adds one finer permission.
+func allow(p *pdf.Permissions, what string) error {
+	flags := map[string]*bool{"print": &p.Print, "print-high": &p.PrintHigh, "modify": &p.Modify, "copy": &p.Copy,
+		"annotate": &p.Annotate, "fill": &p.Fill, "extract": &p.Extract, "assemble": &p.Assemble}
+	f, ok := flags[strings.ToLower(what)]
+	if !ok {
+		return fmt.Errorf("--allow: unknown permission %q (valid: print, print-high, modify, copy, annotate, fill, extract, assemble)", what)
+	}
+	*f = true
+	return nil
+}
+
+// mailResults sends the run's PDFs (or the merged one) to the recipients.
+func mailResults(c *cli.Context, jn *journal.Journal, to []string, sum convert.Summary) error {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	addrs, err := jn.ResolveRecipients(c.Context, to)
+	if err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	files := sum.Outputs
+	if sum.Merged != "" {
+		files = []string{sum.Merged}
+	}
+	return sendMail(c, cfg, addrs, files, fmt.Sprintf("calq: %s converted %s", plural(len(files), "PDF"), time.Now().Format("2006-01-02 15:04")))
+}

@@ -1,0 +1,300 @@
+package lo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// ConvertOptions say how to convert one document.
+type ConvertOptions struct {
+	PDFA int // 0: plain PDF; 1, 2, 3: PDF/A-1b, PDF/A-2b, PDF/A-3b
+}
+
+// Convert converts the file in to a PDF written at out (a path the caller
+// chose in an existing directory; an existing file there is replaced).
+//
+// The input is linked or copied under a private ASCII name into the
+// instance's work directory and converted into a private output
+// directory, so that names, stems and odd characters cannot collide. The
+// verdict is the output file, never soffice's exit status. When ctx is
+// done first, the instance's process group is killed, any output removed
+// and the instance restarted by the next call. Errors are *ConvertError.
+func (i *Instance) Convert(ctx context.Context, in, out string, o ConvertOptions) error {
+	if o.PDFA < 0 || o.PDFA > 3 {
+		return &ConvertError{Input: in, Reason: ReasonOptions, Err: fmt.Errorf("PDF/A part %d: want 0, 1, 2 or 3", o.PDFA)}
+	}
+	if err := i.acquire(ctx); err != nil {
+		return &ConvertError{Input: in, Reason: stopReason(err), Err: err}
+	}
+	defer i.release()
+	r, err := i.ensure(ctx)
+	if err != nil {
+		return &ConvertError{Input: in, Reason: stopReason(err), Err: err}
+	}
+	defer os.RemoveAll(i.l.work())
+	src, err := i.stage(in)
+	if err != nil {
+		return &ConvertError{Input: in, Reason: ReasonInput, Err: err}
+	}
+	pdf, cerr := i.hand(ctx, r, src, o)
+	if cerr != nil {
+		cerr.Input = in
+		return cerr
+	}
+	if err := place(pdf, out); err != nil {
+		return &ConvertError{Input: in, Reason: ReasonOutput, Err: err}
+	}
+	i.recycle(r)
+	return nil
+}
+
+// stopReason names why a wait ended: the context or the pool.
+func stopReason(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return ReasonTimeout
+	case errors.Is(err, context.Canceled):
+		return ReasonCanceled
+	case errors.Is(err, ErrClosed):
+		return ReasonClosed
+	}
+	return ReasonStartFailed
+}
+
+// stage links (or copies) in into a fresh work directory as in.EXT and
+// returns that path.
+func (i *Instance) stage(in string) (string, error) {
+	work := i.l.work()
+	if err := os.RemoveAll(work); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(work, "out"), 0o700); err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(in)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("not a regular file")
+	}
+	src := filepath.Join(work, "in"+safeExt(in))
+	if safe, err := i.neutralized(real); err != nil || safe != nil {
+		if err == nil {
+			err = os.WriteFile(src, safe, 0o600)
+		}
+		return src, err
+	}
+	if os.Link(real, src) == nil {
+		return src, nil
+	}
+	return src, copyFile(real, src)
+}
+
+// neutralized returns the RTF file at path with its including fields
+// blanked (see neutralizeRTF), or nil when path is not RTF or has none.
+func (i *Instance) neutralized(path string) ([]byte, error) {
+	if i.p.opts.noHardening {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if !isRTF(head[:n]) {
+		return nil, nil
+	}
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	safe, changed := neutralizeRTF(append(head[:n], rest...))
+	if !changed {
+		return nil, nil
+	}
+	return safe, nil
+}
+
+// safeExt is in's extension in lower case when it is plain ASCII letters
+// and digits; LibreOffice's type detection uses it. Otherwise "".
+func safeExt(in string) string {
+	ext := strings.ToLower(filepath.Ext(in))
+	if len(ext) < 2 || len(ext) > 10 {
+		return ""
+	}
+	for _, c := range ext[1:] {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return ""
+		}
+	}
+	return ext
+}
+
+// hand gives src to the instance and returns the path of the PDF made.
+// On ctx done, the pool closing or the instance dying, it kills the
+// instance and the client; the caller's deferred removal of the work
+// directory takes any output with it.
+func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOptions) (string, *ConvertError) {
+	outDir := filepath.Join(filepath.Dir(src), "out")
+	client := i.command(filepath.Dir(src), "--convert-to", target(src, o.PDFA), "--outdir", outDir, src)
+	clog := newTailLog(4 << 10)
+	client.Stdout, client.Stderr = clog, clog
+	mark := r.log.mark()
+	if err := client.Start(); err != nil {
+		return "", &ConvertError{Reason: ReasonStartFailed, Err: err}
+	}
+	i.setClient(client)
+	defer i.setClient(nil)
+	waited := make(chan struct{})
+	go func() {
+		client.Wait()
+		close(waited)
+	}()
+	fail := func(reason string, err error) (string, *ConvertError) {
+		i.stop(r) // kills the client too: it carries the profile
+		select {
+		case <-waited:
+		default:
+			killGroup(client.Process.Pid)
+			<-waited
+		}
+		return "", &ConvertError{Reason: reason, Err: err, Detail: said(r.log.since(mark))}
+	}
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		return fail(stopReason(ctx.Err()), ctx.Err())
+	case <-r.done:
+		return fail(ReasonInstanceDied, nil)
+	case <-i.p.closing:
+		return fail(ReasonClosed, ErrClosed)
+	}
+	pdf := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".pdf")
+	head := make([]byte, 5)
+	f, err := os.Open(pdf)
+	if err != nil {
+		if !i.alive(r) {
+			return fail(ReasonInstanceDied, nil)
+		}
+		return "", &ConvertError{Reason: ReasonLoadFailed, Detail: said(r.log.since(mark) + clog.String())}
+	}
+	defer f.Close()
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, []byte("%PDF-")) {
+		return "", &ConvertError{Reason: ReasonBadOutput, Err: err}
+	}
+	return pdf, nil
+}
+
+func (i *Instance) setClient(c *exec.Cmd) {
+	i.mu.Lock()
+	i.client = c
+	i.mu.Unlock()
+}
+
+// alive reports whether r's soffice.bin still runs: when a client comes
+// back empty-handed because the instance crashed, the instance's own exit
+// may not have been noticed yet.
+func (i *Instance) alive(r *run) bool {
+	select {
+	case <-r.done:
+		return false
+	default:
+	}
+	for _, pid := range marked(profileArg(r.marker)) {
+		if pid != r.pgid && isBin(pid) && pgidOf(pid) == r.pgid {
+			return true
+		}
+	}
+	return false
+}
+
+// recycle restarts the instance (by stopping it: the next call starts it)
+// after MaxConversions conversions or above MaxRSS.
+func (i *Instance) recycle(r *run) {
+	i.mu.Lock()
+	i.convs++
+	n := i.convs
+	i.mu.Unlock()
+	if n >= i.p.opts.MaxConversions || groupRSS(r.pgid) > i.p.opts.MaxRSS {
+		i.stop(r)
+	}
+}
+
+// target is the --convert-to argument: "pdf", or for PDF/A the export
+// filter of the document's kind with SelectPdfVersion (LibreOffice 7.4
+// takes filter options as JSON).
+func target(src string, pdfa int) string {
+	if pdfa == 0 {
+		return "pdf"
+	}
+	return fmt.Sprintf(`pdf:%s:{"SelectPdfVersion":{"type":"long","value":"%d"}}`, exportFilter(src), pdfa)
+}
+
+// exportFilter is the PDF export filter of the module that opens src.
+func exportFilter(src string) string {
+	switch strings.TrimPrefix(safeExt(src), ".") {
+	case "html", "htm", "xhtml":
+		return "writer_web_pdf_Export"
+	case "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "dif", "slk", "sxc", "numbers":
+		return "calc_pdf_Export"
+	case "ppt", "pptx", "pptm", "pps", "ppsx", "pot", "potx", "potm", "odp", "otp", "fodp", "sxi", "key":
+		return "impress_pdf_Export"
+	case "odg", "otg", "fodg", "vsd", "vsdx", "svg", "png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "emf", "wmf", "pdf", "cdr", "pub":
+		return "draw_pdf_Export"
+	}
+	return "writer_pdf_Export"
+}
+
+// place moves the PDF to out, copying through a temporary file beside out
+// when they are on different file systems, so that out is never
+// half-written.
+func place(pdf, out string) error {
+	if os.Rename(pdf, out) == nil {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".lo-*")
+	if err != nil {
+		return err
+	}
+	tmp.Close()
+	if err := copyFile(pdf, tmp.Name()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, src)
+	return errors.Join(err, dst.Close())
+}

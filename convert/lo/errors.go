@@ -1,0 +1,60 @@
+package lo
+
+import (
+	"errors"
+	"fmt"
+)
+
+// installHint is the command that installs what calq needs of LibreOffice.
+const installHint = "apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui"
+
+// hintError is an error that knows how to fix itself.
+type hintError struct{ msg, hint string }
+
+func (e *hintError) Error() string { return e.msg }
+
+// Hint says how to fix the error.
+func (e *hintError) Hint() string { return e.hint }
+
+// ErrNotInstalled says soffice could not be found. It has a method
+// Hint() string giving the command that installs LibreOffice; errors
+// wrapping it reach it with errors.As.
+var ErrNotInstalled error = &hintError{msg: "LibreOffice is not installed", hint: installHint}
+
+// ErrClosed is the error of a conversion on a closed pool.
+var ErrClosed = errors.New("the LibreOffice pool is closed")
+
+// Reasons of a ConvertError.
+const (
+	ReasonLoadFailed   = "load failed"   // no output while the instance lived: unreadable, password, unsupported
+	ReasonTimeout      = "timeout"       // the context's deadline passed; the instance was killed
+	ReasonCanceled     = "canceled"      // the context was canceled; the instance was killed
+	ReasonInstanceDied = "instance died" // the instance exited during the conversion
+	ReasonStartFailed  = "start failed"  // the instance could not be started
+	ReasonBadOutput    = "bad output"    // the output is empty or not a PDF
+	ReasonInput        = "input"         // the input could not be read
+	ReasonOutput       = "output"        // the result could not be written to its place
+	ReasonClosed       = "pool closed"   // the pool was closed
+	ReasonOptions      = "bad options"   // ConvertOptions out of range
+)
+
+// ConvertError is the error of Instance.Convert.
+type ConvertError struct {
+	Input  string // the input as the caller named it
+	Reason string // one of the Reason constants
+	Detail string // what LibreOffice said, when it said something; may be empty
+	Err    error  // the underlying error, if any (context.DeadlineExceeded for a timeout)
+}
+
+func (e *ConvertError) Error() string {
+	s := fmt.Sprintf("convert %s: %s", e.Input, e.Reason)
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *ConvertError) Unwrap() error { return e.Err }

@@ -1,0 +1,231 @@
+package lo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"calq/internal/proc"
+)
+
+// Instance is one warm LibreOffice. It converts one document at a time;
+// other callers of Convert wait their turn.
+type Instance struct {
+	p    *Pool
+	name string
+	l    layout
+	lock *os.File      // flock on the slot, held while the pool lives
+	sem  chan struct{} // held by whoever starts, uses or stops the instance
+
+	mu     sync.Mutex
+	run    *run      // the running soffice; nil when stopped
+	client *exec.Cmd // the client of the conversion in progress
+	convs  int       // conversions since the last start
+	starts int       // starts so far, for tests
+}
+
+// run is one life of an instance's soffice.
+type run struct {
+	cmd    *exec.Cmd
+	pgid   int
+	done   chan struct{} // closed once the process has been waited for
+	log    *tailLog      // what soffice printed
+	marker string        // in the command line of every process of the instance
+}
+
+func newInstance(p *Pool, name, dir string, lock *os.File) *Instance {
+	return &Instance{p: p, name: name, l: layout{dir}, lock: lock, sem: make(chan struct{}, 1)}
+}
+
+// Name returns the instance's name: "lo-1", "lo-2", ...
+func (i *Instance) Name() string { return i.name }
+
+// acquire takes the instance for its caller, unless ctx is done or the
+// pool closed first.
+func (i *Instance) acquire(ctx context.Context) error {
+	select {
+	case i.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-i.p.closing:
+		return ErrClosed
+	}
+	if i.p.closed() {
+		i.release()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (i *Instance) release() { <-i.sem }
+
+// warmUp starts the instance for New.
+func (i *Instance) warmUp(ctx context.Context) error {
+	if err := i.acquire(ctx); err != nil {
+		return fmt.Errorf("start LibreOffice %s: %w", i.name, err)
+	}
+	defer i.release()
+	_, err := i.ensure(ctx)
+	return err
+}
+
+// ensure returns the running soffice, starting it if it is not running.
+// The caller holds the instance.
+func (i *Instance) ensure(ctx context.Context) (*run, error) {
+	i.mu.Lock()
+	r := i.run
+	i.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r.done: // died while idle
+			i.stop(r)
+		default:
+			return r, nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, i.p.opts.StartTimeout)
+	defer cancel()
+	var err error
+	// A fresh profile may make the first start exit (status 81 asks for
+	// a restart, which oosplash normally does itself): try again.
+	for attempt := 0; attempt < 3; attempt++ {
+		if r, err = i.startOnce(ctx); err == nil || ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start LibreOffice %s: %w", i.name, err)
+	}
+	return r, nil
+}
+
+// startOnce starts soffice holding the keep-alive document open and waits
+// until the document's lock file appears: the instance is then up and
+// listening on its pipe.
+func (i *Instance) startOnce(ctx context.Context) (*run, error) {
+	if err := i.l.prepare(i.p.settings); err != nil {
+		return nil, err
+	}
+	r := &run{done: make(chan struct{}), log: newTailLog(16 << 10), marker: i.l.profileURL()}
+	r.cmd = i.command(i.l.dir, i.l.keep())
+	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
+	if err := r.cmd.Start(); err != nil {
+		return nil, err
+	}
+	r.pgid = r.cmd.Process.Pid
+	go func() {
+		r.cmd.Wait()
+		close(r.done)
+	}()
+	i.mu.Lock()
+	i.run, i.convs = r, 0
+	i.starts++
+	i.mu.Unlock()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(i.l.keepLock()); err == nil {
+			return r, nil
+		}
+		select {
+		case <-r.done:
+			i.stop(r)
+			return nil, fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, lastLines(r.log.String(), 5))
+		case <-ctx.Done():
+			i.stop(r)
+			return nil, ctx.Err()
+		case <-i.p.closing:
+			i.stop(r)
+			return nil, ErrClosed
+		case <-tick.C:
+		}
+	}
+}
+
+// command is soffice with the instance's profile and environment; argv
+// follows the common options.
+func (i *Instance) command(dir string, argv ...string) *exec.Cmd {
+	args := append([]string{i.p.soffice, profileArg(i.l.profileURL()),
+		"--headless", "--invisible", "--nocrashreport", "--nodefault", "--nologo", "--norestore"}, argv...)
+	env := instanceEnv(os.Environ(), i.l.home(), i.l.tmp())
+	// The instance lives until stop kills its group; the guard behind
+	// proc.Command kills it if calq dies.
+	return proc.Command(context.Background(), proc.Options{Dir: dir, Env: env, Grace: time.Second}, args...)
+}
+
+// kill SIGKILLs the run's process group, unless it has been waited for.
+func (r *run) kill() {
+	select {
+	case <-r.done:
+	default:
+		killGroup(r.pgid)
+	}
+}
+
+// stop kills r and cleans up after it: stragglers outside the group (none
+// expected), the pipe socket a killed instance leaves in /tmp.
+func (i *Instance) stop(r *run) {
+	r.kill()
+	<-r.done
+	killMarked(r.marker)
+	if fi, err := os.Lstat(pipePath(r.marker)); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		os.Remove(pipePath(r.marker))
+	}
+	i.mu.Lock()
+	if i.run == r {
+		i.run = nil
+	}
+	i.mu.Unlock()
+}
+
+// killAll kills the running soffice and the client in progress without
+// waiting: the holder of the instance, or close, cleans up.
+func (i *Instance) killAll() {
+	i.mu.Lock()
+	r, c := i.run, i.client
+	i.mu.Unlock()
+	if r != nil {
+		r.kill()
+	}
+	if c != nil && c.Process != nil {
+		killGroup(c.Process.Pid)
+	}
+}
+
+// close stops the instance for Pool.Close, once any conversion in
+// progress has returned.
+func (i *Instance) close() error {
+	i.sem <- struct{}{}
+	defer i.release()
+	i.mu.Lock()
+	r := i.run
+	i.mu.Unlock()
+	if r != nil {
+		i.stop(r)
+	}
+	return i.lock.Close()
+}
+
+// said returns the error lines LibreOffice printed, for a ConvertError's
+// Detail ("Error: source file could not be loaded").
+func said(log string) string {
+	var lines []string
+	for _, l := range strings.Split(log, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Error") || strings.Contains(l, "error") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+// lastLines returns the last n lines of log, for an error message.
+func lastLines(log string, n int) string {
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
