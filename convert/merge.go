@@ -51,5 +51,9 @@ func (r *runner) verdict(sum Summary) error {
 	if missing != nil && sum.Converted+sum.Skipped == 0 {
 		return fmt.Errorf("%w: %w", ErrNothingRan, missing)
 	}
+	if missing != nil {
+		// Say how to install it (the error carries the hint).
+		return fmt.Errorf("%w: %d of %d files failed; %w", exitcode.ErrPartial, sum.Failed, sum.Total, missing)
+	}
 	return fmt.Errorf("%w: %d of %d files failed", exitcode.ErrPartial, sum.Failed, sum.Total)
 }
