@@ -11,8 +11,10 @@
 // Batch, Enqueue, Claim and Finish record the life of jobs (FinishClaim
 // records one attempt and claims the worker's next job in one round trip,
 // which the engine uses when it can); List, Stats
-// and Prune read and trim the history; Close releases what this process
-// still holds.
+// and Prune read and trim the history; States tells which of some keys are
+// done (calq convert asks it before naming its jobs); AddContact, Contacts,
+// RemoveContact and ResolveRecipients keep calq's address book in a
+// contacts table; Close releases what this process still holds.
 //
 // # Cost and concurrency
 //
