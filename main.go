@@ -92,6 +92,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(),
 		Commands: []*cli.Command{
 			convertCommand(),
+			smsCommand(),
 			schedCommand(),
 			analyzeCommand(),
 			historyCommand(),
