@@ -9,6 +9,11 @@ func smsCommand() *cli.Command {
 		Name:  "sms",
 		Usage: "SMS through GSM modems: send, receive, decode and encode PDUs, emulate modems",
 		Subcommands: []*cli.Command{
+			smsSendCommand(),
+			smsStatusCommand(),
+			smsRecvCommand(),
+			smsModemsCommand(),
+			smsBenchCommand(),
 			smsDecodeCommand(),
 			smsEncodeCommand(),
 			smsEmulateCommand(),
