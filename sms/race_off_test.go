@@ -1,0 +1,5 @@
+//go:build !race
+
+package sms
+
+const raceEnabled = false

@@ -1,0 +1,117 @@
+package sms
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"calq/sched/journal"
+)
+
+// TestSendShortAndLong sends a one-part and a three-part message and checks
+// the emulator's log: exactly those PDUs, decoding to the input, every part
+// of one message on one device with one reference.
+func TestSendShortAndLong(t *testing.T) {
+	r := newRig(t, emu2())
+	long := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 9)[:400]
+	for _, tc := range []struct {
+		name, to, text string
+		parts          int
+	}{
+		{"short", "+491701234567", "hello", 1},
+		{"long", "+491707654321", long, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(r.log.records(t))
+			res, err := Send(context.Background(), r.opts([]string{tc.to}, tc.text))
+			if err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			if len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent {
+				t.Fatalf("got %+v, want one message sent", res)
+			}
+			recs := r.log.records(t)[before:]
+			if len(recs) != tc.parts {
+				t.Fatalf("got %d PDUs logged, want %d", len(recs), tc.parts)
+			}
+			var text strings.Builder
+			for i, rec := range recs {
+				if rec.msg.DA != tc.to {
+					t.Errorf("part %d to %q, want %q", i+1, rec.msg.DA, tc.to)
+				}
+				if rec.Device != recs[0].Device {
+					t.Errorf("part %d on %s, part 1 on %s", i+1, rec.Device, recs[0].Device)
+				}
+				if tc.parts > 1 && (rec.msg.Concat == nil || rec.msg.Concat.Ref != recs[0].msg.Concat.Ref || rec.msg.Concat.Seq != i+1) {
+					t.Errorf("part %d concat %+v, want seq %d with part 1's ref", i+1, rec.msg.Concat, i+1)
+				}
+				text.WriteString(rec.msg.Text)
+			}
+			if text.String() != tc.text {
+				t.Errorf("got text %q, want %q", text.String(), tc.text)
+			}
+			if got := res.Messages[0].MR; len(got) != tc.parts || got[0] < 0 {
+				t.Errorf("got message references %v, want %d known", got, tc.parts)
+			}
+		})
+	}
+}
+
+// TestSendResumes records a message without sending it (as a calq killed
+// right after the journal write leaves it) and checks the next Send sends it.
+func TestSendResumes(t *testing.T) {
+	r := newRig(t, emu2())
+	o := r.opts([]string{"+491700000001"}, "left behind")
+	o.NoWait = true
+	res, err := Send(context.Background(), o)
+	if err != nil || res.Messages[0].State != journal.SMSQueued {
+		t.Fatalf("NoWait: got %+v, %v; want queued, nil", res, err)
+	}
+	if n := len(r.log.records(t)); n != 0 {
+		t.Fatalf("NoWait sent %d PDUs, want 0", n)
+	}
+	// A new process: the journal reopened.
+	r.jn.Close()
+	r.jn = r.openJournal(t)
+	if _, err := Send(context.Background(), r.opts([]string{"+491700000002"}, "next")); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != journal.SMSSent {
+		t.Fatalf("the message left behind: got %s, %v; want sent", m.State, err)
+	}
+	if n := len(r.log.records(t)); n != 2 {
+		t.Errorf("got %d PDUs, want 2", n)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	msgs := func(states ...string) Result {
+		var r Result
+		for _, s := range states {
+			r.Messages = append(r.Messages, MessageResult{State: s})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		res  Result
+		want int
+	}{
+		{"all sent", msgs("sent", "sent"), 0},
+		{"all failed", msgs("failed"), 1},
+		{"some failed", msgs("sent", "failed"), 3},
+		{"queued", msgs("sent", "queued", "failed"), 4},
+		{"unknown wins", msgs("queued", "unknown", "failed"), 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ExitCode(outcome(tc.res, nil)); got != tc.want {
+				t.Errorf("got exit %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if got := ExitCode(classify(&usageError{errors.New("x")})); got != ExitUsage {
+		t.Errorf("usage: got %d, want %d", got, ExitUsage)
+	}
+}
