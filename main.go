@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -67,14 +68,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"argv": args} // sched run tells "-- CMD" from FILE by it
 	err := app.RunContext(ctx, args)
-	var ec cli.ExitCoder
-	var ue *usageError
-	if errors.As(err, &ec) && !errors.As(err, &ue) {
+	if urfaveExit(err) {
 		// urfave returns an ExitCoder only for "help" on an unknown topic;
 		// its own exit code would clash with ours.
-		err = &usageError{err: errors.New(strings.ToLower(ec.Error())), hint: "run 'calq help' for the list of commands"}
+		err = &usageError{err: errors.New(strings.ToLower(err.Error())), hint: "run 'calq help' for the list of commands"}
 	}
 	return err
+}
+
+// urfaveExit says whether err is urfave's own ExitCoder. A child
+// process's *exec.ExitError has an ExitCode method too, and is a failure
+// of the job, not a usage error.
+func urfaveExit(err error) bool {
+	var ec cli.ExitCoder
+	var ue *usageError
+	var xe *exec.ExitError
+	return errors.As(err, &ec) && !errors.As(err, &ue) && !errors.As(err, &xe)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/urfave/cli/v2"
 
 	"calq/internal/exitcode"
 	"calq/internal/proc"
@@ -332,5 +333,29 @@ func TestREADMEExitStatus(t *testing.T) {
 		if !strings.Contains(string(readme), row) {
 			t.Errorf("README.md lacks the row %q", row)
 		}
+	}
+}
+
+// TestURFaveExit: only urfave's own ExitCoder becomes a usage error; a
+// command's exit status wrapped in an error stays a failure (exit 1).
+func TestURFaveExit(t *testing.T) {
+	xe := exec.Command("sh", "-c", "exit 7").Run()
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"urfave", cli.Exit("No help topic for 'x'", 3), true},
+		{"a job's exit status", fmt.Errorf("soffice: %w", xe), false},
+		{"usage", &usageError{err: errors.New("bad")}, false},
+		{"plain", errors.New("x"), false},
+	}
+	for _, tt := range tests {
+		if got := urfaveExit(tt.err); got != tt.want {
+			t.Errorf("%s: urfaveExit = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := exitCode(fmt.Errorf("soffice: %w", xe)); got != exitFailure {
+		t.Errorf("exitCode of a wrapped exit status = %d, want %d", got, exitFailure)
 	}
 }

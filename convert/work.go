@@ -170,8 +170,9 @@ func (r *runner) event(ev sched.Event) {
 		return
 	}
 	if state == StateSkipped && ev.State != sched.StateDone {
-		// Another process holds it, or its last try failed elsewhere.
-		state = StateCancelled
+		// Another calq holds it (an overlapping run): that run converts
+		// it, so it is no failure of this one.
+		ev.Reason = "being converted by another calq"
 		if ev.Owner != "" {
 			ev.Reason = "being converted by " + ev.Owner
 		}
@@ -180,9 +181,11 @@ func (r *runner) event(ev sched.Event) {
 	res := &r.results[p.Index]
 	res.State, res.Backend, res.Seconds = state, ev.Backend, ev.Run.Seconds()
 	res.Reason = ""
-	if ev.Err != nil && state != StateConverted {
+	switch {
+	case state == StateConverted:
+	case ev.Err != nil:
 		res.Reason = ev.Err.Error()
-	} else if ev.Reason != "" && state != StateConverted {
+	case ev.Reason != "":
 		res.Reason = ev.Reason
 	}
 	out := *res
@@ -204,7 +207,10 @@ func (r *runner) summary(sum Summary) Summary {
 			sum.Outputs = append(sum.Outputs, res.Output)
 		case StateSkipped:
 			sum.Skipped++
-			sum.Outputs = append(sum.Outputs, res.Output)
+			// A file another run is still converting has no PDF yet.
+			if exists(res.Output) {
+				sum.Outputs = append(sum.Outputs, res.Output)
+			}
 		default:
 			sum.Failed++
 		}
