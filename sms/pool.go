@@ -129,6 +129,11 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p jo
 	start := time.Now()
 	mr, err := c.Modem.SendPDU(ctx, p.Hex, p.TPDULen)
 	*w.atTime += time.Since(start)
+	if err == nil && mr < 0 {
+		// A bare OK, with no +CMGS reference: it may be a stale answer
+		// (seen as a modem vanished), so acceptance is not known.
+		err = fmt.Errorf("%w: OK without a message reference", at.ErrUnknownOutcome)
+	}
 	// Record with a context of its own: a cancelled attempt must still
 	// record what the modem said.
 	rctx := context.WithoutCancel(ctx)
