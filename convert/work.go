@@ -218,13 +218,6 @@ func (r *runner) summary(sum Summary) Summary {
 	return sum
 }
 
-// Results returns what became of each file, in input order.
-func (r *runner) Results() []FileResult {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]FileResult(nil), r.results...)
-}
-
 // globEscape quotes the glob metacharacters of a file name.
 func globEscape(name string) string {
 	var b strings.Builder
