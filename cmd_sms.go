@@ -12,6 +12,7 @@ func smsCommand() *cli.Command {
 			smsSendCommand(),
 			smsStatusCommand(),
 			smsRecvCommand(),
+			smsDaemonCommand(),
 			smsModemsCommand(),
 			smsBenchCommand(),
 			smsDecodeCommand(),

@@ -41,6 +41,8 @@ func smsSendCommand() *cli.Command {
 			"of a long message go through one modem with one reference; a retry resends\n" +
 			"only the parts not yet accepted.\n\n" +
 			"--no-wait prints the message ids and returns: the next calq sms send sends them.\n" +
+			"When a calq sms daemon holds the modems, send records the messages for it and\n" +
+			"waits for their outcome (--no-wait: exits 4 at once, the daemon sends them).\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
 			`--json prints {"message_type":"sms_send","messages":[{"id","to","state",` + "\n" +
 			`"reason","modem","parts","mr"}],"modems":[...]}.` + "\n\n" + smsSendExit,

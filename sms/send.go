@@ -62,8 +62,11 @@ type Result struct {
 	Modems   []string        `json:"modems,omitempty"` // the modems this process used
 }
 
-// Send records one message per recipient in the journal's outbox, then
-// (unless NoWait) opens the modems and sends every queued message that is
+// Send records one message per recipient in the journal's outbox. When a
+// live calq sms daemon holds the modems (DaemonHolds), that is the whole
+// hand-over: Send waits (unless NoWait) until the daemon settles the
+// messages, and takes the modems itself only if the daemon goes away.
+// Otherwise Send (unless NoWait) opens the modems and sends every queued message that is
 // due, its own and those earlier runs left, and waits for the outcome of
 // its own. The error, when not nil, carries the exit status (ExitCode).
 func Send(ctx context.Context, o SendOptions) (Result, error) {
@@ -79,12 +82,15 @@ func Send(ctx context.Context, o SendOptions) (Result, error) {
 		if err != nil {
 			return res, classify(err)
 		}
-		return res, nil
+		return res, handedOver(ctx, o.Journal, o.Modems, res)
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
+	}
+	if res, ok, err := sendThroughDaemon(ctx, o, ids); ok {
+		return res, err
 	}
 	names, runErr := SendPending(ctx, o, ids)
 	res, err := collect(context.WithoutCancel(ctx), o.Journal, ids)
