@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -184,9 +183,7 @@ func writeJSON(w io.Writer, rows []sched.BenchRow) error {
 	if rows == nil {
 		rows = []sched.BenchRow{} // "[]", not "null"
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rows)
+	return writeJSONValue(w, rows)
 }
 
 // writeBench writes the rows and the goals as two aligned tables.
