@@ -45,9 +45,10 @@ func smsSendCommand() *cli.Command {
 			"waits for their outcome (--no-wait: exits 4 at once, the daemon sends them).\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
 			`--json prints {"message_type":"sms_send","messages":[{"id","to","state",` + "\n" +
-			`"reason","modem","parts","mr"}],"modems":[...]}.` + "\n\n" + smsSendExit,
+			`"reason","modem","parts","mr"}],"modems":[...],"transliterated":[{"from","to","count"}]}.` + "\n\n" + smsSendExit,
 		Flags: append(smsModemFlags(),
 			&cli.BoolFlag{Name: "flash", Usage: "a flash message (class 0), shown at once and not stored"},
+			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit (“smart quotes”, é, …) when that avoids UCS-2; each change is reported"},
 			&cli.BoolFlag{Name: "report", Usage: "ask the network for a status report"},
 			&cli.DurationFlag{Name: "validity", Usage: "relative validity, e.g. 24h"},
 			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "P2", Usage: "priority class: P0 .. P3"},
@@ -146,7 +147,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 	if err != nil {
 		return o, usageErrorf(c, "--priority: %w", err)
 	}
-	o = sms.SendOptions{To: to, Text: text, Flash: c.Bool("flash"), Report: c.Bool("report"),
+	o = sms.SendOptions{To: to, Text: text, Flash: c.Bool("flash"), Transliterate: c.Bool("transliterate"), Report: c.Bool("report"),
 		Validity: c.Duration("validity"), Priority: class, NoWait: noWait(c),
 		Timeout: c.Duration("timeout"), AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries")}
 	if o.Retries == 0 {
@@ -157,6 +158,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 			return o, usageErrorf(c, "--at %w", err)
 		}
 	}
+	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
 	if o.NoWait {
 		return o, nil
 	}
@@ -392,8 +394,4 @@ func renderSMSBench(c *cli.Context, res sms.BenchResult) error {
 	}
 	fmt.Fprintf(tw, "calq's own time per message: %v (goal < %v, ok %v)\n", res.OwnPerMessage.Round(time.Microsecond), res.OwnGoal, res.OwnOK)
 	return tw.Flush()
-}
-
-func placeholder(name string) *cli.Command {
-	return &cli.Command{Name: name, Action: func(*cli.Context) error { return errors.New("not built yet") }}
 }

@@ -116,17 +116,17 @@ func benchRun(ctx context.Context, dir string, n, msgs int, latency time.Duratio
 	start := time.Now()
 	for i := range msgs {
 		o.To = []string{fmt.Sprintf("+4917%07d", i)}
-		if _, err := Enqueue(ctx, jn, o); err != nil {
+		if _, _, err := Enqueue(ctx, jn, o); err != nil {
 			return 0, 0, 0, err
 		}
 	}
 	enq = time.Since(start)
 	pool, err := OpenPool(ctx, o.Modems, o.AT)
+	defer pool.Close()
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	defer pool.Close()
-	d, err := newDispatcher(pool, o)
+	d, err := newDispatcher(pool, o, nil)
 	if err != nil {
 		return 0, 0, 0, err
 	}

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ type DaemonOptions struct {
 	Retries         int
 	Backoff         sched.Backoff
 	FailLimit       int
+	Cooldown        time.Duration
 	HealthEvery     time.Duration
 
 	// Metrics, when set, are the engine's metrics plus the daemon's
@@ -86,12 +88,9 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	}
 	defer func() { err = errors.Join(err, l.release()) }()
 	pool, dialErr := OpenPool(ctx, o.Specs, o.AT)
-	if pool == nil {
-		return dialErr
-	}
 	defer func() { err = errors.Join(err, pool.Close()) }()
 	if dialErr != nil {
-		o.Warn(dialErr) // TODO: redial the modems that did not answer at start
+		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, 30*time.Second)))
 	}
 	dm := newDaemonMetrics(o.Metrics)
 	stopMetrics := writeMetricsEvery(o.Metrics, o.MetricsFile, o.MetricsEvery)

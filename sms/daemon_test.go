@@ -3,14 +3,17 @@ package sms
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sms/at"
+	"calq/sms/emu"
 )
 
 // daemonRun is a Daemon running in the background on the rig's modems.
@@ -23,11 +26,18 @@ type daemonRun struct {
 // startDaemon starts Daemon on r's modems and returns once it holds them.
 func startDaemon(t *testing.T, r *rig) *daemonRun {
 	t.Helper()
+	return startDaemonOn(t, r, r.opts(nil, "").Modems, nil)
+}
+
+// startDaemonOn starts Daemon on specs, with warn as DaemonOptions.Warn.
+func startDaemonOn(t *testing.T, r *rig, specs []ModemSpec, warn func(error)) *daemonRun {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &daemonRun{cancel: cancel, done: make(chan error, 1), events: make(chan sched.Event, 256)}
 	ready := make(chan struct{})
 	so := r.opts(nil, "")
-	o := DaemonOptions{Journal: r.jn, Specs: so.Modems, AT: so.AT, SendEvery: 5 * time.Millisecond,
+	so.Modems = specs
+	o := DaemonOptions{Warn: warn, Journal: r.jn, Specs: so.Modems, AT: so.AT, SendEvery: 5 * time.Millisecond,
 		PollEvery: 5 * time.Millisecond, Backoff: so.Backoff, Retries: so.Retries, HealthEvery: so.HealthEvery,
 		Ready: func() { close(ready) },
 		Events: func(ev sched.Event) {
@@ -212,5 +222,37 @@ func TestDaemonStaleLease(t *testing.T) {
 	res, err := Send(sctx, o)
 	if err != nil || res.Messages[0].State != journal.SMSSent || len(res.Modems) == 0 {
 		t.Fatalf("got %+v, %v; want sent through this process's modems", res, err)
+	}
+}
+
+// TestDaemonRedials: a modem that does not answer when the daemon starts
+// is reported, dialled again by its health check, and used once it
+// answers.
+func TestDaemonRedials(t *testing.T) {
+	r := newRig(t, emu.Options{Modems: 1, Seed: 1})
+	late := filepath.Join(r.dir, "ttyUSB0") // appears later, as a modem plugged in
+	warned := make(chan error, 4)
+	d := startDaemonOn(t, r, []ModemSpec{{Name: "m0", Device: late}}, func(err error) { warned <- err })
+	select {
+	case err := <-warned:
+		if !strings.Contains(err.Error(), "modem m0") {
+			t.Errorf("warning %q, want it to name modem m0", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no warning about the modem that did not answer")
+	}
+	o := r.opts([]string{"+491701234567"}, "after the redial")
+	o.NoWait, o.Modems = true, nil
+	res, err := Send(context.Background(), o)
+	if ExitCode(err) != ExitQueued {
+		t.Fatalf("Send: %v, want it queued for the daemon", err)
+	}
+	if err := os.Symlink(r.e.Devices()[0], late); err != nil {
+		t.Fatal(err)
+	}
+	d.waitEvent(t, sched.EventDone)
+	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != journal.SMSSent || m.Modem != "m0" {
+		t.Fatalf("got %s through %q, %v; want sent through m0", m.State, m.Modem, err)
 	}
 }

@@ -22,21 +22,30 @@ type messageOptions struct {
 
 // Compose encodes text for each recipient and returns the outbox records,
 // not yet stored. Each message's concatenation reference is chosen here,
-// once, and stored with its parts: a retry resends the same PDUs.
-func Compose(to []string, text string, o SendOptions) ([]journal.SMSMessage, error) {
+// once, and stored with its parts: a retry resends the same PDUs. With
+// o.Transliterate, characters outside GSM 7-bit are replaced when that
+// makes the whole text fit (the changes are returned, and the text stored
+// is the one sent).
+func Compose(to []string, text string, o SendOptions) ([]journal.SMSMessage, []pdu.Change, error) {
 	if len(to) == 0 {
-		return nil, errors.New("compose: no recipients")
+		return nil, nil, errors.New("compose: no recipients")
+	}
+	var changes []pdu.Change
+	if o.Transliterate && !pdu.FitsGSM(text) {
+		if t, ch := pdu.Transliterate(text); pdu.FitsGSM(t) {
+			text, changes = t, ch
+		}
 	}
 	opts, err := json.Marshal(messageOptions{Flash: o.Flash, Report: o.Report,
 		Validity: durationText(o.Validity), Priority: o.Priority.String()})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	msgs := make([]journal.SMSMessage, 0, len(to))
 	for _, r := range to {
 		parts, _, err := pdu.EncodeSubmit(r, text, pdu.SubmitOptions{Flash: o.Flash, Report: o.Report, Validity: o.Validity})
 		if err != nil {
-			return nil, fmt.Errorf("compose for %s: %w", r, err)
+			return nil, nil, fmt.Errorf("compose for %s: %w", r, err)
 		}
 		m := journal.SMSMessage{To: r, Text: text, Options: string(opts), NotBefore: o.At}
 		for _, p := range parts {
@@ -44,7 +53,7 @@ func Compose(to []string, text string, o SendOptions) ([]journal.SMSMessage, err
 		}
 		msgs = append(msgs, m)
 	}
-	return msgs, nil
+	return msgs, changes, nil
 }
 
 func durationText(d time.Duration) string {
@@ -55,13 +64,14 @@ func durationText(d time.Duration) string {
 }
 
 // Enqueue composes and records the messages in the journal (durable before
-// any AT traffic) and returns their ids.
-func Enqueue(ctx context.Context, jn *journal.Journal, o SendOptions) ([]int64, error) {
-	msgs, err := Compose(o.To, o.Text, o)
+// any AT traffic) and returns their ids and what was transliterated.
+func Enqueue(ctx context.Context, jn *journal.Journal, o SendOptions) ([]int64, []pdu.Change, error) {
+	msgs, changes, err := Compose(o.To, o.Text, o)
 	if err != nil {
-		return nil, &usageError{err}
+		return nil, nil, &usageError{err}
 	}
-	return jn.AddSMS(ctx, msgs)
+	ids, err := jn.AddSMS(ctx, msgs)
+	return ids, changes, err
 }
 
 // jobKey is the sched job key of outbox message id.

@@ -13,52 +13,90 @@ import (
 	"calq/sms/at"
 )
 
-// Pool is the modems this process holds, each opened with Dial. A
-// modem whose device vanished is dialled again by its backend's health
-// check, which replaces its Conn; Close closes whatever is open then.
+// Pool is the modems this process holds, each opened with Dial. A modem
+// that did not answer, or whose device vanished, is broken: its backend's
+// health check dials it again (redial), which replaces its Conn. Close
+// closes whatever is open then.
 type Pool struct {
-	mu    sync.Mutex
-	conns []*Conn // nil where a modem is closed
-	specs []ModemSpec
-	atOpt at.Options
+	mu     sync.Mutex
+	specs  []ModemSpec
+	conns  []*Conn // nil where a modem is closed
+	broken []bool  // to be dialled again
+	atOpt  at.Options
 }
 
-// OpenPool dials every modem at once. It returns the pool of those that
-// answered and the errors of the others (joined); the pool is nil only
-// when none answered.
+// OpenPool dials every modem at once. It returns the pool, which holds
+// every modem of specs, and the errors of those that did not answer
+// (joined); those stay broken until a redial succeeds. The pool is never
+// nil; the caller closes it.
 func OpenPool(ctx context.Context, specs []ModemSpec, o at.Options) (*Pool, error) {
-	conns := make([]*Conn, len(specs))
+	p := &Pool{specs: specs, conns: make([]*Conn, len(specs)), broken: make([]bool, len(specs)), atOpt: o}
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
 	for i, s := range specs {
-		wg.Go(func() { conns[i], errs[i] = Dial(ctx, s, o) })
+		wg.Go(func() { p.conns[i], errs[i] = Dial(ctx, s, o) })
 	}
 	wg.Wait()
-	p := &Pool{atOpt: o}
-	for i, c := range conns {
-		if c != nil {
-			p.conns = append(p.conns, c)
-			p.specs = append(p.specs, specs[i])
-		}
+	for i, c := range p.conns {
+		p.broken[i] = c == nil
 	}
-	err := errors.Join(errs...)
-	if len(p.conns) == 0 {
-		return nil, fmt.Errorf("no modem answered: %w", err)
-	}
-	return p, err
+	return p, errors.Join(errs...)
 }
+
+// Len is the number of modems in the pool, open or not.
+func (p *Pool) Len() int { return len(p.specs) }
 
 // Conns returns the open modems.
 func (p *Pool) Conns() []*Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []*Conn
-	for _, c := range p.conns {
-		if c != nil {
+	for i, c := range p.conns {
+		if c != nil && !p.broken[i] {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// conn is modem i's Conn; nil while it is broken.
+func (p *Pool) conn(i int) *Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broken[i] {
+		return nil
+	}
+	return p.conns[i]
+}
+
+// markBroken has modem i dialled again by its next health check.
+func (p *Pool) markBroken(i int) {
+	p.mu.Lock()
+	p.broken[i] = true
+	p.mu.Unlock()
+}
+
+// redial dials modem i again if it is broken; nil when it is open.
+func (p *Pool) redial(ctx context.Context, i int) error {
+	p.mu.Lock()
+	if !p.broken[i] {
+		p.mu.Unlock()
+		return nil
+	}
+	old, spec := p.conns[i], p.specs[i]
+	p.conns[i] = nil
+	p.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	c, err := Dial(ctx, spec, p.atOpt)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.conns[i], p.broken[i] = c, false
+	p.mu.Unlock()
+	return nil
 }
 
 // Close closes every modem of the pool.
@@ -84,9 +122,8 @@ type modemWorker struct {
 	limit    *bucket
 	atTime   *time.Duration // time spent in SendPDU, for the bench; guarded by the single worker
 
-	pool   *Pool
-	i      int  // the modem's index in pool
-	broken bool // the device vanished: health redials it; guarded by pool.mu
+	pool *Pool
+	i    int // the modem's index in pool
 }
 
 // errUnknown is the permanent failure of a message whose PDU went out
@@ -122,7 +159,7 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p jo
 	if err := w.limit.wait(ctx); err != nil {
 		return err
 	}
-	c := w.current()
+	c := w.pool.conn(w.i)
 	if c == nil {
 		return fmt.Errorf("modem %s: %w", w.name, at.ErrClosed)
 	}
@@ -158,48 +195,16 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p jo
 	}
 }
 
-func (w *modemWorker) current() *Conn {
-	w.pool.mu.Lock()
-	defer w.pool.mu.Unlock()
-	if w.broken {
-		return nil
-	}
-	return w.pool.conns[w.i]
-}
-
 func (w *modemWorker) noteBroken(err error) {
 	if errors.Is(err, at.ErrClosed) {
-		w.pool.mu.Lock()
-		w.broken = true
-		w.pool.mu.Unlock()
+		w.pool.markBroken(w.i)
 	}
 }
 
-// health is the backend's health check: a modem whose device vanished is
-// dialled again; while that fails the engine keeps the backend down and
-// its queue goes to the other modems (the circuit breaker's open state).
-func (w *modemWorker) health(ctx context.Context) error {
-	p := w.pool
-	p.mu.Lock()
-	if !w.broken {
-		p.mu.Unlock()
-		return nil
-	}
-	old, spec := p.conns[w.i], p.specs[w.i]
-	p.conns[w.i] = nil
-	p.mu.Unlock()
-	if old != nil {
-		old.Close()
-	}
-	c, err := Dial(ctx, spec, p.atOpt)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.conns[w.i], w.broken = c, false
-	p.mu.Unlock()
-	return nil
-}
+// health is the backend's health check: a modem that did not answer or
+// whose device vanished is dialled again; while that fails the engine
+// keeps the backend down and its queue goes to the other modems.
+func (w *modemWorker) health(ctx context.Context) error { return w.pool.redial(ctx, w.i) }
 
 // bucket is a token bucket of capacity one: at most one part per
 // interval. A nil bucket does not limit.

@@ -11,6 +11,7 @@ import (
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sms/at"
+	"calq/sms/pdu"
 )
 
 // SendOptions are the options of Send; Journal, To and Modems are required
@@ -20,11 +21,15 @@ type SendOptions struct {
 	To      []string // phone numbers, one message each
 	Text    string
 
-	Flash    bool
-	Report   bool          // ask for a status report
-	Validity time.Duration // relative validity; 0 for the network's default
-	Priority sched.Class   // the zero Class is P2
-	At       time.Time     // not before this time (the engine's calendar queue holds it)
+	Flash bool
+	// Transliterate replaces characters outside GSM 7-bit by close ones
+	// when that makes the whole text fit (one part holds 160 rather than
+	// 70 characters); each change is reported through Warn.
+	Transliterate bool
+	Report        bool          // ask for a status report
+	Validity      time.Duration // relative validity; 0 for the network's default
+	Priority      sched.Class   // the zero Class is P2
+	At            time.Time     // not before this time (the engine's calendar queue holds it)
 
 	// NoWait records the messages and returns at once: a daemon, or the
 	// next Send, sends them.
@@ -41,8 +46,11 @@ type SendOptions struct {
 	Retries     int           // per message, for transient errors; 0 means sched.DefaultRetries, negative none
 	Backoff     sched.Backoff // retry delays; the engine's defaults when zero
 	FailLimit   int           // failures in a row before a modem stops taking messages; the engine's default (5) when 0
+	Cooldown    time.Duration // how long such a modem stays out before it is tried again; the engine's default (1m) when 0
+	Metrics     *sched.Metrics
 	HealthEvery time.Duration // how often a modem that vanished is dialled again; 30s when 0
 	Events      func(sched.Event)
+	Warn        func(error) // problems that stop nothing, such as a modem that did not answer; dropped when nil
 }
 
 // MessageResult is what became of one message.
@@ -60,6 +68,8 @@ type MessageResult struct {
 type Result struct {
 	Messages []MessageResult `json:"messages"`
 	Modems   []string        `json:"modems,omitempty"` // the modems this process used
+	// Transliterated lists what SendOptions.Transliterate changed.
+	Transliterated []pdu.Change `json:"transliterated,omitempty"`
 }
 
 // Send records one message per recipient in the journal's outbox. When a
@@ -73,10 +83,22 @@ func Send(ctx context.Context, o SendOptions) (Result, error) {
 	if err := checkSend(o); err != nil {
 		return Result{}, &ExitError{Code: ExitUsage, Err: err}
 	}
-	ids, err := Enqueue(ctx, o.Journal, o)
+	ids, changes, err := Enqueue(ctx, o.Journal, o)
 	if err != nil {
 		return Result{}, classify(err)
 	}
+	if o.Warn != nil {
+		for _, ch := range changes {
+			o.Warn(fmt.Errorf("transliterated %q → %q (%d×)", ch.From, ch.To, ch.Count))
+		}
+	}
+	res, err := send(ctx, o, ids)
+	res.Transliterated = changes
+	return res, err
+}
+
+// send waits for the outcome of ids, recorded already.
+func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 	if o.NoWait {
 		res, err := collect(ctx, o.Journal, ids)
 		if err != nil {
@@ -118,11 +140,14 @@ func checkSend(o SendOptions) error {
 // settled or ctx ends (they stay queued). It returns the modems it used.
 func SendPending(ctx context.Context, o SendOptions, ids []int64) ([]string, error) {
 	pool, dialErr := OpenPool(ctx, o.Modems, o.AT)
-	if pool == nil {
-		return nil, dialErr
-	}
 	defer pool.Close()
-	d, err := newDispatcher(pool, o)
+	if len(pool.Conns()) == 0 {
+		return nil, fmt.Errorf("no modem answered: %w", dialErr)
+	}
+	if dialErr != nil && o.Warn != nil {
+		o.Warn(dialErr)
+	}
+	d, err := newDispatcher(pool, o, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"calq/sched"
@@ -27,23 +28,33 @@ type dispatcher struct {
 	e       *sched.Engine
 	workers []*modemWorker
 	o       SendOptions
-	atTime  []time.Duration // per worker, time in SendPDU
+	atTime  []time.Duration   // per worker, time in SendPDU
+	after   func(sched.Event) // called after event, for the daemon's bookkeeping
+	used    []string          // the modems open at the start
+
+	mu  sync.Mutex
+	out map[string]bool // modems down or taken out by the circuit breaker
 }
 
-func newDispatcher(pool *Pool, o SendOptions) (*dispatcher, error) {
-	d := &dispatcher{jn: o.Journal, o: o}
-	conns := pool.Conns()
-	d.atTime = make([]time.Duration, len(conns))
+// newDispatcher starts an engine with one backend per modem of pool,
+// open or not (a broken modem's health check dials it again). after, when
+// not nil, sees every event once the outbox is settled.
+func newDispatcher(pool *Pool, o SendOptions, after func(sched.Event)) (*dispatcher, error) {
+	d := &dispatcher{jn: o.Journal, o: o, after: after, out: map[string]bool{}}
+	for _, c := range pool.Conns() {
+		d.used = append(d.used, c.Spec.Name)
+	}
+	d.atTime = make([]time.Duration, pool.Len())
 	var backends []sched.Backend
-	for i, c := range conns {
-		w := &modemWorker{name: c.Spec.Name, jn: o.Journal, allowDup: o.AllowDuplicates,
-			limit: newBucket(c.Spec.RatePerMinute), atTime: &d.atTime[i], pool: pool, i: i}
+	for i, spec := range pool.specs {
+		w := &modemWorker{name: spec.Name, jn: o.Journal, allowDup: o.AllowDuplicates,
+			limit: newBucket(spec.RatePerMinute), atTime: &d.atTime[i], pool: pool, i: i}
 		d.workers = append(d.workers, w)
 		backends = append(backends, sched.Backend{Name: w.name, Kinds: []string{"sms"},
 			Workers: []sched.Worker{w}, Health: w.health, HealthEvery: o.HealthEvery})
 	}
-	e, err := sched.NewEngine(sched.EngineOptions{Backends: backends, Journal: o.Journal,
-		Events: d.event, Backoff: o.Backoff, FailLimit: o.FailLimit})
+	e, err := sched.NewEngine(sched.EngineOptions{Backends: backends, Journal: o.Journal, Metrics: o.Metrics,
+		Events: d.event, Backoff: o.Backoff, FailLimit: o.FailLimit, Cooldown: o.Cooldown})
 	if err != nil {
 		return nil, err
 	}
@@ -52,26 +63,39 @@ func newDispatcher(pool *Pool, o SendOptions) (*dispatcher, error) {
 	return d, nil
 }
 
-func (d *dispatcher) names() []string {
-	var n []string
-	for _, w := range d.workers {
-		n = append(n, w.name)
+// retries is the engine's retry budget per message from o.Retries.
+func (d *dispatcher) retries() int {
+	switch r := d.o.Retries; {
+	case r == 0:
+		return sched.DefaultRetries
+	case r < 0:
+		return 0
+	default:
+		return r
 	}
-	return n
 }
+
+// allOut reports whether no modem takes messages now (each is down or
+// taken out by the circuit breaker).
+func (d *dispatcher) allOut() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, w := range d.workers {
+		if !d.out[w.name] {
+			return false
+		}
+	}
+	return true
+}
+
+// names are the modems that were open when the dispatcher started.
+func (d *dispatcher) names() []string { return d.used }
 
 // run submits one job per message and waits until all are settled.
 func (d *dispatcher) run(ctx context.Context, msgs []journal.SMSMessage) error {
-	retries := d.o.Retries
-	switch {
-	case retries == 0:
-		retries = sched.DefaultRetries
-	case retries < 0:
-		retries = 0
-	}
 	jobs := make([]*sched.Job, len(msgs))
 	for i, m := range msgs {
-		jobs[i] = jobFor(m, classOf(m), retries)
+		jobs[i] = jobFor(m, classOf(m), d.retries())
 	}
 	err := d.e.Submit(ctx, jobs...)
 	if _, werr := d.e.Wait(ctx); werr != nil {
@@ -84,10 +108,30 @@ func (d *dispatcher) run(ctx context.Context, msgs []journal.SMSMessage) error {
 func (d *dispatcher) close() error { return d.e.Close() }
 
 // event settles in the outbox what the engine decided alone: a message
-// that ran out of retries, or that no modem can take any more.
+// that ran out of retries, or whose modem is lost after it accepted some
+// of the parts. A message no modem could take (all down) stays queued,
+// for a later run or the daemon's next round. It also keeps track of the
+// modems that are out.
 func (d *dispatcher) event(ev sched.Event) {
 	if d.o.Events != nil {
 		d.o.Events(ev)
+	}
+	d.settle(ev)
+	if d.after != nil {
+		d.after(ev)
+	}
+}
+
+func (d *dispatcher) settle(ev sched.Event) {
+	switch ev.Type {
+	case sched.EventBackendDown, sched.EventKindDisabled:
+		d.mu.Lock()
+		d.out[ev.Backend] = true
+		d.mu.Unlock()
+	case sched.EventBackendUp, sched.EventKindEnabled:
+		d.mu.Lock()
+		delete(d.out, ev.Backend)
+		d.mu.Unlock()
 	}
 	if ev.Job == nil || ev.Job.Kind != "sms" {
 		return
@@ -99,6 +143,9 @@ func (d *dispatcher) event(ev sched.Event) {
 	ctx := context.Background()
 	switch ev.Type {
 	case sched.EventFailed, sched.EventTimedOut:
+		if errors.Is(ev.Err, sched.ErrNoBackend) && ev.Job.Backend == "" {
+			return // no modem could take it: it stays queued
+		}
 		reason := describe(ev.Err)
 		if ev.Reason != "" && ev.Reason != "error" {
 			reason = ev.Reason + ": " + reason

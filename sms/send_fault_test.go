@@ -22,8 +22,8 @@ import (
 // not even those recorded as unknown).
 func TestSendFaults(t *testing.T) {
 	n := 1000
-	if testing.Short() || raceEnabled {
-		n = 300 // under -race 1,000 take about 90 s; run without -race for the full count
+	if testing.Short() {
+		n = 300
 	}
 	r := newRig(t, emu.Options{Modems: 4, Seed: 7, FailRate: 0.02})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -95,7 +95,7 @@ func (r *rig) inject(t *testing.T, n int, stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		got := len(r.log.records(t))
+		got := r.log.lines()
 		for ; seen+8 <= got; seen += 8 {
 			d := devs[rng.IntN(len(devs))]
 			r.e.Inject(d, faults[rng.IntN(len(faults))])
@@ -127,6 +127,7 @@ func (r *rig) check(t *testing.T, ids []int64, texts map[string]string) {
 		devOf["m"+string(rune('0'+i))] = d
 	}
 	count := map[string]int{}
+	reasons := map[string]int{}
 	for _, id := range ids {
 		m, err := r.jn.SMS(context.Background(), id)
 		if err != nil {
@@ -136,6 +137,7 @@ func (r *rig) check(t *testing.T, ids []int64, texts map[string]string) {
 		switch m.State {
 		case journal.SMSSent, journal.SMSUnknown:
 		case journal.SMSFailed:
+			reasons[m.Reason]++
 			if m.Reason == "" {
 				t.Errorf("sms %d failed without a reason", id)
 			}
@@ -153,4 +155,7 @@ func (r *rig) check(t *testing.T, ids []int64, texts map[string]string) {
 		}
 	}
 	t.Logf("%d messages: %v", len(ids), count)
+	for reason, n := range reasons {
+		t.Logf("failed %d× %s", n, reason)
+	}
 }

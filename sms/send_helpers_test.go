@@ -35,6 +35,13 @@ type sent struct {
 	msg pdu.Message
 }
 
+// lines counts the records logged so far.
+func (b *syncBuffer) lines() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Count(b.buf.Bytes(), []byte("\n"))
+}
+
 func (b *syncBuffer) records(t *testing.T) []sent {
 	t.Helper()
 	b.mu.Lock()

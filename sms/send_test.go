@@ -3,8 +3,11 @@ package sms
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"calq/sched/journal"
 )
@@ -113,5 +116,68 @@ func TestExitCodes(t *testing.T) {
 	}
 	if got := ExitCode(classify(&usageError{errors.New("x")})); got != ExitUsage {
 		t.Errorf("usage: got %d, want %d", got, ExitUsage)
+	}
+}
+
+// TestSendModemMissing: a modem that does not answer is reported through
+// Warn, and the messages go through the others; with no modem answering
+// at all they stay queued (exit 4).
+func TestSendModemMissing(t *testing.T) {
+	r := newRig(t, emu2())
+	missing := ModemSpec{Name: "m9", Device: filepath.Join(r.dir, "ttyUSB9")}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	o := r.opts([]string{"+491701234567"}, "two of three")
+	o.Modems = append(o.Modems, missing)
+	var warned []error
+	o.Warn = func(err error) { warned = append(warned, err) }
+	res, err := Send(ctx, o)
+	if err != nil || res.Messages[0].State != journal.SMSSent {
+		t.Fatalf("got %+v, %v; want sent through the modems that answered", res, err)
+	}
+	if !slices.Equal(res.Modems, []string{"m0", "m1"}) {
+		t.Errorf("used modems %v, want [m0 m1]", res.Modems)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0].Error(), "modem m9") {
+		t.Errorf("warnings %v, want one naming modem m9", warned)
+	}
+
+	o = r.opts([]string{"+491701234567"}, "none answers")
+	o.Modems = []ModemSpec{missing}
+	res, err = Send(ctx, o)
+	if got := ExitCode(err); got != ExitQueued || res.Messages[0].State != journal.SMSQueued {
+		t.Fatalf("got exit %d (%v), state %s; want %d and queued", got, err, res.Messages[0].State, ExitQueued)
+	}
+	if !strings.Contains(err.Error(), "no modem answered") || !strings.Contains(err.Error(), "modem m9") {
+		t.Errorf("error %q, want it to say no modem answered and name m9", err)
+	}
+}
+
+// TestSendTransliterate: with Transliterate a text that would need UCS-2
+// goes out in GSM 7-bit, the outbox keeps the text as sent, and every
+// change is reported.
+func TestSendTransliterate(t *testing.T) {
+	r := newRig(t, emu2())
+	o := r.opts([]string{"+491701234567"}, "“Déjà vu” – twice…")
+	o.Transliterate = true
+	res, err := Send(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	recs := r.log.records(t)
+	if len(recs) != 1 || recs[0].msg.Text != `"Déjà vu" - twice...` || recs[0].msg.Encoding != "gsm7" {
+		t.Fatalf("logged %+v, want one GSM 7-bit PDU with the transliterated text", recs)
+	}
+	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.Text != recs[0].msg.Text {
+		t.Errorf("outbox text %q (%v), want the text sent", m.Text, err)
+	}
+	var from []string
+	for _, ch := range res.Transliterated {
+		from = append(from, ch.From)
+	}
+	if want := []string{"“", "”", "–", "…"}; !slices.Equal(from, want) {
+		t.Errorf("transliterated %+v, want changes from %q", res.Transliterated, want)
 	}
 }

@@ -1,5 +1,0 @@
-//go:build !race
-
-package sms
-
-const raceEnabled = false
