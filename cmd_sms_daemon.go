@@ -24,8 +24,10 @@ func smsDaemonCommand() *cli.Command {
 			"reports, which stay new in the journal for calq sms recv --offline. A modem\n" +
 			"whose device vanished is dialled again by a health check. With --metrics-file\n" +
 			"it writes Prometheus metrics every 15 s and on exit.\n\n" +
-			"Exit status 0 when interrupted (SIGINT, SIGTERM); 1 when it could not start,\n" +
-			"e.g. another daemon holds a modem.",
+			"A modem that does not answer at the start is reported and dialled again\n" +
+			"like a vanished one; the daemon starts even when none answers.\n\n" +
+			"Exit status 130 when interrupted (SIGINT, SIGTERM), after releasing the\n" +
+			"modems; 1 when it could not start, e.g. another daemon holds a modem.",
 		Flags: append(smsModemFlags(),
 			&cli.DurationFlag{Name: "send-every", Value: time.Second, Usage: "read the outbox this often"},
 			&cli.DurationFlag{Name: "poll-every", Value: 10 * time.Second, Usage: "poll the modems for received messages this often"},

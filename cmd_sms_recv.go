@@ -31,7 +31,8 @@ func smsRecvCommand() *cli.Command {
 			"Prints the messages and reports not yet delivered, oldest first, and marks\n" +
 			"them delivered. --keep changes nothing: the modems keep their messages and\n" +
 			"the next run prints the same ones again (the journal still records the raw\n" +
-			"PDUs once). --offline asks no modem: it delivers what the journal holds.\n\n" +
+			"PDUs once). --offline asks no modem: it delivers what the journal holds;\n" +
+			"so does recv when a calq sms daemon holds the modems (the daemon polls them).\n\n" +
 			"--exec CMD runs '/bin/sh -c CMD' once per message or report, like smstools'\n" +
 			"eventhandler, with the text on standard input and the fields in SMS_TYPE\n" +
 			"(message or report), SMS_ID, SMS_MODEM, SMS_FROM, SMS_TEXT, SMS_SENT (RFC\n" +
@@ -67,6 +68,18 @@ func smsRecvAction(c *cli.Context) error {
 	j, err := journal.Open(c.Context, journalPath(c), journal.Options{})
 	if err != nil {
 		return err
+	}
+	if len(specs) > 0 {
+		// A daemon polls the modems it holds and files what arrives in
+		// the journal; asking them here would only wait for its locks.
+		held, err := sms.DaemonHolds(c.Context, j, specs)
+		if err != nil {
+			j.Close()
+			return err
+		}
+		if held {
+			specs = nil
+		}
 	}
 	_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, j, o)
 	if cerr := j.Close(); err == nil {

@@ -45,6 +45,16 @@ func (e *TimeoutError) Timeout() bool { return true }
 // Transient reports true: retrying later or on another modem may succeed.
 func (e *TimeoutError) Transient() bool { return true }
 
+// NoPromptError is a final OK where AT+CMGS should have shown the '>'
+// prompt: typically the late answer to an earlier command that timed out.
+// Nothing was submitted, so it is transient.
+type NoPromptError struct{}
+
+func (*NoPromptError) Error() string { return "OK without a '>' prompt" }
+
+// Transient reports true: nothing was submitted.
+func (*NoPromptError) Transient() bool { return true }
+
 // CMSError is a "+CMS ERROR: <n>" final result (3GPP 27.005 §3.2.5, message
 // service). Code is -1 when the modem sent text instead of a number (AT+CMEE=2).
 type CMSError struct {

@@ -60,7 +60,7 @@ func (m *Modem) awaitPrompt(ctx context.Context, r *request, cmd string) error {
 		if rep.err != nil {
 			return rep.err
 		}
-		return errors.New("OK without a '>' prompt")
+		return &NoPromptError{}
 	case <-timer:
 		err = &TimeoutError{Waiting: "prompt", After: m.opt.PromptTimeout}
 	case <-ctx.Done():

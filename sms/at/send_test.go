@@ -201,3 +201,17 @@ func TestList(t *testing.T) {
 		t.Errorf("URCs = %q, want %q", u, wantURC)
 	}
 }
+
+// TestSendPDUOKWithoutPrompt: a bare OK where the prompt should be (the
+// late answer to an earlier command) submitted nothing: transient, not
+// unknown.
+func TestSendPDUOKWithoutPrompt(t *testing.T) {
+	tr := newTranscript(t,
+		step{expect: "AT+CMGS=20\r", reply: ok("+CMGS: 17")},
+	)
+	_, err := tr.SendPDU(context.Background(), testPDU, testLen)
+	var np *NoPromptError
+	if !errors.As(err, &np) || !IsTransient(err) || errors.Is(err, ErrUnknownOutcome) {
+		t.Fatalf("SendPDU error = %v, want a transient NoPromptError", err)
+	}
+}

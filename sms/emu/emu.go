@@ -119,7 +119,7 @@ func Start(ctx context.Context, o Options) (*Emulator, error) {
 			m.serve(sctx)
 		}()
 	}
-	e.stop = context.AfterFunc(ctx, func() { e.Close() })
+	e.stop = context.AfterFunc(ctx, func() { e.shutdown() }) // not Close: e.stop may not be set yet
 	return e, nil
 }
 
@@ -186,8 +186,12 @@ func (e *Emulator) Plant(device, pdu string) (int, error) {
 // Close stops every modem, closes the pseudo-terminals (clients read EOF
 // or EIO) and waits for the goroutines. It is idempotent.
 func (e *Emulator) Close() error {
+	e.stop()
+	return e.shutdown()
+}
+
+func (e *Emulator) shutdown() error {
 	e.once.Do(func() {
-		e.stop()
 		e.cancel()
 		e.err = e.closeAll()
 		e.wg.Wait()
