@@ -93,7 +93,7 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, 30*time.Second)))
 	}
 	dm := newDaemonMetrics(o.Metrics)
-	stopMetrics := writeMetricsEvery(o.Metrics, o.MetricsFile, o.MetricsEvery)
+	stopMetrics := o.Metrics.WriteEvery(o.MetricsFile, o.MetricsEvery)
 	defer func() { err = errors.Join(err, stopMetrics()) }()
 	dd, err := newDaemonDispatcher(pool, o)
 	if err != nil {
@@ -147,34 +147,6 @@ func pollLoop(ctx context.Context, pool *Pool, o DaemonOptions, dm *daemonMetric
 	}
 }
 
-// writeMetricsEvery writes m to path every period until the returned
-// function is called, which writes it a last time. As sched's RunCommands
-// does; TODO: share one helper once sched exports it.
-func writeMetricsEvery(m *sched.Metrics, path string, every time.Duration) func() error {
-	if m == nil || path == "" {
-		return func() error { return nil }
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				_ = m.WriteFile(path) // the last write reports errors
-			}
-		}
-	})
-	return func() error {
-		close(done)
-		wg.Wait()
-		return m.WriteFile(path)
-	}
-}
-
 // daemonReceive is Receive, except that without o.Handle nothing is handed
 // out: the entries stay new in the journal's inbox, for calq sms recv
 // (which then needs no modem: --offline) to hand out. The PDUs still leave
@@ -185,20 +157,6 @@ func daemonReceive(ctx context.Context, conns []*Conn, j *journal.Journal, o Rec
 	}
 	o = o.withDefaults()
 	o.Keep = false
-	var errs []error
-	for _, c := range conns {
-		if err := recvPoll(ctx, c.Spec.Name, c.Modem, j, o); err != nil {
-			errs = append(errs, fmt.Errorf("modem %s: %w", c.Spec.Name, err))
-		}
-	}
-	if ctx.Err() != nil {
-		return nil, errors.Join(append(errs, ctx.Err())...)
-	}
-	if err := inboxFileAll(ctx, j, o.Now(), o.Warn); err != nil {
-		return nil, errors.Join(append(errs, fmt.Errorf("file received PDUs: %w", err))...)
-	}
-	if err := inboxAssemble(ctx, j, o.Now(), o.ReassemblyTimeout); err != nil {
-		errs = append(errs, fmt.Errorf("reassemble long messages: %w", err))
-	}
+	errs, _ := pollAndFile(ctx, conns, j, o)
 	return nil, errors.Join(errs...)
 }

@@ -108,7 +108,7 @@ func DaemonHolds(ctx context.Context, jn *journal.Journal, specs []ModemSpec) (b
 		if len(keys) > 0 && !keys[r.Key] {
 			continue
 		}
-		if r.LeaseUntil.After(now) && (r.OwnerHost != host || pidAlive(r.OwnerPid)) {
+		if r.LeaseUntil.After(now) && (r.OwnerHost != host || journal.PIDAlive(r.OwnerPid)) {
 			return true, nil
 		}
 	}

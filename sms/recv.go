@@ -66,26 +66,37 @@ func (o RecvOptions) withDefaults() RecvOptions {
 // one journal.
 func Receive(ctx context.Context, conns []*Conn, j *journal.Journal, o RecvOptions) ([]Inbound, error) {
 	o = o.withDefaults()
-	var errs []error
-	for _, c := range conns {
-		if err := recvPoll(ctx, c.Spec.Name, c.Modem, j, o); err != nil {
-			errs = append(errs, fmt.Errorf("modem %s: %w", c.Spec.Name, err))
-		}
-	}
-	if ctx.Err() != nil {
-		return nil, errors.Join(append(errs, ctx.Err())...)
-	}
-	if err := inboxFileAll(ctx, j, o.Now(), o.Warn); err != nil {
-		return nil, errors.Join(append(errs, fmt.Errorf("file received PDUs: %w", err))...)
-	}
-	if err := inboxAssemble(ctx, j, o.Now(), o.ReassemblyTimeout); err != nil {
-		errs = append(errs, fmt.Errorf("inboxReassemble long messages: %w", err))
+	errs, stop := pollAndFile(ctx, conns, j, o)
+	if stop {
+		return nil, errors.Join(errs...)
 	}
 	out, err := recvHandOut(ctx, j, o)
 	if errs = append(errs, err); len(out) > 0 && errors.Join(errs...) != nil {
 		errs = append(errs, exitcode.ErrPartial)
 	}
 	return out, errors.Join(errs...)
+}
+
+// pollAndFile polls every modem (recvPoll), then files the recorded PDUs
+// (these and those an interrupted run left unfiled) and reassembles long
+// messages. A modem that fails is reported and the others still run; stop
+// says that nothing more should be done (ctx ended, or filing failed).
+func pollAndFile(ctx context.Context, conns []*Conn, j *journal.Journal, o RecvOptions) (errs []error, stop bool) {
+	for _, c := range conns {
+		if err := recvPoll(ctx, c.Spec.Name, c.Modem, j, o); err != nil {
+			errs = append(errs, fmt.Errorf("modem %s: %w", c.Spec.Name, err))
+		}
+	}
+	if ctx.Err() != nil {
+		return append(errs, ctx.Err()), true
+	}
+	if err := inboxFileAll(ctx, j, o.Now(), o.Warn); err != nil {
+		return append(errs, fmt.Errorf("file received PDUs: %w", err)), true
+	}
+	if err := inboxAssemble(ctx, j, o.Now(), o.ReassemblyTimeout); err != nil {
+		errs = append(errs, fmt.Errorf("reassemble long messages: %w", err))
+	}
+	return errs, false
 }
 
 // recvModem is what recvPoll needs of a modem: *at.Modem.
