@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -76,10 +78,31 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	}
 	warn := func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
 	o.Warn, o.Recv.Warn = warn, warn
+	o.Events = func(ev sched.Event) { logModemEvent(c.App.ErrWriter, ev) }
 	if o.MetricsFile != "" {
 		o.Metrics = sched.NewMetrics()
 	}
 	var err error
 	o.Specs, o.AT, err = smsModemSpecs(c)
 	return o, err
+}
+
+// logModemEvent prints what happens to a modem (down, up, taken out by the
+// circuit breaker, back) on stderr, one line each, for the daemon's log.
+func logModemEvent(w io.Writer, ev sched.Event) {
+	if ev.Job != nil {
+		return
+	}
+	var what string
+	switch ev.Type {
+	case sched.EventBackendDown:
+		what = "down: " + strings.TrimPrefix(fmt.Sprint(ev.Err), "modem "+ev.Backend+": ")
+	case sched.EventBackendUp:
+		what = "up again"
+	case sched.EventKindDisabled, sched.EventKindEnabled, sched.EventKindKept:
+		what = ev.Message
+	default:
+		return
+	}
+	fmt.Fprintf(w, "calq: %s modem %s: %s\n", ev.Time.Format(time.DateTime), ev.Backend, what)
 }
