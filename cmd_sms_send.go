@@ -42,7 +42,8 @@ func smsSendCommand() *cli.Command {
 			"only the parts not yet accepted.\n\n" +
 			"--no-wait prints the message ids and returns: the next calq sms send sends them.\n" +
 			"When a calq sms daemon holds the modems, send records the messages for it and\n" +
-			"waits for their outcome (--no-wait: exits 4 at once, the daemon sends them).\n" +
+			"waits for their outcome (--no-wait: exits 4 at once, the daemon sends them);\n" +
+			"while the daemon's modems are all down that wait has no end but --timeout.\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
 			`--json prints {"message_type":"sms_send","messages":[{"id","to","state",` + "\n" +
 			`"reason","modem","parts","mr"}],"modems":[...],"transliterated":[{"from","to","count"}]}.` + "\n\n" + smsSendExit,

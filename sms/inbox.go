@@ -3,6 +3,7 @@ package sms
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -29,6 +30,20 @@ type Inbound struct {
 	Status     int       `json:"status,omitempty"`    // TP-ST
 	Outcome    string    `json:"outcome,omitempty"`   // "delivered", "pending" or "failed", from Status
 	Discharged time.Time `json:"discharged,omitzero"` // when the message was delivered or given up
+}
+
+// MarshalJSON writes a report's mr and status even when they are 0 (a
+// valid reference; "delivered"), and leaves them out of a message's.
+func (in Inbound) MarshalJSON() ([]byte, error) {
+	type plain Inbound
+	if in.MessageType != journal.KindReport {
+		return json.Marshal(plain(in))
+	}
+	return json.Marshal(struct {
+		plain
+		MR     int `json:"mr"`
+		Status int `json:"status"`
+	}{plain(in), in.MR, in.Status})
 }
 
 // Complete reports whether every part of the message is present.

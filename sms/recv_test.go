@@ -2,6 +2,7 @@ package sms
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -259,5 +260,26 @@ func TestReceiveBadPDU(t *testing.T) {
 	}
 	if ps, _ := j.UnfiledInboxPDUs(ctx); len(ps) != 0 {
 		t.Errorf("unfiled PDUs after Receive: %v, want none", ps)
+	}
+}
+
+// TestInboundJSON: a report carries mr and status even when they are 0; a
+// message carries neither.
+func TestInboundJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in          Inbound
+		want, avoid string
+	}{
+		{Inbound{MessageType: journal.KindReport, ID: 2, MR: 0, Status: 0, Outcome: "delivered"}, `"mr":0,"status":0}`, ""},
+		{Inbound{MessageType: journal.KindReport, ID: 3, MR: 24, Status: 70, Outcome: "failed"}, `"mr":24,"status":70}`, ""},
+		{Inbound{MessageType: journal.KindMessage, ID: 1, Text: "hi"}, `"text":"hi"`, `"mr"`},
+	} {
+		b, err := json.Marshal(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tc.want) || (tc.avoid != "" && strings.Contains(string(b), tc.avoid)) {
+			t.Errorf("%s: got %s, want %s and no %s", tc.in.MessageType, b, tc.want, tc.avoid)
+		}
 	}
 }
