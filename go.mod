@@ -10,6 +10,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require go.bug.st/serial v1.8.0
+
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -36,7 +38,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/image v0.47.0
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.43.0
 	golang.org/x/tools v0.52.0 // indirect

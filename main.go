@@ -23,6 +23,7 @@ import (
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched"
+	"calq/sms"
 )
 
 // Exit statuses; exitStatuses documents them in help and the README.
@@ -31,6 +32,8 @@ const (
 	exitFailure     = 1
 	exitUsage       = 2
 	exitPartial     = 3
+	exitQueued      = 4 // calq sms send: left queued for a retry
+	exitUnknown     = 5 // calq sms send: a message's outcome is unknown
 	exitInterrupted = 130
 )
 
@@ -42,6 +45,8 @@ var exitStatuses = []struct {
 	{exitFailure, "failure"},
 	{exitUsage, "usage error: unknown command or flag, missing or invalid flag value"},
 	{exitPartial, "partial failure: some items of a batch failed, the others succeeded"},
+	{exitQueued, "calq sms send: left queued for a retry"},
+	{exitUnknown, "calq sms send: outcome unknown (the modem took a message but did not answer)"},
 	{exitInterrupted, "interrupted by SIGINT or SIGTERM"},
 }
 
@@ -101,6 +106,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(),
 		Commands: []*cli.Command{
 			convertCommand(),
+			smsCommand(),
 			schedCommand(),
 			analyzeCommand(),
 			historyCommand(),
@@ -210,6 +216,7 @@ func interrupted(cause, err error) error {
 // exitCode is the one place that decides calq's exit status.
 func exitCode(err error) int {
 	var ue *usageError
+	var se *sms.ExitError
 	switch {
 	case err == nil:
 		return exitOK
@@ -217,6 +224,8 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.As(err, &ue), errors.Is(err, sched.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
 		return exitUsage
+	case errors.As(err, &se):
+		return se.Code
 	case errors.Is(err, exitcode.ErrPartial):
 		return exitPartial
 	}

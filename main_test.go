@@ -49,6 +49,7 @@ func TestScript(t *testing.T) {
 			"validjson":   cmdValidJSON,
 			"seedjournal": cmdSeedJournal,
 			"jsonlines":   cmdJSONLines,
+			"daemonholds": cmdDaemonHolds,
 		},
 	})
 }

@@ -56,6 +56,7 @@ type EngineOptions struct {
 	Events    func(Event)   // job and backend events; called concurrently from the engine's goroutines
 	Backoff   Backoff       // retry delays
 	FailLimit int           // failures of one kind in a row before a backend stops taking it; default 5, negative never
+	Cooldown  time.Duration // how long a backend taken out by FailLimit stays out before it gets the kind again, half-open (one more failure takes it out again); default 1m, negative never
 	Grace     time.Duration // how long a stop waits for cancelled jobs to return; default 10s
 	Rand      func() float64
 }
@@ -161,6 +162,9 @@ func withDefaults(o EngineOptions) EngineOptions {
 	}
 	if o.FailLimit == 0 {
 		o.FailLimit = 5
+	}
+	if o.Cooldown == 0 {
+		o.Cooldown = time.Minute
 	}
 	if o.Grace <= 0 {
 		o.Grace = 10 * time.Second

@@ -3,6 +3,8 @@ package sched
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -167,6 +169,74 @@ func TestFailureIsolation(t *testing.T) {
 	})
 }
 
+// TestCooldown: a backend taken out after failures in a row gets the kind
+// back after the cooldown (half-open); one more failure takes it out again
+// at once, and a success keeps it in.
+func TestCooldown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var healed atomic.Bool
+		var flakyRan, good atomic.Int64
+		flaky := WorkerFunc(func(context.Context, *Job) error {
+			flakyRan.Add(1)
+			time.Sleep(time.Millisecond)
+			if healed.Load() {
+				return nil
+			}
+			return errors.New("no carrier")
+		})
+		var mu sync.Mutex
+		var types []EventType
+		e := newTestEngine(t, EngineOptions{Dispatch: RoundRobin, Backoff: Backoff{Base: time.Millisecond, Jitter: -1},
+			Cooldown: time.Minute,
+			Events: func(ev Event) {
+				if ev.Backend == "flaky" && (ev.Type == EventKindDisabled || ev.Type == EventKindEnabled) {
+					mu.Lock()
+					types = append(types, ev.Type)
+					mu.Unlock()
+				}
+			},
+			Backends: []Backend{
+				{Name: "flaky", Workers: []Worker{flaky}},
+				{Name: "good", Workers: []Worker{sleeper(time.Millisecond, &good)}},
+			}})
+		e.Start()
+		batch := func() {
+			t.Helper()
+			var jobs []*Job
+			for range 20 {
+				jobs = append(jobs, &Job{Kind: "k", Retries: 3})
+			}
+			if err := e.Submit(context.Background(), jobs...); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Wait(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		batch() // flaky fails 5 in a row and is taken out
+		if n := flakyRan.Load(); n != 5 {
+			t.Fatalf("flaky ran %d attempts before it was taken out, want 5", n)
+		}
+		time.Sleep(time.Minute + time.Second)
+		batch() // half-open: one failure takes it out again
+		if n := flakyRan.Load(); n != 6 {
+			t.Fatalf("flaky ran %d attempts in all, want 6: one after the cooldown", n)
+		}
+		time.Sleep(time.Minute + time.Second)
+		healed.Store(true)
+		batch() // half-open, and it works now: it stays in
+		if n := flakyRan.Load(); n < 6+5 {
+			t.Errorf("flaky ran %d attempts in all, want it to take about half of the last 20", n)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		want := []EventType{EventKindDisabled, EventKindEnabled, EventKindDisabled, EventKindEnabled}
+		if !slices.Equal(types, want) {
+			t.Errorf("flaky's events %v, want %v", types, want)
+		}
+	})
+}
+
 // TestHealthDown: a backend whose health check fails is marked down and its
 // queued jobs move to the other backend.
 func TestHealthDown(t *testing.T) {
@@ -200,6 +270,72 @@ func TestHealthDown(t *testing.T) {
 		}
 		if a.Load() >= 10 || b.Load() <= 10 {
 			t.Errorf("a ran %d, b ran %d: want a's queue moved to b once a was down", a.Load(), b.Load())
+		}
+	})
+}
+
+// TestHealthDownPinned: jobs pinned to a backend that goes down while they
+// wait in its queue fail with ErrNoBackend, naming the backend, instead of
+// waiting for it; unpinned ones move to the other backend.
+func TestHealthDownPinned(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var a, b, pinnedRan atomic.Int64
+		healthy := atomic.Bool{}
+		var mu sync.Mutex
+		var failed []Event
+		onA := WorkerFunc(func(ctx context.Context, j *Job) error {
+			a.Add(1)
+			if j.Backend == "a" {
+				pinnedRan.Add(1)
+			}
+			time.Sleep(10 * time.Millisecond)
+			return nil
+		})
+		e := newTestEngine(t, EngineOptions{Dispatch: RoundRobin, Backends: []Backend{
+			{Name: "a", Workers: []Worker{onA}, HealthEvery: 50 * time.Millisecond,
+				Health: func(context.Context) error {
+					if healthy.Load() {
+						return nil
+					}
+					return errors.New("modem vanished")
+				}},
+			{Name: "b", Workers: []Worker{sleeper(10*time.Millisecond, &b)}},
+		}, Events: func(ev Event) {
+			if ev.Type == EventFailed {
+				mu.Lock()
+				failed = append(failed, ev)
+				mu.Unlock()
+			}
+		}})
+		healthy.Store(true)
+		e.Start()
+		synctest.Wait()
+		var jobs []*Job
+		for i := range 20 {
+			j := &Job{Kind: "k"}
+			if i%2 == 0 {
+				j.Backend = "a"
+			}
+			jobs = append(jobs, j)
+		}
+		if err := e.Submit(context.Background(), jobs...); err != nil {
+			t.Fatal(err)
+		}
+		healthy.Store(false)
+		sum := wait(t, e)
+		mu.Lock()
+		defer mu.Unlock()
+		if sum.Done+sum.Failed != 20 || sum.Failed == 0 {
+			t.Fatalf("summary %+v, want all 20 settled, some pinned ones failed", sum)
+		}
+		if int(pinnedRan.Load())+len(failed) != 10 || a.Load()+b.Load() != int64(sum.Done) {
+			t.Errorf("%d pinned jobs ran and %d failed, want the 10 to do one or the other; a ran %d, b %d, summary %+v",
+				pinnedRan.Load(), len(failed), a.Load(), b.Load(), sum)
+		}
+		for _, ev := range failed {
+			if ev.Job.Backend != "a" || !errors.Is(ev.Err, ErrNoBackend) || !strings.Contains(ev.Err.Error(), "backend a") {
+				t.Errorf("failed %+v: want only jobs pinned to a, with ErrNoBackend naming it", ev)
+			}
 		}
 	})
 }

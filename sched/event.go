@@ -20,6 +20,7 @@ const (
 	EventBackendUp    EventType = "backend_up"
 	EventKindDisabled EventType = "kind_disabled" // a backend stopped taking a kind after failures in a row
 	EventKindKept     EventType = "kind_kept"     // ... or could not, as no other backend takes it
+	EventKindEnabled  EventType = "kind_enabled"  // a backend takes a kind again after its cooldown
 	EventJournalError EventType = "journal_error"
 )
 

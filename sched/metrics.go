@@ -70,6 +70,38 @@ func NewMetrics() *Metrics {
 // Registry returns the registry holding the metrics.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
+// WriteEvery writes the metrics to path every period (15s when 0 or
+// less) until the returned function is called, which writes them a last
+// time and returns that write's error. With a nil m or an empty path it
+// does nothing.
+func (m *Metrics) WriteEvery(path string, every time.Duration) (stop func() error) {
+	if m == nil || path == "" {
+		return func() error { return nil }
+	}
+	if every <= 0 {
+		every = 15 * time.Second
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = m.WriteFile(path) // the last write reports errors
+			}
+		}
+	})
+	return func() error {
+		close(done)
+		wg.Wait()
+		return m.WriteFile(path)
+	}
+}
+
 // WriteFile writes the metrics to path in Prometheus' text format,
 // atomically (a temporary file renamed over path).
 func (m *Metrics) WriteFile(path string) error {

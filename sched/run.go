@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"calq/internal/exitcode"
@@ -85,7 +84,7 @@ func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
 		return res, err
 	}
 	res.Batch = batch
-	stopMetrics := writeMetricsEvery(o)
+	stopMetrics := o.Metrics.WriteEvery(o.MetricsFile, o.MetricsEvery)
 	e.Start()
 	err = e.Submit(ctx, jobs...)
 	if err == nil {
@@ -143,35 +142,4 @@ func shellJobs(ctx context.Context, o RunOptions) ([]*Job, string, error) {
 		}
 	}
 	return jobs, prefix, nil
-}
-
-// writeMetricsEvery writes the metrics file periodically until the
-// returned function is called, which writes it a last time.
-func writeMetricsEvery(o RunOptions) func() error {
-	if o.Metrics == nil || o.MetricsFile == "" {
-		return func() error { return nil }
-	}
-	every := o.MetricsEvery
-	if every <= 0 {
-		every = 15 * time.Second
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				_ = o.Metrics.WriteFile(o.MetricsFile) // the last write reports errors
-			}
-		}
-	})
-	return func() error {
-		close(done)
-		wg.Wait()
-		return o.Metrics.WriteFile(o.MetricsFile)
-	}
 }

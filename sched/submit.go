@@ -136,10 +136,13 @@ func (e *Engine) route(j *Job, avoid *backend, now time.Time) {
 	}
 	b := e.pick(j, avoid)
 	if b == nil {
+		err := fmt.Errorf("%w: every backend for kind %q is down or has stopped taking it", ErrNoBackend, j.Kind)
+		if j.Backend != "" {
+			err = fmt.Errorf("%w: backend %s, the only one this job may run on, is down or has stopped taking kind %q", ErrNoBackend, j.Backend, j.Kind)
+		}
 		e.sum.Failed++
 		e.settled()
-		e.later(Event{Type: EventFailed, Time: now, Job: j, Attempt: j.Attempts,
-			Err: fmt.Errorf("%w: every backend for kind %q is down or has stopped taking it", ErrNoBackend, j.Kind), Reason: "no backend"})
+		e.later(Event{Type: EventFailed, Time: now, Job: j, Attempt: j.Attempts, Err: err, Reason: "no backend"})
 		return
 	}
 	j.ready = now

@@ -12,6 +12,7 @@ const (
 	evReady   timerKind = iota // a delayed job or a retry may start
 	evTimeout                  // an attempt ran past its timeout
 	evHealth                   // time for a backend's health check
+	evEnable                   // a backend's cooldown for a kind is over
 )
 
 // timerEvent is one entry of the engine's timeline: delays, backoffs,
@@ -19,10 +20,11 @@ const (
 // nanoseconds, served by one goroutine, rather than a sleeping goroutine
 // each.
 type timerEvent struct {
-	kind timerKind
-	job  *Job
-	run  *run
-	b    *backend
+	kind    timerKind
+	job     *Job
+	run     *run
+	b       *backend
+	jobKind string // evEnable
 }
 
 // pushTimer files ev at time at, waking the timer loop when it becomes the
@@ -93,6 +95,8 @@ func (e *Engine) fire(ev timerEvent, now time.Time) {
 		if ev.run.live && !ev.run.ran {
 			ev.run.cancel(ErrTimeout)
 		}
+	case evEnable:
+		e.enable(ev.b, ev.jobKind, now)
 	case evHealth:
 		if !e.stopping {
 			e.wg.Add(1)

@@ -292,8 +292,13 @@ func (e *Engine) tooManyFailures(b *backend, kind string) {
 	for _, o := range e.backends {
 		if o != b && o.takes(kind) {
 			b.disabled[kind] = true
-			e.later(Event{Type: EventKindDisabled, Time: e.clock.Now(), Backend: b.Name,
-				Message: fmt.Sprintf("backend %s failed kind %q %d times in a row; it stops taking that kind", b.Name, kind, b.streak[kind])})
+			now := e.clock.Now()
+			msg := fmt.Sprintf("backend %s failed kind %q %d times in a row; it stops taking that kind", b.Name, kind, b.streak[kind])
+			if e.opts.Cooldown > 0 {
+				msg += fmt.Sprintf(" for %v", e.opts.Cooldown)
+				e.pushTimer(now.Add(e.opts.Cooldown), timerEvent{kind: evEnable, b: b, jobKind: kind})
+			}
+			e.later(Event{Type: EventKindDisabled, Time: now, Backend: b.Name, Message: msg})
 			e.evacuate(b, kind)
 			return
 		}
@@ -305,8 +310,23 @@ func (e *Engine) tooManyFailures(b *backend, kind string) {
 	}
 }
 
+// enable gives b kind again after its cooldown, half-open: its failure
+// streak stays one short of the limit, so one more failure takes it out
+// again and a success closes the breaker. e.mu is held.
+func (e *Engine) enable(b *backend, kind string, now time.Time) {
+	if !b.disabled[kind] || e.stopping || e.closed {
+		return
+	}
+	delete(b.disabled, kind)
+	b.streak[kind] = e.opts.FailLimit - 1
+	e.later(Event{Type: EventKindEnabled, Time: now, Backend: b.Name,
+		Message: fmt.Sprintf("backend %s takes kind %q again after its cooldown", b.Name, kind)})
+}
+
 // evacuate moves b's queued jobs of kind (every kind when kind is empty)
-// to other backends; a job no other backend can take stays. e.mu is held.
+// to other backends. A job pinned to b (Job.Backend) fails, as it would
+// have had it been routed now; any other job that no other backend can
+// take stays, for when b is back. e.mu is held.
 func (e *Engine) evacuate(b *backend, kind string) {
 	type tagged struct {
 		tag float64
@@ -319,7 +339,7 @@ func (e *Engine) evacuate(b *backend, kind string) {
 		if !ok {
 			break
 		}
-		if (kind == "" || j.Kind == kind) && e.pick(j, b) != nil {
+		if (kind == "" || j.Kind == kind) && (j.Backend == b.Name || e.pick(j, b) != nil) {
 			e.classLen[j.Class.Index()]--
 			move = append(move, j)
 			continue

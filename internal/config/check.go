@@ -25,7 +25,33 @@ func (c *Config) check(md toml.MetaData) []error {
 		c.Profiles[n].check(toml.Key{"profiles", n}, bad)
 	}
 	c.SMTP.check(md, bad)
+	c.SMS.check(bad)
 	return errs
+}
+
+func (s SMS) check(bad badFunc) {
+	seen := map[string]bool{}
+	for i, m := range s.Modems {
+		key := toml.Key{"sms", "modem", fmt.Sprint(i + 1)}
+		switch {
+		case m.Device == "":
+			bad(key, "device: required")
+		case m.Baud < 0:
+			bad(key, "baud: %d is negative", m.Baud)
+		case m.RatePerMinute < 0:
+			bad(key, "rate_per_minute: %v is negative", m.RatePerMinute)
+		case m.PINFile != "" && m.PINEnv != "":
+			bad(key, "pin_file and pin_env: give one")
+		}
+		name := m.Name
+		if name == "" {
+			name = m.Device
+		}
+		if seen[name] {
+			bad(key, "name %q: used by another modem", name)
+		}
+		seen[name] = true
+	}
 }
 
 type badFunc func(key toml.Key, format string, args ...any)

@@ -26,6 +26,23 @@ import (
 type Config struct {
 	Profiles map[string]Profile `toml:"profiles"`
 	SMTP     SMTP               `toml:"smtp"`
+	SMS      SMS                `toml:"sms"`
+}
+
+// SMS holds calq sms's settings: the modems, [[sms.modem]].
+type SMS struct {
+	Modems []Modem `toml:"modem"`
+}
+
+// Modem is one GSM modem. The PIN comes from a file or an environment
+// variable, never from the command line.
+type Modem struct {
+	Name          string  `toml:"name"`            // defaults to the device's base name
+	Device        string  `toml:"device"`          // e.g. /dev/serial/by-id/usb-...; required
+	Baud          int     `toml:"baud"`            // 0: 115200
+	PINFile       string  `toml:"pin_file"`        // relative to the config file
+	PINEnv        string  `toml:"pin_env"`         // e.g. CALQ_SMS_PIN
+	RatePerMinute float64 `toml:"rate_per_minute"` // most parts a minute; 0: no limit
 }
 
 // Profile is a named set of conversion options, [profiles.NAME]. Zero
@@ -208,4 +225,7 @@ func (c *Config) resolve(dir string) {
 		c.Profiles[name] = p
 	}
 	abs(&c.SMTP.PasswordFile)
+	for i := range c.SMS.Modems {
+		abs(&c.SMS.Modems[i].PINFile)
+	}
 }

@@ -7,11 +7,12 @@ import (
 	"syscall"
 )
 
-// pidAlive reports whether a process with this pid exists on this host.
+// PIDAlive reports whether a process with this pid exists on this host,
+// for telling a dead owner's claims and leases from a live one's.
 // Signal 0 checks without signalling; EPERM means it exists as another
 // user's. A pid of 0 or less would address a process group: unknown,
 // taken as alive, so that only its lease can free its jobs.
-func pidAlive(pid int) bool {
+func PIDAlive(pid int) bool {
 	if pid <= 0 {
 		return true
 	}

@@ -24,7 +24,7 @@ func recoverOrphans(t *txn, host string, now time.Time) (int, error) {
 		return 0, err
 	}
 	for _, pid := range pids {
-		if pidAlive(pid) {
+		if PIDAlive(pid) {
 			continue
 		}
 		m, err := requeue(t, reasonOrphaned, now, "owner_host = ? AND owner_pid = ?", host, pid)

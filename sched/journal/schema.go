@@ -102,6 +102,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, contactsSchema); err != nil {
 		return fmt.Errorf("create contacts: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, smsOutboxSchema); err != nil {
+		return fmt.Errorf("create the sms outbox: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, smsInboxSchema); err != nil {
+		return fmt.Errorf("create the sms inbox: %w", err)
+	}
 	return tx.Commit()
 }
 

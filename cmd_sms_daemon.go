@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched"
+	"calq/sched/journal"
+	"calq/sms"
+)
+
+func smsDaemonCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "daemon",
+		Usage: "hold the modems: send from the outbox continuously, poll the inbox, check health",
+		Description: "Holds the modems (--device, repeatable, or [[sms.modem]] in the config file)\n" +
+			"and their locks until interrupted, and records in the journal (--db) that it\n" +
+			"holds them: calq sms send then only records its messages and the daemon sends\n" +
+			"them (send waits for the outcome unless --no-wait, which exits 4). Every\n" +
+			"--send-every the daemon reads the outbox for queued messages that are due;\n" +
+			"every --poll-every it polls the modems for received messages and status\n" +
+			"reports, which stay new in the journal for calq sms recv --offline. A modem\n" +
+			"whose device vanished is dialled again by a health check. With --metrics-file\n" +
+			"it writes Prometheus metrics every 15 s and on exit.\n\n" +
+			"A modem that does not answer at the start is reported and dialled again\n" +
+			"like a vanished one; the daemon starts even when none answers.\n\n" +
+			"Exit status 130 when interrupted (SIGINT, SIGTERM), after releasing the\n" +
+			"modems; 1 when it could not start, e.g. another daemon holds a modem.",
+		Flags: append(smsModemFlags(),
+			&cli.DurationFlag{Name: "send-every", Value: time.Second, Usage: "read the outbox this often"},
+			&cli.DurationFlag{Name: "poll-every", Value: 10 * time.Second, Usage: "poll the modems for received messages this often"},
+			&cli.DurationFlag{Name: "part-timeout", Value: sms.DefaultReassemblyTimeout,
+				Usage: "file a long message's parts as they are `AFTER` this long"},
+			&cli.BoolFlag{Name: "allow-duplicates", Usage: "resend parts whose outcome is unknown"},
+			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a message after transient errors"},
+			&cli.StringFlag{Name: "metrics-file", EnvVars: []string{"CALQ_METRICS_FILE"}, Usage: "write Prometheus metrics to `FILE` (textfile collector format)"},
+			dbFlag()),
+		Action: smsDaemonAction,
+	}
+}
+
+func smsDaemonAction(c *cli.Context) error {
+	o, err := smsDaemonOptions(c)
+	if err != nil {
+		return err
+	}
+	jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	if err != nil {
+		return err
+	}
+	defer jn.Close()
+	o.Journal = jn
+	if err := sms.Daemon(c.Context, o); err != nil {
+		return fmt.Errorf("sms daemon: %w", err)
+	}
+	return nil
+}
+
+// smsDaemonOptions reads the flags of calq sms daemon.
+func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
+	o := sms.DaemonOptions{SendEvery: c.Duration("send-every"), PollEvery: c.Duration("poll-every"),
+		AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries"), MetricsFile: c.String("metrics-file"),
+		Recv: sms.RecvOptions{ReassemblyTimeout: c.Duration("part-timeout")}}
+	switch {
+	case c.Args().Present():
+		return o, usageErrorf(c, "unexpected argument %q", c.Args().First())
+	case o.SendEvery <= 0 || o.PollEvery <= 0 || o.Recv.ReassemblyTimeout <= 0:
+		return o, usageErrorf(c, "--send-every, --poll-every and --part-timeout must be positive")
+	case o.Retries < 0:
+		return o, usageErrorf(c, "--retries: %d is negative", o.Retries)
+	}
+	if o.Retries == 0 {
+		o.Retries = -1 // the flag's 0 means none; DaemonOptions' 0 means the default
+	}
+	warn := func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
+	o.Warn, o.Recv.Warn = warn, warn
+	o.Events = func(ev sched.Event) { logModemEvent(c.App.ErrWriter, ev) }
+	if o.MetricsFile != "" {
+		o.Metrics = sched.NewMetrics()
+	}
+	var err error
+	o.Specs, o.AT, err = smsModemSpecs(c)
+	return o, err
+}
+
+// logModemEvent prints what happens to a modem (down, up, taken out by the
+// circuit breaker, back) on stderr, one line each, for the daemon's log.
+func logModemEvent(w io.Writer, ev sched.Event) {
+	if ev.Job != nil {
+		return
+	}
+	var what string
+	switch ev.Type {
+	case sched.EventBackendDown:
+		what = "down: " + strings.TrimPrefix(fmt.Sprint(ev.Err), "modem "+ev.Backend+": ")
+	case sched.EventBackendUp:
+		what = "up again"
+	case sched.EventKindDisabled, sched.EventKindEnabled, sched.EventKindKept:
+		what = ev.Message
+	default:
+		return
+	}
+	fmt.Fprintf(w, "calq: %s modem %s: %s\n", ev.Time.Format(time.DateTime), ev.Backend, what)
+}

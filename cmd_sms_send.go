@@ -1,0 +1,398 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/internal/config"
+	"calq/sched"
+	"calq/sched/journal"
+	"calq/sms"
+	"calq/sms/at"
+)
+
+const smsSendExit = "Exit status, for scripts:\n" +
+	"  0  every message accepted by the network (its message reference is known)\n" +
+	"  1  failure: every message failed, or calq could not run\n" +
+	"  2  usage error\n" +
+	"  3  some recipients failed, the others were accepted\n" +
+	"  4  some messages are left queued for a retry (--timeout, no modem answered)\n" +
+	"  5  the outcome of some message is unknown: it may have been sent\n" +
+	"     (a timeout after the PDU was written; not resent without --allow-duplicates)"
+
+func smsSendCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "send",
+		Usage:     "send an SMS to one or more numbers",
+		ArgsUsage: "TO... [TEXT | -]",
+		Description: "Records one message per recipient in the journal's outbox (--db) before any\n" +
+			"AT traffic, then opens the modems (--device, repeatable, or [[sms.modem]] in the\n" +
+			"config file) and sends every queued message that is due, its own and those an\n" +
+			"earlier run left. The last argument is the text; '-', or no text argument at\n" +
+			"all when the last argument looks like a number, reads it from stdin. All parts\n" +
+			"of a long message go through one modem with one reference; a retry resends\n" +
+			"only the parts not yet accepted.\n\n" +
+			"--no-wait prints the message ids and returns: the next calq sms send sends them.\n" +
+			"When a calq sms daemon holds the modems, send records the messages for it and\n" +
+			"waits for their outcome (--no-wait: exits 4 at once, the daemon sends them);\n" +
+			"while the daemon's modems are all down that wait has no end but --timeout.\n" +
+			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
+			`--json prints {"message_type":"sms_send","messages":[{"id","to","state",` + "\n" +
+			`"reason","modem","parts","mr"}],"modems":[...],"transliterated":[{"from","to","count"}]}.` + "\n\n" + smsSendExit,
+		Flags: append(smsModemFlags(),
+			&cli.BoolFlag{Name: "flash", Usage: "a flash message (class 0), shown at once and not stored"},
+			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit (“smart quotes”, é, …) when that avoids UCS-2; each change is reported"},
+			&cli.BoolFlag{Name: "report", Usage: "ask the network for a status report"},
+			&cli.DurationFlag{Name: "validity", Usage: "relative validity, e.g. 24h"},
+			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "P2", Usage: "priority class: P0 .. P3"},
+			&cli.StringFlag{Name: "at", Usage: "send no earlier than `TIME`"},
+			&cli.BoolFlag{Name: "wait", Value: true, Usage: "wait for the outcome (the default)"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "print the message ids and return at once"},
+			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after this long (messages stay queued: exit 4)"},
+			&cli.BoolFlag{Name: "allow-duplicates", Usage: "resend parts whose outcome is unknown"},
+			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a message after transient errors"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			dbFlag()),
+		Action: smsSendAction,
+	}
+}
+
+// smsModemFlags are the flags that choose modems.
+func smsModemFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "device", Aliases: []string{"d"}, Usage: "the modem's serial `DEVICE` (repeatable); default: [[sms.modem]] in the config"},
+		&cli.StringFlag{Name: "config", EnvVars: []string{"CALQ_CONFIG"}, Usage: "the config `FILE`"},
+		&cli.DurationFlag{Name: "prompt-timeout", Value: 10 * time.Second, Usage: "wait this long for the '>' prompt"},
+		&cli.DurationFlag{Name: "result-timeout", Value: 60 * time.Second, Usage: "wait this long for +CMGS after the PDU (then the outcome is unknown)"},
+	}
+}
+
+func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
+	o := at.Options{PromptTimeout: c.Duration("prompt-timeout"), ResultTimeout: c.Duration("result-timeout")}
+	devices := c.StringSlice("device")
+	if len(devices) > 0 {
+		specs, err := sms.Specs(config.SMS{}, devices, os.Getenv)
+		return specs, o, err
+	}
+	conf, err := loadConfig(c)
+	if err != nil {
+		return nil, o, err
+	}
+	specs, err := sms.Specs(conf.SMS, nil, os.Getenv)
+	if err != nil {
+		return nil, o, usageErrorf(c, "%w", err)
+	}
+	return specs, o, nil
+}
+
+func smsSendAction(c *cli.Context) error {
+	o, err := smsSendOptions(c)
+	if err != nil {
+		return err
+	}
+	jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	if err != nil {
+		return err
+	}
+	defer jn.Close()
+	o.Journal = jn
+	res, err := sms.Send(c.Context, o)
+	if rerr := renderSend(c, res); rerr != nil {
+		return rerr
+	}
+	var xe *sms.ExitError
+	if errors.As(err, &xe) && xe.Code == sms.ExitUsage {
+		return &usageError{err: err, hint: helpHint(c)}
+	}
+	return err
+}
+
+// smsSendOptions reads the arguments and flags of calq sms send.
+func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
+	args := c.Args().Slice()
+	var o sms.SendOptions
+	if len(args) == 0 {
+		return o, usageErrorf(c, "no recipients")
+	}
+	text, to := "", args
+	switch last := args[len(args)-1]; {
+	case last == "-" || looksLikeNumber(last):
+		if last == "-" {
+			to = args[:len(args)-1]
+		}
+		b, err := io.ReadAll(c.App.Reader)
+		if err != nil {
+			return o, fmt.Errorf("read the text from stdin: %w", err)
+		}
+		text = strings.TrimSuffix(string(b), "\n")
+	default:
+		text, to = last, args[:len(args)-1]
+	}
+	if len(to) == 0 {
+		return o, usageErrorf(c, "no recipients")
+	}
+	for _, r := range to {
+		if !looksLikeNumber(r) {
+			return o, usageErrorf(c, "recipient %q is not a phone number", r)
+		}
+	}
+	class, err := sched.ParseClass(c.String("priority"))
+	if err != nil {
+		return o, usageErrorf(c, "--priority: %w", err)
+	}
+	o = sms.SendOptions{To: to, Text: text, Flash: c.Bool("flash"), Transliterate: c.Bool("transliterate"), Report: c.Bool("report"),
+		Validity: c.Duration("validity"), Priority: class, NoWait: noWait(c),
+		Timeout: c.Duration("timeout"), AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries")}
+	if o.Retries == 0 {
+		o.Retries = -1 // the flag's 0 means none; SendOptions' 0 means the default
+	}
+	if s := c.String("at"); s != "" {
+		if o.At, err = parseAt(s, time.Now()); err != nil {
+			return o, usageErrorf(c, "--at %w", err)
+		}
+	}
+	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
+	if o.NoWait {
+		return o, nil
+	}
+	o.Modems, o.AT, err = smsModemSpecs(c)
+	return o, err
+}
+
+func noWait(c *cli.Context) bool { return c.Bool("no-wait") || !c.Bool("wait") }
+
+// looksLikeNumber accepts an optional '+' and 3 to 20 digits.
+func looksLikeNumber(s string) bool {
+	d := strings.TrimPrefix(s, "+")
+	if len(d) < 3 || len(d) > 20 {
+		return false
+	}
+	for _, r := range d {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func renderSend(c *cli.Context, res sms.Result) error {
+	w := c.App.Writer
+	if c.Bool("json") {
+		return json.NewEncoder(w).Encode(struct {
+			Type string `json:"message_type"`
+			sms.Result
+		}{"sms_send", res})
+	}
+	if noWait(c) {
+		for _, m := range res.Messages {
+			fmt.Fprintln(w, m.ID)
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTO\tSTATE\tMODEM\tPARTS\tMR\tREASON")
+	for _, m := range res.Messages {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR), m.Reason)
+	}
+	return tw.Flush()
+}
+
+func mrText(mr []int) string {
+	s := make([]string, len(mr))
+	for i, v := range mr {
+		s[i] = "-"
+		if v >= 0 {
+			s[i] = fmt.Sprint(v)
+		}
+	}
+	return strings.Join(s, ",")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func smsStatusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show the outbox: one message with its parts, or the latest messages",
+		ArgsUsage: "[ID]",
+		Description: "Without ID, lists the --limit latest messages of the outbox (or those in\n" +
+			"--state: queued, sent, failed, unknown). With ID, shows that message and its\n" +
+			"parts. calq history --kind sms shows the send jobs and their attempts.\n" +
+			`--json prints {"message_type":"sms_status","messages":[...]}, each message` + "\n" +
+			`with "parts":[{"seq","total","ref","state","mr","modem","reason"}].`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "state", Usage: "only messages in `STATE`"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "list at most `N` messages"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			dbFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			var id int64
+			if c.NArg() > 1 {
+				return usageErrorf(c, "want at most one ID")
+			}
+			if c.NArg() == 1 {
+				if _, err := fmt.Sscan(c.Args().First(), &id); err != nil || id <= 0 {
+					return usageErrorf(c, "ID %q is not a message id", c.Args().First())
+				}
+			}
+			return withJournal(c, func(jn *journal.Journal) error {
+				var ms []journal.SMSMessage
+				var err error
+				if id > 0 {
+					var m journal.SMSMessage
+					m, err = jn.SMS(c.Context, id)
+					ms = append(ms, m)
+				} else {
+					ms, err = jn.ListSMS(c.Context, journal.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
+				}
+				if err != nil {
+					return err
+				}
+				return renderStatus(c, ms, id > 0)
+			})
+		},
+	}
+}
+
+func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool) error {
+	w := c.App.Writer
+	if c.Bool("json") {
+		for i := range ms {
+			for j := range ms[i].Parts {
+				ms[i].Parts[j].Hex = "" // the PDU is in the journal; status is about outcomes
+			}
+		}
+		return json.NewEncoder(w).Encode(struct {
+			Type     string               `json:"message_type"`
+			Messages []journal.SMSMessage `json:"messages"`
+		}{"sms_status", ms})
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED\tTO\tSTATE\tMODEM\tPARTS\tREASON")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", m.ID, m.Created.Local().Format("2006-01-02 15:04:05"),
+			m.To, m.State, dash(m.Modem), len(m.Parts), m.Reason)
+	}
+	if one && len(ms) == 1 {
+		fmt.Fprintln(tw, "\nPART\tREF\tSTATE\tMR\tMODEM\tREASON")
+		for _, p := range ms[0].Parts {
+			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(p.Modem), p.Reason)
+		}
+	}
+	return tw.Flush()
+}
+
+func smsModemsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "modems",
+		Usage: "open each modem and show its maker, model, IMEI, registration, signal and SMSC",
+		Description: "Modems come from --device (repeatable) or [[sms.modem]] in the config file.\n" +
+			`--json prints {"message_type":"sms_modems","modems":[{"name","device","maker",` + "\n" +
+			`"model","imei","registered","registration","signal","smsc","error"}]}.` + "\n" +
+			"Exit status 1 when a modem could not be opened.",
+		Flags: append(smsModemFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}),
+		Action: func(c *cli.Context) error {
+			specs, o, err := smsModemSpecs(c)
+			if err != nil {
+				return err
+			}
+			st := sms.Survey(c.Context, specs, o)
+			if err := renderModems(c, st); err != nil {
+				return err
+			}
+			var errs []error
+			for _, s := range st {
+				if s.Err != nil {
+					errs = append(errs, s.Err)
+				}
+			}
+			return errors.Join(errs...)
+		},
+	}
+}
+
+func renderModems(c *cli.Context, st []sms.ModemStatus) error {
+	w := c.App.Writer
+	if c.Bool("json") {
+		return json.NewEncoder(w).Encode(struct {
+			Type   string            `json:"message_type"`
+			Modems []sms.ModemStatus `json:"modems"`
+		}{"sms_modems", st})
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tDEVICE\tMAKER\tMODEL\tIMEI\tREGISTRATION\tSIGNAL\tSMSC")
+	for _, s := range st {
+		if s.Err != nil {
+			fmt.Fprintf(tw, "%s\t%s\terror: %v\n", s.Name, s.Device, s.Err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.Device, dash(s.Maker), dash(s.Model),
+			dash(s.IMEI), s.Registration, s.Signal, dash(s.SMSC))
+	}
+	return tw.Flush()
+}
+
+func smsBenchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "bench",
+		Usage: "measure sending throughput through 1..16 emulated modems, and calq's own time per message",
+		Description: "Sends one-part messages through emulated modems that take --latency per part,\n" +
+			"for each pool size of --modems, and prints messages per second and the ratio to\n" +
+			"one modem's (goal: at least 0.9·n); then calq's own time per message (codec,\n" +
+			"journal, dispatch) from a zero-latency run on one modem (goal: under 1 ms).\n" +
+			`--json prints {"message_type":"sms_bench","latency_ns","rows":[{"modems",` + "\n" +
+			`"messages","seconds","per_second","ratio","goal","ok"}],"own_per_message_ns",` + "\n" +
+			`"own_goal_ns","own_ok"}.`,
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "latency", Value: 100 * time.Millisecond, Usage: "the emulator's time per part (real modems take 3-10 s)"},
+			&cli.IntSliceFlag{Name: "modems", Value: cli.NewIntSlice(1, 2, 4, 8, 16), Usage: "pool sizes"},
+			&cli.IntFlag{Name: "per-modem", Value: 25, Usage: "messages per modem in each run"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			dir, err := os.MkdirTemp("", "calq-sms-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			res, err := sms.Bench(c.Context, sms.BenchOptions{Dir: dir, Latency: c.Duration("latency"),
+				Modems: c.IntSlice("modems"), PerModem: c.Int("per-modem")})
+			if err != nil {
+				return err
+			}
+			return renderSMSBench(c, res)
+		},
+	}
+}
+
+func renderSMSBench(c *cli.Context, res sms.BenchResult) error {
+	w := c.App.Writer
+	if c.Bool("json") {
+		return json.NewEncoder(w).Encode(struct {
+			Type string `json:"message_type"`
+			sms.BenchResult
+		}{"sms_bench", res})
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "latency per part: %v\n", res.Latency)
+	fmt.Fprintln(tw, "MODEMS\tMESSAGES\tSECONDS\tMSG/S\tRATIO\tGOAL\tOK")
+	for _, r := range res.Rows {
+		fmt.Fprintf(tw, "%d\t%d\t%.3f\t%.1f\t%.2f\t%.1f\t%v\n", r.Modems, r.Messages, r.Seconds, r.PerSecond, r.Ratio, r.Goal, r.OK)
+	}
+	fmt.Fprintf(tw, "calq's own time per message: %v (goal < %v, ok %v)\n", res.OwnPerMessage.Round(time.Microsecond), res.OwnGoal, res.OwnOK)
+	return tw.Flush()
+}

@@ -1,0 +1,87 @@
+//go:build unix
+
+package at
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// lockPoll is how often a blocked Lock retries. flock(2) cannot be
+// interrupted by a context, so Lock polls with LOCK_NB instead of parking a
+// goroutine in a blocking flock that would outlive a cancelled ctx.
+const lockPoll = 100 * time.Millisecond
+
+// LockPath is the lock file of device: calq-sms-<resolved device path>.lock
+// in /run/lock when writable, else in os.TempDir. Symlinks are resolved so
+// /dev/serial/by-id/... and /dev/ttyUSB0 share one lock.
+func LockPath(device string) string {
+	if p, err := filepath.EvalSymlinks(device); err == nil {
+		device = p
+	}
+	dir := "/run/lock"
+	if syscall.Access(dir, 2 /* W_OK */) != nil {
+		dir = os.TempDir()
+	}
+	name := strings.Trim(strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(device), "_")
+	return filepath.Join(dir, "calq-sms-"+name+".lock")
+}
+
+// Lock takes the advisory lock of device (see LockPath), waiting until it is
+// free or ctx is done, so overlapping cron jobs queue instead of interleaving
+// AT commands. unlock releases it; the lock also dies with the process.
+func Lock(ctx context.Context, device string) (unlock func(), err error) {
+	return LockFile(ctx, LockPath(device))
+}
+
+// LockFile is Lock on an explicit lock file path.
+func LockFile(ctx context.Context, path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("at: lock: %w", err)
+	}
+	var tick *time.Ticker
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("at: lock %s: %w", path, err)
+		}
+		if tick == nil {
+			tick = time.NewTicker(lockPoll)
+			defer tick.Stop()
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("at: lock %s: held by %s: %w", path, holder(path), ctx.Err())
+		}
+	}
+	// The pid is for people wondering who holds the modem; flock is the lock.
+	if f.Truncate(0) == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+func holder(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+		return "another process"
+	}
+	return "pid " + strings.TrimSpace(string(b))
+}

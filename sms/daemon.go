@@ -1,0 +1,162 @@
+package sms
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"calq/sched"
+	"calq/sched/journal"
+	"calq/sms/at"
+)
+
+// DaemonOptions are the options of Daemon; Journal and Specs are required.
+type DaemonOptions struct {
+	Journal *journal.Journal
+	Specs   []ModemSpec
+	AT      at.Options
+
+	// SendEvery is how often the outbox is read for queued messages that
+	// are due (those calq sms send hands over); 1s when zero.
+	SendEvery time.Duration
+	// PollEvery is how often the modems are polled for received messages
+	// (Receive); 10s when zero, negative never.
+	PollEvery time.Duration
+	Recv      RecvOptions
+
+	// Sending, as in SendOptions.
+	AllowDuplicates bool
+	Retries         int
+	Backoff         sched.Backoff
+	FailLimit       int
+	Cooldown        time.Duration
+	HealthEvery     time.Duration
+
+	// Metrics, when set, are the engine's metrics plus the daemon's
+	// calq_sms_daemon_* series; they are written to MetricsFile (when set)
+	// every MetricsEvery (15s when zero) and when Daemon returns.
+	Metrics      *sched.Metrics
+	MetricsFile  string
+	MetricsEvery time.Duration
+
+	Events func(sched.Event) // the engine's events
+	// Ready, when set, is called once the daemon holds the modems and
+	// its lease, before it first reads the outbox.
+	Ready func()
+	// Warn receives problems that stop nothing: a failed poll, a modem
+	// that did not answer at start. Dropped when nil.
+	Warn func(error)
+}
+
+func (o DaemonOptions) withDefaults() DaemonOptions {
+	if o.SendEvery <= 0 {
+		o.SendEvery = time.Second
+	}
+	if o.PollEvery == 0 {
+		o.PollEvery = 10 * time.Second
+	}
+	if o.MetricsEvery <= 0 {
+		o.MetricsEvery = 15 * time.Second
+	}
+	if o.Warn == nil {
+		o.Warn = func(error) {}
+	}
+	return o
+}
+
+// Daemon holds the modems of o.Specs until ctx is done: it records its hold
+// in the journal (DaemonHolds; calq sms send then hands its messages over
+// through the outbox), opens the modems (taking their locks for its whole
+// life), sends the queued messages as they become due, polls the modems
+// for received messages every PollEvery (they are filed in the journal's
+// inbox; o.Recv.Handle, when set, hands them out, else calq sms recv
+// --offline does), redials a modem that vanished (the pool's health
+// checks) and writes the metrics file. It returns nil when ctx ends, after
+// releasing the modems and the hold; an error when it could not start
+// (ErrModemHeld: another daemon holds a modem).
+func Daemon(ctx context.Context, o DaemonOptions) (err error) {
+	o = o.withDefaults()
+	if o.Journal == nil || len(o.Specs) == 0 {
+		return &ExitError{Code: ExitUsage, Err: errors.New("daemon: no journal or no modems")}
+	}
+	l, err := claimLease(ctx, o.Journal, o.Specs)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, l.release()) }()
+	pool, dialErr := OpenPool(ctx, o.Specs, o.AT)
+	defer func() { err = errors.Join(err, pool.Close()) }()
+	if dialErr != nil {
+		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, 30*time.Second)))
+	}
+	dm := newDaemonMetrics(o.Metrics)
+	stopMetrics := o.Metrics.WriteEvery(o.MetricsFile, o.MetricsEvery)
+	defer func() { err = errors.Join(err, stopMetrics()) }()
+	dd, err := newDaemonDispatcher(pool, o)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, dd.close()) }()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if o.Ready != nil {
+		o.Ready()
+	}
+	if o.PollEvery > 0 {
+		wg.Go(func() { pollLoop(ctx, pool, o, dm) })
+	}
+	sendLoop(ctx, dd, o)
+	return nil
+}
+
+// sendLoop submits the outbox's due messages every SendEvery until ctx ends.
+func sendLoop(ctx context.Context, dd *daemonDispatcher, o DaemonOptions) {
+	t := time.NewTicker(o.SendEvery)
+	defer t.Stop()
+	for {
+		if err := dd.submitDue(ctx); err != nil && ctx.Err() == nil {
+			o.Warn(fmt.Errorf("daemon: send: %w", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// pollLoop receives from the modems every PollEvery until ctx ends. It
+// runs beside the sending: the modems serialise their commands.
+func pollLoop(ctx context.Context, pool *Pool, o DaemonOptions, dm *daemonMetrics) {
+	t := time.NewTicker(o.PollEvery)
+	defer t.Stop()
+	for {
+		got, err := daemonReceive(ctx, pool.Conns(), o.Journal, o.Recv)
+		dm.polled(len(got), err)
+		if err != nil && ctx.Err() == nil {
+			o.Warn(fmt.Errorf("daemon: receive: %w", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// daemonReceive is Receive, except that without o.Handle nothing is handed
+// out: the entries stay new in the journal's inbox, for calq sms recv
+// (which then needs no modem: --offline) to hand out. The PDUs still leave
+// the modems once recorded, so the SIM never fills.
+func daemonReceive(ctx context.Context, conns []*Conn, j *journal.Journal, o RecvOptions) ([]Inbound, error) {
+	if o.Handle != nil {
+		return Receive(ctx, conns, j, o)
+	}
+	o = o.withDefaults()
+	o.Keep = false
+	errs, _ := pollAndFile(ctx, conns, j, o)
+	return nil, errors.Join(errs...)
+}

@@ -1,0 +1,76 @@
+package sms
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+// daemonDispatcher is a dispatcher that never drains: submitDue adds the
+// outbox's due messages as they appear, and inflight keeps one job per
+// message in the engine until the engine settles it.
+type daemonDispatcher struct {
+	*dispatcher
+
+	mu       sync.Mutex
+	inflight map[int64]bool
+}
+
+// newDaemonDispatcher is newDispatcher with the inflight bookkeeping.
+func newDaemonDispatcher(pool *Pool, o DaemonOptions) (*daemonDispatcher, error) {
+	so := SendOptions{Journal: o.Journal, AllowDuplicates: o.AllowDuplicates, Retries: o.Retries,
+		Backoff: o.Backoff, FailLimit: o.FailLimit, Cooldown: o.Cooldown, HealthEvery: o.HealthEvery,
+		Metrics: o.Metrics, Events: o.Events}
+	dd := &daemonDispatcher{inflight: map[int64]bool{}}
+	d, err := newDispatcher(pool, so, dd.event)
+	if err != nil {
+		return nil, err
+	}
+	dd.dispatcher = d
+	return dd, nil
+}
+
+// event lets a message be submitted again once the engine is done with
+// its job (and dispatcher.event has settled the outbox).
+func (dd *daemonDispatcher) event(ev sched.Event) {
+	if ev.Job == nil || ev.Job.Kind != "sms" {
+		return
+	}
+	switch ev.Type {
+	case sched.EventDone, sched.EventFailed, sched.EventTimedOut, sched.EventCancelled, sched.EventSkipped:
+		if id, ok := parseID(ev.Job.Payload); ok {
+			dd.mu.Lock()
+			delete(dd.inflight, id)
+			dd.mu.Unlock()
+		}
+	}
+}
+
+// submitDue submits the queued messages that are due and not in the
+// engine already, unless every modem is out (they would fail to route
+// and stay queued anyway).
+func (dd *daemonDispatcher) submitDue(ctx context.Context) error {
+	if dd.allOut() {
+		return nil
+	}
+	msgs, err := dd.jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued, DueUntil: time.Now()})
+	if err != nil || len(msgs) == 0 {
+		return err
+	}
+	var jobs []*sched.Job
+	dd.mu.Lock()
+	for _, m := range msgs {
+		if !dd.inflight[m.ID] {
+			dd.inflight[m.ID] = true
+			jobs = append(jobs, jobFor(m, classOf(m), dd.retries()))
+		}
+	}
+	dd.mu.Unlock()
+	if len(jobs) == 0 {
+		return nil
+	}
+	return dd.e.Submit(ctx, jobs...)
+}

@@ -1,0 +1,98 @@
+package sms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"calq/sched/journal"
+)
+
+// handOffPoll is how often Send reads the outbox while a daemon sends its
+// messages, and handOffRecheck how many reads pass between checks that the
+// daemon still holds the modems. A journal change marker could wake Send
+// instead; TODO if the 100ms latency ever matters.
+var (
+	handOffPoll    = 100 * time.Millisecond
+	handOffRecheck = 10
+)
+
+// handedOver is the outcome of a NoWait send: nil, unless a live daemon
+// holding specs (any daemon, with no specs) will send the messages, which
+// scripts learn from exit status 4.
+func handedOver(ctx context.Context, jn *journal.Journal, specs []ModemSpec, res Result) error {
+	held, err := DaemonHolds(ctx, jn, specs)
+	if err != nil || !held {
+		return nil
+	}
+	return &ExitError{Code: ExitQueued, Err: fmt.Errorf("%w: %d messages handed to calq sms daemon", ErrQueued, len(res.Messages))}
+}
+
+// sendThroughDaemon waits for a daemon that holds o.Modems to settle ids
+// and returns their outcome; ok is false when no daemon holds them, or the
+// daemon went away before settling them, and Send must send itself.
+func sendThroughDaemon(ctx context.Context, o SendOptions, ids []int64) (res Result, ok bool, err error) {
+	if held, herr := DaemonHolds(ctx, o.Journal, o.Modems); herr != nil || !held {
+		return res, false, nil
+	}
+	waitErr := waitSettled(ctx, o, ids)
+	if errors.Is(waitErr, errDaemonGone) {
+		return res, false, nil
+	}
+	res, err = collect(context.WithoutCancel(ctx), o.Journal, ids)
+	if err != nil {
+		return res, true, classify(errors.Join(waitErr, err))
+	}
+	if ctx.Err() != nil {
+		waitErr = nil // the messages stay queued for the daemon: exit 4 says it
+	}
+	return res, true, outcome(res, waitErr)
+}
+
+var errDaemonGone = errors.New("the daemon no longer holds the modems")
+
+// waitSettled polls the outbox until no message of ids is queued, ctx ends
+// (nil: the states tell), or the daemon's hold ends (errDaemonGone).
+func waitSettled(ctx context.Context, o SendOptions, ids []int64) error {
+	t := time.NewTicker(handOffPoll)
+	defer t.Stop()
+	for n := 1; ; n++ {
+		done, err := settled(ctx, o.Journal, ids)
+		if err != nil || done {
+			return err
+		}
+		if n%handOffRecheck == 0 {
+			held, err := DaemonHolds(ctx, o.Journal, o.Modems)
+			if err == nil && !held {
+				return errDaemonGone
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func settled(ctx context.Context, jn *journal.Journal, ids []int64) (bool, error) {
+	for _, id := range ids {
+		m, err := jn.SMS(ctx, id)
+		if err != nil {
+			return false, ignoreDone(ctx, err)
+		}
+		if m.State == journal.SMSQueued {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// ignoreDone drops an error that only says ctx ended.
+func ignoreDone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

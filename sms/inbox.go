@@ -1,0 +1,197 @@
+package sms
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"calq/sched/journal"
+	"calq/sms/pdu"
+)
+
+// Inbound is a received message or status report, as Receive hands it
+// out. Its JSON form is the schema of calq sms recv --json.
+type Inbound struct {
+	MessageType string    `json:"message_type"` // "message" or "report"
+	ID          int64     `json:"id"`           // the journal's id, unique across messages and reports
+	Modem       string    `json:"modem"`
+	From        string    `json:"from"`           // message: the sender; report: the recipient of the message it answers
+	Text        string    `json:"text,omitempty"` // message: the parts' texts in order (missing ones left out)
+	Sent        time.Time `json:"sent"`           // service centre time stamp, in the sender's zone
+	Received    time.Time `json:"received"`       // when calq filed it
+	Parts       int       `json:"parts"`          // parts present
+	Total       int       `json:"total"`          // parts announced
+	Missing     []int     `json:"missing,omitempty"`
+	// Status reports only.
+	MR         int       `json:"mr,omitempty"`        // message reference of the message it answers
+	Status     int       `json:"status,omitempty"`    // TP-ST
+	Outcome    string    `json:"outcome,omitempty"`   // "delivered", "pending" or "failed", from Status
+	Discharged time.Time `json:"discharged,omitzero"` // when the message was delivered or given up
+}
+
+// MarshalJSON writes a report's mr and status even when they are 0 (a
+// valid reference; "delivered"), and leaves them out of a message's.
+func (in Inbound) MarshalJSON() ([]byte, error) {
+	type plain Inbound
+	if in.MessageType != journal.KindReport {
+		return json.Marshal(plain(in))
+	}
+	return json.Marshal(struct {
+		plain
+		MR     int `json:"mr"`
+		Status int `json:"status"`
+	}{plain(in), in.MR, in.Status})
+}
+
+// Complete reports whether every part of the message is present.
+func (in Inbound) Complete() bool { return len(in.Missing) == 0 }
+
+// ReportOutcome names a TP-Status (3GPP 23.040 9.2.3.15): 0-31 the message was
+// delivered, 32-63 the service centre still tries, above it failed.
+func ReportOutcome(st int) string {
+	switch {
+	case st >= 0 && st < 32:
+		return "delivered"
+	case st >= 32 && st < 64:
+		return "pending"
+	}
+	return "failed"
+}
+
+func inboxInbound(e journal.InboxEntry) Inbound {
+	in := Inbound{MessageType: e.Kind, ID: e.ID, Modem: e.Modem, From: e.Sender, Text: e.Text,
+		Sent: e.SCTS, Received: e.Received, Parts: e.Parts, Total: e.Total, Missing: e.Missing}
+	if e.Kind == journal.KindReport {
+		in.MR, in.Status, in.Outcome, in.Discharged = e.MR, e.ST, ReportOutcome(e.ST), e.DT
+	}
+	return in
+}
+
+// inboxFileAll decodes the recorded PDUs not yet filed (this run's and those
+// an interrupted run left) and files each: a message, a part to wait for
+// the others, a status report, or bad. Undecodable PDUs are kept in the
+// journal and reported to warn; they stop nothing.
+func inboxFileAll(ctx context.Context, j *journal.Journal, now time.Time, warn func(error)) error {
+	ps, err := j.UnfiledInboxPDUs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := inboxFilePDU(ctx, j, p, now, warn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func inboxFilePDU(ctx context.Context, j *journal.Journal, p journal.InboxPDU, now time.Time, warn func(error)) error {
+	m, err := pdu.Decode(p.PDU, pdu.MT)
+	if err != nil {
+		warn(fmt.Errorf("modem %s: PDU %d (slot %d) kept in the journal: %w", p.Modem, p.ID, p.Slot, err))
+		return j.SetInboxPDUState(ctx, p.ID, "bad", err.Error())
+	}
+	switch {
+	case m.Type == "STATUS-REPORT":
+		e := journal.InboxEntry{Kind: journal.KindReport, Modem: p.Modem, Sender: m.RA, SCTS: m.SCTS,
+			Received: now, MR: m.MR, ST: m.ST, DT: m.DT}
+		_, err = j.AddInboxEntry(ctx, e, []int64{p.ID})
+	case m.Type != "DELIVER":
+		err = j.SetInboxPDUState(ctx, p.ID, "skipped", "a "+m.Type+" is not for the inbox")
+	case inboxIsPart(m.Concat):
+		err = j.HoldInboxPart(ctx, journal.InboxPart{PDUID: p.ID, Modem: p.Modem, Sender: m.OA,
+			Ref: m.Concat.Ref, Total: m.Concat.Total, Seq: m.Concat.Seq, Text: inboxText(m), SCTS: m.SCTS})
+	default:
+		e := journal.InboxEntry{Kind: journal.KindMessage, Modem: p.Modem, Sender: m.OA, Text: inboxText(m),
+			SCTS: m.SCTS, Received: now, Parts: 1, Total: 1}
+		_, err = j.AddInboxEntry(ctx, e, []int64{p.ID})
+	}
+	return err
+}
+
+// inboxIsPart tells a part of a long message from a message whose header is
+// absent or nonsense (a total of 1, or a number outside 1..total), which
+// is taken whole, as gammu does.
+func inboxIsPart(c *pdu.Concat) bool {
+	return c != nil && c.Total > 1 && c.Seq >= 1 && c.Seq <= c.Total
+}
+
+// inboxText is a DELIVER's text; 8-bit data, which has none, is shown as hex.
+func inboxText(m pdu.Message) string {
+	if m.Text == "" && len(m.Data) > 0 {
+		return hex.EncodeToString(m.Data)
+	}
+	return m.Text
+}
+
+// inboxPartKey is what the parts of one long message share.
+type inboxPartKey struct {
+	modem, sender string
+	ref, total    int
+}
+
+// inboxAssemble turns the waiting parts into messages: a group with every
+// part, or whose first part came more than timeout before now, which is
+// then delivered as it is, naming the missing parts. A part that came
+// twice (a network's resend) counts once.
+func inboxAssemble(ctx context.Context, j *journal.Journal, now time.Time, timeout time.Duration) error {
+	ps, err := j.InboxParts(ctx)
+	if err != nil {
+		return err
+	}
+	groups := map[inboxPartKey][]journal.InboxPart{}
+	var order []inboxPartKey
+	for _, p := range ps {
+		k := inboxPartKey{p.Modem, p.Sender, p.Ref, p.Total}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	var errs []error
+	for _, k := range order {
+		if e, ids, ok := inboxReassemble(groups[k], now, timeout); ok {
+			if _, err := j.AddInboxEntry(ctx, e, ids); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// inboxReassemble makes the message of one group of parts, sorted by number;
+// ok is false while it should wait for more.
+func inboxReassemble(parts []journal.InboxPart, now time.Time, timeout time.Duration) (e journal.InboxEntry, ids []int64, ok bool) {
+	first := parts[0]
+	total := first.Total
+	bySeq := make(map[int]journal.InboxPart, total)
+	oldest := first.Received
+	for _, p := range parts {
+		ids = append(ids, p.PDUID)
+		if _, dup := bySeq[p.Seq]; !dup {
+			bySeq[p.Seq] = p
+		}
+		if p.Received.Before(oldest) {
+			oldest = p.Received
+		}
+	}
+	if len(bySeq) < total && now.Sub(oldest) < timeout {
+		return e, nil, false
+	}
+	e = journal.InboxEntry{Kind: journal.KindMessage, Modem: first.Modem, Sender: first.Sender,
+		Received: now, Parts: len(bySeq), Total: total}
+	for seq := 1; seq <= total; seq++ {
+		p, ok := bySeq[seq]
+		if !ok {
+			e.Missing = append(e.Missing, seq)
+			continue
+		}
+		if e.SCTS.IsZero() {
+			e.SCTS = p.SCTS
+		}
+		e.Text += p.Text
+	}
+	return e, ids, true
+}

@@ -1,0 +1,117 @@
+package sms
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"calq/sched"
+	"calq/sched/journal"
+	"calq/sms/pdu"
+)
+
+// Message options as the outbox stores them (sms_messages.options, JSON).
+type messageOptions struct {
+	Flash    bool   `json:"flash,omitempty"`
+	Report   bool   `json:"report,omitempty"`
+	Validity string `json:"validity,omitempty"`
+	Priority string `json:"priority"`
+}
+
+// Compose encodes text for each recipient and returns the outbox records,
+// not yet stored. Each message's concatenation reference is chosen here,
+// once, and stored with its parts: a retry resends the same PDUs. With
+// o.Transliterate, characters outside GSM 7-bit are replaced when that
+// makes the whole text fit (the changes are returned, and the text stored
+// is the one sent).
+func Compose(to []string, text string, o SendOptions) ([]journal.SMSMessage, []pdu.Change, error) {
+	if len(to) == 0 {
+		return nil, nil, errors.New("compose: no recipients")
+	}
+	var changes []pdu.Change
+	if o.Transliterate && !pdu.FitsGSM(text) {
+		if t, ch := pdu.Transliterate(text); pdu.FitsGSM(t) {
+			text, changes = t, ch
+		}
+	}
+	opts, err := json.Marshal(messageOptions{Flash: o.Flash, Report: o.Report,
+		Validity: durationText(o.Validity), Priority: o.Priority.String()})
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs := make([]journal.SMSMessage, 0, len(to))
+	for _, r := range to {
+		parts, _, err := pdu.EncodeSubmit(r, text, pdu.SubmitOptions{Flash: o.Flash, Report: o.Report, Validity: o.Validity})
+		if err != nil {
+			return nil, nil, fmt.Errorf("compose for %s: %w", r, err)
+		}
+		m := journal.SMSMessage{To: r, Text: text, Options: string(opts), NotBefore: o.At}
+		for _, p := range parts {
+			m.Parts = append(m.Parts, journal.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULen: p.TPDULen})
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, changes, nil
+}
+
+func durationText(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// Enqueue composes and records the messages in the journal (durable before
+// any AT traffic) and returns their ids and what was transliterated.
+func Enqueue(ctx context.Context, jn *journal.Journal, o SendOptions) ([]int64, []pdu.Change, error) {
+	msgs, changes, err := Compose(o.To, o.Text, o)
+	if err != nil {
+		return nil, nil, &usageError{err}
+	}
+	ids, err := jn.AddSMS(ctx, msgs)
+	return ids, changes, err
+}
+
+// jobKey is the sched job key of outbox message id.
+func jobKey(id int64) string { return fmt.Sprintf("sms:%d", id) }
+
+// jobFor is the engine job that sends message m.
+func jobFor(m journal.SMSMessage, class sched.Class, retries int) *sched.Job {
+	return &sched.Job{
+		Key: jobKey(m.ID), Kind: "sms", Payload: fmt.Appendf(nil, "%d", m.ID), Label: m.To,
+		Class: class, NotBefore: m.NotBefore, Retries: retries,
+		Backend: pinnedModem(m),
+	}
+}
+
+// pinnedModem is the modem that accepted some of m's parts already: the
+// rest must go through it too, with the same reference. "" when none.
+func pinnedModem(m journal.SMSMessage) string {
+	for _, p := range m.Parts {
+		if (p.State == journal.SMSAccepted || p.State == journal.SMSUnknown) && p.Modem != "" {
+			return p.Modem
+		}
+	}
+	return ""
+}
+
+// classOf reads the priority stored with a message; P2 when absent.
+func classOf(m journal.SMSMessage) sched.Class {
+	var o messageOptions
+	if json.Unmarshal([]byte(m.Options), &o) != nil || o.Priority == "" {
+		return sched.P2
+	}
+	c, err := sched.ParseClass(o.Priority)
+	if err != nil {
+		return sched.P2
+	}
+	return c
+}
+
+// usageError marks a bad argument (exit status 2).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }

@@ -1,0 +1,211 @@
+package sms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"calq/sched"
+	"calq/sched/journal"
+	"calq/sms/at"
+	"calq/sms/pdu"
+)
+
+// SendOptions are the options of Send; Journal, To and Modems are required
+// (Modems unless NoWait).
+type SendOptions struct {
+	Journal *journal.Journal
+	To      []string // phone numbers, one message each
+	Text    string
+
+	Flash bool
+	// Transliterate replaces characters outside GSM 7-bit by close ones
+	// when that makes the whole text fit (one part holds 160 rather than
+	// 70 characters); each change is reported through Warn.
+	Transliterate bool
+	Report        bool          // ask for a status report
+	Validity      time.Duration // relative validity; 0 for the network's default
+	Priority      sched.Class   // the zero Class is P2
+	At            time.Time     // not before this time (the engine's calendar queue holds it)
+
+	// NoWait records the messages and returns at once: a daemon, or the
+	// next Send, sends them.
+	NoWait bool
+	// Timeout bounds the whole send; messages not settled by then stay
+	// queued (exit status 4). 0: no limit beyond ctx.
+	Timeout time.Duration
+	// AllowDuplicates resends a part whose outcome is unknown (a timeout
+	// after the PDU was written), at the risk of a duplicate.
+	AllowDuplicates bool
+
+	Modems      []ModemSpec
+	AT          at.Options
+	Retries     int           // per message, for transient errors; 0 means sched.DefaultRetries, negative none
+	Backoff     sched.Backoff // retry delays; the engine's defaults when zero
+	FailLimit   int           // failures in a row before a modem stops taking messages; the engine's default (5) when 0
+	Cooldown    time.Duration // how long such a modem stays out before it is tried again; the engine's default (1m) when 0
+	Metrics     *sched.Metrics
+	HealthEvery time.Duration // how often a modem that vanished is dialled again; 30s when 0
+	Events      func(sched.Event)
+	Warn        func(error) // problems that stop nothing, such as a modem that did not answer; dropped when nil
+}
+
+// MessageResult is what became of one message.
+type MessageResult struct {
+	ID     int64  `json:"id"`
+	To     string `json:"to"`
+	State  string `json:"state"` // queued, sent, failed, unknown
+	Reason string `json:"reason,omitempty"`
+	Modem  string `json:"modem,omitempty"`
+	Parts  int    `json:"parts"`
+	MR     []int  `json:"mr"` // the network's message reference per part, -1 where unknown
+}
+
+// Result is the outcome of Send, one entry per recipient, in order.
+type Result struct {
+	Messages []MessageResult `json:"messages"`
+	Modems   []string        `json:"modems,omitempty"` // the modems this process used
+	// Transliterated lists what SendOptions.Transliterate changed.
+	Transliterated []pdu.Change `json:"transliterated,omitempty"`
+}
+
+// Send records one message per recipient in the journal's outbox. When a
+// live calq sms daemon holds the modems (DaemonHolds), that is the whole
+// hand-over: Send waits (unless NoWait) until the daemon settles the
+// messages, and takes the modems itself only if the daemon goes away.
+// Otherwise Send (unless NoWait) opens the modems and sends every queued message that is
+// due, its own and those earlier runs left, and waits for the outcome of
+// its own. The error, when not nil, carries the exit status (ExitCode).
+func Send(ctx context.Context, o SendOptions) (Result, error) {
+	if err := checkSend(o); err != nil {
+		return Result{}, &ExitError{Code: ExitUsage, Err: err}
+	}
+	ids, changes, err := Enqueue(ctx, o.Journal, o)
+	if err != nil {
+		return Result{}, classify(err)
+	}
+	if o.Warn != nil {
+		for _, ch := range changes {
+			o.Warn(fmt.Errorf("transliterated %q → %q (%d×)", ch.From, ch.To, ch.Count))
+		}
+	}
+	res, err := send(ctx, o, ids)
+	res.Transliterated = changes
+	return res, err
+}
+
+// send waits for the outcome of ids, recorded already.
+func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
+	if o.NoWait {
+		res, err := collect(ctx, o.Journal, ids)
+		if err != nil {
+			return res, classify(err)
+		}
+		return res, handedOver(ctx, o.Journal, o.Modems, res)
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	if res, ok, err := sendThroughDaemon(ctx, o, ids); ok {
+		return res, err
+	}
+	names, runErr := SendPending(ctx, o, ids)
+	res, err := collect(context.WithoutCancel(ctx), o.Journal, ids)
+	res.Modems = names
+	if err != nil {
+		return res, classify(errors.Join(runErr, err))
+	}
+	return res, outcome(res, runErr)
+}
+
+func checkSend(o SendOptions) error {
+	switch {
+	case o.Journal == nil:
+		return errors.New("send: no journal")
+	case len(o.To) == 0:
+		return errors.New("send: no recipients")
+	case !o.NoWait && len(o.Modems) == 0:
+		return errors.New("send: no modems")
+	}
+	return nil
+}
+
+// SendPending opens the modems and sends the queued messages that are due,
+// and those of ids whenever they are due; it returns when they are all
+// settled or ctx ends (they stay queued). It returns the modems it used.
+func SendPending(ctx context.Context, o SendOptions, ids []int64) ([]string, error) {
+	pool, dialErr := OpenPool(ctx, o.Modems, o.AT)
+	defer pool.Close()
+	if len(pool.Conns()) == 0 {
+		return nil, fmt.Errorf("no modem answered: %w", dialErr)
+	}
+	if dialErr != nil && o.Warn != nil {
+		o.Warn(dialErr)
+	}
+	d, err := newDispatcher(pool, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	names := d.names()
+	msgs, err := pendingFor(ctx, o.Journal, ids)
+	if err == nil {
+		err = d.run(ctx, msgs)
+	}
+	return names, errors.Join(err, d.close())
+}
+
+// pendingFor lists the queued messages due now plus those of ids.
+func pendingFor(ctx context.Context, jn *journal.Journal, ids []int64) ([]journal.SMSMessage, error) {
+	msgs, err := jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued, DueUntil: time.Now()})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if slices.ContainsFunc(msgs, func(m journal.SMSMessage) bool { return m.ID == id }) {
+			continue
+		}
+		m, err := jn.SMS(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if m.State == journal.SMSQueued {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs, nil
+}
+
+// collect reads what became of ids.
+func collect(ctx context.Context, jn *journal.Journal, ids []int64) (Result, error) {
+	var res Result
+	for _, id := range ids {
+		m, err := jn.SMS(ctx, id)
+		if err != nil {
+			return res, err
+		}
+		mr := make([]int, len(m.Parts))
+		for i, p := range m.Parts {
+			mr[i] = p.MR
+		}
+		res.Messages = append(res.Messages, MessageResult{ID: m.ID, To: m.To, State: m.State,
+			Reason: m.Reason, Modem: m.Modem, Parts: len(m.Parts), MR: mr})
+	}
+	return res, nil
+}
+
+func parseID(payload []byte) (int64, bool) {
+	id, err := strconv.ParseInt(string(payload), 10, 64)
+	return id, err == nil
+}
+
+func describe(err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprint(err)
+}

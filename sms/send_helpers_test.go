@@ -1,0 +1,111 @@
+package sms
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"calq/sched"
+	"calq/sched/journal"
+	"calq/sms/at"
+	"calq/sms/emu"
+	"calq/sms/pdu"
+)
+
+// syncBuffer is the emulator's log, written by its modems while tests read it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// sent is one accepted PDU of the emulator's log, decoded.
+type sent struct {
+	emu.Record
+	msg pdu.Message
+}
+
+// lines counts the records logged so far.
+func (b *syncBuffer) lines() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Count(b.buf.Bytes(), []byte("\n"))
+}
+
+func (b *syncBuffer) records(t *testing.T) []sent {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []sent
+	for _, line := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var r emu.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		m, err := pdu.Decode(r.PDU, pdu.MO)
+		if err != nil {
+			t.Fatalf("log PDU %s: %v", r.PDU, err)
+		}
+		out = append(out, sent{r, m})
+	}
+	return out
+}
+
+// rig is an emulator, its log and a journal in the test's directory.
+type rig struct {
+	e   *emu.Emulator
+	log *syncBuffer
+	jn  *journal.Journal
+	dir string
+}
+
+func newRig(t *testing.T, o emu.Options) *rig {
+	t.Helper()
+	r := &rig{log: &syncBuffer{}, dir: t.TempDir()}
+	o.Log = r.log
+	e, err := emu.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	r.e = e
+	r.jn = r.openJournal(t)
+	return r
+}
+
+func (r *rig) openJournal(t *testing.T) *journal.Journal {
+	t.Helper()
+	jn, err := journal.Open(context.Background(), filepath.Join(r.dir, "calq.db"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jn.Close() })
+	return jn
+}
+
+// opts are SendOptions for the rig's modems with short timeouts and backoffs.
+func (r *rig) opts(to []string, text string) SendOptions {
+	var specs []ModemSpec
+	for i, d := range r.e.Devices() {
+		specs = append(specs, ModemSpec{Name: "m" + string(rune('0'+i)), Device: d})
+	}
+	return SendOptions{Journal: r.jn, To: to, Text: text, Modems: specs,
+		AT:      at.Options{PromptTimeout: 300 * time.Millisecond, ResultTimeout: 500 * time.Millisecond},
+		Backoff: sched.Backoff{Base: 5 * time.Millisecond, Max: 50 * time.Millisecond}, Retries: 8,
+		HealthEvery: 50 * time.Millisecond}
+}
+
+func emu2() emu.Options { return emu.Options{Modems: 2, Seed: 1} }

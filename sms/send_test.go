@@ -1,0 +1,183 @@
+package sms
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"calq/sched/journal"
+)
+
+// TestSendShortAndLong sends a one-part and a three-part message and checks
+// the emulator's log: exactly those PDUs, decoding to the input, every part
+// of one message on one device with one reference.
+func TestSendShortAndLong(t *testing.T) {
+	r := newRig(t, emu2())
+	long := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 9)[:400]
+	for _, tc := range []struct {
+		name, to, text string
+		parts          int
+	}{
+		{"short", "+491701234567", "hello", 1},
+		{"long", "+491707654321", long, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(r.log.records(t))
+			res, err := Send(context.Background(), r.opts([]string{tc.to}, tc.text))
+			if err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			if len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent {
+				t.Fatalf("got %+v, want one message sent", res)
+			}
+			recs := r.log.records(t)[before:]
+			if len(recs) != tc.parts {
+				t.Fatalf("got %d PDUs logged, want %d", len(recs), tc.parts)
+			}
+			var text strings.Builder
+			for i, rec := range recs {
+				if rec.msg.DA != tc.to {
+					t.Errorf("part %d to %q, want %q", i+1, rec.msg.DA, tc.to)
+				}
+				if rec.Device != recs[0].Device {
+					t.Errorf("part %d on %s, part 1 on %s", i+1, rec.Device, recs[0].Device)
+				}
+				if tc.parts > 1 && (rec.msg.Concat == nil || rec.msg.Concat.Ref != recs[0].msg.Concat.Ref || rec.msg.Concat.Seq != i+1) {
+					t.Errorf("part %d concat %+v, want seq %d with part 1's ref", i+1, rec.msg.Concat, i+1)
+				}
+				text.WriteString(rec.msg.Text)
+			}
+			if text.String() != tc.text {
+				t.Errorf("got text %q, want %q", text.String(), tc.text)
+			}
+			if got := res.Messages[0].MR; len(got) != tc.parts || got[0] < 0 {
+				t.Errorf("got message references %v, want %d known", got, tc.parts)
+			}
+		})
+	}
+}
+
+// TestSendResumes records a message without sending it (as a calq killed
+// right after the journal write leaves it) and checks the next Send sends it.
+func TestSendResumes(t *testing.T) {
+	r := newRig(t, emu2())
+	o := r.opts([]string{"+491700000001"}, "left behind")
+	o.NoWait = true
+	res, err := Send(context.Background(), o)
+	if err != nil || res.Messages[0].State != journal.SMSQueued {
+		t.Fatalf("NoWait: got %+v, %v; want queued, nil", res, err)
+	}
+	if n := len(r.log.records(t)); n != 0 {
+		t.Fatalf("NoWait sent %d PDUs, want 0", n)
+	}
+	// A new process: the journal reopened.
+	r.jn.Close()
+	r.jn = r.openJournal(t)
+	if _, err := Send(context.Background(), r.opts([]string{"+491700000002"}, "next")); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != journal.SMSSent {
+		t.Fatalf("the message left behind: got %s, %v; want sent", m.State, err)
+	}
+	if n := len(r.log.records(t)); n != 2 {
+		t.Errorf("got %d PDUs, want 2", n)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	msgs := func(states ...string) Result {
+		var r Result
+		for _, s := range states {
+			r.Messages = append(r.Messages, MessageResult{State: s})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		res  Result
+		want int
+	}{
+		{"all sent", msgs("sent", "sent"), 0},
+		{"all failed", msgs("failed"), 1},
+		{"some failed", msgs("sent", "failed"), 3},
+		{"queued", msgs("sent", "queued", "failed"), 4},
+		{"unknown wins", msgs("queued", "unknown", "failed"), 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ExitCode(outcome(tc.res, nil)); got != tc.want {
+				t.Errorf("got exit %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if got := ExitCode(classify(&usageError{errors.New("x")})); got != ExitUsage {
+		t.Errorf("usage: got %d, want %d", got, ExitUsage)
+	}
+}
+
+// TestSendModemMissing: a modem that does not answer is reported through
+// Warn, and the messages go through the others; with no modem answering
+// at all they stay queued (exit 4).
+func TestSendModemMissing(t *testing.T) {
+	r := newRig(t, emu2())
+	missing := ModemSpec{Name: "m9", Device: filepath.Join(r.dir, "ttyUSB9")}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	o := r.opts([]string{"+491701234567"}, "two of three")
+	o.Modems = append(o.Modems, missing)
+	var warned []error
+	o.Warn = func(err error) { warned = append(warned, err) }
+	res, err := Send(ctx, o)
+	if err != nil || res.Messages[0].State != journal.SMSSent {
+		t.Fatalf("got %+v, %v; want sent through the modems that answered", res, err)
+	}
+	if !slices.Equal(res.Modems, []string{"m0", "m1"}) {
+		t.Errorf("used modems %v, want [m0 m1]", res.Modems)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0].Error(), "modem m9") {
+		t.Errorf("warnings %v, want one naming modem m9", warned)
+	}
+
+	o = r.opts([]string{"+491701234567"}, "none answers")
+	o.Modems = []ModemSpec{missing}
+	res, err = Send(ctx, o)
+	if got := ExitCode(err); got != ExitQueued || res.Messages[0].State != journal.SMSQueued {
+		t.Fatalf("got exit %d (%v), state %s; want %d and queued", got, err, res.Messages[0].State, ExitQueued)
+	}
+	if !strings.Contains(err.Error(), "no modem answered") || !strings.Contains(err.Error(), "modem m9") {
+		t.Errorf("error %q, want it to say no modem answered and name m9", err)
+	}
+}
+
+// TestSendTransliterate: with Transliterate a text that would need UCS-2
+// goes out in GSM 7-bit, the outbox keeps the text as sent, and every
+// change is reported.
+func TestSendTransliterate(t *testing.T) {
+	r := newRig(t, emu2())
+	o := r.opts([]string{"+491701234567"}, "“Déjà vu” – twice…")
+	o.Transliterate = true
+	res, err := Send(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	recs := r.log.records(t)
+	if len(recs) != 1 || recs[0].msg.Text != `"Déjà vu" - twice...` || recs[0].msg.Encoding != "gsm7" {
+		t.Fatalf("logged %+v, want one GSM 7-bit PDU with the transliterated text", recs)
+	}
+	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.Text != recs[0].msg.Text {
+		t.Errorf("outbox text %q (%v), want the text sent", m.Text, err)
+	}
+	var from []string
+	for _, ch := range res.Transliterated {
+		from = append(from, ch.From)
+	}
+	if want := []string{"“", "”", "–", "…"}; !slices.Equal(from, want) {
+		t.Errorf("transliterated %+v, want changes from %q", res.Transliterated, want)
+	}
+}
