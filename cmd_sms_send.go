@@ -105,12 +105,12 @@ func smsSendAction(c *cli.Context) error {
 	defer jn.Close()
 	o.Journal = jn
 	res, err := sms.Send(c.Context, o)
-	if rerr := renderSend(c, res); rerr != nil {
-		return rerr
-	}
 	var xe *sms.ExitError
 	if errors.As(err, &xe) && xe.Code == sms.ExitUsage {
-		return &usageError{err: err, hint: helpHint(c)}
+		return &usageError{err: err, hint: helpHint(c)} // nothing was recorded: nothing to show
+	}
+	if rerr := renderSend(c, res); rerr != nil {
+		return rerr
 	}
 	return err
 }
@@ -151,6 +151,12 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 	o = sms.SendOptions{To: to, Text: text, Flash: c.Bool("flash"), Transliterate: c.Bool("transliterate"), Report: c.Bool("report"),
 		Validity: c.Duration("validity"), Priority: class, NoWait: noWait(c),
 		Timeout: c.Duration("timeout"), AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries")}
+	if o.Validity < 0 {
+		return o, usageErrorf(c, "--validity: %v is negative", o.Validity)
+	}
+	if o.Retries < 0 {
+		return o, usageErrorf(c, "--retries: %d is negative", o.Retries)
+	}
 	if o.Retries == 0 {
 		o.Retries = -1 // the flag's 0 means none; SendOptions' 0 means the default
 	}

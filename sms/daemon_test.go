@@ -202,7 +202,7 @@ func TestDaemonStaleLease(t *testing.T) {
 	r := newRig(t, emu2())
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
-		t.Skipf("no process to borrow a dead pid from: %v", err)
+		t.Fatalf("run true, to borrow a dead pid: %v", err)
 	}
 	ctx := context.Background()
 	dead, err := journal.Open(ctx, filepath.Join(r.dir, "calq.db"), journal.Options{Pid: cmd.ProcessState.Pid()})

@@ -81,7 +81,7 @@ func startSMTPD(t *testing.T, creds string) *smtpd {
 		if os.Getenv("CALQ_REQUIRE_TOOLS") == "1" {
 			t.Fatal(msg)
 		}
-		t.Skip(msg)
+		t.Skip(msg) // a failure under CALQ_REQUIRE_TOOLS=1, above
 	}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "smtpd.py")

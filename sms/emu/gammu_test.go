@@ -28,7 +28,7 @@ func requireTool(t testing.TB, name string) string {
 	if os.Getenv("CALQ_REQUIRE_TOOLS") == "1" {
 		t.Fatalf("%s is required (CALQ_REQUIRE_TOOLS=1): %v", name, err)
 	}
-	t.Skipf("%s not installed: %v", name, err)
+	t.Skipf("%s not installed: %v", name, err) // CALQ_REQUIRE_TOOLS=1 failed above instead
 	return ""
 }
 
