@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"calq/sched/journal"
@@ -54,6 +55,10 @@ func (o *BenchOptions) defaults() {
 	}
 	if len(o.Modems) == 0 {
 		o.Modems = []int{1, 2, 4, 8, 16}
+	}
+	if o.Modems[0] != 1 {
+		// Every ratio is to one modem's throughput measured in this run.
+		o.Modems = append([]int{1}, slices.DeleteFunc(slices.Clone(o.Modems), func(n int) bool { return n == 1 })...)
 	}
 	if o.PerModem <= 0 {
 		o.PerModem = 25
