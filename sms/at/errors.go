@@ -45,12 +45,23 @@ func (e *TimeoutError) Timeout() bool { return true }
 // Transient reports true: retrying later or on another modem may succeed.
 func (e *TimeoutError) Transient() bool { return true }
 
-// NoPromptError is a final OK where AT+CMGS should have shown the '>'
-// prompt: typically the late answer to an earlier command that timed out.
-// Nothing was submitted, so it is transient.
-type NoPromptError struct{}
+// NoPromptError is a final result code where AT+CMGS should have shown the
+// '>' prompt: OK, or an error (Result), often the late answer to an
+// earlier command that timed out, so it cannot be trusted to be about this
+// message. Nothing was submitted, so it is transient; a real refusal
+// fails the message once its retries run out.
+type NoPromptError struct {
+	Result error // nil for OK
+}
 
-func (*NoPromptError) Error() string { return "OK without a '>' prompt" }
+func (e *NoPromptError) Error() string {
+	if e.Result == nil {
+		return "OK without a '>' prompt"
+	}
+	return fmt.Sprintf("%v without a '>' prompt", e.Result)
+}
+
+func (e *NoPromptError) Unwrap() error { return e.Result }
 
 // Transient reports true: nothing was submitted.
 func (*NoPromptError) Transient() bool { return true }

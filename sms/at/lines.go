@@ -54,8 +54,11 @@ func (s *splitter) flush() []token {
 func (s *splitter) emit(out []token) []token {
 	line := strings.TrimFunc(string(s.partial), isSpaceOrControl)
 	s.partial = s.partial[:0]
-	if line == "" {
+	switch line {
+	case "":
 		return out
+	case ">": // the prompt, with more bytes (a URC) in the same read
+		return append(out, token{prompt: true})
 	}
 	return append(out, token{line: line})
 }
@@ -72,23 +75,31 @@ func finalResult(line string) (bool, error) {
 		return true, ErrCommand
 	}
 	if rest, ok := strings.CutPrefix(line, "+CMS ERROR:"); ok {
-		code, text := errorCode(rest)
+		code, text := errorCode(rest, cmsText)
 		return true, &CMSError{Code: code, Text: text}
 	}
 	if rest, ok := strings.CutPrefix(line, "+CME ERROR:"); ok {
-		code, text := errorCode(rest)
+		code, text := errorCode(rest, cmeText)
 		return true, &CMEError{Code: code, Text: text}
 	}
 	return false, nil
 }
 
-func errorCode(s string) (int, string) {
+// errorCode reads an error's number, or with AT+CMEE=2 its text, which
+// names maps back to the number when it knows it (so that the error is
+// classed as the number would be); -1 when it does not.
+func errorCode(s string, names map[int]string) (int, string) {
 	s = strings.TrimSpace(s)
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return -1, s
+	if err == nil && n >= 0 {
+		return n, ""
 	}
-	return n, ""
+	for code, name := range names {
+		if strings.EqualFold(name, s) {
+			return code, s
+		}
+	}
+	return -1, s
 }
 
 // prefixOf returns the result-code name of a line: "+CMTI" for

@@ -20,15 +20,17 @@ import (
 const lockPoll = 100 * time.Millisecond
 
 // LockPath is the lock file of device: calq-sms-<resolved device path>.lock
-// in /run/lock when writable, else in os.TempDir. Symlinks are resolved so
+// in /run/lock when that is writable by everyone (Debian's 1777), else in
+// /tmp. The choice depends on the directory only, never on the user or
+// $TMPDIR, so every process finds the same file. Symlinks are resolved so
 // /dev/serial/by-id/... and /dev/ttyUSB0 share one lock.
 func LockPath(device string) string {
 	if p, err := filepath.EvalSymlinks(device); err == nil {
 		device = p
 	}
 	dir := "/run/lock"
-	if syscall.Access(dir, 2 /* W_OK */) != nil {
-		dir = os.TempDir()
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o002 == 0 {
+		dir = "/tmp"
 	}
 	name := strings.Trim(strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(device), "_")
 	return filepath.Join(dir, "calq-sms-"+name+".lock")
@@ -43,7 +45,7 @@ func Lock(ctx context.Context, device string) (unlock func(), err error) {
 
 // LockFile is Lock on an explicit lock file path.
 func LockFile(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := openLockFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("at: lock: %w", err)
 	}
@@ -76,6 +78,21 @@ func LockFile(ctx context.Context, path string) (unlock func(), err error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// openLockFile opens path, creating it writable by every user (past the
+// umask) so that another user's calq can take the lock too; a file another
+// user created without that is opened read-only, which flock accepts.
+func openLockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err == nil {
+		_ = f.Chmod(0o666)
+		return f, nil
+	}
+	if f, err = os.OpenFile(path, os.O_RDWR, 0); err == nil {
+		return f, nil
+	}
+	return os.OpenFile(path, os.O_RDONLY, 0)
 }
 
 func holder(path string) string {

@@ -202,8 +202,10 @@ func (m *Modem) write(s string) error {
 	m.logf("> %s", redact(strings.TrimRight(s, "\r")))
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
-	_, err := io.WriteString(m.rw, s)
-	return err
+	if _, err := io.WriteString(m.rw, s); err != nil {
+		return fmt.Errorf("%w: write: %w", ErrClosed, err) // an unplugged device: transient
+	}
+	return nil
 }
 
 func (m *Modem) gone() error {
@@ -225,13 +227,16 @@ func (m *Modem) logf(format string, args ...any) {
 	}
 	m.lmu.Lock()
 	defer m.lmu.Unlock()
-	fmt.Fprintf(m.opt.Log, format+"\n", args...)
+	fmt.Fprint(m.opt.Log, redact(fmt.Sprintf(format, args...))+"\n")
 }
 
 // redact masks the PIN in AT+CPIN="1234" for logs and errors.
-func redact(cmd string) string {
-	if len(cmd) > 8 && strings.EqualFold(cmd[:8], "AT+CPIN=") {
-		return cmd[:8] + `"****"`
+// redact masks the PIN of an AT+CPIN=... anywhere in s (a command, its
+// echo, a late echo logged as dropped), whatever the case.
+func redact(s string) string {
+	i := strings.Index(strings.ToUpper(s), "+CPIN=")
+	if i < 0 {
+		return s
 	}
-	return cmd
+	return s[:i+len("+CPIN=")] + `"****"`
 }

@@ -177,13 +177,19 @@ func TestTransientTable(t *testing.T) {
 	}{
 		{"+CMS ERROR: 500", "+CMS ERROR: 500 (unknown error)"},
 		{"+CMS ERROR: 9999", "+CMS ERROR: 9999"},
-		{"+CMS ERROR: SMSC address unknown", "+CMS ERROR: SMSC address unknown"},
+		{"+CMS ERROR: SMSC address unknown", "+CMS ERROR: 330 (SMSC address unknown)"}, // AT+CMEE=2's text, read back as its number
+		{"+CMS ERROR: no such thing", "+CMS ERROR: no such thing"},
 		{"+CME ERROR: 14", "+CME ERROR: 14 (SIM busy)"},
 		{"ERROR", "ERROR"},
 	} {
 		final, err := finalResult(tc.line)
 		if !final || err == nil || err.Error() != tc.want {
 			t.Errorf("finalResult(%q) = %v, %v, want true, %s", tc.line, final, err, tc.want)
+		}
+	}
+	for line, want := range map[string]bool{"+CMS ERROR: SIM busy": true, "+CME ERROR: sim busy": true, "+CMS ERROR: unassigned number": false} {
+		if _, err := finalResult(line); IsTransient(err) != want {
+			t.Errorf("IsTransient(finalResult(%q)) = %v, want %v, as its number", line, !want, want)
 		}
 	}
 	wrapped := fmt.Errorf("%w: %w", ErrUnknownOutcome, &TimeoutError{Waiting: "result"})
@@ -208,6 +214,7 @@ func TestSplitter(t *testing.T) {
 		{"esc echo", []string{"\x1bAT\r"}, "AT"},
 		{"lf only", []string{"OK\nRING\n"}, "OK|RING"},
 		{"gt inside", []string{"a>b\r\n"}, "a>b"},
+		{"prompt then urc", []string{"\r\n> \r\n^RSSI:18\r\n"}, ">|^RSSI:18"},
 	} {
 		var s splitter
 		var got []string

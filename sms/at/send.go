@@ -57,10 +57,13 @@ func (m *Modem) awaitPrompt(ctx context.Context, r *request, cmd string) error {
 	case <-r.prompt:
 		return nil
 	case rep := <-r.done:
-		if rep.err != nil {
-			return rep.err
+		// A final result where the prompt should be: a refusal, or the late
+		// answer to an earlier command (then the real prompt may follow).
+		// Nothing was submitted; ESC leaves any prompt that comes.
+		if werr := m.write("\x1b"); werr != nil {
+			m.logf("ESC after %v: %v", rep.err, werr)
 		}
-		return &NoPromptError{}
+		return &NoPromptError{Result: rep.err}
 	case <-timer:
 		err = &TimeoutError{Waiting: "prompt", After: m.opt.PromptTimeout}
 	case <-ctx.Done():
@@ -85,6 +88,7 @@ func (m *Modem) submit(ctx context.Context, r *request, hexPDU string) (int, err
 	m.wmu.Unlock()
 	if err != nil {
 		m.abandon(r)
+		err = fmt.Errorf("%w: write: %w", ErrClosed, err)
 		if n <= len(hexPDU) { // no Ctrl-Z, no submission
 			return 0, err
 		}

@@ -3,7 +3,10 @@ package at
 import (
 	"context"
 	"errors"
+	"io"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -85,13 +88,21 @@ func TestSendPDURefused(t *testing.T) {
 	}
 }
 
-// TestSendPDURefusedBeforePrompt: the modem refuses AT+CMGS itself.
+// TestSendPDURefusedBeforePrompt: a final result instead of the prompt
+// (the modem refuses AT+CMGS itself, or an earlier command's late answer
+// comes) submitted nothing: calq writes ESC, and the error is transient.
 func TestSendPDURefusedBeforePrompt(t *testing.T) {
-	tr := newTranscript(t, step{expect: "AT+CMGS=20\r", reply: errLine("+CMS ERROR: 331")})
-	_, err := tr.SendPDU(context.Background(), testPDU, testLen)
-	var cms *CMSError
-	if !errors.As(err, &cms) || cms.Code != 331 || !IsTransient(err) {
-		t.Fatalf("SendPDU error = %v, want transient +CMS ERROR 331", err)
+	for _, code := range []string{"331", "21"} { // transient, and permanent had it answered the PDU
+		tr := newTranscript(t,
+			step{expect: "AT+CMGS=20\r", reply: errLine("+CMS ERROR: " + code)},
+			step{expect: "\x1b"}, // leaves a prompt that may still come
+		)
+		_, err := tr.SendPDU(context.Background(), testPDU, testLen)
+		var cms *CMSError
+		var np *NoPromptError
+		if !errors.As(err, &cms) || strconv.Itoa(cms.Code) != code || !errors.As(err, &np) || !IsTransient(err) {
+			t.Fatalf("SendPDU error = %v, want a transient NoPromptError wrapping +CMS ERROR %s", err, code)
+		}
 	}
 }
 
@@ -208,10 +219,43 @@ func TestList(t *testing.T) {
 func TestSendPDUOKWithoutPrompt(t *testing.T) {
 	tr := newTranscript(t,
 		step{expect: "AT+CMGS=20\r", reply: ok("+CMGS: 17")},
+		step{expect: "\x1b"},
 	)
 	_, err := tr.SendPDU(context.Background(), testPDU, testLen)
 	var np *NoPromptError
 	if !errors.As(err, &np) || !IsTransient(err) || errors.Is(err, ErrUnknownOutcome) {
 		t.Fatalf("SendPDU error = %v, want a transient NoPromptError", err)
+	}
+}
+
+// failingWriter is a device that was unplugged: every write fails.
+type failingWriter struct{ io.Reader }
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EIO }
+
+// TestSendPDUWriteFails: a write that fails (the device is gone) is
+// ErrClosed, transient: nothing was submitted, another modem may send it.
+func TestSendPDUWriteFails(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	m := New(failingWriter{pr}, Options{})
+	defer m.Close()
+	_, err := m.SendPDU(context.Background(), testPDU, testLen)
+	if !errors.Is(err, ErrClosed) || !IsTransient(err) || errors.Is(err, ErrUnknownOutcome) {
+		t.Fatalf("SendPDU error = %v, want a transient ErrClosed", err)
+	}
+}
+
+// TestRedact: a PIN is masked wherever it appears in a logged line.
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		`> AT+CPIN="4711"`:                                 `> AT+CPIN="****"`,
+		`< at+cpin="4711" (echo)`:                          `< at+cpin="****"`,
+		`dropped "AT+CPIN=\"4711\"": no command in flight`: `dropped "AT+CPIN="****"`,
+		`< +CPIN: READY`:                                   `< +CPIN: READY`,
+	} {
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
