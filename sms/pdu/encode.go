@@ -238,6 +238,9 @@ func encodeSubmit(to, enc string, units []unit, o SubmitOptions) ([]Part, error)
 	if o.Flash {
 		class = Class0
 	}
+	if class < NoClass || class > Class3 {
+		return nil, fmt.Errorf("pdu: message class value %d is out of range", int(class))
+	}
 	segs, concat, err := plan(enc, units, o.Ref, o.Force16bitRef)
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ var translitTable = map[rune]string{
 // first appearance. Characters with no replacement are kept, so the
 // result may still need UCS-2.
 func Transliterate(s string) (string, []Change) {
+	s = norm.NFC.String(s) // "e" + U+0301, as pasted from some systems, is "é", which GSM has
 	var b strings.Builder
 	var changes []Change
 	index := map[rune]int{}

@@ -92,6 +92,9 @@ func (r *reader) userData(m *Message, udhi bool) error {
 	}
 	n := int(udl) // septets for GSM 7-bit, octets otherwise
 	if m.Encoding == "gsm7" {
+		if udl > 160 {
+			return &DecodeError{Field: "udl", Offset: udlOff, Err: fmt.Errorf("%d septets is more than 160", udl)}
+		}
 		n = (int(udl)*7 + 7) / 8
 	} else if udl > 140 {
 		return &DecodeError{Field: "udl", Offset: udlOff, Err: fmt.Errorf("%d octets is more than 140", udl)}
@@ -153,9 +156,15 @@ func (m *Message) parseUDH(ud []byte, off int) (int, error) {
 		iei, ie := h[i], h[i+2:i+2+int(h[i+1])]
 		switch {
 		case iei == 0x00 && len(ie) == 3:
-			m.Concat = &Concat{Ref: int(ie[0]), Total: int(ie[1]), Seq: int(ie[2]), Bits: 8}
+			// 23.040 9.2.3.24.1: an element with total 0, or a part number
+			// of 0 or above the total, is ignored.
+			if ie[1] > 0 && ie[2] > 0 && ie[2] <= ie[1] {
+				m.Concat = &Concat{Ref: int(ie[0]), Total: int(ie[1]), Seq: int(ie[2]), Bits: 8}
+			}
 		case iei == 0x08 && len(ie) == 4:
-			m.Concat = &Concat{Ref: int(ie[0])<<8 | int(ie[1]), Total: int(ie[2]), Seq: int(ie[3]), Bits: 16}
+			if ie[2] > 0 && ie[3] > 0 && ie[3] <= ie[2] {
+				m.Concat = &Concat{Ref: int(ie[0])<<8 | int(ie[1]), Total: int(ie[2]), Seq: int(ie[3]), Bits: 16}
+			}
 		case iei == 0x00 || iei == 0x08:
 			return 0, &DecodeError{Field: "udh", Offset: off + 1 + i, Err: fmt.Errorf("concatenation element of length %d", len(ie))}
 		}
