@@ -238,7 +238,10 @@ func smsStatusCommand() *cli.Command {
 			"--state: queued, sent, failed, unknown). With ID, shows that message and its\n" +
 			"parts. calq history --kind sms shows the send jobs and their attempts.\n" +
 			`--json prints {"message_type":"sms_status","messages":[...]}, each message` + "\n" +
-			`with "parts":[{"seq","total","ref","state","mr","modem","reason"}].`,
+			`with "parts":[{"seq","total","ref","state","mr","modem","reason"}]; with ID,` + "\n" +
+			`also "reports":[{"seq","report_id","status","outcome","discharged"}], the status` + "\n" +
+			"reports calq sms recv or the daemon received for its parts, matched by modem,\n" +
+			"message reference and recipient.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "state", Usage: "only messages in `STATE`"},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "list at most `N` messages"},
@@ -268,13 +271,19 @@ func smsStatusCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return renderStatus(c, ms, id > 0)
+				var reports []sms.PartReport
+				if id > 0 {
+					if reports, err = sms.Reports(c.Context, jn, ms[0]); err != nil {
+						return err
+					}
+				}
+				return renderStatus(c, ms, id > 0, reports)
 			})
 		},
 	}
 }
 
-func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool) error {
+func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool, reports []sms.PartReport) error {
 	w := c.App.Writer
 	if c.Bool("json") {
 		for i := range ms {
@@ -285,7 +294,8 @@ func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool) error {
 		return json.NewEncoder(w).Encode(struct {
 			Type     string               `json:"message_type"`
 			Messages []journal.SMSMessage `json:"messages"`
-		}{"sms_status", ms})
+			Reports  []sms.PartReport     `json:"reports,omitempty"`
+		}{"sms_status", ms, reports})
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCREATED\tTO\tSTATE\tMODEM\tPARTS\tREASON")
@@ -294,9 +304,15 @@ func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool) error {
 			m.To, m.State, dash(m.Modem), len(m.Parts), m.Reason)
 	}
 	if one && len(ms) == 1 {
-		fmt.Fprintln(tw, "\nPART\tREF\tSTATE\tMR\tMODEM\tREASON")
+		fmt.Fprintln(tw, "\nPART\tREF\tSTATE\tMR\tMODEM\tREPORT\tREASON")
 		for _, p := range ms[0].Parts {
-			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(p.Modem), p.Reason)
+			report := "-"
+			for _, r := range reports {
+				if r.Seq == p.Seq {
+					report = fmt.Sprintf("%s (status %d)", r.Outcome, r.Status)
+				}
+			}
+			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(p.Modem), report, p.Reason)
 		}
 	}
 	return tw.Flush()

@@ -195,3 +195,33 @@ func inboxReassemble(parts []journal.InboxPart, now time.Time, timeout time.Dura
 	}
 	return e, ids, true
 }
+
+// PartReport is the status report matched to one accepted part of a sent
+// message.
+type PartReport struct {
+	Seq        int       `json:"seq"`
+	ReportID   int64     `json:"report_id"` // the report's inbox id
+	Status     int       `json:"status"`    // TP-ST
+	Outcome    string    `json:"outcome"`   // delivered, pending or failed
+	Discharged time.Time `json:"discharged,omitzero"`
+}
+
+// Reports returns the status reports received so far for m's accepted
+// parts, matched by modem, message reference and recipient (see
+// journal.MatchReport), in part order; parts with none are left out.
+func Reports(ctx context.Context, jn *journal.Journal, m journal.SMSMessage) ([]PartReport, error) {
+	var out []PartReport
+	for _, p := range m.Parts {
+		if p.State != journal.SMSAccepted || p.MR < 0 {
+			continue
+		}
+		e, ok, err := jn.MatchReport(ctx, p.Modem, p.MR, m.To, p.Updated)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, PartReport{Seq: p.Seq, ReportID: e.ID, Status: e.ST, Outcome: ReportOutcome(e.ST), Discharged: e.DT})
+		}
+	}
+	return out, nil
+}

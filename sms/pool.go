@@ -143,13 +143,30 @@ func (w *modemWorker) Run(ctx context.Context, j *sched.Job) error {
 	if m.State != journal.SMSQueued {
 		return nil // settled meanwhile (another process, or a recovered job)
 	}
+	skipped := false
 	for _, p := range m.Parts {
-		if p.State == journal.SMSAccepted || (p.State == journal.SMSUnknown && !w.allowDup) {
+		switch {
+		case p.State == journal.SMSAccepted:
+			continue
+		case p.State == journal.SMSSending && !w.allowDup:
+			// An earlier run died between writing this part and the
+			// modem's answer: it may have gone out.
+			rctx := context.WithoutCancel(ctx)
+			return sched.Permanent(errors.Join(fmt.Errorf("%w: part %d: calq stopped after writing it, before the modem answered", errUnknown, p.Seq),
+				w.jn.SMSPartFailed(rctx, id, p.Seq, journal.SMSUnknown, p.Modem,
+					"unknown: calq stopped after writing the part, before the modem answered")))
+		case p.State == journal.SMSUnknown && !w.allowDup:
+			skipped = true // an earlier run allowed duplicates; this one does not
 			continue
 		}
 		if err := w.sendPart(ctx, j, id, p); err != nil {
 			return err
 		}
+	}
+	if skipped {
+		// Every other part is accepted now: the message ends unknown.
+		_, err := w.jn.SettleSMS(context.WithoutCancel(ctx), id)
+		return err
 	}
 	return nil
 }
@@ -162,6 +179,11 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p jo
 	c := w.pool.conn(w.i)
 	if c == nil {
 		return fmt.Errorf("modem %s: %w", w.name, at.ErrClosed)
+	}
+	// Recorded first, so that a crash while the modem has the PDU leaves
+	// the part unknown rather than pending (sent again by the next run).
+	if err := w.jn.SMSPartSending(ctx, id, p.Seq, w.name); err != nil {
+		return err
 	}
 	start := time.Now()
 	mr, err := c.Modem.SendPDU(ctx, p.Hex, p.TPDULen)
@@ -188,8 +210,10 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p jo
 		return sched.Permanent(errors.Join(fmt.Errorf("%w: %w", errUnknown, err),
 			w.jn.SMSPartFailed(rctx, id, p.Seq, journal.SMSUnknown, w.name, "unknown: "+err.Error())))
 	case at.IsTransient(err) || ctx.Err() != nil:
+		// Nothing was written (a written PDU without an answer is
+		// ErrUnknownOutcome, above): the part may go again.
 		w.noteBroken(err)
-		return err
+		return errors.Join(err, w.jn.SMSPartPending(rctx, id, p.Seq))
 	default:
 		return sched.Permanent(errors.Join(err, w.jn.SMSPartFailed(rctx, id, p.Seq, journal.SMSFailed, w.name, err.Error())))
 	}

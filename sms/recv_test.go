@@ -283,3 +283,42 @@ func TestInboundJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestReports: a status report received after a part was accepted is
+// matched to it by modem, reference and recipient; one for another
+// reference is not.
+func TestReports(t *testing.T) {
+	ctx := context.Background()
+	jn, err := journal.Open(ctx, filepath.Join(t.TempDir(), "calq.db"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jn.Close()
+	ids, err := jn.AddSMS(ctx, []journal.SMSMessage{{To: "50131", Text: "x",
+		Parts: []journal.SMSPart{{Seq: 1, Total: 2, Hex: "00", TPDULen: 1}, {Seq: 2, Total: 2, Hex: "00", TPDULen: 1}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq, mr := range map[int]int{1: 24, 2: 25} {
+		if _, err := jn.SMSPartAccepted(ctx, ids[0], seq, "m0", mr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := time.Now().Add(time.Minute)
+	for _, e := range []journal.InboxEntry{
+		{Kind: journal.KindReport, Modem: "m0", Sender: "50131", MR: 24, ST: 0, Received: later},
+		{Kind: journal.KindReport, Modem: "m0", Sender: "50131", MR: 99, ST: 70, Received: later},
+	} {
+		if _, err := jn.AddInboxEntry(ctx, e, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := jn.SMS(ctx, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Reports(ctx, jn, m)
+	if err != nil || len(got) != 1 || got[0].Seq != 1 || got[0].Outcome != "delivered" {
+		t.Fatalf("Reports = %+v, %v; want part 1 delivered only", got, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -150,7 +151,13 @@ func (d *dispatcher) settle(ev sched.Event) {
 		if ev.Reason != "" && ev.Reason != "error" {
 			reason = ev.Reason + ": " + reason
 		}
-		_, _ = d.jn.FinishSMS(ctx, id, journal.SMSFailed, reason)
+		state := journal.SMSFailed
+		if m, err := d.jn.SMS(ctx, id); err == nil && slices.ContainsFunc(m.Parts, func(p journal.SMSPart) bool {
+			return p.State == journal.SMSUnknown || p.State == journal.SMSSending
+		}) {
+			state = journal.SMSUnknown // a part went out without an answer: it may have arrived
+		}
+		_, _ = d.jn.FinishSMS(ctx, id, state, reason)
 	case sched.EventSkipped:
 		if ev.State.Terminal() {
 			_, _ = d.jn.FinishSMS(ctx, id, journal.SMSFailed, fmt.Sprintf("its job is %s in the journal", ev.State))

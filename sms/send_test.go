@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"calq/sched/journal"
+	"calq/sms/emu"
 )
 
 // TestSendShortAndLong sends a one-part and a three-part message and checks
@@ -179,5 +180,92 @@ func TestSendTransliterate(t *testing.T) {
 	}
 	if want := []string{"“", "”", "–", "…"}; !slices.Equal(from, want) {
 		t.Errorf("transliterated %+v, want changes from %q", res.Transliterated, want)
+	}
+}
+
+// TestSendAfterCrashMidPart: a part recorded as being sent (a calq killed
+// after writing its PDU, before the modem answered) is not sent again: the
+// message ends unknown (exit 5).
+func TestSendAfterCrashMidPart(t *testing.T) {
+	r := newRig(t, emu2())
+	ctx := context.Background()
+	o := r.opts([]string{"+491700000001"}, "in flight when calq died")
+	o.NoWait = true
+	res, err := Send(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Messages[0].ID
+	if err := r.jn.SMSPartSending(ctx, id, 1, "m0"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Send(ctx, r.opts([]string{"+491700000002"}, "next"))
+	if got := ExitCode(err); got != ExitSent {
+		t.Fatalf("the next send: exit %d (%v), want 0: its own message went out", got, err)
+	}
+	m, err := r.jn.SMS(ctx, id)
+	if err != nil || m.State != journal.SMSUnknown || !strings.Contains(m.Reason, "before the modem answered") {
+		t.Fatalf("the message in flight: %s (%q), %v; want unknown, saying why", m.State, m.Reason, err)
+	}
+	for _, rec := range r.log.records(t) {
+		if rec.msg.DA == "+491700000001" {
+			t.Errorf("the part in flight when calq died was sent again on %s", rec.Device)
+		}
+	}
+}
+
+// TestSendUnknownPartThenRest: a part left unknown by an earlier run that
+// allowed duplicates is not resent by one that does not; the other part
+// goes out and the message ends unknown (exit 5), not failed or queued.
+func TestSendUnknownPartThenRest(t *testing.T) {
+	r := newRig(t, emu2())
+	ctx := context.Background()
+	o := r.opts([]string{"+491700000003"}, strings.Repeat("two parts ", 20))
+	o.NoWait = true
+	res, err := Send(ctx, o)
+	if err != nil || res.Messages[0].Parts != 2 {
+		t.Fatalf("got %+v, %v; want one message of 2 parts", res, err)
+	}
+	id := res.Messages[0].ID
+	if err := r.jn.SMSPartUnknownRetry(ctx, id, 1, "m0", "unknown: no answer"); err != nil {
+		t.Fatal(err)
+	}
+	o.NoWait, o.To = false, []string{"+491700000004"}
+	o.Text = "next"
+	if _, err := Send(ctx, o); err != nil {
+		t.Fatalf("the next send: %v", err)
+	}
+	m, err := r.jn.SMS(ctx, id)
+	if err != nil || m.State != journal.SMSUnknown {
+		t.Fatalf("got %s (%q), %v; want unknown", m.State, m.Reason, err)
+	}
+	var seqs []int
+	for _, rec := range r.log.records(t) {
+		if rec.msg.DA == "+491700000003" {
+			seqs = append(seqs, rec.msg.Concat.Seq)
+		}
+	}
+	if !slices.Equal(seqs, []int{2}) {
+		t.Errorf("parts sent %v, want only part 2", seqs)
+	}
+}
+
+// TestSendAllowDuplicatesUnknown: with --allow-duplicates, a message whose
+// every attempt went out without an answer ends unknown (exit 5), not
+// failed: it may have arrived, more than once.
+func TestSendAllowDuplicatesUnknown(t *testing.T) {
+	r := newRig(t, emu.Options{Modems: 1, Seed: 1})
+	for range 2 {
+		if err := r.e.Inject(r.e.Devices()[0], emu.Fault{NoResult: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := r.opts([]string{"+491700000005"}, "no answer")
+	o.AllowDuplicates, o.Retries = true, 1
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Send(ctx, o)
+	if got := ExitCode(err); got != ExitUnknown || res.Messages[0].State != journal.SMSUnknown {
+		t.Fatalf("got exit %d (%v), state %s; want %d and unknown", got, err, res.Messages[0].State, ExitUnknown)
 	}
 }

@@ -223,7 +223,7 @@ func (j *Journal) SetInboxPDUState(ctx context.Context, id int64, state, reason 
 	if state != "bad" && state != "skipped" {
 		return fmt.Errorf("file PDU %d: state %q is not bad or skipped", id, state)
 	}
-	return j.inboxExec(ctx, "file PDU", `UPDATE sms_inbox_pdus SET state = ?, error = ? WHERE id = ?`,
+	return j.inboxExec(ctx, "file PDU", `UPDATE sms_inbox_pdus SET state = ?, error = ? WHERE id = ? AND state = 'new'`,
 		state, textOrNull(reason), id)
 }
 
@@ -231,7 +231,7 @@ func (j *Journal) SetInboxPDUState(ctx context.Context, id int64, state, reason 
 // wait for the others (see InboxParts).
 func (j *Journal) HoldInboxPart(ctx context.Context, p InboxPart) error {
 	return j.inboxExec(ctx, "hold part", `UPDATE sms_inbox_pdus SET state = 'part', sender = ?, ref = ?,
-		total = ?, seq = ?, text = ?, scts = ? WHERE id = ?`,
+		total = ?, seq = ?, text = ?, scts = ? WHERE id = ? AND state = 'new'`,
 		p.Sender, p.Ref, p.Total, p.Seq, p.Text, rfc3339OrNull(p.SCTS), p.PDUID)
 }
 
@@ -276,7 +276,9 @@ func (j *Journal) InboxParts(ctx context.Context) ([]InboxPart, error) {
 
 // AddInboxEntry adds e (its ID and Delivered are ignored) and files the
 // PDUs it was made of as done, in one transaction: a message, whole or
-// reassembled, or a status report. It returns the entry's id.
+// reassembled, or a status report. It returns the entry's id, or 0 and
+// adds nothing when another process (a daemon beside calq sms recv) filed
+// any of those PDUs first.
 func (j *Journal) AddInboxEntry(ctx context.Context, e InboxEntry, pduIDs []int64) (int64, error) {
 	if e.Kind != KindMessage && e.Kind != KindReport {
 		return 0, fmt.Errorf("add inbox entry: kind %q is not message or report", e.Kind)
@@ -294,6 +296,20 @@ func (j *Journal) AddInboxEntry(ctx context.Context, e InboxEntry, pduIDs []int6
 }
 
 func addInboxEntry(t *txn, e InboxEntry, pduIDs []int64) (int64, error) {
+	if len(pduIDs) > 0 {
+		args := make([]any, len(pduIDs))
+		for i, p := range pduIDs {
+			args[i] = p
+		}
+		var open int
+		if err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM sms_inbox_pdus WHERE state IN ('new', 'part')
+			AND id IN (?`+strings.Repeat(", ?", len(pduIDs)-1)+`)`, args...).Scan(&open); err != nil {
+			return 0, err
+		}
+		if open != len(pduIDs) {
+			return 0, nil // filed meanwhile by another process
+		}
+	}
 	var mr, st, digits any
 	if e.Kind == KindReport {
 		mr, st, digits = e.MR, e.ST, Digits(e.Sender)
@@ -338,10 +354,21 @@ func (j *Journal) MarkInboxDelivered(ctx context.Context, id int64, at time.Time
 // MatchReport returns the first status report that modem received at
 // or after since for the message reference mr and a recipient that is
 // SameNumber as ra ("" matches any recipient); ok is false when there is
-// none yet.
+// none yet. Message references wrap at 256: a report received after the
+// modem accepted a later part with the same reference belongs to that
+// part, not to this one.
 func (j *Journal) MatchReport(ctx context.Context, modem string, mr int, ra string, since time.Time) (e InboxEntry, ok bool, err error) {
+	var next sql.NullString
+	if err := j.db.QueryRowContext(ctx, `SELECT MIN(updated) FROM sms_parts WHERE modem = ? AND mr = ?
+		AND state = 'accepted' AND updated > ?`, modem, mr, timeText(since)).Scan(&next); err != nil {
+		return e, false, fmt.Errorf("match report %s/%d: %w", modem, mr, err)
+	}
+	until := "9999"
+	if next.Valid {
+		until = next.String
+	}
 	es, err := inboxEntries(ctx, j.db, `WHERE kind = 'report' AND modem = ? AND mr = ? AND received >= ?
-		ORDER BY received, id`, modem, mr, timeText(since))
+		AND received < ? ORDER BY received, id`, modem, mr, timeText(since), until)
 	if err != nil {
 		return e, false, fmt.Errorf("match report %s/%d: %w", modem, mr, err)
 	}

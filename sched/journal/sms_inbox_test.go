@@ -154,3 +154,61 @@ func TestInboxEntries(t *testing.T) {
 		t.Errorf("NewInboxEntries after delivery = %+v, want none", es)
 	}
 }
+
+// TestAddInboxEntryOnce: two processes filing the same PDUs (a daemon and
+// calq sms recv) make one entry; the second gets id 0.
+func TestAddInboxEntryOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "calq.db")
+	a, b := openAt(t, path, Options{}), openAt(t, path, Options{})
+	ps, err := a.RecordInboxPDUs(ctx, "m0", []InboxSlot{{1, "0011"}}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := InboxEntry{Kind: KindMessage, Modem: "m0", Sender: "+4911", Text: "once", Received: t0, Parts: 1, Total: 1}
+	first, err := a.AddInboxEntry(ctx, e, []int64{ps[0].ID})
+	if err != nil || first == 0 {
+		t.Fatalf("first filing: %d, %v", first, err)
+	}
+	second, err := b.AddInboxEntry(ctx, e, []int64{ps[0].ID})
+	if err != nil || second != 0 {
+		t.Fatalf("second filing: %d, %v; want 0, nil", second, err)
+	}
+	if es, err := b.NewInboxEntries(ctx); err != nil || len(es) != 1 {
+		t.Fatalf("entries %+v, %v; want one", es, err)
+	}
+}
+
+// TestMatchReportWrapped: message references wrap; a report that came
+// after the modem accepted a later part with the same reference belongs
+// to that part, not to the earlier one.
+func TestMatchReportWrapped(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	j := openTemp(t, clk)
+	ids, err := j.AddSMS(ctx, []SMSMessage{
+		{To: "+491701111", Text: "a", Parts: []SMSPart{{Seq: 1, Total: 1, Hex: "00", TPDULen: 1}}},
+		{To: "+491701111", Text: "b", Parts: []SMSPart{{Seq: 1, Total: 1, Hex: "00", TPDULen: 1}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.SMSPartAccepted(ctx, ids[0], 1, "m0", 7); err != nil { // at t0
+		t.Fatal(err)
+	}
+	clk.Set(t0.Add(time.Hour)) // 256 messages later, the reference comes round
+	if _, err := j.SMSPartAccepted(ctx, ids[1], 1, "m0", 7); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := j.AddInboxEntry(ctx, InboxEntry{Kind: KindReport, Modem: "m0", Sender: "+491701111", MR: 7,
+		Received: t0.Add(time.Hour + time.Minute)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, err := j.MatchReport(ctx, "m0", 7, "+491701111", t0); err != nil || ok {
+		t.Errorf("the earlier part: got %+v, %v, %v; want no report", e, ok, err)
+	}
+	if e, ok, err := j.MatchReport(ctx, "m0", 7, "+491701111", t0.Add(time.Hour)); err != nil || !ok || e.ID != rep {
+		t.Errorf("the later part: got %+v, %v, %v; want report %d", e, ok, err, rep)
+	}
+}

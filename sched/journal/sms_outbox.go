@@ -55,6 +55,7 @@ const (
 	SMSFailed   = "failed"
 	SMSUnknown  = "unknown"
 	SMSPending  = "pending"  // a part not yet accepted
+	SMSSending  = "sending"  // a part whose PDU is being written: after a crash, its outcome is unknown
 	SMSAccepted = "accepted" // a part the network accepted
 )
 
@@ -140,20 +141,74 @@ func (j *Journal) SMSPartAccepted(ctx context.Context, id int64, seq int, modem 
 			reason = NULL, updated = ?5 WHERE message_id = ?1 AND seq = ?2`, id, seq, mr, modem, now); err != nil {
 			return err
 		}
-		res, err := t.tx.ExecContext(t.ctx, `UPDATE sms_messages SET state = 'sent', modem = ?2, reason = NULL, updated = ?3
-			WHERE id = ?1 AND state = 'queued' AND NOT EXISTS
-			(SELECT 1 FROM sms_parts WHERE message_id = ?1 AND state != 'accepted')`, id, modem, now)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		done = n > 0
+		done, err = settleSMS(t, id, modem, now)
 		return err
 	}})
 	if err != nil {
 		return false, fmt.Errorf("sms %d part %d accepted: %w", id, seq, err)
 	}
 	return done, nil
+}
+
+// settleSMS ends queued message id once none of its parts is pending or
+// being sent: sent when all were accepted, else unknown (some part went
+// out without an answer, and duplicates were not allowed). It reports
+// whether the message ended.
+func settleSMS(t *txn, id int64, modem string, now any) (bool, error) {
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE sms_messages SET
+		state = CASE WHEN EXISTS (SELECT 1 FROM sms_parts WHERE message_id = ?1 AND state != 'accepted')
+			THEN 'unknown' ELSE 'sent' END,
+		reason = CASE WHEN EXISTS (SELECT 1 FROM sms_parts WHERE message_id = ?1 AND state != 'accepted')
+			THEN 'unknown: some parts went out without an answer' ELSE NULL END,
+		modem = COALESCE(NULLIF(?2, ''), modem), updated = ?3
+		WHERE id = ?1 AND state = 'queued' AND NOT EXISTS
+		(SELECT 1 FROM sms_parts WHERE message_id = ?1 AND state IN ('pending', 'sending'))`, id, modem, now)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// SettleSMS ends queued message id from its parts (see SMSPartAccepted)
+// when none is pending or being sent; done says whether it ended.
+func (j *Journal) SettleSMS(ctx context.Context, id int64) (done bool, err error) {
+	now := timeText(j.now())
+	err = j.do(ctx, &request{fn: func(t *txn) error {
+		done, err = settleSMS(t, id, "", now)
+		return err
+	}})
+	if err != nil {
+		return false, fmt.Errorf("sms %d settle: %w", id, err)
+	}
+	return done, nil
+}
+
+// SMSPartSending records that part seq of message id is about to be
+// written to modem: if calq dies before the modem answers, the part's
+// outcome is unknown, and the next run must not resend it blindly.
+// SMSPartPending undoes it when nothing was written after all.
+func (j *Journal) SMSPartSending(ctx context.Context, id int64, seq int, modem string) error {
+	return j.setPartState(ctx, id, seq, SMSSending, modem)
+}
+
+// SMSPartPending puts part seq of message id back to pending: its PDU was
+// not written (a missing prompt, a refusal before it).
+func (j *Journal) SMSPartPending(ctx context.Context, id int64, seq int) error {
+	return j.setPartState(ctx, id, seq, SMSPending, "")
+}
+
+func (j *Journal) setPartState(ctx context.Context, id int64, seq int, state, modem string) error {
+	now := timeText(j.now())
+	err := j.do(ctx, &request{fn: func(t *txn) error {
+		_, err := t.tx.ExecContext(t.ctx, `UPDATE sms_parts SET state = ?3, modem = COALESCE(NULLIF(?4, ''), modem), updated = ?5
+			WHERE message_id = ?1 AND seq = ?2 AND state IN ('pending', 'sending', 'unknown')`, id, seq, state, modem, now)
+		return err
+	}})
+	if err != nil {
+		return fmt.Errorf("sms %d part %d %s: %w", id, seq, state, err)
+	}
+	return nil
 }
 
 // SMSPartFailed records part seq of message id as failed or unknown
