@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	"calq/convert/internal/tooltest"
 	"calq/convert/pdf"
 	"calq/internal/exitcode"
+	"calq/internal/tooltest"
 	"calq/sched/journal"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"calq/convert/internal/gendoc"
-	"calq/convert/internal/tooltest"
 	"calq/internal/proc"
+	"calq/internal/tooltest"
 )
 
 // The two benchmarks convert the same 20 small DOCX (2-5 pages) one after

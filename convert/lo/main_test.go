@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"calq/convert/internal/tooltest"
 	"calq/internal/proc"
+	"calq/internal/tooltest"
 )
 
 // childEnv makes the test binary a stand-in for calq (see childPool); the

@@ -13,30 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"calq/internal/tooltest"
 	"calq/sms/pdu"
 )
-
-// requireTool is calq/convert/internal/tooltest.Require, which this
-// package may not import: the path of name, or a skip (a failure when
-// CALQ_REQUIRE_TOOLS=1, as in CI).
-func requireTool(t testing.TB, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	if os.Getenv("CALQ_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s is required (CALQ_REQUIRE_TOOLS=1): %v", name, err)
-	}
-	t.Skipf("%s not installed: %v", name, err) // CALQ_REQUIRE_TOOLS=1 failed above instead
-	return ""
-}
 
 // gammu runs gammu with a gammurc for device and returns its stdout. On
 // failure the test shows gammu's debug log, which has every AT command.
 func gammu(t *testing.T, device string, args ...string) string {
 	t.Helper()
-	bin := requireTool(t, "gammu")
+	bin := tooltest.Require(t, "gammu")
 	dir := t.TempDir()
 	rc, logf := filepath.Join(dir, "gammurc"), filepath.Join(dir, "gammu.log")
 	conf := fmt.Sprintf("[gammu]\ndevice = %s\nconnection = at\nlogfile = %s\nlogformat = textall\n", device, logf)
@@ -59,7 +44,7 @@ func gammu(t *testing.T, device string, args ...string) string {
 // TestGammuSendSMS has gammu send texts through an emulated modem and
 // checks that calq's decoder reads back from the log exactly the text.
 func TestGammuSendSMS(t *testing.T) {
-	requireTool(t, "gammu")
+	tooltest.Require(t, "gammu")
 	long := strings.Repeat("abcdefghij", 40)
 	for _, tc := range []struct {
 		name, text string
@@ -139,7 +124,7 @@ func msgs0(msgs []pdu.Message, m pdu.Message) pdu.Message {
 // other projects' test suites, and checks that gammu getallsms shows
 // their text.
 func TestGammuGetAllSMS(t *testing.T) {
-	requireTool(t, "gammu")
+	tooltest.Require(t, "gammu")
 	inbox, texts := vectorDelivers(t)
 	scts := time.Date(2024, 5, 1, 12, 30, 0, 0, time.FixedZone("", 2*3600))
 	for _, text := range []string{"Hello from calq", "Grüße àèéìòù ÄÖÑÜ", `€ [x] {y} ~ ^ \ |`, "Привет 世界 😀"} {
