@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -70,6 +69,7 @@ func convertCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Usage: "per file, e.g. 2m; default 60s + 30s per MiB"},
 			&cli.IntFlag{Name: "retries", Value: 1, Usage: "retries of a file whose converter crashed"},
 			&cli.BoolFlag{Name: "force", Usage: "convert everything again, even unchanged files"},
+			&cli.BoolFlag{Name: "overwrite", Usage: "replace files at the output paths that calq did not write"},
 			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances (default: from cores and memory)"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program (default: found on PATH)"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
@@ -91,13 +91,23 @@ func convertAction(c *cli.Context) error {
 		return fmt.Errorf("convert: %w", err)
 	}
 	defer jn.Close()
+	var m *mailing
+	if len(mailTo) > 0 {
+		// Everything the mail needs is checked before any conversion.
+		if m, err = prepareMail(c, jn, mailTo); err != nil {
+			return err
+		}
+	}
+	if o.Store, err = convert.OpenStore(c.Context, jn); err != nil {
+		return fmt.Errorf("convert: %w", err)
+	}
 	o.Journal = jn
 	out := newConvertRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"))
-	o.Planned, o.Progress = out.planned, out.progress
+	o.Planned, o.Status, o.Progress = out.planned, out.status, out.progress
 	sum, err := convert.Run(c.Context, o)
 	out.finish(sum)
-	if len(mailTo) > 0 && len(sum.Outputs) > 0 && c.Context.Err() == nil {
-		err = errors.Join(err, mailResults(c, jn, mailTo, sum))
+	if m != nil && c.Context.Err() == nil {
+		err = errors.Join(err, m.send(c, sum, out))
 	}
 	if err != nil {
 		return fmt.Errorf("convert: %w", err)
@@ -123,11 +133,16 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	o := convert.Options{
 		Inputs: c.Args().Slice(), Out: str("out", prof.Out),
 		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"),
-		Force: c.Bool("force"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
+		Force: c.Bool("force"), Overwrite: c.Bool("overwrite"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
 		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice")},
 	}
 	if len(o.Inputs) == 0 {
 		fail("no PATH to convert")
+	}
+	for _, g := range append(append([]string{}, o.Include...), o.Exclude...) {
+		if err := convert.CheckGlob(g); err != nil {
+			fail("--include/--exclude: %w", err)
+		}
 	}
 	for _, in := range o.Inputs {
 		// urfave stops reading flags at the first path.
@@ -135,8 +150,13 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 			fail("%s: flags go before the paths (calq convert [flags] PATH...)", in)
 		}
 	}
-	if o.Out == "" {
+	switch fi, err := os.Stat(o.Out); {
+	case o.Out == "":
 		fail("--out: required (the directory for the PDFs)")
+	case o.Out == "-":
+		fail("--out -: calq writes PDFs into a directory, not to standard output")
+	case err == nil && !fi.IsDir():
+		fail("--out %s: is a file; give a directory", o.Out)
 	}
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		fail("--priority: %w", err)
@@ -175,6 +195,12 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 			fail("--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one")
 		}
 	}
+	if err := post.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.PDFA != 0 {
+		errs = append(errs, pdfaConflicts(c, post, o.Merge)...)
+	}
 	o.Post = post
 	mailTo := c.StringSlice("mail-to")
 	if !c.IsSet("mail-to") {
@@ -184,6 +210,29 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		return o, nil, usageErrorf(c, "%w", errors.Join(errs...))
 	}
 	return o, mailTo, nil
+}
+
+// pdfaConflicts refuses what would break PDF/A conformance: every pdfcpu
+// change after LibreOffice's export (a watermark's unembedded font,
+// metadata out of step with the XMP, a merge) does.
+func pdfaConflicts(c *cli.Context, post pdf.Post, merge string) []error {
+	var errs []error
+	conflict := func(what string) {
+		errs = append(errs, fmt.Errorf("--pdfa and %s: pdfcpu's changes break PDF/A conformance; choose one", what))
+	}
+	if post.Watermark != nil {
+		conflict("a watermark or stamp")
+	}
+	if post.Metadata != nil {
+		conflict("--title, --author, --subject or --keywords")
+	}
+	if post.Optimize {
+		conflict("--optimize")
+	}
+	if merge != "" {
+		conflict("--merge")
+	}
+	return errs
 }
 
 // loadProfile reads the config file and returns the chosen profile (the
@@ -277,19 +326,3 @@ func allow(p *pdf.Permissions, what string) error {
 	return nil
 }
 
-// mailResults sends the run's PDFs (or the merged one) to the recipients.
-func mailResults(c *cli.Context, jn *journal.Journal, to []string, sum convert.Summary) error {
-	cfg, err := loadConfig(c)
-	if err != nil {
-		return err
-	}
-	addrs, err := jn.ResolveRecipients(c.Context, to)
-	if err != nil {
-		return fmt.Errorf("mail: %w", err)
-	}
-	files := sum.Outputs
-	if sum.Merged != "" {
-		files = []string{sum.Merged}
-	}
-	return sendMail(c, cfg, addrs, files, fmt.Sprintf("calq: %s converted %s", plural(len(files), "PDF"), time.Now().Format("2006-01-02 15:04")))
-}

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -15,6 +19,8 @@ import (
 // convertRenderer shows calq convert's progress: JSON lines on stdout
 // (--json), a progress bar on a terminal, or a line per finished file on
 // stderr (cron); failures are always said on stderr unless --json.
+// Names are quoted where they hold control characters or bytes that are
+// not UTF-8, so that no name can forge a line.
 type convertRenderer struct {
 	mu     sync.Mutex
 	stdout io.Writer
@@ -23,6 +29,7 @@ type convertRenderer struct {
 	quiet  bool
 	bar    *progressbar.ProgressBar
 	total  int
+	pre    int // results decided before any conversion; they come first
 	done   int
 	began  bool // planned was called: there is a run to sum up
 }
@@ -35,17 +42,41 @@ func newConvertRenderer(stdout, stderr io.Writer, asJSON, quiet bool) *convertRe
 	return r
 }
 
-// planned starts the bar once the number of files is known.
-func (r *convertRenderer) planned(total int) {
+// planned starts the bar, over the files that need converting, once
+// their number is known: unchanged files do not inflate its rate.
+func (r *convertRenderer) planned(total, toConvert int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.total, r.began = total, true
-	if r.enc == nil && !r.quiet && isTerminal(r.stderr) && total > 0 {
-		r.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(r.stderr),
+	r.total, r.pre, r.began = total, total-toConvert, true
+	if r.enc == nil && !r.quiet && isTerminal(r.stderr) && toConvert > 0 {
+		r.bar = progressbar.NewOptions(toConvert, progressbar.OptionSetWriter(r.stderr),
 			progressbar.OptionSetDescription("converting"), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"),
 			progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		_ = r.bar.RenderBlank()
+	}
+}
+
+// status says what the run is doing, on a terminal only: cron logs need
+// no "starting" lines.
+func (r *convertRenderer) status(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.enc != nil || r.quiet || !isTerminal(r.stderr) {
+		return
+	}
+	r.above("calq: " + msg)
+}
+
+// above prints line on stderr, above the bar when there is one.
+func (r *convertRenderer) above(line string) {
+	if r.bar != nil {
+		_ = r.bar.Clear()
+	}
+	fmt.Fprintln(r.stderr, line)
+	if r.bar != nil {
+		_ = r.bar.RenderBlank()
 	}
 }
 
@@ -60,35 +91,61 @@ func (r *convertRenderer) progress(f convert.FileResult) {
 		_ = r.enc.Encode(f)
 		return
 	}
-	line := r.describe(f)
-	bad := f.State != convert.StateConverted && f.State != convert.StateSkipped
+	if f.State == convert.StateCancelled {
+		return // the summary says how many, with the one cause
+	}
+	bad := f.State == convert.StateFailed || f.State == convert.StateTimedOut || f.State == convert.StateRetry
 	switch {
 	case r.bar != nil:
-		if bad {
-			_ = r.bar.Clear()
-			fmt.Fprintln(r.stderr, line)
+		if bad || f.Note != "" {
+			r.above(r.describe(f))
 		}
-		if f.State != convert.StateRetry {
+		if f.State != convert.StateRetry && r.done > r.pre {
 			_ = r.bar.Add(1)
 		}
 	case !r.quiet || bad:
-		fmt.Fprintln(r.stderr, line)
+		fmt.Fprintln(r.stderr, r.describe(f))
 	}
 }
 
 func (r *convertRenderer) describe(f convert.FileResult) string {
+	in, out := quoteName(f.Input), quoteName(f.Output)
+	var line string
 	switch f.State {
 	case convert.StateConverted:
-		return fmt.Sprintf("calq: converted [%d/%d] %s -> %s (%.1fs, %s)", r.done, r.total, f.Input, f.Output, f.Seconds, f.Backend)
+		line = fmt.Sprintf("calq: converted [%d/%d] %s -> %s (%.1fs, %s)", r.done, r.total, in, out, f.Seconds, f.Backend)
 	case convert.StateSkipped:
-		return fmt.Sprintf("calq: skipped [%d/%d] %s: unchanged since it was converted to %s", r.done, r.total, f.Input, f.Output)
+		line = fmt.Sprintf("calq: skipped [%d/%d] %s: %s", r.done, r.total, in, safeText(f.Reason))
 	case convert.StateRetry:
-		return fmt.Sprintf("calq: retrying %s: %s", f.Input, f.Reason)
+		line = fmt.Sprintf("calq: retrying %s: %s", in, safeText(f.Reason))
+	default:
+		line = fmt.Sprintf("calq: %s [%d/%d] %s: %s", strings.ReplaceAll(f.State, "_", " "), r.done, r.total, in, safeText(f.Reason))
 	}
-	return fmt.Sprintf("calq: %s [%d/%d] %s: %s", f.State, r.done, r.total, f.Input, f.Reason)
+	if f.Note != "" {
+		line += " (" + safeText(f.Note) + ")"
+	}
+	return line
 }
 
-// finish prints the summary: a JSON line, or a line on stderr.
+// mail reports a mail's outcome.
+func (r *convertRenderer) mail(m mailResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.enc != nil {
+		_ = r.enc.Encode(m)
+		return
+	}
+	switch m.State {
+	case "sent":
+		fmt.Fprintf(r.stderr, "calq: mailed %s to %s\n", plural(len(m.Attachments), "PDF"), strings.Join(m.To, ", "))
+	case "not_sent":
+		if !r.quiet {
+			fmt.Fprintf(r.stderr, "calq: mailed nothing: %s\n", m.Reason)
+		}
+	}
+}
+
+// finish prints the summary: a JSON line, or lines on stderr.
 func (r *convertRenderer) finish(s convert.Summary) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -103,13 +160,82 @@ func (r *convertRenderer) finish(s convert.Summary) {
 		_ = r.enc.Encode(s)
 		return
 	}
-	if r.quiet && s.Failed == 0 {
+	for _, in := range s.Empty {
+		fmt.Fprintf(r.stderr, "calq: %s: nothing to convert there\n", quoteName(in))
+	}
+	if len(s.Orphans) > 0 && !r.quiet {
+		fmt.Fprintf(r.stderr, "calq: %s whose input is gone (kept, not deleted):\n", plural(len(s.Orphans), "PDF"))
+		for _, o := range s.Orphans {
+			fmt.Fprintf(r.stderr, "calq:   %s\n", quoteName(o))
+		}
+	}
+	if r.quiet && s.Failed == 0 && s.Cancelled == 0 {
 		return
 	}
-	line := fmt.Sprintf("calq: %s: %d converted, %d skipped, %d failed in %.1fs",
-		plural(s.Total, "file"), s.Converted, s.Skipped, s.Failed, s.Seconds)
-	if s.Merged != "" {
-		line += "; merged into " + s.Merged
+	fmt.Fprintln(r.stderr, summaryLine(s))
+}
+
+// summaryLine is the human summary; counts that are zero and rare are
+// left out.
+func summaryLine(s convert.Summary) string {
+	line := fmt.Sprintf("calq: %s: %d converted, %d skipped, %d failed", plural(s.Total, "file"), s.Converted, s.Skipped, s.Failed)
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{s.Cancelled, "cancelled"}, {s.Unsupported, "unsupported"}, {s.Hidden, "hidden"}} {
+		if c.n > 0 {
+			line += fmt.Sprintf(", %d %s", c.n, c.what)
+		}
 	}
-	fmt.Fprintln(r.stderr, line)
+	line += fmt.Sprintf(" in %.1fs", s.Seconds)
+	if s.Merged != "" {
+		line += "; merged into " + quoteName(s.Merged)
+	}
+	return line
+}
+
+// quoteName prints a path as it is when that is safe, else quoted in Go
+// (C-like) syntax as git quotes paths: control characters, bytes that are
+// not UTF-8 and invisible format characters become escapes, so a name
+// holding a newline cannot forge a line.
+func quoteName(s string) string {
+	if s == "" || !needsQuote(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+func needsQuote(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, c := range s {
+		if unicode.IsControl(c) || unicode.Is(unicode.Cf, c) || c == '"' || c == '\\' {
+			return true
+		}
+	}
+	return false
+}
+
+// safeText escapes control characters and bytes that are not UTF-8 in a
+// message (which may quote a path), without quoting the whole.
+func safeText(s string) string {
+	if !needsQuote(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		c, width := utf8.DecodeRuneInString(s[i:])
+		w = width
+		switch {
+		case c == utf8.RuneError && width == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(c) || unicode.Is(unicode.Cf, c):
+			q := strconv.QuoteRune(c)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }

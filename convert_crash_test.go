@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -138,10 +140,20 @@ func TestConvertKillResume(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The killed run's debris: LibreOffice's profiles and work
+	// directories (copies of documents) and calq's copies of inputs.
+	if left, _ := filepath.Glob(filepath.Join(tmp, "calq-*")); len(left) == 0 {
+		t.Errorf("no calq-* directory in TMPDIR after a SIGKILL; the debris check below proves nothing")
+	}
 	second := startConvert(t, tmp, "--instances", "1", "--db", db, "-o", out, in)
 	second.wait(t)
 	if code := second.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("second run exited %d", code)
+	}
+	for _, pattern := range []string{filepath.Join(tmp, "calq-*"), filepath.Join(out, ".calq-*")} {
+		if left, _ := filepath.Glob(pattern); len(left) > 0 {
+			t.Errorf("the killed run's debris outlived the next run: %q", left)
+		}
 	}
 	again := map[string]bool{}
 	for _, f := range second.converted() {
@@ -212,4 +224,93 @@ func checkOutputs(t *testing.T, out string, n int) {
 	if pdfs != n {
 		t.Errorf("%d PDFs in %s, want %d", pdfs, out, n)
 	}
+}
+
+// waitConverted polls until the run has converted n files.
+func (r *convertRun) waitConverted(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for len(r.converted()) < n {
+		if time.Now().After(deadline) {
+			r.cmd.Process.Kill()
+			t.Fatalf("%d files not converted in 3 minutes", n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestConvertCtrlC: the user presses Ctrl-C mid-batch. The files not
+// done are "cancelled", not failed, the summary says so once, with the
+// run's real duration, and calq exits 130.
+func TestConvertCtrlC(t *testing.T) {
+	requireSoffice(t)
+	const n = 10
+	in, out, db := convertFixture(t, n)
+	tmp := t.TempDir()
+	cmd := calqCmd(t, "convert", "--instances", "1", "--db", db, "-o", out, in)
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once the first file is done: output of a PDF.
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if pdfs, _ := filepath.Glob(filepath.Join(out, "*.pdf")); len(pdfs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no file converted in 3 minutes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit status %d, want 130\n%s", code, stderr.String())
+	}
+	got := stderr.String()
+	if strings.Contains(got, "failed [") || strings.Count(got, "context canceled") > 1 {
+		t.Errorf("cancelled files reported as failures, or the cause repeated:\n%s", got)
+	}
+	m := regexp.MustCompile(`(?m)^calq: 10 files: (\d+) converted, 0 skipped, 0 failed, (\d+) cancelled in ([0-9.]+)s$`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no summary with cancelled files:\n%s", got)
+	}
+	if secs, _ := strconv.ParseFloat(m[3], 64); secs <= 0 {
+		t.Errorf("summary time %ss, want the run's duration", m[3])
+	}
+}
+
+// TestConvertOverlappingKilled: two runs on one directory, and the one
+// that holds files is killed. The survivor must not exit 0 with files
+// missing: it waits, takes over the dead run's files and converts them.
+func TestConvertOverlappingKilled(t *testing.T) {
+	requireSoffice(t)
+	const n = 8
+	in, out, db := convertFixture(t, n)
+	tmp := t.TempDir()
+	a := startConvert(t, tmp, "--instances", "1", "--db", db, "-o", out, in)
+	a.waitConverted(t, 1)
+	b := startConvert(t, tmp, "--instances", "1", "--db", db, "-o", out, in)
+	// b has planned when it prints its first line; a holds a file then.
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		b.mu.Lock()
+		started := len(b.files) > 0
+		b.mu.Unlock()
+		if started || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	a.cmd.Process.Signal(syscall.SIGKILL)
+	a.wait(t)
+	b.wait(t)
+	if code := b.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("the survivor exited %d", code)
+	}
+	checkOutputs(t, out, n)
 }

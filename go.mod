@@ -12,6 +12,8 @@ require (
 
 require go.bug.st/serial v1.8.0
 
+require github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
+
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -44,14 +44,22 @@ func TestScript(t *testing.T) {
 			e.Setenv("DATA", data)
 			return err
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+		Cmds: withCmds(pdfScriptCmds, map[string]func(*testscript.TestScript, bool, []string){
 			"exitcode":    cmdExitCode,
 			"validjson":   cmdValidJSON,
 			"seedjournal": cmdSeedJournal,
 			"jsonlines":   cmdJSONLines,
 			"daemonholds": cmdDaemonHolds,
-		},
+		}),
 	})
+}
+
+// withCmds merges script command tables.
+func withCmds(a, b map[string]func(*testscript.TestScript, bool, []string)) map[string]func(*testscript.TestScript, bool, []string) {
+	for k, v := range a {
+		b[k] = v
+	}
+	return b
 }
 
 // cmdExitCode implements "exitcode N program [args...]": it runs program

@@ -2,309 +2,246 @@ package convert
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"calq/convert/lo"
 	"calq/convert/pdf"
+	"calq/internal/debris"
 	"calq/sched"
 )
 
 // Options says what to convert and how. The zero value of every field but
 // Inputs and Out is a sensible default.
 type Options struct {
-	Inputs           []string // files and directories (walked recursively)
+	Inputs           []string // files and directories (walked recursively, symlinks followed)
 	Out              string   // the output directory; the input trees are mirrored below it
-	Include, Exclude []string // globs on base names or relative paths (see Plan)
+	Include, Exclude []string // doublestar globs on paths below each input root (see PlanFiles)
 
 	PDFA  int // 1, 2 or 3: PDF/A from LibreOffice's export filter
 	Post  pdf.Post
 	Merge string // also merge every result, in input order, into this file; Post then applies to it alone
 
-	Force   bool          // convert even what the journal says is done and present
-	Class   sched.Class   // priority of every file
-	Timeout time.Duration // per file and attempt; 0: 60 s + 30 s per MiB, at most 10 min
-	Retries int           // retries of a transient failure (a crashed instance); default 0
-	Label   string        // names the batch in calq history
+	Force     bool          // convert even what is unchanged since calq wrote its PDF
+	Overwrite bool          // replace files at output paths that calq did not write
+	Class     sched.Class   // priority of every file
+	Timeout   time.Duration // per file and attempt, LibreOffice's start-up not counted; 0: 60 s + 30 s per MiB, at most 10 min
+	Retries   int           // retries of a transient failure (a crashed instance); default 0
+	Label     string        // names the batch in calq history
 
-	Journal     sched.Journal // nil: nothing recorded, every file converted
+	Journal     sched.Journal // nil: no claims; overlapping runs may convert a file twice
+	Store       Store         // provenance of the PDFs; nil: in the journal, or without one in memory for this run only
 	LibreOffice lo.Options
-	Pool        *lo.Pool // LibreOffice instances already started (a bench); nil: Run starts its own on first use
+	Pool        *lo.Pool // LibreOffice instances already started (a bench); nil: Run starts its own when needed
 	Workers     int      // pdfcpu workers for images and PDFs; 0: the number of CPUs
 
-	// Planned is called once with the number of files; Progress with
-	// each file's result as it is known. Both may be nil; Progress is
-	// called from the engine's goroutines, one call at a time.
-	Planned  func(total int)
+	// Planned is called once with the number of files and, of those, how
+	// many need converting; Status with a line about what Run is doing
+	// ("starting 3 LibreOffice instances"); Progress with each file's
+	// result as it is known: first those decided without converting
+	// (unchanged, failed at once, unsupported), then the others. All may
+	// be nil; Progress is called from the engine's goroutines, one call
+	// at a time.
+	Planned  func(total, toConvert int)
+	Status   func(msg string)
 	Progress func(FileResult)
 }
 
 // FileResult is what became of one input: its JSON is the --json line
-// {"type":"file", ...}.
+// {"type":"file", ...}. Paths that are not UTF-8 also come as bytes
+// (base64 in JSON), since a JSON string cannot hold them.
 type FileResult struct {
-	Type    string  `json:"type"` // "file"
-	Input   string  `json:"input"`
-	Output  string  `json:"output,omitempty"`
-	State   string  `json:"state"` // converted, skipped, failed, timed_out, cancelled, retry
-	Reason  string  `json:"reason,omitempty"`
-	Seconds float64 `json:"seconds"`
-	Backend string  `json:"backend,omitempty"`
+	Type        string  `json:"type"` // "file"
+	Input       string  `json:"input"`
+	InputBytes  []byte  `json:"input_bytes,omitempty"`
+	Output      string  `json:"output,omitempty"`
+	OutputBytes []byte  `json:"output_bytes,omitempty"`
+	State       string  `json:"state"` // see the State constants
+	Reason      string  `json:"reason,omitempty"`
+	Note        string  `json:"note,omitempty"` // e.g. the content is another format than the name says
+	Seconds     float64 `json:"seconds"`
+	Backend     string  `json:"backend,omitempty"`
 }
 
 // The states of a FileResult.
 const (
-	StateConverted = "converted"
-	StateSkipped   = "skipped" // converted before with the same content and options, and still there
-	StateFailed    = "failed"
-	StateTimedOut  = "timed_out"
-	StateCancelled = "cancelled"
-	StateRetry     = "retry" // failed, will be tried again
+	StateConverted   = "converted"
+	StateSkipped     = "skipped" // unchanged since calq wrote its PDF; or a FIFO, socket or device found while walking
+	StateUnsupported = "unsupported"
+	StateFailed      = "failed"
+	StateTimedOut    = "timed_out"
+	StateCancelled   = "cancelled"
+	StateRetry       = "retry" // failed, will be tried again
 )
 
 // Summary counts a run's files: {"type":"summary", ...} in --json.
 type Summary struct {
-	Type      string   `json:"type"` // "summary"
-	Total     int      `json:"total"`
-	Converted int      `json:"converted"`
-	Skipped   int      `json:"skipped"`
-	Failed    int      `json:"failed"` // failed, timed out or not run
-	Seconds   float64  `json:"seconds"`
-	Merged    string   `json:"merged,omitempty"`
-	Outputs   []string `json:"-"` // the PDFs of converted and skipped files, in input order
+	Type        string   `json:"type"` // "summary"
+	Total       int      `json:"total"`
+	Converted   int      `json:"converted"`
+	Skipped     int      `json:"skipped"`
+	Failed      int      `json:"failed"` // failed or timed out
+	Cancelled   int      `json:"cancelled"`
+	Unsupported int      `json:"unsupported"`
+	Hidden      int      `json:"hidden"`            // hidden files and directories passed over
+	Orphans     []string `json:"orphans,omitempty"` // PDFs under --out whose input is gone; never deleted
+	Empty       []string `json:"empty,omitempty"`   // inputs that held nothing to convert
+	Seconds     float64  `json:"seconds"`
+	Merged      string   `json:"merged,omitempty"`
+	Outputs     []string `json:"-"` // the PDFs of converted and unchanged files, in input order
+	New         []string `json:"-"` // the PDFs this run wrote, in input order
 }
 
 // ErrNothingRan is returned when no file could be converted at all because
 // a tool is missing; it wraps the tool's error (with its install hint).
 var ErrNothingRan = errors.New("nothing could be converted")
 
-// Run converts every file Plan finds, each one a job on a sched engine:
-// office documents on a pool of warm LibreOffice instances, images and
-// PDFs through pdfcpu. Each PDF is written to a temporary file in its
-// directory and renamed into place, so it is complete or absent. With a
-// journal, a file converted before with the same content and options,
-// whose PDF is still there, is skipped; a run killed at any point resumes
-// where it stopped; and two runs at once never convert one file twice.
-// A failed file does not stop the others: Run returns an error wrapping
-// exitcode.ErrPartial when some failed.
+// ErrNoneSucceeded is returned when files were to be converted and none
+// was converted or found unchanged.
+var ErrNoneSucceeded = errors.New("no file was converted")
+
+// Run converts every file PlanFiles finds, each one a job on a sched
+// engine: office documents on a pool of warm LibreOffice instances,
+// images and PDFs through pdfcpu. Each PDF is written to a temporary file
+// in its directory and renamed into place, so it is complete or absent,
+// and its provenance (the digests of the input bytes converted, of the
+// options and of the PDF) goes to the Store. A file is skipped only when
+// its PDF on disk is byte for byte what this input and these options
+// produced; a file at an output path that calq did not write is left
+// alone unless Overwrite. With a journal, a run killed at any point
+// resumes where it stopped, and two runs at once never convert one file
+// twice. A failed file does not stop the others: Run returns an error
+// wrapping exitcode.ErrPartial when some failed and some succeeded,
+// ErrNoneSucceeded when all failed.
 func Run(ctx context.Context, o Options) (Summary, error) {
 	start := time.Now()
-	items, err := Plan(o.Inputs, o.Out, o.Include, o.Exclude)
+	sweepTemp()
+	if o.Store == nil {
+		o.Store = newMemStore()
+		if j, ok := o.Journal.(SQLJournal); ok {
+			s, err := OpenStore(ctx, j)
+			if err != nil {
+				return Summary{Type: "summary"}, err
+			}
+			o.Store = s
+		}
+	}
+	r := &runner{o: o}
+	err := r.run(ctx)
+	if err != nil && ctx.Err() != nil {
+		r.cancelRest()
+		sum := r.summary()
+		sum.Seconds = time.Since(start).Seconds()
+		return sum, fmt.Errorf("%d of %d files not done: %w", sum.Cancelled, sum.Total, context.Cause(ctx))
+	}
+	sum := r.summary()
+	sum.Seconds = time.Since(start).Seconds()
 	if err != nil {
-		return Summary{}, err
+		return sum, err
 	}
-	if o.Planned != nil {
-		o.Planned(len(items))
-	}
-	sum := Summary{Type: "summary", Total: len(items)}
-	if len(items) == 0 {
-		return sum, nil
-	}
-	if err := pdf.Init(); err != nil {
-		return sum, fmt.Errorf("convert: pdfcpu: %w", err)
-	}
-	r := &runner{o: o, items: items, results: make([]FileResult, len(items))}
-	if err := r.run(ctx); err != nil {
-		return r.summary(sum), err
-	}
-	sum = r.summary(sum)
-	if o.Merge != "" {
+	if o.Merge != "" && len(sum.Outputs) > 0 && (len(sum.New) > 0 || !exists(o.Merge)) {
 		if err := merge(ctx, o, sum.Outputs); err != nil {
-			return sum, fmt.Errorf("convert: merge into %s: %w", o.Merge, err)
+			return sum, fmt.Errorf("merge into %s: %w", o.Merge, err)
 		}
 		sum.Merged = o.Merge
+		sum.Seconds = time.Since(start).Seconds()
 	}
-	sum.Seconds = time.Since(start).Seconds()
 	return sum, r.verdict(sum)
 }
 
-// runner holds one Run's engine side.
+// sweepTemp removes what SIGKILLed runs left in the temporary directory:
+// LibreOffice's profiles and work directories (copies of documents) and
+// its sockets, and calq's own copies of inputs.
+func sweepTemp() {
+	lo.RemoveDebris()
+	debris.Sweep(tempDir(), "convert")
+}
+
+// runner holds one Run's state.
 type runner struct {
 	o       Options
+	opts    string // fingerprint of the options
 	items   []Item
 	mu      sync.Mutex
-	results []FileResult // by item, as the engine reports
-	missing error        // LibreOffice's absence, when an office file needed it
+	results []FileResult    // by item
+	limits  []time.Duration // each item's timeout
+	extra   []FileResult // walked entries that are not items: unsupported, FIFOs...
+	plan    Planned
+	orphans []string
+	work    *workDir // private copies of the inputs being converted
+	missing error    // LibreOffice's absence, when an office file needed it
 	pool    *lazyPool
+	heldBy  map[int]string // items another calq holds, by index: its owner
+
+	legacyOnce sync.Once
+	legacy     map[string]bool // outputs an older calq wrote (see legacyOutput)
 }
 
-// payload is what a job carries: enough to convert it in any process.
-type payload struct {
-	Index  int    `json:"i"`
-	Input  string `json:"in"`
-	Output string `json:"out"`
+// utf8Safe fills the byte fields of a result whose paths are not UTF-8.
+func utf8Safe(f FileResult) FileResult {
+	if !utf8.ValidString(f.Input) {
+		f.InputBytes = []byte(f.Input)
+	}
+	if !utf8.ValidString(f.Output) {
+		f.OutputBytes = []byte(f.Output)
+	}
+	return f
 }
 
-func (r *runner) run(ctx context.Context) error {
-	r.pool = &lazyPool{opts: r.o.LibreOffice, pool: r.o.Pool, shared: r.o.Pool != nil, base: ctx}
-	defer r.pool.close()
-	e, err := sched.NewEngine(sched.EngineOptions{
-		Backends: r.backends(), Journal: r.o.Journal, Events: r.event,
-		Backoff: sched.Backoff{Base: time.Second}, Grace: 15 * time.Second,
-	})
-	if err != nil {
-		return fmt.Errorf("convert: %w", err)
+// report records item i's (or an extra entry's, i < 0) result and passes
+// it on.
+func (r *runner) report(i int, f FileResult) {
+	f.Type = "file"
+	f = utf8Safe(f)
+	r.mu.Lock()
+	if i >= 0 {
+		r.results[i] = f
+	} else {
+		r.extra = append(r.extra, f)
 	}
-	defer e.Close()
-	jobs, err := r.jobs(ctx)
-	if err != nil {
-		return err
-	}
-	e.Start()
-	if err := e.Submit(ctx, jobs...); err != nil {
-		return fmt.Errorf("convert: submit: %w", err)
-	}
-	_, err = e.Wait(ctx)
-	return errors.Join(err, e.Close())
-}
-
-// backends are LibreOffice (one worker per instance) and pdfcpu.
-func (r *runner) backends() []sched.Backend {
-	n := r.o.LibreOffice.Instances
-	if n <= 0 {
-		n = lo.DefaultInstances()
-		r.o.LibreOffice.Instances = n
-	}
-	office := make([]sched.Worker, n)
-	for i := range office {
-		office[i] = &officeWorker{r: r, slot: i}
-	}
-	m := r.o.Workers
-	if m <= 0 {
-		m = runtime.NumCPU()
-	}
-	direct := make([]sched.Worker, m)
-	for i := range direct {
-		direct[i] = sched.WorkerFunc(r.direct)
-	}
-	return []sched.Backend{
-		{Name: "libreoffice", Kinds: []string{kindOffice}, Workers: office},
-		{Name: "pdfcpu", Kinds: []string{kindImage, kindPDF}, Workers: direct},
+	r.mu.Unlock()
+	if r.o.Progress != nil {
+		r.o.Progress(f)
 	}
 }
 
-const (
-	kindOffice = "convert-office"
-	kindImage  = "convert-image"
-	kindPDF    = "convert-pdf"
-)
-
-// jobs makes one job per item, keyed by its output, content and options
-// so that the journal can tell a file already converted.
-func (r *runner) jobs(ctx context.Context) ([]*sched.Job, error) {
-	opts := r.fingerprint()
-	jobs := make([]*sched.Job, len(r.items))
-	keys := make([]string, len(r.items))
-	for i, it := range r.items {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		kind, size := kindOf(it.Input)
-		p, _ := json.Marshal(payload{Index: i, Input: it.Input, Output: it.Output})
-		jobs[i] = &sched.Job{Kind: kind, Payload: p, Label: r.o.Label, Class: r.o.Class,
-			Timeout: r.timeout(size), Retries: r.o.Retries}
-		keys[i] = key(it, opts)
-		r.results[i] = FileResult{Type: "file", Input: it.Input, Output: it.Output}
-	}
-	if r.o.Journal == nil {
-		return jobs, nil
-	}
-	states := map[string]sched.State{}
-	if l, ok := r.o.Journal.(StateLookup); ok {
-		var err error
-		if states, err = l.States(ctx, keys); err != nil {
-			return nil, fmt.Errorf("convert: %w", err)
+// summary counts the results; a file with no outcome (the run was
+// stopped) counts as cancelled.
+func (r *runner) summary() Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sum := Summary{Type: "summary", Hidden: r.plan.Hidden, Orphans: r.orphans, Empty: r.plan.Empty}
+	count := func(res FileResult) {
+		sum.Total++
+		switch res.State {
+		case StateConverted:
+			sum.Converted++
+			sum.Outputs = append(sum.Outputs, res.Output)
+			sum.New = append(sum.New, res.Output)
+		case StateSkipped:
+			sum.Skipped++
+			if res.Output != "" && exists(res.Output) {
+				sum.Outputs = append(sum.Outputs, res.Output)
+			}
+		case StateUnsupported:
+			sum.Unsupported++
+		case StateFailed, StateTimedOut:
+			sum.Failed++
+		default:
+			sum.Cancelled++
 		}
 	}
-	// A job the journal has done is skipped by the engine; when its PDF
-	// is gone, or with --force, it is made again under a new key, as is
-	// one that failed before (the fault may be fixed: a font installed, a
-	// timeout raised). Any other state (queued, or running when a killed
-	// run stopped) resumes under its key.
-	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
-	for i, it := range r.items {
-		jobs[i].Key = keys[i]
-		switch st := states[keys[i]]; {
-		case st == sched.StateDone && (r.o.Force || !exists(it.Output)),
-			st == sched.StateFailed, st == sched.StateTimedOut:
-			jobs[i].Key += ":" + nonce
-		}
+	for _, res := range r.results {
+		count(res)
 	}
-	return jobs, nil
-}
-
-// StateLookup is the part of a journal that tells the state of jobs by
-// key (*journal.Journal has it).
-type StateLookup interface {
-	States(ctx context.Context, keys []string) (map[string]sched.State, error)
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// kindOf routes a file by its extension; sniffing happens in the worker,
-// so that a rejected file is recorded like any other failure.
-func kindOf(path string) (string, int64) {
-	var size int64
-	if fi, err := os.Stat(path); err == nil {
-		size = fi.Size()
+	for _, res := range r.extra {
+		count(res)
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".gif", ".bmp":
-		return kindImage, size
-	case ".pdf":
-		return kindPDF, size
-	}
-	return kindOffice, size
+	return sum
 }
 
-// postEmpty says whether p asks for nothing.
-func postEmpty(p pdf.Post) bool {
-	return p.Watermark == nil && p.Metadata == nil && !p.Optimize && p.Encrypt == nil
-}
-
-func (r *runner) timeout(size int64) time.Duration {
-	if r.o.Timeout > 0 {
-		return r.o.Timeout
-	}
-	return min(60*time.Second+time.Duration(size)*30*time.Second/(1<<20), 10*time.Minute)
-}
-
-// fingerprint digests the options that shape a PDF.
-func (r *runner) fingerprint() string {
-	h := sha256.New()
-	post := r.o.Post
-	if r.o.Merge != "" {
-		post = pdf.Post{} // per-file PDFs stay plain when merging
-	}
-	b, _ := json.Marshal(struct {
-		PDFA int
-		Post pdf.Post
-	}{r.o.PDFA, post})
-	h.Write(b)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// key names a job: "convert:" and a digest of the output path, the
-// options and the input's content.
-func key(it Item, opts string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", it.Output, opts)
-	if f, err := os.Open(it.Input); err == nil {
-		io.Copy(h, f)
-		f.Close()
-	}
-	return "convert:" + hex.EncodeToString(h.Sum(nil))[:32]
-}
+func tempDir() string { return filepath.Clean(osTempDir()) }

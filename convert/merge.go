@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"calq/convert/pdf"
+	"calq/internal/debris"
 	"calq/internal/exitcode"
 )
 
@@ -21,10 +22,13 @@ func merge(ctx context.Context, o Options, outputs []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := tempPath(dir, filepath.Base(o.Merge))
+	debris.Sweep(dir)
+	f, err := os.CreateTemp(dir, debris.Pattern("part", true))
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
+	f.Close()
 	defer os.Remove(tmp)
 	os.Remove(tmp) // pdfcpu writes a new file
 	if err := pdf.Merge(ctx, outputs, tmp); err != nil {
@@ -35,12 +39,14 @@ func merge(ctx context.Context, o Options, outputs []string) error {
 			return fmt.Errorf("post-process: %w", err)
 		}
 	}
+	os.Chmod(tmp, outputMode())
 	return os.Rename(tmp, o.Merge)
 }
 
 // verdict is Run's error for a finished run: nil when every file is
-// converted or skipped; ErrNothingRan when LibreOffice was missing and
-// nothing was converted; else a partial failure.
+// converted or unchanged; ErrNothingRan when LibreOffice was missing and
+// nothing succeeded; ErrNoneSucceeded when nothing succeeded; else a
+// partial failure. Unsupported files and hidden ones are no failures.
 func (r *runner) verdict(sum Summary) error {
 	if sum.Failed == 0 {
 		return nil
@@ -48,10 +54,13 @@ func (r *runner) verdict(sum Summary) error {
 	r.mu.Lock()
 	missing := r.missing
 	r.mu.Unlock()
-	if missing != nil && sum.Converted+sum.Skipped == 0 {
+	ok := sum.Converted + sum.Skipped
+	switch {
+	case ok == 0 && missing != nil:
 		return fmt.Errorf("%w: %w", ErrNothingRan, missing)
-	}
-	if missing != nil {
+	case ok == 0:
+		return fmt.Errorf("%w: all %d failed", ErrNoneSucceeded, sum.Failed)
+	case missing != nil:
 		// Say how to install it (the error carries the hint).
 		return fmt.Errorf("%w: %d of %d files failed; %w", exitcode.ErrPartial, sum.Failed, sum.Total, missing)
 	}

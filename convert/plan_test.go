@@ -96,11 +96,12 @@ func TestPlanErrors(t *testing.T) {
 	if _, err := Plan([]string{dir}, dir, nil, nil); err == nil || !strings.Contains(err.Error(), "output directory") {
 		t.Errorf("out = input: got %v, want an error", err)
 	}
-	if _, err := Plan([]string{filepath.Join(dir, "a.pdf")}, dir, nil, nil); err == nil || !strings.Contains(err.Error(), "overwrite") {
-		t.Errorf("a PDF onto itself: got %v, want an error", err)
+	// These fail the one input, and the rest of a batch goes on.
+	if items, err := Plan([]string{filepath.Join(dir, "a.pdf")}, dir, nil, nil); err != nil || len(items) != 1 || !strings.Contains(items[0].Fail, "overwrite") {
+		t.Errorf("a PDF onto itself: got %+v, %v; want an item that fails", items, err)
 	}
-	if _, err := Plan([]string{filepath.Join(dir, "missing.docx")}, t.TempDir(), nil, nil); err == nil || !strings.Contains(err.Error(), "missing.docx") {
-		t.Errorf("missing input: got %v, want an error naming it", err)
+	if items, err := Plan([]string{filepath.Join(dir, "missing.docx")}, t.TempDir(), nil, nil); err != nil || len(items) != 1 || !strings.Contains(items[0].Fail, "no such file") {
+		t.Errorf("missing input: got %+v, %v; want an item that fails", items, err)
 	}
 	if _, err := Plan([]string{dir}, t.TempDir(), []string{"[bad"}, nil); err == nil {
 		t.Error("bad glob: no error")

@@ -2,17 +2,22 @@ package convert
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"calq/convert/lo"
 	"calq/convert/pdf"
 	"calq/convert/sniff"
+	"calq/internal/debris"
 	"calq/sched"
 )
 
@@ -45,83 +50,121 @@ func (p *lazyPool) close() error {
 	return p.pool.Close()
 }
 
-// officeWorker converts office documents on one LibreOffice instance,
-// the slot-th of the pool.
+// officeWorker converts on one LibreOffice instance, the slot-th of the
+// pool.
 type officeWorker struct {
 	r    *runner
 	slot int
 }
 
 func (w *officeWorker) Run(ctx context.Context, j *sched.Job) error {
-	return w.r.convert(ctx, j, func(ctx context.Context, in, tmp string) error {
-		pool, err := w.r.pool.get()
-		if err != nil {
-			w.r.noteMissing(err)
-			return sched.Permanent(err)
-		}
-		inst := pool.Instances()[w.slot%len(pool.Instances())]
-		return inst.Convert(ctx, in, tmp, lo.ConvertOptions{PDFA: w.r.o.PDFA})
-	})
+	return w.r.convert(ctx, j, w.slot)
 }
 
-// direct converts images and PDFs through pdfcpu.
+// direct converts images and PDFs through pdfcpu (and a file whose
+// content needs LibreOffice on an instance picked by its index).
 func (r *runner) direct(ctx context.Context, j *sched.Job) error {
-	return r.convert(ctx, j, func(ctx context.Context, in, tmp string) error {
-		if j.Kind == kindImage {
-			return pdf.FromImages(ctx, []string{in}, tmp)
-		}
-		return pdf.PassThrough(ctx, in, tmp)
-	})
+	return r.convert(ctx, j, -1)
 }
 
-// convert is every worker's frame: check the input's signature, convert
-// into a temporary file beside the output, post-process, rename into
-// place. Nothing half-written is left behind on failure.
-func (r *runner) convert(ctx context.Context, j *sched.Job, do func(ctx context.Context, in, tmp string) error) error {
+// convert is every worker's frame: copy the input aside while hashing
+// it, check its content, convert the copy into a temporary file beside
+// the output, post-process, check, and place it. Nothing half-written is
+// left behind on failure.
+func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) error {
 	var p payload
-	if err := json.Unmarshal(j.Payload, &p); err != nil {
-		return sched.Permanent(fmt.Errorf("bad job payload: %w", err))
+	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Index < 0 || p.Index >= len(r.items) {
+		return sched.Permanent(fmt.Errorf("bad job payload %q", j.Payload))
 	}
-	// A PDF with an /Encrypt entry may still open without a password
-	// (it only restricts copying or printing): pdfcpu decides that.
-	if _, err := sniff.Detect(p.Input); err != nil && !(j.Kind == kindPDF && errors.Is(err, sniff.ErrPassword)) {
-		return sched.Permanent(err)
+	i, it := p.Index, r.items[p.Index]
+	snap, inSum, err := r.snapshot(ctx, i, it.Input)
+	if err != nil {
+		return err
 	}
-	dir := filepath.Dir(p.Output)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create output directory: %w", err)
+	defer os.Remove(snap)
+	kind, snap, err := r.sniff(i, snap)
+	if err != nil {
+		return err
 	}
-	// A run killed with SIGKILL leaves its temporary file; this job holds
-	// the output's claim now, so whatever is there is stale.
-	stale, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(filepath.Base(p.Output))+".calq-part-*"))
-	for _, f := range stale {
-		os.Remove(f)
-	}
-	tmp, err := tempPath(dir, filepath.Base(p.Output))
+	tmp, err := r.tempBeside(it.Output)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	if err := do(ctx, p.Input, tmp); err != nil {
-		return classify(err)
+	if slot < 0 {
+		slot = i
 	}
-	if !postEmpty(r.o.Post) && r.o.Merge == "" {
-		if err := pdf.Apply(ctx, tmp, tmp, r.o.Post); err != nil {
-			return sched.Permanent(fmt.Errorf("post-process: %w", err))
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	if err := r.produce(ctx, i, slot, kind, snap, tmp); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, p.Output); err != nil {
-		return fmt.Errorf("move the PDF into place: %w", err)
-	}
-	return nil
+	return r.place(ctx, it, tmp, inSum)
 }
 
-// tempPath reserves a hidden temporary name beside an output.
-func tempPath(dir, base string) (string, error) {
-	f, err := os.CreateTemp(dir, "."+base+".calq-part-*")
+// snapshot copies the input into the work directory while hashing it:
+// the bytes converted are the bytes hashed, whatever happens to the
+// input meanwhile.
+func (r *runner) snapshot(ctx context.Context, i int, in string) (string, string, error) {
+	src, _, err := openRegular(in)
+	if err != nil {
+		return "", "", sched.Permanent(errors.New(readFailure(err)))
+	}
+	defer src.Close()
+	path := filepath.Join(r.work.dir, strconv.Itoa(i)+safeExt(in))
+	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", "", fmt.Errorf("copy the input aside: %w", err)
+	}
+	h := sha256.New()
+	_, err = copyCtx(ctx, io.MultiWriter(dst, h), src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", "", fmt.Errorf("copy the input aside: %w", err)
+	}
+	return path, sumHex(h), nil
+}
+
+// sniff checks the copy's content. A file whose content is another
+// format than its name says, one that the converters open, is renamed
+// to that format's extension and converted as such, with a note.
+func (r *runner) sniff(i int, snap string) (sniff.Kind, string, error) {
+	det, err := sniff.DetectFile(snap)
+	if err != nil {
+		if errors.Is(err, sniff.ErrPassword) && lowerExt(snap) == ".pdf" {
+			return sniff.PDF, snap, nil // pdfcpu decides: it may only restrict printing
+		}
+		var se *sniff.Error
+		if errors.As(err, &se) {
+			err = errors.New(se.Reason) // its path is the private copy's
+		}
+		return sniff.Unknown, snap, sched.Permanent(err)
+	}
+	if det.Note != "" {
+		r.mu.Lock()
+		r.results[i].Note = det.Note
+		r.mu.Unlock()
+	}
+	if det.As != "" && det.As != lowerExt(snap) {
+		as := strings.TrimSuffix(snap, filepath.Ext(snap)) + det.As
+		if err := os.Rename(snap, as); err != nil {
+			return sniff.Unknown, snap, err
+		}
+		snap = as
+	}
+	return det.Kind, snap, nil
+}
+
+// tempBeside reserves a hidden temporary file beside output, after
+// removing what dead runs left in that directory.
+func (r *runner) tempBeside(output string) (string, error) {
+	dir := filepath.Dir(output)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create the output directory: %w", err)
+	}
+	r.sweepOnce(dir)
+	f, err := os.CreateTemp(dir, debris.Pattern("part", true))
 	if err != nil {
 		return "", fmt.Errorf("create a temporary file: %w", err)
 	}
@@ -130,11 +173,182 @@ func tempPath(dir, base string) (string, error) {
 	return name, nil
 }
 
-// classify marks errors that a retry cannot fix as permanent: a document
-// LibreOffice cannot load, a password, a missing tool.
-func classify(err error) error {
+var swept sync.Map // output directories swept of dead runs' debris
+
+func (r *runner) sweepOnce(dir string) {
+	if _, done := swept.LoadOrStore(dir, true); !done {
+		debris.Sweep(dir)
+	}
+}
+
+// produce converts in (of kind) into tmp and post-processes it. The
+// file's timeout covers the conversion, not LibreOffice's start-up.
+func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, tmp string) error {
+	limit := r.limits[i]
+	var err error
+	switch kind {
+	case sniff.Office:
+		err = r.office(ctx, slot, in, tmp, limit)
+	case sniff.Image:
+		err = r.image(ctx, i, slot, in, tmp, limit)
+	default:
+		err = r.pdf(ctx, in, tmp, limit)
+	}
+	if err != nil {
+		return classify(ctx, err, limit)
+	}
+	if !postEmpty(r.o.Post) && r.o.Merge == "" {
+		if err := pdf.Apply(ctx, tmp, tmp, r.o.Post); err != nil {
+			return sched.Permanent(fmt.Errorf("post-process: %w", err))
+		}
+	}
+	return r.checkPDFA(ctx, tmp)
+}
+
+// office converts on the slot-th LibreOffice instance.
+func (r *runner) office(ctx context.Context, slot int, in, out string, limit time.Duration) error {
+	pool, err := r.pool.get()
+	if err != nil {
+		r.noteMissing(err)
+		return sched.Permanent(err)
+	}
+	insts := pool.Instances()
+	return insts[slot%len(insts)].Convert(ctx, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
+}
+
+// image converts an image through pdfcpu, and for PDF/A hands that PDF
+// to LibreOffice, which imports it and exports PDF/A.
+func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit time.Duration) error {
+	tctx, cancel := context.WithTimeoutCause(ctx, limit, sched.ErrTimeout)
+	defer cancel()
+	if r.o.PDFA == 0 {
+		return pdf.FromImages(tctx, []string{in}, out)
+	}
+	mid := filepath.Join(r.work.dir, strconv.Itoa(i)+"-image.pdf")
+	defer os.Remove(mid)
+	if err := pdf.FromImages(tctx, []string{in}, mid); err != nil {
+		return err
+	}
+	return r.office(ctx, slot, mid, out, limit)
+}
+
+// pdf passes a PDF through pdfcpu, or for PDF/A keeps it as it is when
+// it is PDF/A of the part asked for already.
+func (r *runner) pdf(ctx context.Context, in, out string, limit time.Duration) error {
+	tctx, cancel := context.WithTimeoutCause(ctx, limit, sched.ErrTimeout)
+	defer cancel()
+	if r.o.PDFA == 0 {
+		return pdf.PassThrough(tctx, in, out)
+	}
+	c, err := pdf.PDFA(tctx, in)
+	if err != nil {
+		return err
+	}
+	if c.Part != r.o.PDFA {
+		return sched.Permanent(fmt.Errorf("%s; calq does not turn PDFs into PDF/A-%d", describePDFA(c), r.o.PDFA))
+	}
+	return copyFile(tctx, in, out)
+}
+
+func describePDFA(c pdf.Conformance) string {
+	if c.Part == 0 {
+		return "the PDF is not PDF/A"
+	}
+	return fmt.Sprintf("the PDF is PDF/A-%d%s", c.Part, strings.ToLower(c.Level))
+}
+
+// checkPDFA fails a result that does not identify as the PDF/A asked
+// for: no file is called converted without meeting --pdfa.
+func (r *runner) checkPDFA(ctx context.Context, path string) error {
+	if r.o.PDFA == 0 {
+		return nil
+	}
+	c, err := pdf.PDFA(ctx, path)
+	if err != nil {
+		return sched.Permanent(fmt.Errorf("check PDF/A: %w", err))
+	}
+	if c.Part != r.o.PDFA {
+		return sched.Permanent(fmt.Errorf("the result is not PDF/A-%d (%s)", r.o.PDFA, describePDFA(c)))
+	}
+	return nil
+}
+
+func copyFile(ctx context.Context, in, out string) error {
+	src, _, err := openRegular(in)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(out, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = copyCtx(ctx, dst, src)
+	return errors.Join(err, dst.Close())
+}
+
+// place moves tmp to the item's output, recording its provenance around
+// the rename: pending before, placed after, so that a run killed in
+// between leaves a file the next run knows as calq's.
+func (r *runner) place(ctx context.Context, it Item, tmp, inSum string) error {
+	if err := os.Chmod(tmp, outputMode()); err != nil && !errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("set the PDF's mode: %w", err)
+	}
+	outSum, err := fileSum(ctx, tmp)
+	if err != nil {
+		return fmt.Errorf("digest the PDF: %w", err)
+	}
+	if err := r.mayReplace(ctx, it.Output); err != nil {
+		return err
+	}
+	rec := Record{Output: it.Output, Input: it.Input, InputSum: inSum, Options: r.opts, PendingSum: outSum, Converted: time.Now()}
+	if err := r.o.Store.Pending(ctx, rec); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, it.Output); err != nil {
+		return fmt.Errorf("move the PDF into place: %w", err)
+	}
+	return r.o.Store.Placed(context.WithoutCancel(ctx), it.Output)
+}
+
+// mayReplace checks, just before the rename, that whatever is at output
+// now is calq's (or absent), unless Overwrite.
+func (r *runner) mayReplace(ctx context.Context, output string) error {
+	if r.o.Overwrite {
+		return nil
+	}
+	fi, err := os.Lstat(output)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		return sched.Permanent(fmt.Errorf("the output %s is %s; calq replaces only regular files", output, modeKind(fi.Mode())))
+	}
+	sum, err := fileSum(ctx, output)
+	if err != nil {
+		return fmt.Errorf("read the output %s: %w", output, unwrapPath(err))
+	}
+	rec, ok, err := r.o.Store.Record(ctx, output)
+	if err != nil {
+		return err
+	}
+	if !ours(rec, ok, sum) && (ok || !r.legacyOutput(ctx, output)) {
+		return sched.Permanent(errors.New(overwriteReason(output, ok)))
+	}
+	return nil
+}
+
+// classify marks errors that a retry cannot fix as permanent (a document
+// LibreOffice cannot load, a password, a missing tool) and the file's
+// own timeout as a timeout.
+func classify(ctx context.Context, err error, limit time.Duration) error {
 	var ce *lo.ConvertError
 	switch {
+	case ctx.Err() == nil && (errors.Is(err, sched.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)):
+		return fmt.Errorf("%w after %v", sched.ErrTimeout, limit)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, pdf.ErrEncrypted), errors.Is(err, lo.ErrNotInstalled):
@@ -153,79 +367,20 @@ func (r *runner) noteMissing(err error) {
 	}
 }
 
-// event turns the engine's job events into file results.
-func (r *runner) event(ev sched.Event) {
-	if ev.Job == nil {
-		return
-	}
-	var p payload
-	if json.Unmarshal(ev.Job.Payload, &p) != nil || p.Index < 0 || p.Index >= len(r.items) {
-		return
-	}
-	state := map[sched.EventType]string{
-		sched.EventDone: StateConverted, sched.EventSkipped: StateSkipped, sched.EventFailed: StateFailed,
-		sched.EventTimedOut: StateTimedOut, sched.EventCancelled: StateCancelled, sched.EventRetry: StateRetry,
-	}[ev.Type]
-	if state == "" {
-		return
-	}
-	if state == StateSkipped && ev.State != sched.StateDone {
-		// Another calq holds it (an overlapping run): that run converts
-		// it, so it is no failure of this one.
-		ev.Reason = "being converted by another calq"
-		if ev.Owner != "" {
-			ev.Reason = "being converted by " + ev.Owner
-		}
-	}
-	r.mu.Lock()
-	res := &r.results[p.Index]
-	res.State, res.Backend, res.Seconds = state, ev.Backend, ev.Run.Seconds()
-	res.Reason = ""
-	switch {
-	case state == StateConverted:
-	case ev.Err != nil:
-		res.Reason = ev.Err.Error()
-	case ev.Reason != "":
-		res.Reason = ev.Reason
-	}
-	out := *res
-	r.mu.Unlock()
-	if r.o.Progress != nil {
-		r.o.Progress(out)
-	}
-}
+// lowerExt is path's extension in lower case.
+func lowerExt(path string) string { return strings.ToLower(filepath.Ext(path)) }
 
-// summary counts the results; a file with no outcome (the run was
-// stopped) counts as failed.
-func (r *runner) summary(sum Summary) Summary {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, res := range r.results {
-		switch res.State {
-		case StateConverted:
-			sum.Converted++
-			sum.Outputs = append(sum.Outputs, res.Output)
-		case StateSkipped:
-			sum.Skipped++
-			// A file another run is still converting has no PDF yet.
-			if exists(res.Output) {
-				sum.Outputs = append(sum.Outputs, res.Output)
-			}
-		default:
-			sum.Failed++
+// safeExt is in's extension in lower case when it is short plain ASCII
+// letters and digits, else "".
+func safeExt(in string) string {
+	ext := lowerExt(in)
+	if len(ext) < 2 || len(ext) > 10 {
+		return ""
+	}
+	for _, c := range ext[1:] {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return ""
 		}
 	}
-	return sum
-}
-
-// globEscape quotes the glob metacharacters of a file name.
-func globEscape(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return ext
 }

@@ -3,6 +3,7 @@ package sched
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -429,4 +430,30 @@ func TestTimeoutSparesNextJob(t *testing.T) {
 			t.Errorf("summary %+v, want the slow job timed out and the other two done", sum)
 		}
 	})
+}
+
+// TestWorkerTimeout: a worker that keeps its own clock and returns an
+// error wrapping ErrTimeout has its attempt recorded as timed out, not
+// failed.
+func TestWorkerTimeout(t *testing.T) {
+	rec := &recorder{do: func(context.Context, *Job) error {
+		return fmt.Errorf("convert: %w after 3s", ErrTimeout)
+	}}
+	var mu sync.Mutex
+	var events []Event
+	e := newTestEngine(t, EngineOptions{Backends: []Backend{{Name: "b", Workers: []Worker{rec}}},
+		Events: func(ev Event) { mu.Lock(); events = append(events, ev); mu.Unlock() }})
+	e.Start()
+	if err := e.Submit(context.Background(), &Job{Kind: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	sum := wait(t, e)
+	if sum.TimedOut != 1 || sum.Failed != 0 {
+		t.Fatalf("summary %+v, want 1 timed out and none failed", sum)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if last := events[len(events)-1]; last.Type != EventTimedOut || !strings.Contains(last.Err.Error(), "after 3s") {
+		t.Errorf("last event %+v, want timed_out keeping the worker's message", last)
+	}
 }

@@ -184,7 +184,8 @@ type Journal interface {
 }
 
 // ErrTimeout is the cause of a job's context when the job ran past its
-// timeout.
+// timeout. A worker that keeps its own clock (Job.Timeout zero) returns
+// an error wrapping it to record the attempt as timed out.
 var ErrTimeout = errors.New("job timed out")
 
 // ErrStopped is the cause of a job's context when the engine stops.

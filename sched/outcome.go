@@ -36,6 +36,10 @@ func (e *Engine) classify(r *run, err error, finished time.Time) *result {
 	case errors.Is(cause, ErrTimeout):
 		res.state, res.reason = StateTimedOut, "timeout"
 		res.err = fmt.Errorf("%w after %v", ErrTimeout, r.job.Timeout)
+	case errors.Is(err, ErrTimeout):
+		// The worker kept its own clock (it started it after a set-up
+		// that the job's timeout must not cover) and ran out of it.
+		res.state, res.reason = StateTimedOut, "timeout"
 	default:
 		res.state, res.reason = StateFailed, reasonOf(err)
 		res.permanent = IsPermanent(err)

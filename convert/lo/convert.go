@@ -10,11 +10,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"calq/internal/debris"
 )
 
 // ConvertOptions say how to convert one document.
 type ConvertOptions struct {
 	PDFA int // 0: plain PDF; 1, 2, 3: PDF/A-1b, PDF/A-2b, PDF/A-3b
+	// Timeout, when positive, bounds the conversion alone: its clock
+	// starts once the instance is ready, so that an instance (re)starting
+	// does not eat a document's time. ctx still bounds everything.
+	Timeout time.Duration
 }
 
 // Convert converts the file in to a PDF written at out (a path the caller
@@ -37,6 +44,11 @@ func (i *Instance) Convert(ctx context.Context, in, out string, o ConvertOptions
 	r, err := i.ensure(ctx)
 	if err != nil {
 		return &ConvertError{Input: in, Reason: stopReason(err), Err: err}
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
 	}
 	defer os.RemoveAll(i.l.work())
 	src, err := i.stage(in)
@@ -244,7 +256,13 @@ func target(src string, pdfa int) string {
 	if pdfa == 0 {
 		return "pdf"
 	}
-	return fmt.Sprintf(`pdf:%s:{"SelectPdfVersion":{"type":"long","value":"%d"}}`, exportFilter(src), pdfa)
+	filter := exportFilter(src)
+	lossless := ""
+	if safeExt(src) == ".pdf" {
+		// A PDF made from an image: keep its pixels, no JPEG again.
+		lossless = `,"UseLosslessCompression":{"type":"boolean","value":"true"},"ReduceImageResolution":{"type":"boolean","value":"false"}`
+	}
+	return fmt.Sprintf(`pdf:%s:{"SelectPdfVersion":{"type":"long","value":"%d"}%s}`, filter, pdfa, lossless)
 }
 
 // exportFilter is the PDF export filter of the module that opens src.
@@ -269,7 +287,7 @@ func place(pdf, out string) error {
 	if os.Rename(pdf, out) == nil {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".lo-*")
+	tmp, err := os.CreateTemp(filepath.Dir(out), debris.Pattern("lo", true))
 	if err != nil {
 		return err
 	}

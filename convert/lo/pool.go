@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"calq/internal/debris"
 )
 
 // Options configure a Pool. Zero (or negative) values mean the defaults.
@@ -92,6 +94,7 @@ type Pool struct {
 // as after Close, which must still be called. The error wraps
 // ErrNotInstalled when soffice cannot be found.
 func New(ctx context.Context, o Options) (*Pool, error) {
+	RemoveDebris()
 	soffice, err := lookSoffice(o.Soffice)
 	if err != nil {
 		return nil, err
@@ -137,7 +140,7 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 func (p *Pool) claim() error {
 	p.dir = p.opts.StateDir
 	if p.dir == "" {
-		d, err := os.MkdirTemp("", "calq-lo-")
+		d, err := os.MkdirTemp("", debris.Pattern("lo", false))
 		if err != nil {
 			return err
 		}

@@ -32,12 +32,15 @@ import (
 const DefaultPort = 587
 
 // Message is one email. To holds addresses (resolve contact names first);
-// Attachments are paths of files, attached under their base names.
+// Attachments are paths of files, attached under their base names, or
+// under Names when set (one per attachment, so that two files of one base
+// name stay apart).
 type Message struct {
 	To          []string
 	Subject     string
 	Body        string // plain text
 	Attachments []string
+	Names       []string
 }
 
 // Send sends m through the server s describes. password is used only
@@ -154,7 +157,10 @@ func message(from string, m Message) (msg *gomail.Msg, size int64, err error) {
 	msg.Subject(m.Subject)
 	msg.SetBodyString(gomail.TypeTextPlain, m.Body)
 	msg.SetUserAgent("calq")
-	for _, path := range m.Attachments {
+	if len(m.Names) > 0 && len(m.Names) != len(m.Attachments) {
+		return nil, 0, fmt.Errorf("%d attachment names for %d attachments", len(m.Names), len(m.Attachments))
+	}
+	for i, path := range m.Attachments {
 		fi, err := os.Stat(path)
 		if err != nil {
 			return nil, 0, fmt.Errorf("attachment: %w", err)
@@ -163,7 +169,11 @@ func message(from string, m Message) (msg *gomail.Msg, size int64, err error) {
 			return nil, 0, fmt.Errorf("attachment %s: not a regular file", path)
 		}
 		size += fi.Size()
-		msg.AttachFile(path, gomail.WithFileContentType(contentType(path)))
+		opts := []gomail.FileOption{gomail.WithFileContentType(contentType(path))}
+		if len(m.Names) > 0 {
+			opts = append(opts, gomail.WithFileName(m.Names[i]))
+		}
+		msg.AttachFile(path, opts...)
 	}
 	return msg, size, nil
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"calq/internal/config"
+	"calq/internal/smtptest"
 )
 
 // attachment is a file the tests attach: its base name and bytes.
@@ -48,7 +49,7 @@ func allBytes() []byte {
 }
 
 func TestSend(t *testing.T) {
-	srv := startSMTPD(t, "")
+	srv := smtptest.Start(t, "")
 	atts := []attachment{
 		{"Q3 report.pdf", "application/pdf", append([]byte("%PDF-1.7\n"), allBytes()...)},
 		{"été 2025 – résumé.pdf", "application/pdf", []byte("%PDF-1.4\n\x00\xff\r\n")},
@@ -65,11 +66,11 @@ func TestSend(t *testing.T) {
 		t.Run(starttls, func(t *testing.T) {
 			s := config.SMTP{Host: "127.0.0.1", Port: srv.Port, From: "Calq <calq@example.net>", StartTLS: starttls}
 			must(t, Send(context.Background(), s, "", m))
-			raws, envs := srv.received(t)
+			raws, envs := srv.Received(t)
 			if len(raws) != i+1 {
 				t.Fatalf("server received %d messages, want %d", len(raws), i+1)
 			}
-			want := envelope{MailFrom: "calq@example.net", RcptTos: []string{"boss@example.com", "audit@example.org"}}
+			want := smtptest.Envelope{MailFrom: "calq@example.net", RcptTos: []string{"boss@example.com", "audit@example.org"}}
 			if !reflect.DeepEqual(envs[i], want) {
 				t.Errorf("envelope = %+v, want %+v", envs[i], want)
 			}
@@ -140,7 +141,7 @@ func checkAttachment(t *testing.T, p *multipart.Part, want attachment) {
 }
 
 func TestSendAuth(t *testing.T) {
-	srv := startSMTPD(t, "calq:s3cret pass")
+	srv := smtptest.Start(t, "calq:s3cret pass")
 	s := config.SMTP{Host: "127.0.0.1", Port: srv.Port, From: "calq@example.net", Username: "calq",
 		StartTLS: config.StartTLSNone}
 	m := Message{To: []string{"boss@example.com"}, Subject: "hi", Body: "hello"}
@@ -149,12 +150,12 @@ func TestSendAuth(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "535") {
 		t.Errorf("Send() with a wrong password error = %v, want the server's 535", err)
 	}
-	if raws, _ := srv.received(t); len(raws) != 0 {
+	if raws, _ := srv.Received(t); len(raws) != 0 {
 		t.Errorf("server received %d messages after a failed login, want 0", len(raws))
 	}
 
 	must(t, Send(context.Background(), s, "s3cret pass", m))
-	if _, envs := srv.received(t); len(envs) != 1 || !envs[0].Authenticated {
+	if _, envs := srv.Received(t); len(envs) != 1 || !envs[0].Authenticated {
 		t.Errorf("envelopes = %+v, want one, authenticated", envs)
 	}
 }
@@ -162,7 +163,7 @@ func TestSendAuth(t *testing.T) {
 // TestSendMandatoryTLS sends to a server without STARTTLS: the default
 // policy refuses it before any message goes out.
 func TestSendMandatoryTLS(t *testing.T) {
-	srv := startSMTPD(t, "")
+	srv := smtptest.Start(t, "")
 	for _, starttls := range []string{"", config.StartTLSMandatory} {
 		s := config.SMTP{Host: "127.0.0.1", Port: srv.Port, From: "calq@example.net", StartTLS: starttls}
 		err := Send(context.Background(), s, "", Message{To: []string{"boss@example.com"}})
@@ -170,7 +171,7 @@ func TestSendMandatoryTLS(t *testing.T) {
 			t.Errorf("Send(starttls %q) error = %v, want STARTTLS refused", starttls, err)
 		}
 	}
-	if raws, _ := srv.received(t); len(raws) != 0 {
+	if raws, _ := srv.Received(t); len(raws) != 0 {
 		t.Errorf("server received %d messages, want 0", len(raws))
 	}
 }
@@ -241,5 +242,41 @@ func TestSendCancelled(t *testing.T) {
 	// Already done: nothing is dialled.
 	if err := Send(ctx, s, "", Message{To: []string{"boss@example.com"}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Send(done ctx) error = %v, want context.Canceled", err)
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSendNames: two PDFs of one base name from different directories
+// go out under the names given, not twice as report.pdf.
+func TestSendNames(t *testing.T) {
+	srv := smtptest.Start(t, "")
+	dir := t.TempDir()
+	var paths []string
+	atts := []attachment{{"a_report.pdf", "application/pdf", []byte("%PDF-1.7\na\n")}, {"b_report.pdf", "application/pdf", []byte("%PDF-1.7\nb\n")}}
+	for i, sub := range []string{"a", "b"} {
+		p := filepath.Join(dir, sub, "report.pdf")
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, atts[i].data, 0o644))
+		paths = append(paths, p)
+	}
+	m := Message{To: []string{"boss@example.com", "Audit Team <audit@example.org>"}, Subject: "two reports",
+		Body: "two\n", Attachments: paths, Names: []string{"a_report.pdf", "b_report.pdf"}}
+	s := config.SMTP{Host: "127.0.0.1", Port: srv.Port, From: "Calq <calq@example.net>", StartTLS: config.StartTLSNone}
+	must(t, Send(context.Background(), s, "", m))
+	raws, _ := srv.Received(t)
+	if len(raws) != 1 {
+		t.Fatalf("server received %d messages, want 1", len(raws))
+	}
+	checkMessage(t, raws[0], m, atts)
+	bad := m
+	bad.Names = []string{"only-one.pdf"}
+	if err := Send(context.Background(), s, "", bad); err == nil || !strings.Contains(err.Error(), "1 attachment names for 2") {
+		t.Errorf("Send with 1 name for 2 files = %v, want an error", err)
 	}
 }

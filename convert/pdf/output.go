@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"calq/internal/debris"
 )
 
-// stage is a private directory next to an output file. Every intermediate
+// stage is a private directory next to an output file, named with
+// calq's PID so that a later run removes it after a SIGKILL. Every intermediate
 // file of an operation lives in it; commit renames the last one onto out
 // (same directory, so the rename is atomic) and remove deletes the rest.
 type stage struct {
@@ -23,7 +26,7 @@ func newStage(out string) (*stage, error) {
 	if out == "" {
 		return nil, errors.New("no output path")
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(out), ".calq-pdf-*")
+	dir, err := os.MkdirTemp(filepath.Dir(out), debris.Pattern("pdf", true))
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func checkODF(f format, r io.ReaderAt, size int64, head []byte) error {
 		}
 		return mismatch("content is not %s (a zip archive without a mimetype entry)", article(f.name))
 	}
-	if strings.TrimSuffix(mime, "-template") != f.odfMime {
+	if !odfFamily(mime, f.odfMime) {
 		return mismatch("content is not %s (its mimetype is %q)", article(f.name), mime)
 	}
 	if odfEncrypted(zr) {
@@ -63,13 +63,21 @@ func checkODF(f format, r io.ReaderAt, size int64, head []byte) error {
 	return nil
 }
 
+// odfFamily says whether an ODF mimetype is family or one of the
+// sub-types LibreOffice writes for it: "-template", "-master" and
+// "-master-template" (text), "-web" (HTML template, text).
+func odfFamily(mime, family string) bool {
+	rest, ok := strings.CutPrefix(mime, family)
+	return ok && (rest == "" || strings.HasPrefix(rest, "-"))
+}
+
 // zipFormat names an Office zip package by its structure: "DOCX", "XLSX",
 // "PPTX", "ODT", "ODS", "ODP", "ODG", "OOXML" (content types but no known
 // main folder) or "" (neither OOXML nor ODF).
 func zipFormat(zr *zip.Reader) string {
 	if mime, ok := odfMimetype(zr); ok {
 		for _, e := range []string{"odt", "ods", "odp", "odg"} {
-			if f := formats["."+e]; f.odfMime == strings.TrimSuffix(mime, "-template") {
+			if f := formats["."+e]; odfFamily(mime, f.odfMime) {
 				return f.name
 			}
 		}

@@ -16,7 +16,7 @@ type format struct {
 	check func(f format, r io.ReaderAt, size int64, head []byte) error
 
 	ooxmlDir string // OOXML: the main part's folder, "word/"
-	odfMime  string // ODF (zip or flat XML): the mimetype without "-template"
+	odfMime  string // ODF (zip or flat XML): the family's mimetype; sub-types add "-template", "-master", "-web"
 	ole      string // OLE2: "doc", "xls" or "ppt"
 	magic    string // images: key into imageMagic
 }
@@ -42,9 +42,9 @@ func init() {
 		}
 	}
 	add(format{kind: Office, check: checkOOXML, ooxmlDir: "word/"}, "docx", "docm", "dotx", "dotm")
-	add(format{kind: Office, check: checkOOXML, ooxmlDir: "xl/"}, "xlsx", "xlsm", "xltx", "xltm")
+	add(format{kind: Office, check: checkOOXML, ooxmlDir: "xl/"}, "xlsx", "xlsm", "xltx", "xltm", "xlsb")
 	add(format{kind: Office, check: checkOOXML, ooxmlDir: "ppt/"}, "pptx", "pptm", "potx", "potm", "ppsx", "ppsm")
-	add(format{kind: Office, check: checkODF, odfMime: odfText}, "odt", "ott")
+	add(format{kind: Office, check: checkODF, odfMime: odfText}, "odt", "ott", "odm", "otm", "oth")
 	add(format{kind: Office, check: checkODF, odfMime: odfSpreadsheet}, "ods", "ots")
 	add(format{kind: Office, check: checkODF, odfMime: odfPresentation}, "odp", "otp")
 	add(format{kind: Office, check: checkODF, odfMime: odfGraphics}, "odg", "otg")

@@ -102,7 +102,7 @@ func checkFlatODF(f format, r io.ReaderAt, size int64, head []byte) error {
 	if !bytes.Contains(head, []byte("<office:document")) || m == nil {
 		return mismatch("content is not %s (no office:document element in the first 8 KiB)", article(f.name))
 	}
-	if mime := string(m[1]); string(bytes.TrimSuffix(m[1], []byte("-template"))) != f.odfMime {
+	if mime := string(m[1]); !odfFamily(mime, f.odfMime) {
 		return mismatch("content is not %s (its mimetype is %q)", article(f.name), mime)
 	}
 	return nil

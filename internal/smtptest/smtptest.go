@@ -1,4 +1,7 @@
-package mail
+// Package smtptest starts a real SMTP server (aiosmtpd, from Debian's
+// python3-aiosmtpd) on loopback for tests, and reads what it received.
+// Start skips a test when aiosmtpd is missing, unless CALQ_REQUIRE_TOOLS=1.
+package smtptest
 
 import (
 	"bufio"
@@ -65,16 +68,16 @@ sys.stdin.read()
 controller.stop()
 `
 
-// smtpd is a running smtpdScript.
-type smtpd struct {
+// Server is a running smtpdScript.
+type Server struct {
 	Port int
 	dir  string
 }
 
-// startSMTPD starts smtpdScript for t, stopped at cleanup; creds is ""
+// Start starts smtpdScript for t, stopped at cleanup; creds is ""
 // or "login:password". It skips t when aiosmtpd is missing, unless
 // CALQ_REQUIRE_TOOLS=1.
-func startSMTPD(t *testing.T, creds string) *smtpd {
+func Start(t testing.TB, creds string) *Server {
 	t.Helper()
 	if out, err := exec.Command(python, "-c", "import aiosmtpd").CombinedOutput(); err != nil {
 		msg := fmt.Sprintf("%s cannot import aiosmtpd (apt-get install python3-aiosmtpd): %v %s", python, err, out)
@@ -86,7 +89,7 @@ func startSMTPD(t *testing.T, creds string) *smtpd {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "smtpd.py")
 	must(t, os.WriteFile(script, []byte(smtpdScript), 0o600))
-	s := &smtpd{dir: filepath.Join(dir, "msgs")}
+	s := &Server{dir: filepath.Join(dir, "msgs")}
 	must(t, os.Mkdir(s.dir, 0o700))
 	stderr, err := os.Create(filepath.Join(dir, "stderr"))
 	must(t, err)
@@ -120,15 +123,15 @@ func startSMTPD(t *testing.T, creds string) *smtpd {
 	return s
 }
 
-// envelope is what NNN.json holds.
-type envelope struct {
+// Envelope is what NNN.json holds: the SMTP envelope of a message.
+type Envelope struct {
 	MailFrom      string   `json:"mail_from"`
 	RcptTos       []string `json:"rcpt_tos"`
 	Authenticated bool     `json:"authenticated"`
 }
 
-// received returns the messages the server saved, in order.
-func (s *smtpd) received(t *testing.T) (raws [][]byte, envs []envelope) {
+// Received returns the messages the server saved, in order.
+func (s *Server) Received(t testing.TB) (raws [][]byte, envs []Envelope) {
 	t.Helper()
 	emls, err := filepath.Glob(filepath.Join(s.dir, "*.eml"))
 	must(t, err)
@@ -137,7 +140,7 @@ func (s *smtpd) received(t *testing.T) (raws [][]byte, envs []envelope) {
 		must(t, err)
 		js, err := os.ReadFile(strings.TrimSuffix(eml, ".eml") + ".json")
 		must(t, err)
-		var env envelope
+		var env Envelope
 		must(t, json.Unmarshal(js, &env))
 		raws, envs = append(raws, raw), append(envs, env)
 	}

@@ -1,0 +1,133 @@
+package lo
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// fakeSoffice is a stand-in for soffice: as an instance it waits until
+// the file $CALQ_FAKE_RELEASE exists, then says it is up (the keep-alive
+// document's lock file) and lives on; as a client (--convert-to) it
+// writes a PDF at once, or never returns when the source says "hang".
+const fakeSoffice = `#!/bin/sh
+for a; do last=$a; case $a in --convert-to) client=1;; --outdir) next=out;; *) [ "$next" = out ] && outdir=$a; next=;; esac; done
+if [ -n "$client" ]; then
+	grep -q hang "$last" && exec sleep 600
+	base=$(basename "$last"); printf '%%PDF-1.4 fake\n' > "$outdir/${base%.*}.pdf"; exit 0
+fi
+while [ ! -e "$CALQ_FAKE_RELEASE" ]; do sleep 0.05; done
+touch "$(dirname "$last")/.~lock.$(basename "$last")#"
+exec sleep 600
+`
+
+// fakePool starts a one-instance pool on fakeSoffice; release lets the
+// instance start.
+func fakePool(t *testing.T) (p *Pool, release string) {
+	t.Helper()
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "soffice")
+	if err := os.WriteFile(prog, []byte(fakeSoffice), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	release = filepath.Join(dir, "release")
+	t.Setenv("CALQ_FAKE_RELEASE", release)
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(context.Background(), Options{Soffice: prog, Instances: 1, StateDir: filepath.Join(dir, "state")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, release
+}
+
+// TestTimeoutLeavesOutStartUp: with Timeout 2 s, a document that
+// converts at once must not time out because its instance took longer
+// than that to start again (after a crash, or 200 conversions).
+func TestTimeoutLeavesOutStartUp(t *testing.T) {
+	p, release := fakePool(t)
+	inst := p.Instances()[0]
+	in := filepath.Join(t.TempDir(), "doc.odt")
+	if err := os.WriteFile(in, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The instance dies; the next conversion must start it again, and
+	// that start waits until the test releases it, well after 2 s.
+	os.Remove(release)
+	inst.mu.Lock()
+	r := inst.run
+	inst.mu.Unlock()
+	inst.stop(r)
+	const timeout = 2 * time.Second
+	time.AfterFunc(2*timeout, func() { os.WriteFile(release, nil, 0o600) })
+	out := filepath.Join(t.TempDir(), "doc.pdf")
+	if err := inst.Convert(context.Background(), in, out, ConvertOptions{Timeout: timeout}); err != nil {
+		t.Fatalf("Convert after a slow start: %v; want the start-up left out of the timeout", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("no PDF: %v", err)
+	}
+	// A conversion that never ends does time out, as a timeout.
+	hang := filepath.Join(t.TempDir(), "hang.odt")
+	os.WriteFile(hang, []byte("hang"), 0o600)
+	err := inst.Convert(context.Background(), hang, filepath.Join(t.TempDir(), "hang.pdf"), ConvertOptions{Timeout: 500 * time.Millisecond})
+	var ce *ConvertError
+	if !errors.As(err, &ce) || ce.Reason != ReasonTimeout || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a hanging conversion: %v; want a ConvertError with reason %s wrapping DeadlineExceeded", err, ReasonTimeout)
+	}
+}
+
+// TestRemoveDebris: a SIGKILLed pool's directory (profiles, documents)
+// and its instances' sockets go; a live pool's stay.
+func TestRemoveDebris(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dead := filepath.Join(tmp, "calq-lo-"+strconv.Itoa(deadPID(t))+"-x1")
+	slot := filepath.Join(dead, "lo-1")
+	if err := os.MkdirAll(filepath.Join(slot, "work"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(slot, "work", "in.docx"), []byte("a copy of a document"), 0o600)
+	pipe := pipePath(layout{slot}.profileURL())
+	if err := os.WriteFile(pipe, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(tmp, "calq-lo-"+strconv.Itoa(os.Getpid())+"-x2")
+	if err := os.MkdirAll(filepath.Join(live, "lo-1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	livePipe := pipePath(layout{filepath.Join(live, "lo-1")}.profileURL())
+	os.WriteFile(livePipe, nil, 0o600)
+	defer os.Remove(livePipe)
+	removed, err := RemoveDebris()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{dead, pipe} {
+		if _, err := os.Lstat(gone); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still there after RemoveDebris (removed %q)", gone, removed)
+		}
+	}
+	for _, kept := range []string{live, livePipe} {
+		if _, err := os.Lstat(kept); err != nil {
+			t.Errorf("a live pool's %s was removed: %v", kept, err)
+		}
+	}
+}
+
+// deadPID is the PID of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Wait()
+	return p.Pid
+}

@@ -1,0 +1,405 @@
+package convert
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"calq/convert/lo"
+	"calq/convert/pdf"
+	"calq/internal/debris"
+	"calq/sched"
+)
+
+// run plans, decides what needs converting, and converts it on an
+// engine, waiting for files that an overlapping run holds.
+func (r *runner) run(ctx context.Context) error {
+	outAbs, err := filepath.Abs(r.o.Out)
+	if err != nil {
+		return fmt.Errorf("output directory %s: %w", r.o.Out, err)
+	}
+	recs, err := r.o.Store.Records(ctx, outAbs)
+	if err != nil {
+		return err
+	}
+	if err := r.planFiles(outAbs, recs); err != nil {
+		return err
+	}
+	r.orphans = orphans(recs)
+	if len(r.items) == 0 {
+		if r.o.Planned != nil {
+			r.o.Planned(len(r.plan.Skipped), 0)
+		}
+		r.reportExtra()
+		return nil
+	}
+	if err := pdf.Init(); err != nil {
+		return fmt.Errorf("pdfcpu: %w", err)
+	}
+	salt, err := r.o.Store.Salt(ctx)
+	if err != nil {
+		return err
+	}
+	if r.opts, err = fingerprint(ctx, r.o, salt); err != nil {
+		return err
+	}
+	jobs, pre, err := r.decide(ctx, recs)
+	if err != nil {
+		return err
+	}
+	if r.o.Planned != nil {
+		r.o.Planned(len(r.items)+len(r.plan.Skipped), len(jobs))
+	}
+	r.reportExtra()
+	for i, f := range pre {
+		r.report(i, f)
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	return r.convertAll(ctx, jobs)
+}
+
+// planFiles walks the inputs, naming each input's PDF as an earlier run
+// did where it can.
+func (r *runner) planFiles(outAbs string, recs map[string]Record) error {
+	byInput := map[string]string{}
+	for _, rec := range recs {
+		if exists(rec.Output) {
+			byInput[rec.Input] = rec.Output
+		}
+	}
+	plan, err := PlanFiles(PlanOptions{Inputs: r.o.Inputs, Out: outAbs, Include: r.o.Include, Exclude: r.o.Exclude,
+		Remembered: func(in string) (string, bool) { out, ok := byInput[in]; return out, ok }})
+	if err != nil {
+		return err
+	}
+	r.plan, r.items = plan, plan.Items
+	r.results = make([]FileResult, len(r.items))
+	r.limits = make([]time.Duration, len(r.items))
+	for i, it := range r.items {
+		r.results[i] = FileResult{Type: "file", Input: it.Input, Output: it.Output}
+	}
+	return nil
+}
+
+// reportExtra reports the walked entries that are not items.
+func (r *runner) reportExtra() {
+	for _, s := range r.plan.Skipped {
+		state := StateSkipped
+		if s.Kind == "unsupported" {
+			state = StateUnsupported
+		}
+		r.report(-1, FileResult{Input: s.Path, State: state, Reason: s.Reason})
+	}
+}
+
+// orphans lists the recorded PDFs still on disk whose input is gone.
+func orphans(recs map[string]Record) []string {
+	var out []string
+	for _, rec := range recs {
+		if _, err := os.Lstat(rec.Input); errors.Is(err, os.ErrNotExist) && exists(rec.Output) {
+			out = append(out, rec.Output)
+		}
+	}
+	sortStrings(out)
+	return out
+}
+
+// decide looks at each item's input and output: fails at once what
+// cannot be converted, skips what is unchanged, and makes a job of the
+// rest. pre holds the results decided here, by item index.
+func (r *runner) decide(ctx context.Context, recs map[string]Record) ([]*sched.Job, map[int]FileResult, error) {
+	pre := map[int]FileResult{}
+	var jobs []*sched.Job
+	var keys []string
+	for i, it := range r.items {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		res := FileResult{Input: it.Input, Output: it.Output}
+		d := r.look(ctx, it, recs)
+		switch {
+		case d.fail != "":
+			res.State, res.Reason = StateFailed, d.fail
+			pre[i] = res
+		case d.unchanged:
+			res.State, res.Reason = StateSkipped, "unchanged"
+			pre[i] = res
+		default:
+			jobs = append(jobs, r.job(i, it, d))
+			keys = append(keys, jobs[len(jobs)-1].Key)
+		}
+	}
+	if err := r.freshKeys(ctx, jobs, keys); err != nil {
+		return nil, nil, err
+	}
+	return jobs, pre, nil
+}
+
+// look is what decide sees of one item.
+type look struct {
+	fail      string // fails at once with this reason
+	unchanged bool
+	inSum     string
+	outSum    string // of the file at the output path now; "" for none
+	size      int64
+}
+
+func (r *runner) look(ctx context.Context, it Item, recs map[string]Record) look {
+	if it.Fail != "" {
+		return look{fail: it.Fail}
+	}
+	f, fi, err := openRegular(it.Input)
+	if err != nil {
+		return look{fail: readFailure(err)}
+	}
+	f.Close()
+	inSum, err := fileSum(ctx, it.Input)
+	if err != nil {
+		return look{fail: readFailure(err)}
+	}
+	d := look{inSum: inSum, size: fi.Size()}
+	ofi, err := os.Lstat(it.Output)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return d
+	case err != nil:
+		return look{fail: fmt.Sprintf("cannot look at the output %s: %v", it.Output, unwrapPath(err))}
+	case !ofi.Mode().IsRegular():
+		return look{fail: fmt.Sprintf("the output %s is %s; calq replaces only regular files", it.Output, modeKind(ofi.Mode()))}
+	}
+	if d.outSum, err = fileSum(ctx, it.Output); err != nil {
+		return look{fail: fmt.Sprintf("cannot read the output %s: %v", it.Output, unwrapPath(err))}
+	}
+	rec, ok := recs[it.Output]
+	if !ok && r.legacyOutput(ctx, it.Output) {
+		// An older calq's PDF: calq's, but with no provenance to trust.
+		rec, ok = Record{OutputSum: d.outSum, PendingSum: d.outSum}, true
+	}
+	switch {
+	case ok && rec.PendingSum == "" && rec.OutputSum == d.outSum && rec.InputSum == inSum && rec.Options == r.opts && !r.o.Force:
+		d.unchanged = true
+	case !r.o.Overwrite && !ours(rec, ok, d.outSum):
+		d.fail = overwriteReason(it.Output, ok)
+	}
+	return d
+}
+
+// legacyStore is a Store that knows the outputs an older calq recorded
+// only as jobs (*SQLStore).
+type legacyStore interface {
+	LegacyOutputs(ctx context.Context, dir string) (map[string]bool, error)
+}
+
+// legacyOutput says whether an older calq wrote output; read once a run.
+func (r *runner) legacyOutput(ctx context.Context, output string) bool {
+	r.legacyOnce.Do(func() {
+		if l, ok := r.o.Store.(legacyStore); ok {
+			abs, _ := filepath.Abs(r.o.Out)
+			r.legacy, _ = l.LegacyOutputs(ctx, abs)
+		}
+	})
+	return r.legacy[output]
+}
+
+// ours says whether a file with digest sum at a recorded output is one
+// calq wrote there.
+func ours(rec Record, ok bool, sum string) bool {
+	return ok && sum != "" && (sum == rec.OutputSum || sum == rec.PendingSum)
+}
+
+func overwriteReason(output string, recorded bool) string {
+	if recorded {
+		return fmt.Sprintf("%s changed since calq wrote it; --overwrite replaces it", output)
+	}
+	return fmt.Sprintf("%s exists and calq did not write it; --overwrite replaces it", output)
+}
+
+// readFailure is the reason for an input that cannot be read.
+func readFailure(err error) string {
+	return "cannot read it: " + unwrapPath(err).Error()
+}
+
+// unwrapPath drops the *PathError's path, which the result already names.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// payload is what a job carries: its item, and for calq history the
+// paths (which may have lost bytes that are not UTF-8; the worker uses
+// the item).
+type payload struct {
+	Index  int    `json:"i"`
+	Input  string `json:"in"`
+	Output string `json:"out"`
+}
+
+// job makes item i's job, keyed by what it turns into what.
+func (r *runner) job(i int, it Item, d look) *sched.Job {
+	kind := kindOf(it.Input)
+	p, _ := json.Marshal(payload{Index: i, Input: it.Input, Output: it.Output})
+	// The worker keeps the timeout itself, so that it leaves out
+	// LibreOffice's start-up.
+	r.limits[i] = r.timeout(d.size)
+	return &sched.Job{Key: jobKey(it.Output, r.opts, d.inSum, d.outSum), Kind: kind, Payload: p,
+		Label: r.o.Label, Class: r.o.Class, Retries: r.o.Retries}
+}
+
+// freshKeys gives a job the journal has finished (done, failed, timed
+// out) a new key, so that it runs again: the PDF it made was replaced
+// since, or the fault may be fixed. With Force every job runs again. A
+// job queued, or running when a killed run stopped, resumes under its
+// key.
+func (r *runner) freshKeys(ctx context.Context, jobs []*sched.Job, keys []string) error {
+	states := map[string]sched.State{}
+	if l, ok := r.o.Journal.(StateLookup); ok && len(keys) > 0 {
+		var err error
+		if states, err = l.States(ctx, keys); err != nil {
+			return err
+		}
+	}
+	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
+	for _, j := range jobs {
+		if st := states[j.Key]; r.o.Force || st.Terminal() {
+			j.Key += ":" + nonce
+		}
+	}
+	return nil
+}
+
+// StateLookup is the part of a journal that tells the state of jobs by
+// key (*journal.Journal has it).
+type StateLookup interface {
+	States(ctx context.Context, keys []string) (map[string]sched.State, error)
+}
+
+// Recoverer is the part of a journal that gives a dead process's jobs
+// back to the queue (*journal.Journal has it).
+type Recoverer interface {
+	Recover(ctx context.Context) (int, error)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// convertAll runs the jobs on an engine: LibreOffice (one worker per
+// instance) and pdfcpu. LibreOffice starts first, outside any file's
+// timeout.
+func (r *runner) convertAll(ctx context.Context, jobs []*sched.Job) error {
+	work, err := newWorkDir()
+	if err != nil {
+		return err
+	}
+	r.work = work
+	defer work.remove()
+	r.pool = &lazyPool{opts: r.o.LibreOffice, pool: r.o.Pool, shared: r.o.Pool != nil, base: ctx}
+	defer r.pool.close()
+	e, err := sched.NewEngine(sched.EngineOptions{
+		Backends: r.backends(), Journal: r.o.Journal, Events: r.event,
+		Backoff: sched.Backoff{Base: time.Second}, Grace: 15 * time.Second,
+	})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	r.startOffice(jobs)
+	e.Start()
+	err = r.submit(ctx, e, jobs)
+	return errors.Join(err, e.Close())
+}
+
+// startOffice starts LibreOffice before the first office job, saying so.
+func (r *runner) startOffice(jobs []*sched.Job) {
+	for _, j := range jobs {
+		if j.Kind == kindOffice {
+			if r.o.Pool == nil && r.o.Status != nil {
+				r.o.Status(fmt.Sprintf("starting %d LibreOffice instances", r.o.LibreOffice.Instances))
+			}
+			r.pool.get()
+			return
+		}
+	}
+}
+
+// backends are LibreOffice (one worker per instance) and pdfcpu.
+func (r *runner) backends() []sched.Backend {
+	n := r.o.LibreOffice.Instances
+	if n <= 0 {
+		n = lo.DefaultInstances()
+		r.o.LibreOffice.Instances = n
+	}
+	office := make([]sched.Worker, n)
+	for i := range office {
+		office[i] = &officeWorker{r: r, slot: i}
+	}
+	m := r.o.Workers
+	if m <= 0 {
+		m = runtime.NumCPU()
+	}
+	direct := make([]sched.Worker, m)
+	for i := range direct {
+		direct[i] = sched.WorkerFunc(r.direct)
+	}
+	return []sched.Backend{
+		{Name: "libreoffice", Kinds: []string{kindOffice}, Workers: office},
+		{Name: "pdfcpu", Kinds: []string{kindImage, kindPDF}, Workers: direct},
+	}
+}
+
+const (
+	kindOffice = "convert-office"
+	kindImage  = "convert-image"
+	kindPDF    = "convert-pdf"
+)
+
+// kindOf routes a file by its extension; the worker sniffs the content
+// and converts by it, whichever backend it runs on.
+func kindOf(path string) string {
+	switch lowerExt(path) {
+	case ".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".gif", ".bmp":
+		return kindImage
+	case ".pdf":
+		return kindPDF
+	}
+	return kindOffice
+}
+
+// postEmpty says whether p asks for nothing.
+func postEmpty(p pdf.Post) bool {
+	return p.Watermark == nil && p.Metadata == nil && !p.Optimize && p.Encrypt == nil
+}
+
+// timeout is a file's: --timeout, else 60 s + 30 s per MiB, at most 10 min.
+func (r *runner) timeout(size int64) time.Duration {
+	if r.o.Timeout > 0 {
+		return r.o.Timeout
+	}
+	return min(60*time.Second+time.Duration(size)*30*time.Second/(1<<20), 10*time.Minute)
+}
+
+// workDir is a private directory for the copies of the inputs being
+// converted, named so that the next run removes it after a SIGKILL.
+type workDir struct{ dir string }
+
+func newWorkDir() (*workDir, error) {
+	d, err := os.MkdirTemp(tempDir(), debris.Pattern("convert", false))
+	if err != nil {
+		return nil, fmt.Errorf("create a work directory: %w", err)
+	}
+	return &workDir{dir: d}, nil
+}
+
+func (w *workDir) remove() { os.RemoveAll(w.dir) }

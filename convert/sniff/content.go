@@ -1,0 +1,143 @@
+package sniff
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Result is what DetectFile found.
+type Result struct {
+	Kind Kind   // the converter for the content: Office, Image or PDF
+	As   string // the extension (lower case, with the dot) to give a copy so that its converter reads the content right
+	Note string // "" when content and name agree; else what was done, e.g. "content is HTML, not XLSX; converted as HTML"
+}
+
+// DetectFile is Detect that also accepts a file whose content is another
+// format calq converts: HTML saved as .xls (a common web-app "Excel"
+// export), a DOCX named .doc, a PDF named .docx. Such a file is to be
+// converted by its content, as Result.As says, with a Note. Rejected are
+// only files positively not convertible: empty, random bytes, truncated
+// or corrupt containers, password-protected documents; errors are as
+// Detect's.
+func DetectFile(path string) (Result, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	kind, err := Detect(path)
+	if err == nil {
+		return Result{Kind: kind, As: ext}, nil
+	}
+	if !errors.Is(err, ErrMismatch) {
+		return Result{}, err
+	}
+	as, name := byContent(path, ext)
+	if as == "" {
+		return Result{}, err
+	}
+	f := formats[as]
+	note := fmt.Sprintf("content is %s, not %s; converted as %s", name, formats[ext].name, name)
+	return Result{Kind: f.kind, As: as, Note: note}, nil
+}
+
+// spreadsheet extensions: HTML under one of them is a web application's
+// "Excel" export, which LibreOffice's Calc reads when the name says .xls
+// (under .html, Writer/Web would make a document of the table).
+var spreadsheet = map[string]bool{".xls": true, ".xlsx": true, ".xlsm": true, ".xlsb": true, ".xlt": true,
+	".xltx": true, ".xltm": true, ".ods": true, ".ots": true, ".fods": true}
+
+// byContent names the format of path's content, when it is one calq
+// converts and its content passes that format's own check: the extension
+// to give it and the format's name for the note. "" for none.
+func byContent(path, ext string) (as, name string) {
+	file, err := os.Open(path)
+	if err != nil {
+		return "", ""
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return "", ""
+	}
+	size := fi.Size()
+	head := make([]byte, min(size, headSize))
+	if _, err := file.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return "", ""
+	}
+	as = contentExt(head, file, size)
+	if as == "" || as == ext {
+		return "", ""
+	}
+	if detect(formats[as], file, size) != nil {
+		return "", ""
+	}
+	name = formats[as].name
+	if as == ".html" || as == ".htm" {
+		name = "HTML"
+		if spreadsheet[ext] {
+			return ".xls", "HTML"
+		}
+	}
+	if as == ".txt" {
+		name = "plain text"
+	}
+	return as, name
+}
+
+// contentExt is the extension of the format the content is, by its
+// signature and structure; "" when it is none calq converts.
+func contentExt(head []byte, r io.ReaderAt, size int64) string {
+	if m := imageType(head); m != "" {
+		return map[string]string{"PNG": ".png", "JPEG": ".jpg", "TIFF": ".tif", "WebP": ".webp", "GIF": ".gif", "BMP": ".bmp"}[m]
+	}
+	switch {
+	case bytes.HasPrefix(head, []byte(zipMagic)):
+		return zipExt(r, size)
+	case bytes.HasPrefix(head, []byte(oleMagic)):
+		if c, err := openCFB(r, size); err == nil {
+			if fam := oleFormat(c.topLevel()); fam != "" {
+				return "." + fam
+			}
+		}
+		return ""
+	case bytes.Contains(head[:min(len(head), 1024)], []byte("%PDF-")):
+		return ".pdf"
+	case isRTF(head):
+		return ".rtf"
+	}
+	if ok, _ := isText(head); ok {
+		if looksHTML(trimBOM(head)) {
+			return ".html"
+		}
+		return ".txt"
+	}
+	return ""
+}
+
+// zipExt names an Office zip package by its structure.
+func zipExt(r io.ReaderAt, size int64) string {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return ""
+	}
+	if mime, ok := odfMimetype(zr); ok {
+		for _, e := range []string{"odt", "ods", "odp", "odg"} {
+			if strings.HasPrefix(mime, formats["."+e].odfMime) {
+				return "." + e
+			}
+		}
+		return ""
+	}
+	switch zipFormat(zr) {
+	case "DOCX":
+		return ".docx"
+	case "XLSX":
+		return ".xlsx"
+	case "PPTX":
+		return ".pptx"
+	}
+	return ""
+}
