@@ -325,4 +325,3 @@ func allow(p *pdf.Permissions, what string) error {
 	*f = true
 	return nil
 }
-

@@ -105,4 +105,3 @@ func attachmentNames(out string, files []string) []string {
 	}
 	return names
 }
-

@@ -74,7 +74,6 @@ func copyData(t *testing.T, name, dst string) {
 	must(t, os.WriteFile(dst, b, 0o644))
 }
 
-
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {

@@ -169,7 +169,7 @@ type runner struct {
 	mu      sync.Mutex
 	results []FileResult    // by item
 	limits  []time.Duration // each item's timeout
-	extra   []FileResult // walked entries that are not items: unsupported, FIFOs...
+	extra   []FileResult    // walked entries that are not items: unsupported, FIFOs...
 	plan    Planned
 	orphans []string
 	work    *workDir // private copies of the inputs being converted

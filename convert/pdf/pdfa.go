@@ -67,7 +67,6 @@ func metadataStream(path string) ([]byte, error) {
 	return content, err
 }
 
-
 // parseXMP finds pdfaid:part and pdfaid:conformance in an XMP packet.
 func parseXMP(xmp []byte) (Conformance, error) {
 	var c Conformance
