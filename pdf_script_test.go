@@ -53,7 +53,7 @@ func cmdPDFText(ts *testscript.TestScript, neg bool, args []string) {
 	text, err := pdf.Text(ts.MkAbs(args[1]), "")
 	ts.Check(err)
 	if re.MatchString(text) == neg {
-		ts.Fatalf("text of %s matches %q: %v, want %v\n%s", args[1], args[0], !neg, neg, text)
+		ts.Fatalf("text of %s matches %q: %v, want %v\n%s", args[1], args[0], neg, !neg, text)
 	}
 }
 

@@ -165,7 +165,11 @@ func safeExt(in string) string {
 // directory takes any output with it.
 func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOptions) (string, *ConvertError) {
 	outDir := filepath.Join(filepath.Dir(src), "out")
-	client := i.command(filepath.Dir(src), "--convert-to", target(src, o.PDFA), "--outdir", outDir, src)
+	args := []string{"--convert-to", target(src, o.PDFA), "--outdir", outDir}
+	if f := importFilter(src); f != "" {
+		args = append(args, "--infilter="+f)
+	}
+	client := i.command(filepath.Dir(src), append(args, src)...)
 	clog := newTailLog(4 << 10)
 	client.Stdout, client.Stderr = clog, clog
 	mark := r.log.mark()
@@ -263,6 +267,17 @@ func target(src string, pdfa int) string {
 		lossless = `,"UseLosslessCompression":{"type":"boolean","value":"true"},"ReduceImageResolution":{"type":"boolean","value":"false"}`
 	}
 	return fmt.Sprintf(`pdf:%s:{"SelectPdfVersion":{"type":"long","value":"%d"}%s}`, filter, pdfa, lossless)
+}
+
+// importFilter is the filter to open src with when LibreOffice's own
+// choice is wrong, else "". An HTML template (.oth, ODF text-web) opens in
+// Writer/Web, whose PDF export writes empty pages (LibreOffice 7.4); opened
+// as a Writer document it prints its text.
+func importFilter(src string) string {
+	if safeExt(src) == ".oth" {
+		return "writer8"
+	}
+	return ""
 }
 
 // exportFilter is the PDF export filter of the module that opens src.

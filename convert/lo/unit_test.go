@@ -270,3 +270,11 @@ func TestDefaultInstances(t *testing.T) {
 		t.Errorf("DefaultInstances() = %d, want at least 1", n)
 	}
 }
+
+func TestImportFilter(t *testing.T) {
+	for src, want := range map[string]string{"in.oth": "writer8", "IN.OTH": "writer8", "in.odt": "", "in.html": "", "in": ""} {
+		if got := importFilter(src); got != want {
+			t.Errorf("importFilter(%q) = %q, want %q", src, got, want)
+		}
+	}
+}

@@ -29,6 +29,12 @@ func DetectFile(path string) (Result, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	kind, err := Detect(path)
 	if err == nil {
+		if f := formats[ext]; f.odfMime == odfText && ext != ".oth" && isODFWeb(path) {
+			// An HTML template under another ODF text name: LibreOffice
+			// opens it in Writer/Web whatever its name, so it goes the
+			// way of .oth.
+			return Result{Kind: kind, As: ".oth"}, nil
+		}
 		return Result{Kind: kind, As: ext}, nil
 	}
 	if !errors.Is(err, ErrMismatch) {
@@ -41,6 +47,18 @@ func DetectFile(path string) (Result, error) {
 	f := formats[as]
 	note := fmt.Sprintf("content is %s, not %s; converted as %s", name, formats[ext].name, name)
 	return Result{Kind: f.kind, As: as, Note: note}, nil
+}
+
+// isODFWeb says whether path is an ODF package whose mimetype is the
+// HTML template's (text-web).
+func isODFWeb(path string) bool {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return false
+	}
+	defer zr.Close()
+	mime, ok := odfMimetype(&zr.Reader)
+	return ok && mime == odfText+"-web"
 }
 
 // spreadsheet extensions: HTML under one of them is a web application's
