@@ -109,7 +109,7 @@ func (r *runner) snapshot(ctx context.Context, i int, in string) (string, string
 		return "", "", sched.Permanent(errors.New(readFailure(err)))
 	}
 	defer src.Close()
-	path := filepath.Join(r.work.dir, strconv.Itoa(i)+safeExt(in))
+	path := filepath.Join(r.work.dir, strconv.Itoa(i)+lo.SafeExt(in))
 	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return "", "", fmt.Errorf("copy the input aside: %w", err)
@@ -369,18 +369,3 @@ func (r *runner) noteMissing(err error) {
 
 // lowerExt is path's extension in lower case.
 func lowerExt(path string) string { return strings.ToLower(filepath.Ext(path)) }
-
-// safeExt is in's extension in lower case when it is short plain ASCII
-// letters and digits, else "".
-func safeExt(in string) string {
-	ext := lowerExt(in)
-	if len(ext) < 2 || len(ext) > 10 {
-		return ""
-	}
-	for _, c := range ext[1:] {
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') {
-			return ""
-		}
-	}
-	return ext
-}

@@ -101,7 +101,7 @@ func (i *Instance) stage(in string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("not a regular file")
 	}
-	src := filepath.Join(work, "in"+safeExt(in))
+	src := filepath.Join(work, "in"+SafeExt(in))
 	if safe, err := i.neutralized(real); err != nil || safe != nil {
 		if err == nil {
 			err = os.WriteFile(src, safe, 0o600)
@@ -144,9 +144,9 @@ func (i *Instance) neutralized(path string) ([]byte, error) {
 	return safe, nil
 }
 
-// safeExt is in's extension in lower case when it is plain ASCII letters
+// SafeExt is in's extension in lower case when it is plain ASCII letters
 // and digits; LibreOffice's type detection uses it. Otherwise "".
-func safeExt(in string) string {
+func SafeExt(in string) string {
 	ext := strings.ToLower(filepath.Ext(in))
 	if len(ext) < 2 || len(ext) > 10 {
 		return ""
@@ -262,7 +262,7 @@ func target(src string, pdfa int) string {
 	}
 	filter := exportFilter(src)
 	lossless := ""
-	if safeExt(src) == ".pdf" {
+	if SafeExt(src) == ".pdf" {
 		// A PDF made from an image: keep its pixels, no JPEG again.
 		lossless = `,"UseLosslessCompression":{"type":"boolean","value":"true"},"ReduceImageResolution":{"type":"boolean","value":"false"}`
 	}
@@ -274,7 +274,7 @@ func target(src string, pdfa int) string {
 // Writer/Web, whose PDF export writes empty pages (LibreOffice 7.4); opened
 // as a Writer document it prints its text.
 func importFilter(src string) string {
-	if safeExt(src) == ".oth" {
+	if SafeExt(src) == ".oth" {
 		return "writer8"
 	}
 	return ""
@@ -282,7 +282,7 @@ func importFilter(src string) string {
 
 // exportFilter is the PDF export filter of the module that opens src.
 func exportFilter(src string) string {
-	switch strings.TrimPrefix(safeExt(src), ".") {
+	switch strings.TrimPrefix(SafeExt(src), ".") {
 	case "html", "htm", "xhtml":
 		return "writer_web_pdf_Export"
 	case "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "dif", "slk", "sxc", "numbers":

@@ -26,8 +26,8 @@ func TestSafeExt(t *testing.T) {
 		{"a.verylongextension", ""},
 	}
 	for _, tt := range tests {
-		if got := safeExt(tt.in); got != tt.want {
-			t.Errorf("safeExt(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SafeExt(tt.in); got != tt.want {
+			t.Errorf("SafeExt(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
