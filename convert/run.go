@@ -305,6 +305,7 @@ func (r *runner) convertAll(ctx context.Context, jobs []*sched.Job) error {
 	}
 	r.work = work
 	defer work.remove()
+	r.sizeOffice(jobs)
 	r.pool = &lazyPool{opts: r.o.LibreOffice, pool: r.o.Pool, shared: r.o.Pool != nil, base: ctx}
 	defer r.pool.close()
 	e, err := sched.NewEngine(sched.EngineOptions{
@@ -326,7 +327,11 @@ func (r *runner) startOffice(jobs []*sched.Job) {
 	for _, j := range jobs {
 		if j.Kind == kindOffice {
 			if r.o.Pool == nil && r.o.Status != nil {
-				r.o.Status(fmt.Sprintf("starting %d LibreOffice instances", r.o.LibreOffice.Instances))
+				n, what := r.o.LibreOffice.Instances, "instances"
+				if n == 1 {
+					what = "instance"
+				}
+				r.o.Status(fmt.Sprintf("starting %d LibreOffice %s", n, what))
 			}
 			r.pool.get()
 			return
@@ -334,13 +339,29 @@ func (r *runner) startOffice(jobs []*sched.Job) {
 	}
 }
 
+// sizeOffice sets the number of LibreOffice instances when none was
+// given: the default for this machine, but no more than there are office
+// documents to convert (two documents need no third instance starting).
+func (r *runner) sizeOffice(jobs []*sched.Job) {
+	if r.o.LibreOffice.Instances > 0 {
+		return
+	}
+	if r.o.Pool != nil {
+		r.o.LibreOffice.Instances = len(r.o.Pool.Instances())
+		return
+	}
+	office := 0
+	for _, j := range jobs {
+		if j.Kind == kindOffice {
+			office++
+		}
+	}
+	r.o.LibreOffice.Instances = max(1, min(lo.DefaultInstances(), office))
+}
+
 // backends are LibreOffice (one worker per instance) and pdfcpu.
 func (r *runner) backends() []sched.Backend {
 	n := r.o.LibreOffice.Instances
-	if n <= 0 {
-		n = lo.DefaultInstances()
-		r.o.LibreOffice.Instances = n
-	}
 	office := make([]sched.Worker, n)
 	for i := range office {
 		office[i] = &officeWorker{r: r, slot: i}
