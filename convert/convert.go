@@ -62,7 +62,8 @@ type FileResult struct {
 	OutputBytes []byte  `json:"output_bytes,omitempty"`
 	State       string  `json:"state"` // see the State constants
 	Reason      string  `json:"reason,omitempty"`
-	Note        string  `json:"note,omitempty"` // e.g. the content is another format than the name says
+	Permanent   bool    `json:"permanent,omitempty"` // failed or timed out for good: retrying cannot change it, so it was not retried
+	Note        string  `json:"note,omitempty"`      // e.g. the content is another format than the name says
 	Seconds     float64 `json:"seconds"`
 	Backend     string  `json:"backend,omitempty"`
 }

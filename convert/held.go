@@ -135,6 +135,10 @@ func (r *runner) event(ev sched.Event) {
 	case state == StateConverted:
 	case ev.Err != nil:
 		res.Reason = ev.Err.Error()
+		if (state == StateFailed || state == StateTimedOut) && sched.IsPermanent(ev.Err) {
+			res.Permanent = true
+			res.Reason += " (permanent: not retried)"
+		}
 	case ev.Reason != "":
 		res.Reason = ev.Reason
 	}

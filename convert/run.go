@@ -120,11 +120,19 @@ func (r *runner) decide(ctx context.Context, recs map[string]Record) ([]*sched.J
 	var jobs []*sched.Job
 	var keys []string
 	for i, it := range r.items {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
 		res := FileResult{Input: it.Input, Output: it.Output}
 		d := r.look(ctx, it, recs)
+		if ctx.Err() != nil {
+			// Stopped while hashing: this file and the rest are
+			// cancelled, not failed.
+			for k := range r.items {
+				if _, decided := pre[k]; decided {
+					continue
+				}
+				pre[k] = FileResult{Input: r.items[k].Input, Output: r.items[k].Output, State: StateCancelled, Reason: context.Cause(ctx).Error()}
+			}
+			return nil, pre, nil
+		}
 		switch {
 		case d.fail != "":
 			res.State, res.Reason = StateFailed, d.fail

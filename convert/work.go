@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"calq/convert/lo"
@@ -95,7 +98,7 @@ func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) error {
 		slot = i
 	}
 	if err := r.produce(ctx, i, slot, kind, snap, tmp); err != nil {
-		return err
+		return r.hideWork(err, it.Input)
 	}
 	return r.place(ctx, it, tmp, inSum)
 }
@@ -156,6 +159,28 @@ func (r *runner) sniff(i int, snap string) (sniff.Kind, string, error) {
 	return det.Kind, snap, nil
 }
 
+// hideWork names the input where err names calq's private copy of it (or
+// a file made from it) in the work directory: a reason must point the
+// user at their file, not at a temporary one that is gone.
+func (r *runner) hideWork(err error, input string) error {
+	msg := err.Error()
+	if !strings.Contains(msg, r.work.dir) {
+		return err
+	}
+	re := regexp.MustCompile(regexp.QuoteMeta(r.work.dir+string(filepath.Separator)) + `[^\s:]*`)
+	return &renamed{err: err, msg: re.ReplaceAllLiteralString(msg, filepath.Base(input))}
+}
+
+// renamed is an error with another message; errors.Is and As see the
+// original.
+type renamed struct {
+	err error
+	msg string
+}
+
+func (e *renamed) Error() string { return e.msg }
+func (e *renamed) Unwrap() error { return e.err }
+
 // tempBeside reserves a hidden temporary file beside output, after
 // removing what dead runs left in that directory.
 func (r *runner) tempBeside(output string) (string, error) {
@@ -195,7 +220,7 @@ func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, 
 		err = r.pdf(ctx, in, tmp, limit)
 	}
 	if err != nil {
-		return classify(ctx, err, limit)
+		return classify(ctx, kind, err, limit)
 	}
 	if !postEmpty(r.o.Post) && r.o.Merge == "" {
 		if err := pdf.Apply(ctx, tmp, tmp, r.o.Post); err != nil {
@@ -341,22 +366,45 @@ func (r *runner) mayReplace(ctx context.Context, output string) error {
 	return nil
 }
 
-// classify marks errors that a retry cannot fix as permanent (a document
-// LibreOffice cannot load, a password, a missing tool) and the file's
-// own timeout as a timeout.
-func classify(ctx context.Context, err error, limit time.Duration) error {
+// classify marks errors that a retry cannot fix as permanent, so that no
+// deterministic failure costs its time twice: a document LibreOffice
+// cannot load or that hangs it (its own timeout), what pdfcpu or an image
+// decoder rejects (the same bytes give the same error), a password, a
+// missing tool. Transient are an instance that died or could not start
+// and errors of the file system (a full disk may have room again).
+func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Duration) error {
 	var ce *lo.ConvertError
 	switch {
 	case ctx.Err() == nil && (errors.Is(err, sched.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)):
-		return fmt.Errorf("%w after %v", sched.ErrTimeout, limit)
+		return sched.Permanent(fmt.Errorf("%w after %v", sched.ErrTimeout, limit))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, pdf.ErrEncrypted), errors.Is(err, lo.ErrNotInstalled):
 		return sched.Permanent(err)
-	case errors.As(err, &ce) && ce.Reason == "load failed":
+	case errors.As(err, &ce):
+		if permanentReason[ce.Reason] {
+			return sched.Permanent(err)
+		}
+		return err
+	case isFSError(err):
+		return err
+	case kind != sniff.Office:
 		return sched.Permanent(err)
 	}
 	return err
+}
+
+// permanentReason are the LibreOffice failures that recur on the same
+// document.
+var permanentReason = map[string]bool{lo.ReasonLoadFailed: true, lo.ReasonBadOutput: true, lo.ReasonTimeout: true}
+
+// isFSError says whether err came from the file system rather than from
+// the content.
+func isFSError(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var errno syscall.Errno
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &errno)
 }
 
 func (r *runner) noteMissing(err error) {

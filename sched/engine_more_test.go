@@ -457,3 +457,40 @@ func TestWorkerTimeout(t *testing.T) {
 		t.Errorf("last event %+v, want timed_out keeping the worker's message", last)
 	}
 }
+
+// TestWorkerTimeoutPermanent: a timeout the worker marks permanent (a
+// document that hangs its converter every time) is not retried, whatever
+// the job's retry budget; a plain timeout is.
+func TestWorkerTimeoutPermanent(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		err       error
+		wantTries int
+	}{
+		{"permanent", Permanent(fmt.Errorf("convert: %w after 3s", ErrTimeout)), 1},
+		{"transient", fmt.Errorf("convert: %w after 3s", ErrTimeout), 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			tries := 0
+			rec := &recorder{do: func(context.Context, *Job) error {
+				mu.Lock()
+				tries++
+				mu.Unlock()
+				return tt.err
+			}}
+			e := newTestEngine(t, EngineOptions{Backends: []Backend{{Name: "b", Workers: []Worker{rec}}},
+				Backoff: Backoff{Base: time.Millisecond}})
+			e.Start()
+			if err := e.Submit(context.Background(), &Job{Kind: "k", Retries: 2}); err != nil {
+				t.Fatal(err)
+			}
+			sum := wait(t, e)
+			mu.Lock()
+			defer mu.Unlock()
+			if sum.TimedOut != 1 || tries != tt.wantTries {
+				t.Errorf("summary %+v after %d tries, want 1 timed out after %d", sum, tries, tt.wantTries)
+			}
+		})
+	}
+}

@@ -38,8 +38,11 @@ func (e *Engine) classify(r *run, err error, finished time.Time) *result {
 		res.err = fmt.Errorf("%w after %v", ErrTimeout, r.job.Timeout)
 	case errors.Is(err, ErrTimeout):
 		// The worker kept its own clock (it started it after a set-up
-		// that the job's timeout must not cover) and ran out of it.
+		// that the job's timeout must not cover) and ran out of it. It
+		// may mark the timeout permanent: a document that hangs its
+		// converter hangs it again.
 		res.state, res.reason = StateTimedOut, "timeout"
+		res.permanent = IsPermanent(err)
 	default:
 		res.state, res.reason = StateFailed, reasonOf(err)
 		res.permanent = IsPermanent(err)
