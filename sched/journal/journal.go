@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func DefaultPath(xdgStateHome, home string) string {
 func Open(ctx context.Context, path string, opts Options) (*Journal, error) {
 	j, err := open(ctx, path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("open journal %s: %w", path, err)
+		return nil, openError(path, err)
 	}
 	return j, nil
 }
@@ -94,6 +95,13 @@ func open(ctx context.Context, path string, opts Options) (*Journal, error) {
 		return nil, errors.New(`path contains "?"`)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	// A new journal is private: SQLite gives its -wal and -shm files the
+	// mode of the journal itself, whatever the umask.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, err
 	}
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"+
