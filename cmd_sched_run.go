@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/childenv"
 	"calq/sched"
 	"calq/sched/journal"
 )
@@ -76,7 +77,8 @@ func schedRunCommand() *cli.Command {
 // runOptions reads and checks the flags and arguments of calq sched run.
 func runOptions(c *cli.Context) (sched.RunOptions, error) {
 	o := sched.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
-		Label: c.String("label"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file")}
+		Label: c.String("label"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
+		Env: childenv.Without(os.Environ())}
 	var errs []error
 	var err error
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/childenv"
 	"calq/internal/config"
 	"calq/sched/journal"
 	"calq/sms"
@@ -101,7 +102,7 @@ func recvOptions(c *cli.Context) (sms.RecvOptions, []sms.ModemSpec, error) {
 	}
 	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
 	o.Handle = recvHandler(c.App.Writer, c.Bool("json"), sms.ExecOptions{Command: c.String("exec"),
-		Env: os.Environ(), Stdout: c.App.ErrWriter, Stderr: c.App.ErrWriter})
+		Env: childenv.Without(os.Environ()), Stdout: c.App.ErrWriter, Stderr: c.App.ErrWriter})
 	if c.Bool("offline") {
 		return o, nil, nil
 	}

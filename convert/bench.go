@@ -13,6 +13,7 @@ import (
 
 	"calq/convert/internal/gendoc"
 	"calq/convert/lo"
+	"calq/internal/childenv"
 	"calq/internal/proc"
 )
 
@@ -140,7 +141,7 @@ func timed(f func() error) (time.Duration, error) {
 func soffice1(ctx context.Context, soffice, profile, out string, files []string) error {
 	args := append([]string{soffice, "-env:UserInstallation=file://" + profile, "--headless", "--norestore",
 		"--convert-to", "pdf", "--outdir", out}, files...)
-	cmd := proc.Command(ctx, proc.Options{Env: append(os.Environ(), "LANG=C.UTF-8")}, args...)
+	cmd := proc.Command(ctx, proc.Options{Env: append(childenv.Allowed(os.Environ()), "LANG=C.UTF-8")}, args...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("soffice: %w: %s", err, strings.TrimSpace(string(b)))
 	}

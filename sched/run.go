@@ -24,6 +24,7 @@ type RunOptions struct {
 	At       time.Time     // start no earlier than this
 	Label    string        // names the batch in the journal and in `calq history`
 	Shell    string        // default /bin/sh
+	Env      []string      // the jobs' environment; nil: calq's own
 	Grace    time.Duration // SIGTERM to SIGKILL on timeout or stop; default 5s
 	Backoff  Backoff
 	Clock    Clock
@@ -105,7 +106,7 @@ func newShellEngine(o RunOptions) (*Engine, error) {
 	n := max(o.Workers, 1)
 	ws := make([]Worker, n)
 	for i := range ws {
-		ws[i] = &ShellWorker{Shell: o.Shell, Grace: o.Grace, Output: o.Output}
+		ws[i] = &ShellWorker{Shell: o.Shell, Grace: o.Grace, Output: o.Output, Env: o.Env}
 	}
 	grace := o.Grace
 	if grace <= 0 {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"calq/internal/childenv"
 )
 
 // setting is one configuration value written into a profile.
@@ -134,8 +136,9 @@ func pipePath(u string) string {
 	return fmt.Sprintf("/tmp/OSL_PIPE_%d_SingleOfficeIPC_%s", os.Getuid(), hash.String())
 }
 
-// instanceEnv is calq's environment for an instance: its own HOME and
-// TMPDIR, a UTF-8 locale for non-ASCII names, no display, no proxy
+// instanceEnv is calq's environment for an instance: the variables on
+// internal/childenv's allow-list (no password reaches LibreOffice), its
+// own HOME and TMPDIR, a UTF-8 locale for non-ASCII names, no display, no proxy
 // variables (the profile sets the proxy), XDG directories under HOME.
 func instanceEnv(environ []string, home, tmp string) []string {
 	drop := func(k string) bool {
@@ -148,7 +151,7 @@ func instanceEnv(environ []string, home, tmp string) []string {
 		return strings.HasPrefix(k, "LC_") || strings.HasPrefix(k, "XDG_") || strings.HasSuffix(lk, "_proxy")
 	}
 	env := make([]string, 0, len(environ)+4)
-	for _, kv := range environ {
+	for _, kv := range childenv.Allowed(environ) {
 		k, _, _ := strings.Cut(kv, "=")
 		if !drop(k) {
 			env = append(env, kv)

@@ -6,12 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 // fakeSoffice is a stand-in for soffice: as an instance it waits until
-// the file $CALQ_FAKE_RELEASE exists, then says it is up (the keep-alive
+// the file RELEASE exists, then says it is up (the keep-alive
 // document's lock file) and lives on; as a client (--convert-to) it
 // writes a PDF at once, or never returns when the source says "hang".
 const fakeSoffice = `#!/bin/sh
@@ -20,7 +21,8 @@ if [ -n "$client" ]; then
 	grep -q hang "$last" && exec sleep 600
 	base=$(basename "$last"); printf '%%PDF-1.4 fake\n' > "$outdir/${base%.*}.pdf"; exit 0
 fi
-while [ ! -e "$CALQ_FAKE_RELEASE" ]; do sleep 0.05; done
+env > "RELEASE.env"
+while [ ! -e "RELEASE" ]; do sleep 0.05; done
 touch "$(dirname "$last")/.~lock.$(basename "$last")#"
 exec sleep 600
 `
@@ -31,11 +33,12 @@ func fakePool(t *testing.T) (p *Pool, release string) {
 	t.Helper()
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "soffice")
-	if err := os.WriteFile(prog, []byte(fakeSoffice), 0o755); err != nil {
+	release = filepath.Join(dir, "release")
+	// The path is in the script: calq passes LibreOffice only the
+	// variables on its allow-list.
+	if err := os.WriteFile(prog, []byte(strings.ReplaceAll(fakeSoffice, "RELEASE", release)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	release = filepath.Join(dir, "release")
-	t.Setenv("CALQ_FAKE_RELEASE", release)
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -130,4 +133,34 @@ func deadPID(t *testing.T) int {
 	}
 	p.Wait()
 	return p.Pid
+}
+
+// TestInstanceEnvHasNoSecrets: LibreOffice gets no password of calq's in
+// its environment (readable in /proc/PID/environ), only the allow-list.
+func TestInstanceEnvHasNoSecrets(t *testing.T) {
+	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
+	t.Setenv("CALQ_USER_PASSWORD", "user-secret")
+	t.Setenv("UNRELATED_TOKEN", "not for LibreOffice")
+	_, release := fakePool(t)
+	var env []byte
+	deadline := time.Now().Add(time.Minute)
+	for {
+		b, err := os.ReadFile(release + ".env")
+		if err == nil && strings.Contains(string(b), "PATH=") {
+			env = b
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fake instance did not write its environment")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, bad := range []string{"owner-secret", "user-secret", "UNRELATED_TOKEN"} {
+		if strings.Contains(string(env), bad) {
+			t.Errorf("the instance's environment holds %s:\n%s", bad, env)
+		}
+	}
+	if !strings.Contains(string(env), "HOME=") {
+		t.Errorf("the instance has no HOME:\n%s", env)
+	}
 }
