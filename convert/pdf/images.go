@@ -39,6 +39,9 @@ func FromImages(ctx context.Context, images []string, out string) error {
 			if err := ctx.Err(); err != nil {
 				return "", err
 			}
+			if err := CheckImageSize(img); err != nil {
+				return "", fmt.Errorf("%s: %w", img, err)
+			}
 			p, err := prepareImage(s, img)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", img, err)

@@ -1,0 +1,154 @@
+package pdf
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "golang.org/x/image/webp" // DecodeConfig of WebP
+)
+
+// ErrImageTooLarge is the error (reached with errors.Is) of an image whose
+// page or frame declares more pixels than calq decodes: the same file
+// fails again, so it is never retried.
+var ErrImageTooLarge = errors.New("image too large")
+
+const (
+	maxPagePixels  = maxDecodedPixels     // one page or frame
+	maxTotalPixels = 4 * maxDecodedPixels // all pages of a file together
+	maxPages       = 10000                // pages of a TIFF
+	maxIFDEntries  = 4096                 // tags in one TIFF directory
+)
+
+// CheckImageSize reads the dimensions every page or frame of the image at
+// path declares, without decoding any, and refuses the file when one is
+// over calq's limit of 100 megapixels or all together over 400: a crafted
+// header must not make calq allocate gigabytes, and decoding in calq's
+// own process is bounded by no timeout.
+func CheckImageSize(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var dims []image.Point
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".tif", ".tiff":
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if dims, err = tiffPages(f, fi.Size()); err != nil {
+			return fmt.Errorf("read the TIFF's pages: %w", err)
+		}
+	default:
+		cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
+		if err != nil {
+			return fmt.Errorf("decode image header: %w", err)
+		}
+		dims = []image.Point{{cfg.Width, cfg.Height}}
+	}
+	return checkDims(dims)
+}
+
+func checkDims(dims []image.Point) error {
+	var total int64
+	for i, d := range dims {
+		px := int64(d.X) * int64(d.Y)
+		where := "the image"
+		if len(dims) > 1 {
+			where = fmt.Sprintf("page %d", i+1)
+		}
+		if d.X <= 0 || d.Y <= 0 {
+			return fmt.Errorf("%w: %s declares %d×%d pixels", ErrImageTooLarge, where, d.X, d.Y)
+		}
+		if px > maxPagePixels {
+			return fmt.Errorf("%w: %s declares %d×%d pixels, over calq's limit of %d megapixels a page",
+				ErrImageTooLarge, where, d.X, d.Y, maxPagePixels>>20)
+		}
+		total += px
+	}
+	if total > maxTotalPixels {
+		return fmt.Errorf("%w: its %d pages declare %d megapixels together, over calq's limit of %d",
+			ErrImageTooLarge, len(dims), total>>20, maxTotalPixels>>20)
+	}
+	return nil
+}
+
+// tiffPages walks a TIFF's chain of image file directories and returns
+// each page's ImageWidth and ImageLength. It refuses loops, more than
+// maxPages pages, and directories of more than maxIFDEntries tags.
+func tiffPages(r io.ReaderAt, size int64) ([]image.Point, error) {
+	var hdr [8]byte
+	if _, err := r.ReadAt(hdr[:], 0); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	var bo binary.ByteOrder
+	switch string(hdr[:4]) {
+	case "II*\x00":
+		bo = binary.LittleEndian
+	case "MM\x00*":
+		bo = binary.BigEndian
+	default:
+		return nil, errors.New("not a TIFF (no II*/MM* header)")
+	}
+	off := int64(bo.Uint32(hdr[4:]))
+	seen := map[int64]bool{}
+	var pages []image.Point
+	for off != 0 {
+		if seen[off] {
+			return nil, fmt.Errorf("directory %d loops back to offset %d", len(pages)+1, off)
+		}
+		seen[off] = true
+		if len(pages) >= maxPages {
+			return nil, fmt.Errorf("%w: more than %d pages", ErrImageTooLarge, maxPages)
+		}
+		if off < 8 || off+2 > size {
+			return nil, fmt.Errorf("directory %d at offset %d is outside the file", len(pages)+1, off)
+		}
+		var nb [2]byte
+		if _, err := r.ReadAt(nb[:], off); err != nil {
+			return nil, err
+		}
+		n := int64(bo.Uint16(nb[:]))
+		if n > maxIFDEntries || off+2+12*n+4 > size {
+			return nil, fmt.Errorf("directory %d: %d tags do not fit the file", len(pages)+1, n)
+		}
+		buf := make([]byte, 12*n+4)
+		if _, err := r.ReadAt(buf, off+2); err != nil {
+			return nil, err
+		}
+		var p image.Point
+		for i := int64(0); i < n; i++ {
+			e := buf[12*i:]
+			tag, typ := bo.Uint16(e), bo.Uint16(e[2:])
+			var v int
+			switch typ {
+			case 3: // SHORT
+				v = int(bo.Uint16(e[8:]))
+			case 4: // LONG
+				v = int(bo.Uint32(e[8:]))
+			default:
+				continue
+			}
+			switch tag {
+			case 256:
+				p.X = v
+			case 257:
+				p.Y = v
+			}
+		}
+		pages = append(pages, p)
+		off = int64(bo.Uint32(buf[12*n:]))
+	}
+	if len(pages) == 0 {
+		return nil, errors.New("no pages")
+	}
+	return pages, nil
+}
