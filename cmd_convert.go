@@ -71,6 +71,7 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "convert everything again, even unchanged files"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace files at the output paths that calq did not write"},
 			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances (default: from cores and memory)"},
+			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file (default 2048)"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program (default: found on PATH)"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
@@ -134,7 +135,7 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		Inputs: c.Args().Slice(), Out: str("out", prof.Out),
 		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"),
 		Force: c.Bool("force"), Overwrite: c.Bool("overwrite"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
-		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice")},
+		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice"), MemoryLimit: int64(c.Int("memory-limit")) << 20},
 	}
 	if len(o.Inputs) == 0 {
 		fail("no PATH to convert")
@@ -161,8 +162,8 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		fail("--priority: %w", err)
 	}
-	if o.Timeout < 0 || o.Retries < 0 || c.Int("instances") < 0 {
-		fail("--timeout, --retries and --instances must not be negative")
+	if o.Timeout < 0 || o.Retries < 0 || c.Int("instances") < 0 || c.Int("memory-limit") < 0 {
+		fail("--timeout, --retries, --instances and --memory-limit must not be negative")
 	}
 	o.PDFA = prof.PDFA
 	if c.IsSet("pdfa") {

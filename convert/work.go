@@ -396,7 +396,8 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 
 // permanentReason are the LibreOffice failures that recur on the same
 // document.
-var permanentReason = map[string]bool{lo.ReasonLoadFailed: true, lo.ReasonBadOutput: true, lo.ReasonTimeout: true}
+var permanentReason = map[string]bool{lo.ReasonLoadFailed: true, lo.ReasonBadOutput: true, lo.ReasonTimeout: true,
+	lo.ReasonMemoryLimit: true}
 
 // isFSError says whether err came from the file system rather than from
 // the content.

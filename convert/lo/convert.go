@@ -193,14 +193,26 @@ func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOption
 		}
 		return "", &ConvertError{Reason: reason, Err: err, Detail: said(r.log.since(mark))}
 	}
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		return fail(stopReason(ctx.Err()), ctx.Err())
-	case <-r.done:
-		return fail(ReasonInstanceDied, nil)
-	case <-i.p.closing:
-		return fail(ReasonClosed, ErrClosed)
+	// The instance's memory is sampled while it converts: a document
+	// can make it grow by gigabytes long before any timeout.
+	sample := time.NewTicker(memorySampleEvery)
+	defer sample.Stop()
+wait:
+	for {
+		select {
+		case <-waited:
+			break wait
+		case <-ctx.Done():
+			return fail(stopReason(ctx.Err()), ctx.Err())
+		case <-r.done:
+			return fail(ReasonInstanceDied, nil)
+		case <-i.p.closing:
+			return fail(ReasonClosed, ErrClosed)
+		case <-sample.C:
+			if rss, limit := groupRSS(r.pgid), i.p.opts.MemoryLimit; rss > limit {
+				return fail(ReasonMemoryLimit, fmt.Errorf("LibreOffice used %d MiB converting it, over the limit of %d MiB; it was stopped", rss>>20, limit>>20))
+			}
+		}
 	}
 	pdf := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".pdf")
 	head := make([]byte, 5)

@@ -34,6 +34,7 @@ const (
 	ReasonBadOutput    = "bad output"    // the output is empty or not a PDF
 	ReasonInput        = "input"         // the input could not be read
 	ReasonOutput       = "output"        // the result could not be written to its place
+	ReasonMemoryLimit  = "memory limit"  // the instance grew over Options.MemoryLimit; it was killed
 	ReasonClosed       = "pool closed"   // the pool was closed
 	ReasonOptions      = "bad options"   // ConvertOptions out of range
 )

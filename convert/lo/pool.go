@@ -24,6 +24,7 @@ type Options struct {
 	StateDir       string        // where profiles, HOME and TMPDIR of instances live; "" → a temp dir removed by Close
 	MaxConversions int           // restart an instance after this many conversions (0 → 200)
 	MaxRSS         int64         // restart an instance above this resident memory of its process group, bytes (0 → 1 GiB)
+	MemoryLimit    int64         // kill an instance above this resident memory during a conversion and fail it with ReasonMemoryLimit, bytes (0 → 2 GiB)
 	StartTimeout   time.Duration // for one instance to start (0 → 60 s)
 
 	// noHardening leaves the profile's security settings at
@@ -35,6 +36,8 @@ type Options struct {
 const (
 	defaultMaxConversions = 200
 	defaultMaxRSS         = 1 << 30
+	defaultMemoryLimit    = 2 << 30
+	memorySampleEvery     = 200 * time.Millisecond
 	defaultStartTimeout   = 60 * time.Second
 )
 
@@ -103,6 +106,7 @@ func New(ctx context.Context, o Options) (*Pool, error) {
 	p.opts.Instances = orDefault(o.Instances, DefaultInstances())
 	p.opts.MaxConversions = orDefault(o.MaxConversions, defaultMaxConversions)
 	p.opts.MaxRSS = orDefault(o.MaxRSS, defaultMaxRSS)
+	p.opts.MemoryLimit = orDefault(o.MemoryLimit, defaultMemoryLimit)
 	p.opts.StartTimeout = orDefault(o.StartTimeout, defaultStartTimeout)
 	if o.noHardening {
 		p.settings = nil

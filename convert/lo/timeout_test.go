@@ -31,6 +31,13 @@ exec sleep 600
 // instance start.
 func fakePool(t *testing.T) (p *Pool, release string) {
 	t.Helper()
+	return fakePoolWith(t, Options{})
+}
+
+// fakePoolWith is fakePool with options (Soffice, Instances and StateDir
+// are set here).
+func fakePoolWith(t *testing.T, o Options) (p *Pool, release string) {
+	t.Helper()
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "soffice")
 	release = filepath.Join(dir, "release")
@@ -42,7 +49,8 @@ func fakePool(t *testing.T) (p *Pool, release string) {
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(context.Background(), Options{Soffice: prog, Instances: 1, StateDir: filepath.Join(dir, "state")})
+	o.Soffice, o.Instances, o.StateDir = prog, 1, filepath.Join(dir, "state")
+	p, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,5 +170,27 @@ func TestInstanceEnvHasNoSecrets(t *testing.T) {
 	}
 	if !strings.Contains(string(env), "HOME=") {
 		t.Errorf("the instance has no HOME:\n%s", env)
+	}
+}
+
+// TestMemoryLimitDuringConversion: an instance that grows over the memory
+// limit while converting is killed then, not after the conversion (which
+// may never end), and the conversion fails with ReasonMemoryLimit. The
+// fake instance's few megabytes are over a limit of 1 byte.
+func TestMemoryLimitDuringConversion(t *testing.T) {
+	p, _ := fakePoolWith(t, Options{MemoryLimit: 1})
+	inst := p.Instances()[0]
+	hang := filepath.Join(t.TempDir(), "hang.odt")
+	os.WriteFile(hang, []byte("hang"), 0o600)
+	err := inst.Convert(context.Background(), hang, filepath.Join(t.TempDir(), "hang.pdf"), ConvertOptions{})
+	var ce *ConvertError
+	if !errors.As(err, &ce) || ce.Reason != ReasonMemoryLimit || !strings.Contains(err.Error(), "over the limit of 0 MiB") {
+		t.Fatalf("Convert = %v, want a ConvertError with reason %q", err, ReasonMemoryLimit)
+	}
+	inst.mu.Lock()
+	client := inst.client
+	inst.mu.Unlock()
+	if client != nil {
+		t.Errorf("the client is still set after the kill")
 	}
 }

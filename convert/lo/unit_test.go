@@ -102,9 +102,11 @@ func TestRegistryIsXML(t *testing.T) {
 
 func TestInstanceEnv(t *testing.T) {
 	env := instanceEnv([]string{"PATH=/bin", "HOME=/root", "LANG=de_DE", "LC_NUMERIC=de_DE", "http_proxy=x",
-		"HTTPS_PROXY=y", "XDG_CONFIG_HOME=/c", "DISPLAY=:0", "TMPDIR=/t", "KEEP=1"}, "/h", "/tmp2")
+		"HTTPS_PROXY=y", "XDG_CONFIG_HOME=/c", "DISPLAY=:0", "TMPDIR=/t", "UNKNOWN=1", "SAL_LOG=+WARN",
+		"CALQ_OWNER_PASSWORD=secret"}, "/h", "/tmp2")
 	got := strings.Join(env, " ")
-	want := "PATH=/bin KEEP=1 HOME=/h TMPDIR=/tmp2 LANG=C.UTF-8 LC_ALL=C.UTF-8"
+	// Only the allow-list: no unknown variable, no password.
+	want := "PATH=/bin SAL_LOG=+WARN HOME=/h TMPDIR=/tmp2 LANG=C.UTF-8 LC_ALL=C.UTF-8"
 	if got != want {
 		t.Errorf("instanceEnv = %s, want %s", got, want)
 	}
