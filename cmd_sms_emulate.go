@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,7 +22,12 @@ func smsEmulateCommand() *cli.Command {
 			"CMGS with the \"> \" prompt, CMGL/CMGR/CMGD.\n\n" +
 			"Every PDU accepted with +CMGS: <mr> is appended to --log as a JSON line\n" +
 			`{"device","mr","pdu"}. --inbox holds hex DELIVER PDUs (SMSC field first),` + "\n" +
-			"one per line, dealt round-robin to the modems and announced with +CMTI.",
+			"one per line, dealt round-robin to the modems and announced with +CMTI.\n\n" +
+			"--pin gives each SIM a PIN: it counts wrong entries, says the tries left\n" +
+			"(AT+CPINR), blocks after 3 (AT+CPIN? says SIM PUK, a PIN entry gets +CME\n" +
+			`ERROR: 12) until AT+CPIN="<--puk>","<new PIN>", and answers AT+CCID. --sim-log` + "\n" +
+			`appends a JSON line {"device","command","refused","state","pin_left","puk_left"}` + "\n" +
+			"per AT+CPIN and AT+CPINR, without the PIN.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "modems", Aliases: []string{"n"}, Value: 1, Usage: "how many modems"},
 			&cli.DurationFlag{Name: "latency", Usage: "time from a PDU's Ctrl-Z to +CMGS, e.g. 3s"},
@@ -28,6 +35,9 @@ func smsEmulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "log", Usage: "append accepted PDUs to `FILE` as JSON lines"},
 			&cli.StringFlag{Name: "inbox", Usage: "plant the hex DELIVER PDUs of `FILE`, one per line"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of --fail-rate's random numbers; 0 picks one"},
+			&cli.StringFlag{Name: "pin", Usage: "each SIM asks for `PIN` (4 to 8 digits)"},
+			&cli.StringFlag{Name: "puk", Usage: "the SIMs' `PUK` (8 digits; default 12345678)"},
+			&cli.StringFlag{Name: "sim-log", Usage: "append each AT+CPIN and AT+CPINR to `FILE` as JSON lines"},
 		},
 		Action: func(c *cli.Context) error {
 			o, closeLog, err := emulateOptions(c)
@@ -52,7 +62,7 @@ func smsEmulateCommand() *cli.Command {
 // the files they name.
 func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 	o := emu.Options{Modems: c.Int("modems"), Latency: c.Duration("latency"),
-		FailRate: c.Float64("fail-rate"), Seed: c.Uint64("seed")}
+		FailRate: c.Float64("fail-rate"), Seed: c.Uint64("seed"), PIN: c.String("pin"), PUK: c.String("puk")}
 	switch {
 	case c.Args().Present():
 		return o, nil, usageErrorf(c, "unexpected argument %q", c.Args().First())
@@ -62,6 +72,12 @@ func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 		return o, nil, usageErrorf(c, "--latency: %v is negative", o.Latency)
 	case o.FailRate < 0 || o.FailRate > 1:
 		return o, nil, usageErrorf(c, "--fail-rate: %v is not between 0 and 1", o.FailRate)
+	case o.PIN != "" && !digits(o.PIN, 4, 8):
+		return o, nil, usageErrorf(c, "--pin: want 4 to 8 digits")
+	case o.PUK != "" && !digits(o.PUK, 8, 8):
+		return o, nil, usageErrorf(c, "--puk: want 8 digits")
+	case o.PUK != "" && o.PIN == "":
+		return o, nil, usageErrorf(c, "--puk needs --pin")
 	}
 	if name := c.String("inbox"); name != "" {
 		f, err := os.Open(name)
@@ -74,13 +90,31 @@ func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 			return o, nil, fmt.Errorf("--inbox: %s: %w", name, err)
 		}
 	}
-	if name := c.String("log"); name != "" {
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, l := range []struct {
+		flag string
+		w    *io.Writer
+	}{{"log", &o.Log}, {"sim-log", &o.SIMLog}} {
+		name := c.String(l.flag)
+		if name == "" {
+			continue
+		}
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
-			return o, nil, fmt.Errorf("--log: %w", err)
+			closeAll()
+			return o, nil, fmt.Errorf("--%s: %w", l.flag, err)
 		}
-		o.Log = f
-		return o, func() { f.Close() }, nil
+		files, *l.w = append(files, f), f
 	}
-	return o, func() {}, nil
+	return o, closeAll, nil
+}
+
+// digits reports whether s is min to max decimal digits.
+func digits(s string, min, max int) bool {
+	return len(s) >= min && len(s) <= max && strings.Trim(s, "0123456789") == ""
 }

@@ -46,7 +46,10 @@ func smsSendCommand() *cli.Command {
 			"while the daemon's modems are all down that wait has no end but --timeout.\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
 			`--json prints {"message_type":"sms_send","messages":[{"id","to","state",` + "\n" +
-			`"reason","modem","parts","mr"}],"modems":[...],"transliterated":[{"from","to","count"}]}.` + "\n\n" + smsSendExit,
+			`"reason","modem","parts","mr"}],"earlier":[...],"modems":[...],"transliterated":` + "\n" +
+			`[{"from","to","count"}]}; "earlier" (in the table, rows whose reason starts` + "\n" +
+			`"earlier run:") are messages of earlier runs this run settled, such as parts a` + "\n" +
+			"killed run left in flight, settled as unknown; the exit status covers them.\n\n" + smsSendExit,
 		Flags: append(smsModemFlags(),
 			&cli.BoolFlag{Name: "flash", Usage: "a flash message (class 0), shown at once and not stored"},
 			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit (“smart quotes”, é, …) when that avoids UCS-2; each change is reported"},
@@ -208,6 +211,10 @@ func renderSend(c *cli.Context, res sms.Result) error {
 	for _, m := range res.Messages {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR), m.Reason)
 	}
+	for _, m := range res.Earlier {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR),
+			"earlier run: "+m.Reason)
+	}
 	return tw.Flush()
 }
 
@@ -314,56 +321,6 @@ func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool, reports []s
 			}
 			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(p.Modem), report, p.Reason)
 		}
-	}
-	return tw.Flush()
-}
-
-func smsModemsCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "modems",
-		Usage: "open each modem and show its maker, model, IMEI, registration, signal and SMSC",
-		Description: "Modems come from --device (repeatable) or [[sms.modem]] in the config file.\n" +
-			`--json prints {"message_type":"sms_modems","modems":[{"name","device","maker",` + "\n" +
-			`"model","imei","registered","registration","signal","smsc","error"}]}.` + "\n" +
-			"Exit status 1 when a modem could not be opened.",
-		Flags: append(smsModemFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}),
-		Action: func(c *cli.Context) error {
-			specs, o, err := smsModemSpecs(c)
-			if err != nil {
-				return err
-			}
-			st := sms.Survey(c.Context, specs, o)
-			if err := renderModems(c, st); err != nil {
-				return err
-			}
-			var errs []error
-			for _, s := range st {
-				if s.Err != nil {
-					errs = append(errs, s.Err)
-				}
-			}
-			return errors.Join(errs...)
-		},
-	}
-}
-
-func renderModems(c *cli.Context, st []sms.ModemStatus) error {
-	w := c.App.Writer
-	if c.Bool("json") {
-		return json.NewEncoder(w).Encode(struct {
-			Type   string            `json:"message_type"`
-			Modems []sms.ModemStatus `json:"modems"`
-		}{"sms_modems", st})
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tDEVICE\tMAKER\tMODEL\tIMEI\tREGISTRATION\tSIGNAL\tSMSC")
-	for _, s := range st {
-		if s.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\terror: %v\n", s.Name, s.Device, s.Err)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.Device, dash(s.Maker), dash(s.Model),
-			dash(s.IMEI), s.Registration, s.Signal, dash(s.SMSC))
 	}
 	return tw.Flush()
 }

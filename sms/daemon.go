@@ -87,7 +87,7 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, l.release()) }()
-	pool, dialErr := OpenPool(ctx, o.Specs, o.AT)
+	pool, dialErr := OpenPool(ctx, withPINs(o.Specs, o.Journal), o.AT)
 	defer func() { err = errors.Join(err, pool.Close()) }()
 	if dialErr != nil {
 		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, 30*time.Second)))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"calq/internal/config"
+	"calq/sched/journal"
 	"calq/sms/at"
 )
 
@@ -17,6 +18,28 @@ type ModemSpec struct {
 	Baud          int
 	PIN           string // from the config's pin_file or pin_env; never from argv
 	RatePerMinute float64
+
+	// PINs, when set, remembers the PINs a SIM refused: Dial never
+	// enters one of them again, unless RetryPIN (calq sms modems
+	// --retry-pin) allows one more try. Send, Daemon, ReceiveFrom and
+	// Survey set it to their journal when nil.
+	PINs     PINStore
+	RetryPIN bool
+}
+
+// withPINs returns specs with PINs set to jn where it is nil.
+func withPINs(specs []ModemSpec, jn *journal.Journal) []ModemSpec {
+	if jn == nil {
+		return specs
+	}
+	out := make([]ModemSpec, len(specs))
+	for i, s := range specs {
+		if s.PINs == nil {
+			s.PINs = jn
+		}
+		out[i] = s
+	}
+	return out
 }
 
 // Specs lists the modems: devices given on the command line (--device,
@@ -63,6 +86,9 @@ type Conn struct {
 
 // Dial takes the modem's advisory lock (waiting while another calq holds
 // it, until ctx is done), opens its port and runs the AT session's init.
+// A SIM that asks for its PIN gets s.PIN, unless it refused that PIN
+// before (see ModemSpec.PINs: the error then wraps ErrPINRejected) or has
+// one try left (at.ErrLastTry).
 func Dial(ctx context.Context, s ModemSpec, o at.Options) (*Conn, error) {
 	unlock, err := at.Lock(ctx, s.Device)
 	if err != nil {
@@ -73,7 +99,7 @@ func Dial(ctx context.Context, s ModemSpec, o at.Options) (*Conn, error) {
 		unlock()
 		return nil, fmt.Errorf("modem %s: open %s: %w", s.Name, s.Device, err)
 	}
-	info, err := m.Init(ctx, s.PIN)
+	info, err := m.Init(ctx, s.unlocker())
 	if err != nil {
 		m.Close()
 		unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -268,6 +269,7 @@ func (b *bucket) wait(ctx context.Context) error {
 type ModemStatus struct {
 	Name         string `json:"name"`
 	Device       string `json:"device"`
+	State        string `json:"state"` // ModemReady, ModemPINRejected or ModemError
 	Maker        string `json:"maker,omitempty"`
 	Model        string `json:"model,omitempty"`
 	IMEI         string `json:"imei,omitempty"`
@@ -279,27 +281,59 @@ type ModemStatus struct {
 	Error        string `json:"error,omitempty"`
 }
 
+// The states of a modem in ModemStatus.
+const (
+	ModemReady       = "ready"
+	ModemPINRejected = "pin rejected" // its SIM refused the PIN, now or before (ErrPINRejected)
+	ModemError       = "error"
+)
+
+var errNoSuchModem = errors.New("no modem named")
+
+// SurveyOptions are the options of Survey.
+type SurveyOptions struct {
+	AT at.Options
+	// Journal remembers the PINs a SIM refused (ModemSpec.PINs); nil
+	// remembers none.
+	Journal *journal.Journal
+	// RetryPIN names a modem whose SIM gets its PIN once more, even one
+	// it refused before (never its last try).
+	RetryPIN string
+}
+
 // Survey opens every modem at once, reads what Init learnt of it and
-// closes it again.
-func Survey(ctx context.Context, specs []ModemSpec, o at.Options) []ModemStatus {
+// closes it again. Its error is for a RetryPIN that names no modem.
+func Survey(ctx context.Context, specs []ModemSpec, o SurveyOptions) ([]ModemStatus, error) {
+	specs = withPINs(specs, o.Journal)
+	if o.RetryPIN != "" {
+		i := slices.IndexFunc(specs, func(s ModemSpec) bool { return s.Name == o.RetryPIN })
+		if i < 0 {
+			return nil, &usageError{fmt.Errorf("--retry-pin: %w %q", errNoSuchModem, o.RetryPIN)}
+		}
+		specs[i].RetryPIN = true
+	}
 	out := make([]ModemStatus, len(specs))
 	var wg sync.WaitGroup
 	for i, s := range specs {
-		wg.Go(func() {
-			st := ModemStatus{Name: s.Name, Device: s.Device, Signal: -1}
-			c, err := Dial(ctx, s, o)
-			if err != nil {
-				st.Err, st.Error = err, err.Error()
-				out[i] = st
-				return
-			}
-			defer c.Close()
-			in := c.Info
-			st.Maker, st.Model, st.IMEI, st.Registered, st.Registration = in.Maker, in.Model, in.IMEI, in.Registered, in.RegStatus
-			st.Signal, st.SMSC = in.Signal, in.SMSC
-			out[i] = st
-		})
+		wg.Go(func() { out[i] = survey(ctx, s, o.AT) })
 	}
 	wg.Wait()
-	return out
+	return out, nil
+}
+
+func survey(ctx context.Context, s ModemSpec, o at.Options) ModemStatus {
+	st := ModemStatus{Name: s.Name, Device: s.Device, State: ModemReady, Signal: -1}
+	c, err := Dial(ctx, s, o)
+	if err != nil {
+		st.State, st.Err, st.Error = ModemError, err, err.Error()
+		if errors.Is(err, ErrPINRejected) {
+			st.State = ModemPINRejected
+		}
+		return st
+	}
+	defer c.Close()
+	in := c.Info
+	st.Maker, st.Model, st.IMEI, st.Registered, st.Registration = in.Maker, in.Model, in.IMEI, in.Registered, in.RegStatus
+	st.Signal, st.SMSC = in.Signal, in.SMSC
+	return st
 }

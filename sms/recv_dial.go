@@ -15,7 +15,7 @@ import (
 func ReceiveFrom(ctx context.Context, specs []ModemSpec, ao at.Options, j *journal.Journal, o RecvOptions) (out []Inbound, err error) {
 	var conns []*Conn
 	var errs []error
-	for _, s := range specs {
+	for _, s := range withPINs(specs, j) {
 		c, err := Dial(ctx, s, ao)
 		if err != nil {
 			errs = append(errs, err)

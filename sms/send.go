@@ -67,7 +67,11 @@ type MessageResult struct {
 // Result is the outcome of Send, one entry per recipient, in order.
 type Result struct {
 	Messages []MessageResult `json:"messages"`
-	Modems   []string        `json:"modems,omitempty"` // the modems this process used
+	// Earlier are messages of earlier runs that this run settled: left
+	// queued, or in flight when their run was killed (then unknown).
+	// They count in the exit status.
+	Earlier []MessageResult `json:"earlier,omitempty"`
+	Modems  []string        `json:"modems,omitempty"` // the modems this process used
 	// Transliterated lists what SendOptions.Transliterate changed.
 	Transliterated []pdu.Change `json:"transliterated,omitempty"`
 }
@@ -114,9 +118,13 @@ func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 	if res, ok, err := sendThroughDaemon(ctx, o, ids); ok {
 		return res, err
 	}
-	names, runErr := SendPending(ctx, o, ids)
-	res, err := collect(context.WithoutCancel(ctx), o.Journal, ids)
+	names, earlier, runErr := SendPending(ctx, o, ids)
+	rctx := context.WithoutCancel(ctx)
+	res, err := collect(rctx, o.Journal, ids)
 	res.Modems = names
+	if err == nil {
+		res.Earlier, err = settledEarlier(rctx, o.Journal, earlier)
+	}
 	if err != nil {
 		return res, classify(errors.Join(runErr, err))
 	}
@@ -137,26 +145,40 @@ func checkSend(o SendOptions) error {
 
 // SendPending opens the modems and sends the queued messages that are due,
 // and those of ids whenever they are due; it returns when they are all
-// settled or ctx ends (they stay queued). It returns the modems it used.
-func SendPending(ctx context.Context, o SendOptions, ids []int64) ([]string, error) {
-	pool, dialErr := OpenPool(ctx, o.Modems, o.AT)
+// settled or ctx ends (they stay queued). It returns the modems it used
+// and the ids of the messages it took up that are not in ids: those
+// earlier runs left queued, or in flight when they were killed.
+func SendPending(ctx context.Context, o SendOptions, ids []int64) (names []string, earlier []int64, err error) {
+	pool, dialErr := OpenPool(ctx, withPINs(o.Modems, o.Journal), o.AT)
 	defer pool.Close()
 	if len(pool.Conns()) == 0 {
-		return nil, fmt.Errorf("no modem answered: %w", dialErr)
+		return nil, nil, fmt.Errorf("no modem answered: %w", dialErr)
 	}
 	if dialErr != nil && o.Warn != nil {
 		o.Warn(dialErr)
 	}
 	d, err := newDispatcher(pool, o, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	names := d.names()
+	names = d.names()
 	msgs, err := pendingFor(ctx, o.Journal, ids)
 	if err == nil {
 		err = d.run(ctx, msgs)
 	}
-	return names, errors.Join(err, d.close())
+	for _, m := range msgs {
+		if !slices.Contains(ids, m.ID) {
+			earlier = append(earlier, m.ID)
+		}
+	}
+	return names, earlier, errors.Join(err, d.close())
+}
+
+// settledEarlier reads what became of the messages of ids that are no longer
+// queued.
+func settledEarlier(ctx context.Context, jn *journal.Journal, ids []int64) ([]MessageResult, error) {
+	res, err := collect(ctx, jn, ids)
+	return slices.DeleteFunc(res.Messages, func(m MessageResult) bool { return m.State == journal.SMSQueued }), err
 }
 
 // pendingFor lists the queued messages due now plus those of ids.

@@ -3,6 +3,7 @@ package sms
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"calq/internal/exitcode"
 	"calq/sched/journal"
@@ -48,15 +49,16 @@ var (
 	ErrUnknown = errors.New("outcome unknown")
 )
 
-// outcome decides the exit status from the messages' states: any unknown
+// outcome decides the exit status from the states of the messages, this
+// run's and the earlier ones it settled: any unknown
 // gives 5, else any still queued 4, else failures 3 (some sent) or 1 (none
 // sent), else 0.
 func outcome(res Result, runErr error) error {
 	n := map[string]int{}
-	for _, m := range res.Messages {
+	for _, m := range slices.Concat(res.Messages, res.Earlier) {
 		n[m.State]++
 	}
-	total := len(res.Messages)
+	total := len(res.Messages) + len(res.Earlier)
 	var err error
 	switch {
 	case n[journal.SMSUnknown] > 0:

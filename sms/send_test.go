@@ -185,7 +185,8 @@ func TestSendTransliterate(t *testing.T) {
 
 // TestSendAfterCrashMidPart: a part recorded as being sent (a calq killed
 // after writing its PDU, before the modem answered) is not sent again: the
-// message ends unknown (exit 5).
+// message ends unknown, and the run that settled it lists it and exits 5,
+// though its own message went out.
 func TestSendAfterCrashMidPart(t *testing.T) {
 	r := newRig(t, emu2())
 	ctx := context.Background()
@@ -200,8 +201,14 @@ func TestSendAfterCrashMidPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = Send(ctx, r.opts([]string{"+491700000002"}, "next"))
-	if got := ExitCode(err); got != ExitSent {
-		t.Fatalf("the next send: exit %d (%v), want 0: its own message went out", got, err)
+	if got := ExitCode(err); got != ExitUnknown || !errors.Is(err, ErrUnknown) {
+		t.Fatalf("the next send: exit %d (%v), want %d: it settled the earlier message as unknown", got, err, ExitUnknown)
+	}
+	if len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent {
+		t.Errorf("the next send's own messages: %+v, want one sent", res.Messages)
+	}
+	if len(res.Earlier) != 1 || res.Earlier[0].ID != id || res.Earlier[0].State != journal.SMSUnknown {
+		t.Errorf("the next send's earlier messages: %+v, want message %d unknown", res.Earlier, id)
 	}
 	m, err := r.jn.SMS(ctx, id)
 	if err != nil || m.State != journal.SMSUnknown || !strings.Contains(m.Reason, "before the modem answered") {
@@ -216,7 +223,8 @@ func TestSendAfterCrashMidPart(t *testing.T) {
 
 // TestSendUnknownPartThenRest: a part left unknown by an earlier run that
 // allowed duplicates is not resent by one that does not; the other part
-// goes out and the message ends unknown (exit 5), not failed or queued.
+// goes out and the message ends unknown, not failed or queued: the run
+// that settled it lists it and exits 5.
 func TestSendUnknownPartThenRest(t *testing.T) {
 	r := newRig(t, emu2())
 	ctx := context.Background()
@@ -232,8 +240,9 @@ func TestSendUnknownPartThenRest(t *testing.T) {
 	}
 	o.NoWait, o.To = false, []string{"+491700000004"}
 	o.Text = "next"
-	if _, err := Send(ctx, o); err != nil {
-		t.Fatalf("the next send: %v", err)
+	res, err = Send(ctx, o)
+	if got := ExitCode(err); got != ExitUnknown || len(res.Earlier) != 1 || res.Earlier[0].ID != id {
+		t.Fatalf("the next send: exit %d (%v), earlier %+v; want %d, listing message %d", got, err, res.Earlier, ExitUnknown, id)
 	}
 	m, err := r.jn.SMS(ctx, id)
 	if err != nil || m.State != journal.SMSUnknown {

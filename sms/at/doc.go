@@ -3,7 +3,10 @@
 //
 // Entry points: Open (a serial device through go.bug.st/serial) or New (any
 // io.ReadWriter) start a Modem; Init runs the session set-up and returns
-// Info; SendPDU submits one SMS-SUBMIT and returns its message reference;
+// Info, handing a SIM that asks for its PIN to an Unlocker (WithPIN, or
+// calq sms's, which remembers refused PINs) that may use SIMState, ICCID,
+// PINTriesLeft and EnterPIN (which never spends a SIM's last try);
+// SendPDU submits one SMS-SUBMIT and returns its message reference;
 // List and Delete poll and clear storage; Command sends anything else; URC
 // delivers unsolicited result codes. Lock serialises processes per device.
 // A Modem is safe for concurrent use: commands are serialised, one in

@@ -23,12 +23,13 @@ const probeAttempts = 3
 
 // Init runs the session set-up of a PDU-mode SMS modem: ESC (cancels a stale
 // '>' prompt, where Ctrl-Z would submit half a PDU), AT (retried), ATE0,
-// AT+CMEE=1, AT+CPIN? (and AT+CPIN="pin" if the SIM asks; pin comes from the
-// config or environment, never the command line), AT+CMGF=0, AT+CSCA?,
+// AT+CMEE=1, AT+CPIN? (and unlock if the SIM asks for its PIN: WithPIN, or
+// an Unlocker that remembers refused PINs; nil fails with ErrPINRequired),
+// AT+CMGF=0, AT+CSCA?,
 // AT+CPMS, AT+CNMI=2,1,0,2,0, AT+CREG?, AT+CEREG?, AT+CSQ, AT+CGMI, AT+CGMM,
 // AT+CGSN. Only a failing AT, ATE0, PIN or PDU mode fails Init; the rest is
 // informational and modems differ in what they support.
-func (m *Modem) Init(ctx context.Context, pin string) (Info, error) {
+func (m *Modem) Init(ctx context.Context, unlock Unlocker) (Info, error) {
 	info := Info{CREG: -1, CEREG: -1, Signal: -1}
 	if err := m.write("\x1b"); err != nil {
 		return info, fmt.Errorf("at: ESC: %w", err)
@@ -40,7 +41,7 @@ func (m *Modem) Init(ctx context.Context, pin string) (Info, error) {
 		return info, err
 	}
 	m.optional(ctx, "AT+CMEE=1")
-	if err := m.unlockSIM(ctx, pin); err != nil {
+	if err := m.unlockSIM(ctx, unlock); err != nil {
 		return info, err
 	}
 	if _, err := m.Command(ctx, "AT+CMGF=0"); err != nil {
@@ -81,41 +82,26 @@ func (m *Modem) optional(ctx context.Context, cmd string) []string {
 	return lines
 }
 
-// unlockSIM answers "SIM PIN" with pin, then checks the SIM is READY.
-func (m *Modem) unlockSIM(ctx context.Context, pin string) error {
-	state, err := m.simState(ctx)
+// unlockSIM reads AT+CPIN? and, when the SIM asks for its PIN, has
+// unlock answer it, then checks that the SIM is READY.
+func (m *Modem) unlockSIM(ctx context.Context, unlock Unlocker) error {
+	state, err := m.SIMState(ctx)
 	if err != nil || state == "READY" {
 		return err
 	}
 	if state != "SIM PIN" {
 		return fmt.Errorf("at: AT+CPIN?: %w: %s", ErrSIMLocked, state)
 	}
-	if pin == "" {
+	if unlock == nil {
 		return fmt.Errorf("at: AT+CPIN?: %w", ErrPINRequired)
 	}
-	if strings.Trim(pin, "0123456789") != "" || len(pin) < 4 || len(pin) > 8 {
-		return errors.New("at: PIN must be 4 to 8 digits")
-	}
-	if _, err := m.Command(ctx, `AT+CPIN="`+pin+`"`); err != nil {
+	if err := unlock(ctx, m); err != nil {
 		return err
 	}
-	if state, err = m.simState(ctx); err == nil && state != "READY" {
+	if state, err = m.SIMState(ctx); err == nil && state != "READY" {
 		err = fmt.Errorf("at: AT+CPIN?: %w: %s after PIN", ErrSIMLocked, state)
 	}
 	return err
-}
-
-func (m *Modem) simState(ctx context.Context) (string, error) {
-	lines, err := m.Command(ctx, "AT+CPIN?")
-	if err != nil {
-		return "", err
-	}
-	for _, l := range lines {
-		if rest, ok := strings.CutPrefix(l, "+CPIN:"); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`), nil
-		}
-	}
-	return "", fmt.Errorf("at: AT+CPIN?: no +CPIN line in %q", lines)
 }
 
 // field returns the i-th comma-separated field of the first line named

@@ -50,7 +50,7 @@ func TestInitEchoOn(t *testing.T) {
 		{expect: "AT+CPIN?\r", reply: ok("+CPIN: READY")},
 	}
 	tr := newTranscript(t, append(steps, tailSteps(false)...)...)
-	info, err := tr.Init(context.Background(), "")
+	info, err := tr.Init(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("Init: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestInitEchoStaysOn(t *testing.T) {
 	tail := tailSteps(true)
 	tail[4].reply = echo("AT+CREG?", "\r\n+CREG: 1\r\n"+ok("+CREG: 0,5")+"\r\n+CREG: 1,\"00C3\",\"0001\"\r\n")
 	tr := newTranscript(t, append(steps, tail...)...)
-	info, err := tr.Init(context.Background(), "")
+	info, err := tr.Init(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("Init: %v", err)
 	}
@@ -97,11 +97,12 @@ func TestInitPIN(t *testing.T) {
 		{expect: "ATE0\r", reply: ok()},
 		{expect: "AT+CMEE=1\r", reply: ok()},
 		{expect: "AT+CPIN?\r", reply: ok("+CPIN: SIM PIN")},
+		{expect: "AT+CPINR=\"SIM PIN\"\r", reply: ok("+CPINR: SIM PIN,3,3")},
 		{expect: "AT+CPIN=\"4711\"\r", reply: ok()},
 		{expect: "AT+CPIN?\r", reply: ok("+CPIN: READY")},
 	}
 	tr := newTranscript(t, append(steps, tailSteps(false)...)...)
-	if _, err := tr.Init(context.Background(), "4711"); err != nil {
+	if _, err := tr.Init(context.Background(), WithPIN("4711")); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	tr.finish(t)
@@ -127,7 +128,7 @@ func TestInitSIMStates(t *testing.T) {
 				step{expect: "AT+CMEE=1\r", reply: ok()},
 				step{expect: "AT+CPIN?\r", reply: ok("+CPIN: " + tc.state)},
 			)
-			if _, err := tr.Init(context.Background(), tc.pin); !errors.Is(err, tc.want) {
+			if _, err := tr.Init(context.Background(), WithPIN(tc.pin)); !errors.Is(err, tc.want) {
 				t.Errorf("Init = %v, want %v", err, tc.want)
 			}
 		})
@@ -146,7 +147,7 @@ func TestInitProbeRetry(t *testing.T) {
 		{expect: "AT+CPIN?\r", reply: ok("+CPIN: READY")},
 	}
 	tr := newTranscript(t, append(steps, tailSteps(false)...)...)
-	if _, err := tr.Init(context.Background(), ""); err != nil {
+	if _, err := tr.Init(context.Background(), nil); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ var errUnknown = cmeErr(100)
 
 var cmeText = map[int]string{
 	3: "operation not allowed", 4: "operation not supported", 10: "SIM not inserted",
-	11: "SIM PIN required", 16: "incorrect password", 21: "invalid index", 100: "unknown",
+	11: "SIM PIN required", 12: "SIM PUK required", 13: "SIM failure", 16: "incorrect password", 21: "invalid index", 100: "unknown",
 }
 
 // finalFor turns err into the final result code.
@@ -201,6 +201,12 @@ func (m *modem) extended(name, op string, args []string) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.locked && h.needsSIM {
+		if m.simState() == SIMPUK {
+			if h.sms {
+				return nil, cmsErr(316)
+			}
+			return nil, cmeErr(12)
+		}
 		if h.sms {
 			return nil, cmsErr(311)
 		}

@@ -4,8 +4,9 @@
 //
 // Start opens Options.Modems pseudo-terminals and serves each with a
 // goroutine that speaks the AT subset of 3GPP 27.007/27.005 that SMS
-// software uses: echo (on by default, ATE0/ATE1), AT+CMEE, AT+CPIN,
-// AT+CMGF (PDU mode), AT+CSCA, AT+CPMS, AT+CNMI, AT+CREG/CEREG/CGREG,
+// software uses: echo (on by default, ATE0/ATE1), AT+CMEE, AT+CPIN (a SIM
+// that counts wrong PINs and blocks after 3, see Options.PIN), AT+CPINR,
+// AT+CCID, AT+CMGF (PDU mode), AT+CSCA, AT+CPMS, AT+CNMI, AT+CREG/CEREG/CGREG,
 // AT+CSQ, AT+CGMI/CGMM/CGMR/CGSN/CIMI, AT+CSCS, AT+CMGS with the "> "
 // prompt, AT+CMGL, AT+CMGR and AT+CMGD. Every SMS-SUBMIT accepted is
 // acknowledged with "+CMGS: <mr>" and appended to Options.Log as a JSON
@@ -47,7 +48,15 @@ type Options struct {
 	Inbox    []string
 	Capacity int    // SIM memory slots per modem; 0 means 50
 	SMSC     string // AT+CSCA? answer; "" means +491710760000
-	PIN      string // when set, the SIM asks for it (AT+CPIN? says SIM PIN)
+	// PIN, when set, is asked for (AT+CPIN? says SIM PIN). The SIM
+	// counts wrong entries and blocks after 3 (SIM PUK; a PIN entry then
+	// gets +CME ERROR: 12) until AT+CPIN="<PUK>","<new PIN>"; it answers
+	// AT+CPINR and AT+CCID. SIM reads its counts.
+	PIN string
+	PUK string // the SIM's PUK; "" means 12345678
+	// SIMLog receives one JSON line (SIMRecord) per AT+CPIN and AT+CPINR
+	// command, the PIN left out.
+	SIMLog io.Writer
 }
 
 // Fault is a misbehaviour injected into one modem with Inject. It applies
@@ -87,7 +96,7 @@ func Start(ctx context.Context, o Options) (*Emulator, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
-	log := &logWriter{w: o.Log}
+	log, simLog := &logWriter{w: o.Log}, &logWriter{w: o.SIMLog}
 	seed := o.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -99,7 +108,7 @@ func Start(ctx context.Context, o Options) (*Emulator, error) {
 			e.closeAll()
 			return nil, fmt.Errorf("emu: modem %d: %w", i, err)
 		}
-		m := newModem(i, p, &o, log, rand.New(rand.NewPCG(seed, uint64(i))))
+		m := newModem(i, p, &o, log, simLog, rand.New(rand.NewPCG(seed, uint64(i))))
 		e.modems = append(e.modems, m)
 		e.byPath[p.path] = m
 	}

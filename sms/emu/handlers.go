@@ -36,6 +36,8 @@ func init() {
 		"+CEREG": {fn: intSetting("+CEREG", 2, func(m *modem) *int { return &m.creg[1] })},
 		"+CGREG": {fn: intSetting("+CGREG", 2, func(m *modem) *int { return &m.creg[2] })},
 		"+CPIN":  {fn: cpin},
+		"+CPINR": {fn: cpinr},
+		"+CCID":  {fn: ccid},
 		"+CSQ":   {fn: csq},
 		"+CFUN":  {fn: cfun},
 		"+CSCS":  {fn: cscs},
@@ -88,26 +90,6 @@ func intSetting(name string, max int, field func(*modem) *int) func(*modem, stri
 		}
 		return nil, nil
 	}
-}
-
-func cpin(m *modem, op string, args []string) ([]string, error) {
-	switch op {
-	case "?":
-		if m.locked {
-			return []string{"+CPIN: SIM PIN"}, nil
-		}
-		return []string{"+CPIN: READY"}, nil
-	case "=":
-		if !m.locked {
-			return nil, nil
-		}
-		if args[0] != m.opts.PIN {
-			return nil, cmeErr(16)
-		}
-		m.locked = false
-		return nil, nil
-	}
-	return nil, errUnknown
 }
 
 func csq(_ *modem, op string, _ []string) ([]string, error) {

@@ -19,9 +19,9 @@ type logWriter struct {
 	w  io.Writer
 }
 
-// write appends r as one line with one Write call, then flushes a
+// write appends r (a Record or a SIMRecord) as one line with one Write call, then flushes a
 // buffered writer, so that a line is complete before the modem answers.
-func (l *logWriter) write(r Record) error {
+func (l *logWriter) write(r any) error {
 	if l.w == nil {
 		return nil
 	}

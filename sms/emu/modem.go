@@ -37,20 +37,22 @@ type slot struct {
 // state (mode, line, pdu, pending); mu guards what Inject and Plant touch
 // from other goroutines, and wmu keeps writes whole.
 type modem struct {
-	index int
-	pty   *pty
-	opts  *Options
-	log   *logWriter
-	rng   *rand.Rand // used by the serving goroutine only
-	gone  chan struct{}
-	once  sync.Once
+	index  int
+	pty    *pty
+	opts   *Options
+	log    *logWriter
+	simLog *logWriter
+	rng    *rand.Rand // used by the serving goroutine only
+	gone   chan struct{}
+	once   sync.Once
 
 	wmu sync.Mutex
 
 	mu      sync.Mutex
 	echo    bool
 	cmee    int
-	locked  bool // SIM PIN not yet given
+	locked  bool // SIM PIN not yet given, or blocked (sim.puk)
+	sim     sim
 	csca    string
 	cnmi    [5]int
 	cscs    string
@@ -67,8 +69,8 @@ type modem struct {
 	pending Fault // the fault of the AT+CMGS in progress
 }
 
-func newModem(i int, p *pty, o *Options, log *logWriter, rng *rand.Rand) *modem {
-	return &modem{
+func newModem(i int, p *pty, o *Options, log, simLog *logWriter, rng *rand.Rand) *modem {
+	return &modem{sim: newSIM(o), simLog: simLog,
 		index: i, pty: p, opts: o, log: log, rng: rng, gone: make(chan struct{}),
 		echo: true, locked: o.PIN != "", csca: o.SMSC, cscs: "GSM",
 		cnmi:  [5]int{2, 1, 0, 0, 0},
