@@ -34,21 +34,101 @@ func FromImages(ctx context.Context, images []string, out string) error {
 		return fmt.Errorf("images to pdf: no images")
 	}
 	return produce(ctx, "images to pdf", out, func(s *stage) (string, error) {
-		paths := make([]string, len(images))
-		for i, img := range images {
+		var srcs []source
+		for _, img := range images {
 			if err := ctx.Err(); err != nil {
 				return "", err
 			}
 			if err := CheckImageSize(img); err != nil {
 				return "", fmt.Errorf("%s: %w", img, err)
 			}
-			p, err := prepareImage(s, img)
+			more, err := sources(s, img)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", img, err)
 			}
-			paths[i] = p
+			srcs = append(srcs, more...)
 		}
-		return s.write(func(w io.Writer) error { return importImages(paths, w) })
+		if len(srcs) == 1 {
+			return s.write(func(w io.Writer) error { return importImage(srcs[0], w) })
+		}
+		// One page at a time, each written out before the next is
+		// decoded, then merged: memory holds one decoded page, not all.
+		parts := make([]string, len(srcs))
+		for i, src := range srcs {
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
+			p, err := s.write(func(w io.Writer) error { return importImage(src, w) })
+			if err != nil {
+				return "", fmt.Errorf("page %d: %w", i+1, err)
+			}
+			parts[i] = p
+		}
+		return s.write(func(w io.Writer) error {
+			conf := newConf("")
+			conf.Cmd = model.MERGECREATE
+			return protect("merge pages", func() error { return api.Merge("", parts, w, conf, false) })
+		})
+	})
+}
+
+// source is one page for pdfcpu to import: a file, or one page of a
+// multi-page TIFF.
+type source struct {
+	path string
+	page *tiffPage // nil: the whole file
+}
+
+// sources are the pages of img, each ready for pdfcpu.
+func sources(s *stage, img string) ([]source, error) {
+	switch strings.ToLower(filepath.Ext(img)) {
+	case ".tif", ".tiff":
+		f, err := os.Open(img)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		pages, err := tiffPages(f, fi.Size())
+		if err != nil || len(pages) == 1 {
+			return []source{{path: img}}, nil
+		}
+		srcs := make([]source, len(pages))
+		for i := range pages {
+			srcs[i] = source{path: img, page: &pages[i]}
+		}
+		return srcs, nil
+	}
+	p, err := prepareImage(s, img)
+	if err != nil {
+		return nil, err
+	}
+	return []source{{path: p}}, nil
+}
+
+// importImage writes a PDF of src's one image (or every page of a TIFF
+// given whole) to w.
+func importImage(src source, w io.Writer) error {
+	f, err := os.Open(src.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	if src.page != nil {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		r = onePage(f, fi.Size(), *src.page)
+	}
+	conf := newConf("")
+	conf.Cmd = model.IMPORTIMAGES
+	return protect("import images", func() error {
+		return api.ImportImages(nil, w, []io.Reader{r}, pdfcpu.DefaultImportConfig(), conf)
 	})
 }
 
@@ -66,23 +146,6 @@ func prepareImage(s *stage, img string) (string, error) {
 	default:
 		return "", fmt.Errorf("unsupported image type %q", ext)
 	}
-}
-
-func importImages(paths []string, w io.Writer) error {
-	readers := make([]io.Reader, len(paths))
-	for i, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		readers[i] = bufio.NewReader(f)
-	}
-	conf := newConf("")
-	conf.Cmd = model.IMPORTIMAGES
-	return protect("import images", func() error {
-		return api.ImportImages(nil, w, readers, pdfcpu.DefaultImportConfig(), conf)
-	})
 }
 
 type decodeFunc func(io.Reader) (image.Image, error)

@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -44,8 +45,12 @@ func CheckImageSize(path string) error {
 		if err != nil {
 			return err
 		}
-		if dims, err = tiffPages(f, fi.Size()); err != nil {
+		pages, err := tiffPages(f, fi.Size())
+		if err != nil {
 			return fmt.Errorf("read the TIFF's pages: %w", err)
+		}
+		for _, p := range pages {
+			dims = append(dims, p.size)
 		}
 	default:
 		cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
@@ -81,10 +86,18 @@ func checkDims(dims []image.Point) error {
 	return nil
 }
 
+// tiffPage is one page of a TIFF: its size, where its directory is and
+// where the directory's pointer to the next page is.
+type tiffPage struct {
+	size      image.Point
+	ifd, next int64
+	order     binary.ByteOrder
+}
+
 // tiffPages walks a TIFF's chain of image file directories and returns
 // each page's ImageWidth and ImageLength. It refuses loops, more than
 // maxPages pages, and directories of more than maxIFDEntries tags.
-func tiffPages(r io.ReaderAt, size int64) ([]image.Point, error) {
+func tiffPages(r io.ReaderAt, size int64) ([]tiffPage, error) {
 	var hdr [8]byte
 	if _, err := r.ReadAt(hdr[:], 0); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
@@ -100,7 +113,7 @@ func tiffPages(r io.ReaderAt, size int64) ([]image.Point, error) {
 	}
 	off := int64(bo.Uint32(hdr[4:]))
 	seen := map[int64]bool{}
-	var pages []image.Point
+	var pages []tiffPage
 	for off != 0 {
 		if seen[off] {
 			return nil, fmt.Errorf("directory %d loops back to offset %d", len(pages)+1, off)
@@ -144,11 +157,23 @@ func tiffPages(r io.ReaderAt, size int64) ([]image.Point, error) {
 				p.Y = v
 			}
 		}
-		pages = append(pages, p)
+		pages = append(pages, tiffPage{size: p, ifd: off, next: off + 2 + 12*n, order: bo})
 		off = int64(bo.Uint32(buf[12*n:]))
 	}
 	if len(pages) == 0 {
 		return nil, errors.New("no pages")
 	}
 	return pages, nil
+}
+
+// onePage presents the TIFF in f as a TIFF of its page p alone: the
+// header points at p's directory and that directory at no next one. The
+// file is read through, not copied.
+func onePage(f io.ReaderAt, size int64, p tiffPage) io.Reader {
+	var first, none [4]byte
+	p.order.PutUint32(first[:], uint32(p.ifd))
+	return io.MultiReader(
+		io.NewSectionReader(f, 0, 4), bytes.NewReader(first[:]),
+		io.NewSectionReader(f, 8, p.next-8), bytes.NewReader(none[:]),
+		io.NewSectionReader(f, p.next+4, size-p.next-4))
 }

@@ -118,6 +118,11 @@ func FuzzTIFFPages(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pages, err := tiffPages(bytes.NewReader(b), int64(len(b)))
+		for _, p := range pages {
+			if p.next < p.ifd || p.next+4 > int64(len(b)) {
+				t.Errorf("page at %d: next pointer at %d outside the file", p.ifd, p.next)
+			}
+		}
 		if err == nil && (len(pages) == 0 || len(pages) > maxPages) {
 			t.Errorf("%d pages without an error", len(pages))
 		}
