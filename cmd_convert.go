@@ -71,7 +71,7 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "convert everything again, even unchanged files"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace files at the output paths that calq did not write"},
 			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances (default: from cores and memory)"},
-			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file (default 2048)"},
+			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file (default: a share of the available memory, 1024 to 2048)"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program (default: found on PATH)"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},

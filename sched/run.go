@@ -24,7 +24,7 @@ type RunOptions struct {
 	At       time.Time     // start no earlier than this
 	Label    string        // names the batch in the journal and in `calq history`
 	Shell    string        // default /bin/sh
-	Env      []string      // the jobs' environment; nil: calq's own
+	Env      []string      // the jobs' environment; nil: calq's own (calq's secrets are removed either way)
 	Grace    time.Duration // SIGTERM to SIGKILL on timeout or stop; default 5s
 	Backoff  Backoff
 	Clock    Clock

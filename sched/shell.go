@@ -20,7 +20,7 @@ import (
 type ShellWorker struct {
 	Shell string        // default "/bin/sh"
 	Dir   string        // working directory; empty means calq's
-	Env   []string      // nil: inherit
+	Env   []string      // nil: calq's; either way without calq's secrets (internal/proc drops them)
 	Grace time.Duration // SIGTERM→SIGKILL on cancel/timeout, default 5s
 	// Output is called once per attempt with its output, each stream
 	// captured apart and cut at 1 MiB (like GNU parallel --group); nil

@@ -210,7 +210,8 @@ wait:
 			return fail(ReasonClosed, ErrClosed)
 		case <-sample.C:
 			if rss, limit := groupRSS(r.pgid), i.p.opts.MemoryLimit; rss > limit {
-				return fail(ReasonMemoryLimit, fmt.Errorf("LibreOffice used %d MiB converting it, over the limit of %d MiB; it was stopped", rss>>20, limit>>20))
+				// Rounded up: over a limit of whole MiB, the two numbers differ.
+				return fail(ReasonMemoryLimit, fmt.Errorf("LibreOffice used %d MiB converting it, over the limit of %d MiB; it was stopped", (rss+1<<20-1)>>20, limit>>20))
 			}
 		}
 	}

@@ -24,6 +24,20 @@
 // above Options.MaxRSS. Every process runs through calq/internal/proc, so
 // none outlives calq, even when calq is SIGKILLed.
 //
+// Memory: while an instance converts, the resident memory of its process
+// group is read from /proc every 200 ms; above Options.MemoryLimit
+// ([DefaultMemoryLimit]: a share of the available memory, 1 to 2 GiB) the
+// instance is killed and the conversion fails with [ReasonMemoryLimit].
+// Not RLIMIT_AS: it bounds virtual memory (about 1.5 times the resident
+// memory of soffice.bin here), and LibreOffice 7.4 answers a refused
+// allocation by failing quietly, exit status 0, "source file could not be
+// loaded" or a write error (measured here), which reads as a broken
+// document rather than as the limit.
+//
+// Environment: an instance sees only the variables on
+// calq/internal/childenv's allow-list, so no password of calq's reaches
+// it, plus its own HOME and TMPDIR and a UTF-8 locale.
+//
 // Hardening: each profile is written with macros disabled (security
 // level "very high", macro execution off), links to untrusted referers
 // blocked (no linked image, section or field is fetched, local or

@@ -7,6 +7,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,12 +28,40 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(childEnv); dir != "" {
 		os.Exit(childPool(dir))
 	}
+	if mib := os.Getenv(eatEnv); mib != "" {
+		os.Exit(eatMemory(mib))
+	}
 	// Under -race every exit with status 0 sleeps 1 s to let reports
 	// drain; each guard, one per soffice client, would pay it.
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	code := m.Run()
 	sharedPool.close()
 	os.Exit(code)
+}
+
+// eatEnv makes the test binary a process that grows, for the fake
+// instance of TestMemoryLimitDuringConversion; the value is how many MiB.
+const eatEnv = "LO_TEST_EAT_MIB"
+
+// eatMemory holds mib MiB (at most 512, so that a broken memory limit
+// cannot hurt a shared machine), every page touched, for ten minutes.
+func eatMemory(mib string) int {
+	n, err := strconv.Atoi(mib)
+	if err != nil || n > 512 {
+		fmt.Fprintf(os.Stderr, "%s=%q: want at most 512\n", eatEnv, mib)
+		return 2
+	}
+	var held [][]byte
+	for range n / 16 {
+		b := make([]byte, 16<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		held = append(held, b)
+	}
+	time.Sleep(10 * time.Minute)
+	runtime.KeepAlive(held)
+	return 0
 }
 
 // childPool starts a one-instance pool in dir, starts converting a

@@ -23,8 +23,8 @@ type Options struct {
 	Instances      int           // 0 → DefaultInstances()
 	StateDir       string        // where profiles, HOME and TMPDIR of instances live; "" → a temp dir removed by Close
 	MaxConversions int           // restart an instance after this many conversions (0 → 200)
-	MaxRSS         int64         // restart an instance above this resident memory of its process group, bytes (0 → 1 GiB)
-	MemoryLimit    int64         // kill an instance above this resident memory during a conversion and fail it with ReasonMemoryLimit, bytes (0 → 2 GiB)
+	MaxRSS         int64         // restart an instance above this resident memory of its process group after a conversion, bytes (0 → 1 GiB, at most MemoryLimit/2)
+	MemoryLimit    int64         // kill an instance above this resident memory during a conversion and fail it with ReasonMemoryLimit, bytes (0 → DefaultMemoryLimit)
 	StartTimeout   time.Duration // for one instance to start (0 → 60 s)
 
 	// noHardening leaves the profile's security settings at
@@ -36,7 +36,8 @@ type Options struct {
 const (
 	defaultMaxConversions = 200
 	defaultMaxRSS         = 1 << 30
-	defaultMemoryLimit    = 2 << 30
+	maxMemoryLimit        = 2 << 30
+	minMemoryLimit        = 1 << 30
 	memorySampleEvery     = 200 * time.Millisecond
 	defaultStartTimeout   = 60 * time.Second
 )
@@ -53,6 +54,21 @@ func DefaultInstances() int {
 		n = min(n, int(avail>>30))
 	}
 	return max(n, 1)
+}
+
+// DefaultMemoryLimit is the memory limit of each of n instances when
+// Options.MemoryLimit is 0: an equal share of the memory available now,
+// between 1 GiB and 2 GiB. The 2 GiB are several times what a warm
+// instance converting ordinary office files holds (150-450 MiB measured
+// here), while a document built to exhaust memory is stopped early; below
+// 1 GiB, which instances are allowed to reach between conversions
+// (MaxRSS), files a fresh instance converts would fail.
+func DefaultMemoryLimit(n int) int64 {
+	limit := int64(maxMemoryLimit)
+	if avail := memAvailable(); avail > 0 && n > 0 {
+		limit = min(limit, avail/int64(n))
+	}
+	return max(limit, minMemoryLimit)
 }
 
 // memAvailable is MemAvailable from /proc/meminfo in bytes, or 0.
@@ -105,8 +121,10 @@ func New(ctx context.Context, o Options) (*Pool, error) {
 	p := &Pool{opts: o, soffice: soffice, closing: make(chan struct{}), settings: hardening}
 	p.opts.Instances = orDefault(o.Instances, DefaultInstances())
 	p.opts.MaxConversions = orDefault(o.MaxConversions, defaultMaxConversions)
-	p.opts.MaxRSS = orDefault(o.MaxRSS, defaultMaxRSS)
-	p.opts.MemoryLimit = orDefault(o.MemoryLimit, defaultMemoryLimit)
+	p.opts.MemoryLimit = orDefault(o.MemoryLimit, DefaultMemoryLimit(p.opts.Instances))
+	// An instance starts each conversion below MaxRSS: at least half the
+	// limit is left to the document.
+	p.opts.MaxRSS = orDefault(o.MaxRSS, min(defaultMaxRSS, p.opts.MemoryLimit/2))
 	p.opts.StartTimeout = orDefault(o.StartTimeout, defaultStartTimeout)
 	if o.noHardening {
 		p.settings = nil

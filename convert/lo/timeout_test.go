@@ -14,17 +14,23 @@ import (
 // fakeSoffice is a stand-in for soffice: as an instance it waits until
 // the file RELEASE exists, then says it is up (the keep-alive
 // document's lock file) and lives on; as a client (--convert-to) it
-// writes a PDF at once, or never returns when the source says "hang".
+// writes a PDF at once, or never returns when the source says "hang"
+// or "grow". On "grow" the instance becomes EATER (this test binary, see
+// eatMemory), which holds 128 MiB, after writing its pid to RELEASE.eater.
 const fakeSoffice = `#!/bin/sh
 for a; do last=$a; case $a in --convert-to) client=1;; --outdir) next=out;; *) [ "$next" = out ] && outdir=$a; next=;; esac; done
 if [ -n "$client" ]; then
+	grep -q grow "$last" && { echo grow > "RELEASE.grow"; exec sleep 600; }
 	grep -q hang "$last" && exec sleep 600
 	base=$(basename "$last"); printf '%%PDF-1.4 fake\n' > "$outdir/${base%.*}.pdf"; exit 0
 fi
 env > "RELEASE.env"
 while [ ! -e "RELEASE" ]; do sleep 0.05; done
+[ -p "RELEASE.grow" ] || mkfifo "RELEASE.grow"
 touch "$(dirname "$last")/.~lock.$(basename "$last")#"
-exec sleep 600
+read grow < "RELEASE.grow"
+echo $$ > "RELEASE.eater"
+LO_TEST_EAT_MIB=128 exec "EATER"
 `
 
 // fakePool starts a one-instance pool on fakeSoffice; release lets the
@@ -43,14 +49,19 @@ func fakePoolWith(t *testing.T, o Options) (p *Pool, release string) {
 	release = filepath.Join(dir, "release")
 	// The path is in the script: calq passes LibreOffice only the
 	// variables on its allow-list.
-	if err := os.WriteFile(prog, []byte(strings.ReplaceAll(fakeSoffice, "RELEASE", release)), 0o755); err != nil {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := strings.NewReplacer("RELEASE", release, "EATER", self).Replace(fakeSoffice)
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	o.Soffice, o.Instances, o.StateDir = prog, 1, filepath.Join(dir, "state")
-	p, err := New(context.Background(), o)
+	p, err = New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +160,7 @@ func TestInstanceEnvHasNoSecrets(t *testing.T) {
 	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
 	t.Setenv("CALQ_USER_PASSWORD", "user-secret")
 	t.Setenv("UNRELATED_TOKEN", "not for LibreOffice")
-	_, release := fakePool(t)
+	p, release := fakePool(t)
 	var env []byte
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -171,26 +182,25 @@ func TestInstanceEnvHasNoSecrets(t *testing.T) {
 	if !strings.Contains(string(env), "HOME=") {
 		t.Errorf("the instance has no HOME:\n%s", env)
 	}
-}
-
-// TestMemoryLimitDuringConversion: an instance that grows over the memory
-// limit while converting is killed then, not after the conversion (which
-// may never end), and the conversion fails with ReasonMemoryLimit. The
-// fake instance's few megabytes are over a limit of 1 byte.
-func TestMemoryLimitDuringConversion(t *testing.T) {
-	p, _ := fakePoolWith(t, Options{MemoryLimit: 1})
+	// As the kernel shows it to the user's other processes: the guard
+	// and the instance.
 	inst := p.Instances()[0]
-	hang := filepath.Join(t.TempDir(), "hang.odt")
-	os.WriteFile(hang, []byte("hang"), 0o600)
-	err := inst.Convert(context.Background(), hang, filepath.Join(t.TempDir(), "hang.pdf"), ConvertOptions{})
-	var ce *ConvertError
-	if !errors.As(err, &ce) || ce.Reason != ReasonMemoryLimit || !strings.Contains(err.Error(), "over the limit of 0 MiB") {
-		t.Fatalf("Convert = %v, want a ConvertError with reason %q", err, ReasonMemoryLimit)
-	}
 	inst.mu.Lock()
-	client := inst.client
+	pgid := inst.run.pgid
 	inst.mu.Unlock()
-	if client != nil {
-		t.Errorf("the client is still set after the kill")
+	pids := groupPids(pgid)
+	if len(pids) < 2 {
+		t.Fatalf("the instance's group holds %v, want the guard and the instance", pids)
+	}
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"owner-secret", "user-secret", "UNRELATED_TOKEN"} {
+			if strings.Contains(string(b), bad) {
+				t.Errorf("/proc/%d/environ holds %s", pid, bad)
+			}
+		}
 	}
 }

@@ -14,14 +14,19 @@ import "strings"
 
 // allowed are the variables a helper program may see: where programs
 // and libraries are, who and where the user is, language and time zone,
-// fonts, and LibreOffice's own settings (SAL_*, OOO_*).
+// fonts, and LibreOffice's own settings (SAL_*, OOO_*). Left out on
+// purpose: the display and session bus (LibreOffice runs headless),
+// proxies (its profile sets its own), LD_PRELOAD, and everything else,
+// which may hold some other program's secret.
 var allowed = map[string]bool{
 	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
 	"LANG": true, "LANGUAGE": true, "TZ": true, "TZDIR": true,
 	"TMPDIR": true, "TMP": true, "TEMP": true,
 	"FONTCONFIG_FILE": true, "FONTCONFIG_PATH": true,
 	"LD_LIBRARY_PATH": true, "JAVA_HOME": true,
-	"GORACE": true, // Go's race detector, when calq runs a copy of itself
+	// For the copy of calq that guards each child (internal/proc) when
+	// calq is built with the race detector or for coverage.
+	"GORACE": true, "GOCOVERDIR": true,
 }
 
 var allowedPrefixes = []string{"LC_", "SAL_", "OOO_", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS"}

@@ -9,11 +9,12 @@ var environ = []string{
 	"PATH=/usr/bin", "HOME=/home/a", "LANG=de_DE.UTF-8", "LC_ALL=C", "TZ=UTC", "SAL_LOG=-INFO",
 	"CALQ_OWNER_PASSWORD=o", "CALQ_USER_PASSWORD=u", "CALQ_SMS_PIN=1234", "CALQ_SMTP_PASSWORD=s",
 	"CALQ_DB=/tmp/j.db", "MY_SMTP_PASS=x", "AWS_SECRET_ACCESS_KEY=k", "DISPLAY=:0", "CALQ_PINNED=1",
+	"LD_PRELOAD=/tmp/x.so", "http_proxy=http://u:p@proxy:3128", "LC_TIME=de_DE.UTF-8", "PATHX=/nope",
 }
 
 func TestAllowed(t *testing.T) {
 	got := Allowed(environ)
-	want := []string{"PATH=/usr/bin", "HOME=/home/a", "LANG=de_DE.UTF-8", "LC_ALL=C", "TZ=UTC", "SAL_LOG=-INFO"}
+	want := []string{"PATH=/usr/bin", "HOME=/home/a", "LANG=de_DE.UTF-8", "LC_ALL=C", "TZ=UTC", "SAL_LOG=-INFO", "LC_TIME=de_DE.UTF-8"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Allowed = %q, want %q", got, want)
 	}

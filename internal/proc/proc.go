@@ -16,6 +16,12 @@
 // costs one process (a few MB) per command, and a few milliseconds to start.
 // Processes that leave the group (setsid, setpgid) escape all of this.
 //
+// No command, and no guard, gets calq's secrets in its environment: the
+// variables [childenv.Secret] names (CALQ_OWNER_PASSWORD, ...) are dropped
+// from whatever environment it is given, calq's own included, since a
+// process's environment is readable in /proc/PID/environ and passed on to
+// its children.
+//
 // If calq cannot find its executable, commands run without a guard, with
 // SIGKILL as their parent-death signal: the direct child dies with calq,
 // its own children may not. On other systems Command is
@@ -30,6 +36,8 @@ import (
 	"errors"
 	"os/exec"
 	"time"
+
+	"calq/internal/childenv"
 )
 
 // DefaultGrace is the time from SIGTERM to SIGKILL when Options.Grace is 0.
@@ -39,7 +47,7 @@ const DefaultGrace = 5 * time.Second
 type Options struct {
 	Grace time.Duration // from SIGTERM to SIGKILL once ctx is done; 0 means DefaultGrace
 	Dir   string        // working directory; empty means calq's
-	Env   []string      // environment; nil means calq's
+	Env   []string      // environment; nil means calq's; calq's secrets are dropped either way
 }
 
 // Command returns the command argv to run with opts, stopped as a whole
@@ -56,7 +64,13 @@ func Command(ctx context.Context, opts Options, argv ...string) *exec.Cmd {
 		return cmd
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env = opts.Dir, opts.Env
+	cmd.Dir = opts.Dir
+	env := opts.Env
+	if env == nil {
+		env = (&exec.Cmd{Dir: opts.Dir}).Environ() // calq's, with PWD set to Dir as os/exec does
+	}
+	// Never nil: an empty environment must stay empty, not become calq's.
+	cmd.Env = append([]string{}, childenv.Without(env)...)
 	grace := cmp.Or(opts.Grace, DefaultGrace)
 	// Not shorter than grace: when it runs out, os/exec kills the direct
 	// child, and a guard killed before the group could not clean up.
