@@ -30,7 +30,10 @@ func TestNoSecretsInEnviron(t *testing.T) {
 		for _, tt := range tests {
 			dir := t.TempDir()
 			ctx, cancel := context.WithCancel(t.Context())
-			cmd := Command(ctx, Options{Dir: dir, Env: tt.env}, "sh", "-c", "echo $$ > pids; exec sleep 300")
+			// The shell stays: read while it exec'd a program, its environ
+			// would be empty for a moment. The pid is written whole.
+			cmd := Command(ctx, Options{Dir: dir, Env: tt.env}, "sh", "-c",
+				"sleep 300 & echo $$ > pids.tmp && mv pids.tmp pids; wait")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
