@@ -50,8 +50,6 @@ func serversFlag(usage string) cli.Flag {
 	return &cli.IntFlag{Name: "servers", Aliases: []string{"c"}, Usage: usage}
 }
 
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
-
 // flagCheck reads flags and collects what is wrong with them, so that one
 // usage error names every bad flag.
 type flagCheck struct {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,47 +76,6 @@ func historyAction[T any](limit bool, query func(*journal.Journal, context.Conte
 			return render(c.App.Writer, v, c.Bool("json"))
 		})
 	}
-}
-
-// dbFlag is --db, the journal's path; journalPath reads it. calq history
-// and calq sched run share it.
-func dbFlag() cli.Flag {
-	return &cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"},
-		Usage: "the journal file `PATH` (default: $XDG_STATE_HOME/calq/calq.db, else ~/.local/state/calq/calq.db)"}
-}
-
-// journalPath is the journal's path: --db as given to the innermost
-// command that was given it (calq history --db X stats works too), else
-// $CALQ_DB, else the default under $XDG_STATE_HOME or $HOME.
-func journalPath(c *cli.Context) string {
-	env := os.Getenv("CALQ_DB")
-	for _, ctx := range c.Lineage() {
-		// urfave counts a value from the environment as set: only a value
-		// unlike the environment's surely came from the command line.
-		if slices.Contains(ctx.LocalFlagNames(), "db") && ctx.String("db") != env {
-			return ctx.String("db")
-		}
-	}
-	if env != "" {
-		return env
-	}
-	home, _ := os.UserHomeDir()
-	return journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)
-}
-
-// withJournal runs fn on the journal at journalPath. A missing journal is
-// an error: reading history must not create one.
-func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
-	path := journalPath(c)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no journal at %s (run calq sched run --journal first)", path)
-	}
-	j, err := journal.Open(c.Context, path, journal.Options{})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, j.Close()) }()
-	return fn(j)
 }
 
 func filterFlags() []cli.Flag {
@@ -420,13 +378,6 @@ func seconds(s *float64) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Microsecond).String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // firstLine shortens s to its first line and at most n runes, marking

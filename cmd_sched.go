@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,17 +158,6 @@ func splitList(flag, value string) ([]string, error) {
 		}
 	}
 	return items, nil
-}
-
-// isTerminal reports whether w is a terminal: progress lines help a person
-// watching and would only clutter a log or a test's captured stderr.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func renderBench(w io.Writer, rows []sched.BenchRow, asJSON bool) error {

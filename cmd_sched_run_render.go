@@ -202,15 +202,3 @@ func (r *runRenderer) finish(res sched.RunResult) {
 	}
 	fmt.Fprintln(r.stderr, line)
 }
-
-// plural writes n and the noun, made plural unless n is 1.
-func plural(n int, noun string) string {
-	switch {
-	case n == 1:
-	case strings.HasSuffix(noun, "y"):
-		noun = strings.TrimSuffix(noun, "y") + "ies"
-	default:
-		noun += "s"
-	}
-	return fmt.Sprintf("%d %s", n, noun)
-}

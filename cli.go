@@ -1,0 +1,138 @@
+package main
+
+// Helpers every command shares: the journal (--db), --json, and small
+// renderings. Each leaf command lives in its own cmd_*.go file.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched/journal"
+)
+
+// dbFlag is --db, the journal's path; journalPath reads it. calq history
+// and calq sched run share it.
+func dbFlag() cli.Flag {
+	return &cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"},
+		Usage: "the journal file `PATH` (default: $XDG_STATE_HOME/calq/calq.db, else ~/.local/state/calq/calq.db)"}
+}
+
+// journalPath is the journal's path: --db as given to the innermost
+// command that was given it (calq history --db X stats works too), else
+// $CALQ_DB, else the default under $XDG_STATE_HOME or $HOME.
+func journalPath(c *cli.Context) string {
+	env := os.Getenv("CALQ_DB")
+	for _, ctx := range c.Lineage() {
+		// urfave counts a value from the environment as set: only a value
+		// unlike the environment's surely came from the command line.
+		if slices.Contains(ctx.LocalFlagNames(), "db") && ctx.String("db") != env {
+			return ctx.String("db")
+		}
+	}
+	if env != "" {
+		return env
+	}
+	home, _ := os.UserHomeDir()
+	return journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)
+}
+
+// withJournal runs fn on the journal at journalPath. A missing journal is
+// an error: reading history must not create one.
+func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
+	path := journalPath(c)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no journal at %s (run calq sched run --journal first)", path)
+	}
+	j, err := journal.Open(c.Context, path, journal.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, j.Close()) }()
+	return fn(j)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// plural writes n and the noun, made plural unless n is 1.
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+	case strings.HasSuffix(noun, "y"):
+		noun = strings.TrimSuffix(noun, "y") + "ies"
+	default:
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// isTerminal reports whether w is a terminal: progress lines help a person
+// watching and would only clutter a log or a test's captured stderr.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON Lines: one object per line, each with a message_type"}
+
+// openJournal opens the journal at journalPath, creating it if need be.
+func openJournal(c *cli.Context) (*journal.Journal, error) {
+	return journal.Open(c.Context, journalPath(c), journal.Options{})
+}
+
+// writeJSONLine prints v as one compact JSON object on a line of its own,
+// with "message_type" first. v must marshal to an object; a field of its
+// own named message_type is replaced.
+func writeJSONLine(w io.Writer, messageType string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", messageType, err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return fmt.Errorf("encode %s: not a JSON object: %w", messageType, err)
+	}
+	mt, _ := json.Marshal(messageType)
+	var buf bytes.Buffer
+	buf.WriteString(`{"message_type":`)
+	buf.Write(mt)
+	// Keep v's own field order: decode the keys in order.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.Token() // {
+	for dec.More() {
+		t, _ := dec.Token()
+		key := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("encode %s: %w", messageType, err)
+		}
+		if key == "message_type" {
+			continue
+		}
+		k, _ := json.Marshal(key)
+		buf.WriteByte(',')
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(raw)
+	}
+	buf.WriteString("}\n")
+	_, err = w.Write(buf.Bytes())
+	return err
+}
