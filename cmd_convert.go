@@ -38,8 +38,8 @@ func convertCommand() *cli.Command {
 			"analyze history show the jobs.\n\n" +
 			"Profiles in the config file (--config, default $XDG_CONFIG_HOME/calq/config.toml)\n" +
 			"hold these options under [profiles.NAME]; flags override them.\n\n" +
-			`--json prints one line per file {"type":"file","input","output","state",` + "\n" +
-			`"reason","seconds","backend"} and then {"type":"summary","total","converted",` + "\n" +
+			`--json prints one line per file {"message_type":"file","input","output","state",` + "\n" +
+			`"reason","seconds","backend"} and then {"message_type":"summary","total","converted",` + "\n" +
 			`"skipped","failed","seconds"}. Exit status 0: all converted or unchanged;` + "\n" +
 			"3: some failed; 1: nothing could run (LibreOffice missing, say).",
 		Flags: append([]cli.Flag{
@@ -143,12 +143,6 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	for _, g := range append(append([]string{}, o.Include...), o.Exclude...) {
 		if err := convert.CheckGlob(g); err != nil {
 			fail("--include/--exclude: %w", err)
-		}
-	}
-	for _, in := range o.Inputs {
-		// urfave stops reading flags at the first path.
-		if _, err := os.Stat(in); err != nil && strings.HasPrefix(in, "-") {
-			fail("%s: flags go before the paths (calq convert [flags] PATH...)", in)
 		}
 	}
 	switch fi, err := os.Stat(o.Out); {

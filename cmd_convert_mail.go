@@ -45,9 +45,9 @@ func prepareMail(c *cli.Context, jn *journal.Journal, to []string) (*mailing, er
 	return &mailing{cfg: cfg.SMTP, password: password, to: addrs, out: c.String("out")}, nil
 }
 
-// mailResult is the --json line of a mail: {"type":"mail", ...}.
+// mailResult is the --json line of a mail: {"message_type":"mail", ...}.
 type mailResult struct {
-	Type        string   `json:"type"` // "mail"
+	Type        string   `json:"message_type"` // "mail"
 	To          []string `json:"to"`
 	Attachments []string `json:"attachments"`
 	State       string   `json:"state"` // sent, failed, not_sent (nothing new)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -144,9 +143,8 @@ func runCommands(c *cli.Context) ([]string, error) {
 // afterDashDash reports whether the arguments came after "--" on the
 // command line: urfave/cli drops the "--" itself.
 func afterDashDash(c *cli.Context) bool {
-	argv, _ := c.App.Metadata["argv"].([]string)
-	i := slices.Index(argv, "--")
-	return i >= 0 && len(argv)-i-1 == c.Args().Len()
+	after, ok := argsAfterDash(c)
+	return ok && len(after) == c.Args().Len()
 }
 
 // shellJoin quotes words so that sh -c runs them as they were given.

@@ -37,7 +37,7 @@ func TestConvertMailOnlyNew(t *testing.T) {
 		return stdout.String()
 	}
 	out := run(in)
-	if !strings.Contains(out, `"type":"mail","to":["records@example.com"],"attachments":["a_report.pdf","b_report.pdf"],"state":"sent"`) {
+	if !strings.Contains(out, `"message_type":"mail","to":["records@example.com"],"attachments":["a_report.pdf","b_report.pdf"],"state":"sent"`) {
 		t.Errorf("first run's mail line missing:\n%s", out)
 	}
 	raws, _ := srv.Received(t)
@@ -54,7 +54,7 @@ func TestConvertMailOnlyNew(t *testing.T) {
 		}
 	}
 	out = run(in)
-	if !strings.Contains(out, `"type":"mail"`) || !strings.Contains(out, `"state":"not_sent"`) {
+	if !strings.Contains(out, `"message_type":"mail"`) || !strings.Contains(out, `"state":"not_sent"`) {
 		t.Errorf("second run's mail line missing or sent:\n%s", out)
 	}
 	if raws, _ := srv.Received(t); len(raws) != 1 {

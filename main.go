@@ -37,17 +37,23 @@ const (
 	exitInterrupted = 130
 )
 
+// exitStatuses documents the statuses in help and the README, in the
+// order of their precedence when one run has several outcomes: a message
+// whose fate is unknown outranks one left queued, which outranks a usage
+// error, which outranks a partial failure. smsOnly rows show in the help
+// of calq sms's commands alone.
 var exitStatuses = []struct {
 	code    int
 	meaning string
+	smsOnly bool
 }{
-	{exitOK, "success"},
-	{exitFailure, "failure"},
-	{exitUsage, "usage error: unknown command or flag, missing or invalid flag value"},
-	{exitPartial, "partial failure: some items of a batch failed, the others succeeded"},
-	{exitQueued, "calq sms send: left queued for a retry"},
-	{exitUnknown, "calq sms send: outcome unknown (the modem took a message but did not answer)"},
-	{exitInterrupted, "interrupted by SIGINT or SIGTERM"},
+	{exitOK, "success", false},
+	{exitUnknown, "calq sms: the outcome of some message is unknown (the modem took it but did not answer)", true},
+	{exitQueued, "calq sms: some message is left queued, for a retry or for the daemon", true},
+	{exitUsage, "usage error: unknown command or flag, missing or invalid argument or flag value", false},
+	{exitPartial, "partial failure: some items of a batch failed, the others succeeded", false},
+	{exitFailure, "failure: nothing succeeded", false},
+	{exitInterrupted, "interrupted by SIGINT or SIGTERM", false},
 }
 
 func main() {
@@ -71,8 +77,12 @@ func main() {
 // printing them, and never exits the process.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	app := newApp(stdout, stderr)
-	app.Metadata = map[string]any{"argv": args} // sched run tells "-- CMD" from FILE by it
-	err := app.RunContext(ctx, args)
+	r := reorderArgs(app, args)
+	app.Metadata = map[string]any{metaArgv: args}
+	if r.dash {
+		app.Metadata[metaAfterDash] = r.afterDash // sched run tells "-- CMD" from FILE by it
+	}
+	err := app.RunContext(ctx, r.args)
 	if urfaveExit(err) {
 		// urfave returns an ExitCoder only for "help" on an unknown topic;
 		// its own exit code would clash with ours.
@@ -103,7 +113,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// urfave adds --help only along with its own help command.
 		Flags:                 []cli.Flag{cli.HelpFlag},
 		Action:                rootAction,
-		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(),
+		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(true),
 		Commands: []*cli.Command{
 			convertCommand(),
 			smsCommand(),
@@ -116,32 +126,36 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			helpCommand(),
 		},
 	}
-	setupCommands(app.Commands)
+	setupCommands(app.Commands, false)
 	return app
 }
 
 // setupCommands gives every command calq's usage-error handling and the
-// EXIT STATUS section in its help, and makes groups reject unknown
-// subcommands.
-func setupCommands(cmds []*cli.Command) {
+// EXIT STATUS section in its help (calq sms's with the SMS-only
+// statuses), and makes groups reject unknown subcommands.
+func setupCommands(cmds []*cli.Command, sms bool) {
 	for _, c := range cmds {
+		sms := sms || c.Name == "sms"
 		c.OnUsageError = onUsageError
 		if len(c.Subcommands) == 0 {
-			c.CustomHelpTemplate = cli.CommandHelpTemplate + exitStatusHelp()
+			c.CustomHelpTemplate = cli.CommandHelpTemplate + exitStatusHelp(sms)
 			continue
 		}
-		c.CustomHelpTemplate = cli.SubcommandHelpTemplate + exitStatusHelp()
+		c.CustomHelpTemplate = cli.SubcommandHelpTemplate + exitStatusHelp(sms)
 		if c.Action == nil {
 			c.Action = groupAction
 		}
-		setupCommands(c.Subcommands)
+		setupCommands(c.Subcommands, sms)
 	}
 }
 
-func exitStatusHelp() string {
+func exitStatusHelp(sms bool) string {
 	var b strings.Builder
-	b.WriteString("\nEXIT STATUS:\n")
+	b.WriteString("\nEXIT STATUS (the first that applies):\n")
 	for _, s := range exitStatuses {
+		if s.smsOnly && !sms {
+			continue
+		}
 		fmt.Fprintf(&b, "   %-5d%s\n", s.code, s.meaning)
 	}
 	return b.String()
@@ -162,27 +176,49 @@ func helpCommand() *cli.Command {
 	}
 }
 
-// rootAction runs for calq without a command: it shows help, or rejects
-// an unknown command (urfave would exit 3 for it).
+// rootAction runs for calq without a command: a usage error with the
+// help on stderr, or an unknown command (urfave would exit 3 for it).
 func rootAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usageErrorf(c, "unknown command %q", c.Args().First())
+		return unknownCommand(c, c.App.Commands)
 	}
-	return cli.ShowAppHelp(c)
+	c.App.Writer = c.App.ErrWriter
+	if err := cli.ShowAppHelp(c); err != nil {
+		return err
+	}
+	return usageErrorf(c, "no command given")
 }
 
 // groupAction is rootAction for commands that only group subcommands.
 func groupAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usageErrorf(c, "unknown command %q", c.Args().First())
+		return unknownCommand(c, c.Command.Subcommands)
 	}
-	return cli.ShowSubcommandHelp(c)
+	c.App.Writer = c.App.ErrWriter
+	if err := cli.ShowSubcommandHelp(c); err != nil {
+		return err
+	}
+	return usageErrorf(c, "no command given: calq %s needs one of its commands", c.Command.Name)
 }
 
-// onUsageError turns flag parsing errors (unknown flag, missing or
-// unparsable value) into usage errors.
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	return &usageError{err: err, hint: helpHint(c)}
+// unknownCommand is the usage error for a word that names none of cmds,
+// with the nearest as a "did you mean".
+func unknownCommand(c *cli.Context, cmds []*cli.Command) error {
+	name := c.Args().First()
+	err := usageErrorf(c, "unknown command %q", name)
+	best, bestD := "", 3
+	for _, cmd := range cmds {
+		for _, n := range cmd.Names() {
+			if d := editDistance(name, n); d < bestD {
+				best, bestD = cmd.Name, d
+			}
+		}
+	}
+	if best != "" {
+		ue := err.(*usageError)
+		ue.hint = fmt.Sprintf("did you mean %q? %s", best, ue.hint)
+	}
+	return err
 }
 
 // usageError is a command line the user must fix; it exits with status 2.
@@ -213,7 +249,9 @@ func interrupted(cause, err error) error {
 	return fmt.Errorf("%w (%w)", err, cause)
 }
 
-// exitCode is the one place that decides calq's exit status.
+// exitCode is the one place that decides calq's exit status, by the
+// precedence exitStatuses documents. Packages return sentinel errors and
+// know no numbers.
 func exitCode(err error) int {
 	var ue *usageError
 	var se *sms.ExitError
@@ -222,10 +260,10 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.Is(err, sched.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
-		return exitUsage
 	case errors.As(err, &se):
 		return se.Code
+	case errors.As(err, &ue), errors.Is(err, sched.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
+		return exitUsage
 	case errors.Is(err, exitcode.ErrPartial):
 		return exitPartial
 	}

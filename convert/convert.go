@@ -52,10 +52,10 @@ type Options struct {
 }
 
 // FileResult is what became of one input: its JSON is the --json line
-// {"type":"file", ...}. Paths that are not UTF-8 also come as bytes
+// {"message_type":"file", ...}. Paths that are not UTF-8 also come as bytes
 // (base64 in JSON), since a JSON string cannot hold them.
 type FileResult struct {
-	Type        string  `json:"type"` // "file"
+	Type        string  `json:"message_type"` // "file"
 	Input       string  `json:"input"`
 	InputBytes  []byte  `json:"input_bytes,omitempty"`
 	Output      string  `json:"output,omitempty"`
@@ -79,9 +79,9 @@ const (
 	StateRetry       = "retry" // failed, will be tried again
 )
 
-// Summary counts a run's files: {"type":"summary", ...} in --json.
+// Summary counts a run's files: {"message_type":"summary", ...} in --json.
 type Summary struct {
-	Type        string   `json:"type"` // "summary"
+	Type        string   `json:"message_type"` // "summary"
 	Total       int      `json:"total"`
 	Converted   int      `json:"converted"`
 	Skipped     int      `json:"skipped"`
