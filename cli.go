@@ -19,6 +19,19 @@ import (
 	"calq/sched/journal"
 )
 
+func init() {
+	// Help shows a default only when it says something: not urfave's
+	// "(default: false)" of every switch, nor a zero that means "unset".
+	stringer := cli.FlagStringer
+	cli.FlagStringer = func(f cli.Flag) string {
+		s := stringer(f)
+		for _, zero := range []string{" (default: false)", " (default: 0)", " (default: 0s)", ` (default: "")`} {
+			s = strings.Replace(s, zero, "", 1)
+		}
+		return s
+	}
+}
+
 // dbFlag is --db, the journal's path; journalPath reads it. calq history
 // and calq sched run share it.
 func dbFlag() cli.Flag {

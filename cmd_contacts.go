@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,9 +79,9 @@ func contactsListCommand() *cli.Command {
 		Name:  "list",
 		Usage: "list the contacts",
 		Description: "Prints the contacts sorted by name as a table (NAME, ADDRESS, ADDED). With\n" +
-			`--json, prints one object: {"message_type": "contacts", "contacts": [{"name",` + "\n" +
-			`"address", "added"}]}. A missing journal is an error, never created.`,
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}, dbFlag()},
+			`--json, prints a line per contact: {"message_type":"contact","name",` + "\n" +
+			`"address","added"}. A missing journal is an error, never created.`,
+		Flags: []cli.Flag{jsonFlag, dbFlag()},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return usageErrorf(c, "unexpected argument %q", c.Args().First())
@@ -100,10 +99,12 @@ func contactsListCommand() *cli.Command {
 
 func writeContacts(w io.Writer, cs []journal.Contact, asJSON bool) error {
 	if asJSON {
-		return json.NewEncoder(w).Encode(struct {
-			MessageType string            `json:"message_type"` // "contacts"
-			Contacts    []journal.Contact `json:"contacts"`
-		}{"contacts", append([]journal.Contact{}, cs...)}) // [] rather than null
+		for _, ct := range cs {
+			if err := writeJSONLine(w, "contact", ct); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tADDRESS\tADDED")

@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/convert"
 	"calq/convert/lo"
+	"calq/convert/mail"
 	"calq/convert/pdf"
 	"calq/internal/config"
 	"calq/sched"
-	"calq/sched/journal"
 )
 
 func convertCommand() *cli.Command {
@@ -59,22 +60,22 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "encrypt", Usage: "encrypt with AES-256 (needs an owner password)"},
 			&cli.StringFlag{Name: "owner-password-file", Usage: "read the owner password from `FILE` (or set CALQ_OWNER_PASSWORD)"},
 			&cli.StringFlag{Name: "user-password-file", Usage: "read the user (open) password from `FILE` (or set CALQ_USER_PASSWORD)"},
-			&cli.StringFlag{Name: "permissions", Usage: "what readers may do: none, print or all (default none)"},
+			&cli.StringFlag{Name: "permissions", Usage: "what readers may do: none, print or all (with --encrypt)", DefaultText: "none"},
 			&cli.StringSliceFlag{Name: "allow", Usage: "also allow `WHAT`: print, print-high, modify, copy, annotate, fill, extract, assemble"},
 			&cli.IntFlag{Name: "pdfa", Usage: "write PDF/A-`N` (1, 2 or 3) through LibreOffice; not with --encrypt"},
 			&cli.StringFlag{Name: "profile", Usage: "use the options of profile `NAME` from the config file"},
 			&cli.StringFlag{Name: "config", EnvVars: []string{"CALQ_CONFIG"}, Usage: "the config `FILE`"},
 			&cli.StringSliceFlag{Name: "mail-to", Usage: "mail the PDFs to `NAME|ADDRESS` (a contact or an address); repeatable"},
 			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "P2", Usage: "priority class: P0 .. P3"},
-			&cli.DurationFlag{Name: "timeout", Usage: "per file, e.g. 2m; default 60s + 30s per MiB"},
+			&cli.DurationFlag{Name: "timeout", Usage: "per file, e.g. 2m", DefaultText: "60s + 30s per MiB"},
 			&cli.IntFlag{Name: "retries", Value: 1, Usage: "retries of a file whose converter crashed"},
 			&cli.BoolFlag{Name: "force", Usage: "convert everything again, even unchanged files"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace files at the output paths that calq did not write"},
-			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances (default: from cores and memory)"},
-			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file (default: a share of the available memory, 1024 to 2048)"},
-			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program (default: found on PATH)"},
+			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances", DefaultText: "from cores and memory"},
+			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file", DefaultText: "a share of the available memory, 1024 to 2048"},
+			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program", DefaultText: "found on PATH"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
+			jsonFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
 		}, dbFlag()),
 		Subcommands: []*cli.Command{convertBenchCommand()},
@@ -87,16 +88,20 @@ func convertAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	jn, err := openJournal(c)
 	if err != nil {
 		return fmt.Errorf("convert: %w", err)
 	}
 	defer jn.Close()
-	var m *mailing
+	var m *mail.Delivery
 	if len(mailTo) > 0 {
 		// Everything the mail needs is checked before any conversion.
-		if m, err = prepareMail(c, jn, mailTo); err != nil {
-			return err
+		cfg, err := loadConfig(c)
+		if err == nil {
+			m, err = mail.Prepare(c.Context, cfg, os.Getenv, jn, mailTo, o.Out)
+		}
+		if err != nil {
+			return usageErrorf(c, "--mail-to: %w", err)
 		}
 	}
 	if o.Store, err = convert.OpenStore(c.Context, jn); err != nil {
@@ -108,7 +113,9 @@ func convertAction(c *cli.Context) error {
 	sum, err := convert.Run(c.Context, o)
 	out.finish(sum)
 	if m != nil && c.Context.Err() == nil {
-		err = errors.Join(err, m.send(c, sum, out))
+		res, merr := m.Deliver(c.Context, sum.New, sum.Merged, time.Now())
+		out.mail(res)
+		err = errors.Join(err, merr)
 	}
 	if err != nil {
 		return fmt.Errorf("convert: %w", err)
@@ -166,6 +173,7 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if o.PDFA < 0 || o.PDFA > 3 {
 		fail("--pdfa: %d, want 1, 2 or 3", o.PDFA)
 	}
+	errs = append(errs, modifierErrors(c, prof)...)
 	var post pdf.Post
 	if text, img := str("watermark", prof.Watermark), str("watermark-image", prof.WatermarkImage); text != "" || img != "" {
 		if text != "" && img != "" {
@@ -205,6 +213,31 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		return o, nil, usageErrorf(c, "%w", errors.Join(errs...))
 	}
 	return o, mailTo, nil
+}
+
+// modifierErrors refuses a flag given without the option it modifies
+// (from the command line or the profile): it would be ignored.
+func modifierErrors(c *cli.Context, prof config.Profile) []error {
+	watermark := c.String("watermark") != "" || c.String("watermark-image") != "" ||
+		(prof.Watermark != "" && !c.IsSet("watermark")) || (prof.WatermarkImage != "" && !c.IsSet("watermark-image"))
+	encrypt := c.Bool("encrypt") || (!c.IsSet("encrypt") && prof.Encrypt)
+	rules := []struct {
+		flags []string
+		ok    bool
+		needs string
+	}{
+		{[]string{"watermark-style", "stamp"}, watermark, "--watermark or --watermark-image"},
+		{[]string{"permissions", "allow", "owner-password-file", "user-password-file"}, encrypt, "--encrypt"},
+	}
+	var errs []error
+	for _, r := range rules {
+		for _, f := range r.flags {
+			if c.IsSet(f) && !r.ok {
+				errs = append(errs, fmt.Errorf("--%s: only with %s", f, r.needs))
+			}
+		}
+	}
+	return errs
 }
 
 // pdfaConflicts refuses what would break PDF/A conformance: every pdfcpu
@@ -279,17 +312,6 @@ func encryption(c *cli.Context, prof config.Profile) (*pdf.Encryption, error) {
 		}
 		return os.Getenv(env), nil
 	}
-	owner, err := secret("owner-password-file", prof.OwnerPasswordFile, "CALQ_OWNER_PASSWORD")
-	if err != nil {
-		return nil, err
-	}
-	if owner == "" {
-		return nil, errors.New("--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD")
-	}
-	user, err := secret("user-password-file", prof.UserPasswordFile, "CALQ_USER_PASSWORD")
-	if err != nil {
-		return nil, err
-	}
 	perms := c.String("permissions")
 	if perms == "" {
 		perms = prof.Permissions
@@ -305,6 +327,17 @@ func encryption(c *cli.Context, prof config.Profile) (*pdf.Encryption, error) {
 		if err := allow(&p, a); err != nil {
 			return nil, err
 		}
+	}
+	owner, err := secret("owner-password-file", prof.OwnerPasswordFile, "CALQ_OWNER_PASSWORD")
+	if err != nil {
+		return nil, err
+	}
+	if owner == "" {
+		return nil, errors.New("--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD")
+	}
+	user, err := secret("user-password-file", prof.UserPasswordFile, "CALQ_USER_PASSWORD")
+	if err != nil {
+		return nil, err
 	}
 	return &pdf.Encryption{UserPassword: user, OwnerPassword: owner, Permissions: p}, nil
 }

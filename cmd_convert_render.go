@@ -14,6 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"calq/convert"
+	"calq/convert/mail"
 )
 
 // convertRenderer shows calq convert's progress: JSON lines on stdout
@@ -128,11 +129,11 @@ func (r *convertRenderer) describe(f convert.FileResult) string {
 }
 
 // mail reports a mail's outcome.
-func (r *convertRenderer) mail(m mailResult) {
+func (r *convertRenderer) mail(m mail.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.enc != nil {
-		_ = r.enc.Encode(m)
+		_ = writeJSONLine(r.stdout, "mail", m)
 		return
 	}
 	switch m.State {

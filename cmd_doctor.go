@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"text/tabwriter"
 
@@ -19,11 +19,13 @@ func doctorCommand() *cli.Command {
 			"Office documents expect (Carlito for Calibri, Caladea for Cambria, Liberation,\n" +
 			"DejaVu), and that the journal's directory (--db) and --out, if given, are\n" +
 			"writable; says how to fix what is missing. Exits 1 when LibreOffice is\n" +
-			`missing or a directory is not writable. --json prints [{"name","ok","detail","fix"}].`,
+			"missing or a directory is not writable (the checks with \"fatal\": true); a\n" +
+			"missing font is advice. --json prints a line per check:\n" +
+			`{"message_type":"check","name","ok","detail","fix","fatal"}.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also check that `DIR` is writable"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			jsonFlag,
 			dbFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -32,31 +34,34 @@ func doctorCommand() *cli.Command {
 				dirs = append(dirs, out)
 			}
 			checks := convert.Doctor(c.Context, convert.DoctorOptions{Soffice: c.String("soffice"), Dirs: dirs})
-			var err error
-			if c.Bool("json") {
-				err = writeJSONValue(c.App.Writer, checks)
-			} else {
-				tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
-				for _, ck := range checks {
-					mark := "ok"
-					if !ck.OK {
-						mark = "MISSING"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, ck.Name, ck.Detail)
-					if ck.Fix != "" {
-						fmt.Fprintf(tw, "\t\tfix: %s\n", ck.Fix)
-					}
-				}
-				err = tw.Flush()
+			if err := writeChecks(c.App.Writer, checks, c.Bool("json")); err != nil {
+				return err
 			}
-			var bad []error
-			for _, ck := range checks {
-				// Fonts are advice: documents still convert without them.
-				if !ck.OK && (ck.Name == "LibreOffice" || len(ck.Name) > 9 && ck.Name[:9] == "writable ") {
-					bad = append(bad, fmt.Errorf("%s: %s", ck.Name, ck.Detail))
-				}
-			}
-			return errors.Join(append([]error{err}, bad...)...)
+			return convert.Problems(checks)
 		},
 	}
+}
+
+// writeChecks prints the checks as a table, or as JSON Lines.
+func writeChecks(w io.Writer, checks []convert.Check, asJSON bool) error {
+	if asJSON {
+		for _, ck := range checks {
+			if err := writeJSONLine(w, "check", ck); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, ck := range checks {
+		mark := "ok"
+		if !ck.OK {
+			mark = "MISSING"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, ck.Name, ck.Detail)
+		if ck.Fix != "" {
+			fmt.Fprintf(tw, "\t\tfix: %s\n", ck.Fix)
+		}
+	}
+	return tw.Flush()
 }

@@ -101,15 +101,24 @@ func toolCondition(cond string) (bool, error) {
 	return true, nil
 }
 
-// cmdJSONLines implements "jsonlines": every line of the last command's
-// stdout must be one JSON value.
+// cmdJSONLines implements "jsonlines": the last command's stdout must be
+// JSON Lines as calq prints them: at least one line, each one JSON object
+// with a non-empty string "message_type".
 func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: jsonlines")
 	}
-	for i, line := range strings.Split(strings.TrimSpace(ts.ReadFile("stdout")), "\n") {
-		if !json.Valid([]byte(line)) {
-			ts.Fatalf("stdout line %d is not JSON: %s", i+1, line)
+	out := ts.ReadFile("stdout")
+	if out == "" {
+		ts.Fatalf("stdout is empty, want JSON Lines")
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			ts.Fatalf("stdout line %d is not a JSON object (%v): %s", i+1, err, line)
+		}
+		if mt, _ := m["message_type"].(string); mt == "" {
+			ts.Fatalf("stdout line %d has no message_type: %s", i+1, line)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,22 @@ type Check struct {
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"` // how to put it right, when not OK
+	// Fatal says calq convert cannot work while this check fails
+	// (LibreOffice for office documents, a writable directory); a
+	// missing font is advice: documents still convert.
+	Fatal bool `json:"fatal"`
+}
+
+// Problems returns the failed fatal checks as one error, nil when there
+// are none.
+func Problems(checks []Check) error {
+	var errs []error
+	for _, c := range checks {
+		if !c.OK && c.Fatal {
+			errs = append(errs, fmt.Errorf("%s: %s", c.Name, c.Detail))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // DoctorOptions names what to check besides the tools.
@@ -42,10 +59,10 @@ func Doctor(ctx context.Context, o DoctorOptions) []Check {
 	var checks []Check
 	path, version, err := lo.Find(o.Soffice)
 	if err != nil {
-		checks = append(checks, Check{Name: "LibreOffice", Detail: err.Error(),
+		checks = append(checks, Check{Name: "LibreOffice", Detail: err.Error(), Fatal: true,
 			Fix: "apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui (images and PDFs convert without it)"})
 	} else {
-		checks = append(checks, Check{Name: "LibreOffice", OK: true, Detail: version + " at " + path})
+		checks = append(checks, Check{Name: "LibreOffice", OK: true, Detail: version + " at " + path, Fatal: true})
 	}
 	checks = append(checks, fontChecks(ctx)...)
 	for _, d := range o.Dirs {
@@ -75,7 +92,7 @@ func fontChecks(ctx context.Context) []Check {
 // exists (where calq would create it), takes a file; it creates nothing
 // but a temporary file it removes.
 func writable(dir string) Check {
-	c := Check{Name: "writable " + dir}
+	c := Check{Name: "writable " + dir, Fatal: true}
 	at := filepath.Clean(dir)
 	for {
 		if fi, err := os.Stat(at); err == nil && fi.IsDir() {
