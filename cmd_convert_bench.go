@@ -23,14 +23,14 @@ func convertBenchCommand() *cli.Command {
 			"calq's pool of warm instances (started before the clock; its start-up is\n" +
 			"printed on its own). The documents are DIR's office files, or --generate N\n" +
 			"small (2-5 pages) or large (about 15 pages with tables) DOCX files.\n\n" +
-			`--json prints {"files","instances","naive_dps","batch_dps","calq_dps",` + "\n" +
-			`"vs_naive","vs_batch","pool_start_s"}.`,
+			`--json prints one line {"message_type":"convert_bench","files","instances",` + "\n" +
+			`"naive_dps","batch_dps","calq_dps","vs_naive","vs_batch","pool_start_seconds"}.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "generate", Usage: "bench on generated documents: small or large (instead of DIR)"},
 			&cli.IntFlag{Name: "count", Value: 20, Usage: "how many documents --generate writes"},
-			&cli.IntFlag{Name: "instances", Usage: "calq's LibreOffice instances (default: from cores and memory)"},
+			&cli.IntFlag{Name: "instances", Usage: "calq's LibreOffice instances", DefaultText: "from cores and memory"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			files, cleanup, err := benchFiles(c)
@@ -44,7 +44,7 @@ func convertBenchCommand() *cli.Command {
 				return fmt.Errorf("convert %w", err)
 			}
 			if c.Bool("json") {
-				return writeJSONValue(c.App.Writer, res)
+				return writeJSONLine(c.App.Writer, "convert_bench", res)
 			}
 			return writeMeasures(c.App.Writer, fmt.Sprintf("%s, %d LibreOffice instances for calq", plural(res.Files, "document"), res.Instances), []measure{
 				{"(a) one soffice per file", fmt.Sprintf("%.2f documents/s", res.NaiveDPS)},

@@ -35,7 +35,7 @@ type BenchResult struct {
 	CalqDPS    float64 `json:"calq_dps"`
 	VsNaive    float64 `json:"vs_naive"`
 	VsBatch    float64 `json:"vs_batch"`
-	PoolStartS float64 `json:"pool_start_s"` // starting calq's instances, not in calq_dps
+	PoolStartS float64 `json:"pool_start_seconds"` // starting calq's instances, not in calq_dps
 }
 
 // Bench converts the same files three ways and times each: (a) one
