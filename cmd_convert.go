@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -160,6 +161,14 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	case err == nil && !fi.IsDir():
 		fail("--out %s: is a file; give a directory", o.Out)
 	}
+	if o.Merge != "" {
+		dir := filepath.Dir(o.Merge)
+		if fi, err := os.Stat(o.Merge); err == nil && fi.IsDir() {
+			fail("--merge %s: is a directory; give a file", o.Merge)
+		} else if fi, err := os.Stat(dir); (err != nil || !fi.IsDir()) && !within(dir, o.Out) {
+			fail("--merge %s: no directory %s to write it in", o.Merge, dir)
+		}
+	}
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		fail("--priority: %w", err)
 	}
@@ -213,6 +222,12 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		return o, nil, usageErrorf(c, "%w", errors.Join(errs...))
 	}
 	return o, mailTo, nil
+}
+
+// within says whether dir is out or below it: calq creates --out.
+func within(dir, out string) bool {
+	rel, err := filepath.Rel(filepath.Clean(out), filepath.Clean(dir))
+	return out != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // modifierErrors refuses a flag given without the option it modifies
@@ -290,10 +305,10 @@ func loadConfig(c *cli.Context) (config.Config, error) {
 		}
 	}
 	cfg, err := config.Load(path)
-	if err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
+	if err != nil && c.IsSet("config") {
+		return cfg, usageErrorf(c, "--config: %w", err)
 	}
-	return cfg, nil
+	return cfg, err
 }
 
 // encryption gathers the passwords: a file named by a flag or the

@@ -139,6 +139,9 @@ func setupCommands(cmds []*cli.Command, sms bool) {
 		c.OnUsageError = onUsageError
 		if len(c.Subcommands) == 0 {
 			c.CustomHelpTemplate = cli.CommandHelpTemplate + exitStatusHelp(sms)
+			if c.ArgsUsage == "" && c.Action != nil {
+				c.Action = noArgs(c.Action)
+			}
 			continue
 		}
 		c.CustomHelpTemplate = cli.SubcommandHelpTemplate + exitStatusHelp(sms)
@@ -146,6 +149,17 @@ func setupCommands(cmds []*cli.Command, sms bool) {
 			c.Action = groupAction
 		}
 		setupCommands(c.Subcommands, sms)
+	}
+}
+
+// noArgs refuses arguments to a command that takes none (its help shows
+// no ARGS), rather than ignoring them.
+func noArgs(action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.Args().Present() {
+			return usageErrorf(c, "unexpected argument %q", c.Args().First())
+		}
+		return action(c)
 	}
 }
 
