@@ -114,10 +114,13 @@ func openJournal(c *cli.Context) (*journal.Journal, error) {
 // with "message_type" first. v must marshal to an object; a field of its
 // own named message_type is replaced.
 func writeJSONLine(w io.Writer, messageType string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var vb bytes.Buffer
+	enc := json.NewEncoder(&vb)
+	enc.SetEscapeHTML(false) // "<" and "&" of a text stay as they are
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode %s: %w", messageType, err)
 	}
+	b := bytes.TrimSuffix(vb.Bytes(), []byte("\n"))
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
 		return fmt.Errorf("encode %s: not a JSON object: %w", messageType, err)
@@ -146,6 +149,6 @@ func writeJSONLine(w io.Writer, messageType string, v any) error {
 		buf.Write(raw)
 	}
 	buf.WriteString("}\n")
-	_, err = w.Write(buf.Bytes())
+	_, err := w.Write(buf.Bytes())
 	return err
 }

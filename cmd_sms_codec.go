@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,7 +25,8 @@ func smsDecodeCommand() *cli.Command {
 			"message-type bits mean: mo reads SUBMIT, DELIVER-REPORT and COMMAND; mt reads\n" +
 			"DELIVER, SUBMIT-REPORT and STATUS-REPORT; by default type 1 is read as\n" +
 			"SUBMIT, 0 as DELIVER and 2 as STATUS-REPORT.\n\n" +
-			"--json prints one object per line with the fields of its type: \"type\",\n" +
+			"--json prints a line per PDU, {\"message_type\":\"pdu\", ...} with the fields of\n" +
+			"its type: \"type\" (SUBMIT, DELIVER, ...),\n" +
 			"\"smsc\" (null for none), \"mr\", \"da\"/\"oa\"/\"ra\", \"toa\", \"pid\", \"dcs\",\n" +
 			"\"encoding\", \"class\", \"srr\", \"vp_seconds\", \"vp_abs\", \"scts\", \"dt\", \"st\",\n" +
 			"\"concat\" {\"ref\",\"total\",\"seq\",\"bits\"}, \"udh\" (hex), \"text\", \"data\" (hex).\n\n" +
@@ -34,7 +34,7 @@ func smsDecodeCommand() *cli.Command {
 			"octet offset where it broke; the others are still printed. Exit status 1\n" +
 			"when no PDU could be decoded, 3 when some could not.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "direction", Aliases: []string{"d"}, Usage: "`mo` (sent: SUBMIT) or mt (received: DELIVER, STATUS-REPORT); default by type"},
+			&cli.StringFlag{Name: "direction", Usage: "`mo` (sent: SUBMIT) or mt (received: DELIVER, STATUS-REPORT)", DefaultText: "by type"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -58,8 +58,6 @@ func smsDecodeCommand() *cli.Command {
 // errors: plain failure when none decoded, ErrPartial when some did.
 func decodePDUs(w io.Writer, hexes []string, dir pdu.Direction, asJSON bool) error {
 	var errs []error
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	for i, h := range hexes {
 		m, err := pdu.Decode(h, dir)
 		if err != nil {
@@ -67,7 +65,7 @@ func decodePDUs(w io.Writer, hexes []string, dir pdu.Direction, asJSON bool) err
 			continue
 		}
 		if asJSON {
-			err = enc.Encode(m)
+			err = writeJSONLine(w, "pdu", m)
 		} else {
 			if i > len(errs) {
 				fmt.Fprintln(w)
@@ -163,19 +161,15 @@ func srrText(b bool) string {
 }
 
 // encodeOutput is calq sms encode --json.
-type encodeOutput struct {
-	Encoding       string       `json:"encoding"`
-	Parts          []partOutput `json:"parts"`
-	Transliterated []pdu.Change `json:"transliterated"`
-}
-
+// partOutput is --json's line for a part.
 type partOutput struct {
-	Seq     int    `json:"seq"`
-	Total   int    `json:"total"`
-	Ref     int    `json:"ref,omitempty"`
-	TPDULen int    `json:"tpdu_length"`
-	PDU     string `json:"pdu"`
-	Text    string `json:"text"`
+	Seq      int    `json:"seq"`
+	Total    int    `json:"total"`
+	Ref      int    `json:"ref,omitempty"`
+	Encoding string `json:"encoding"`
+	TPDULen  int    `json:"tpdu_length"`
+	PDU      string `json:"pdu"`
+	Text     string `json:"text"`
 }
 
 func smsEncodeCommand() *cli.Command {
@@ -191,8 +185,9 @@ func smsEncodeCommand() *cli.Command {
 			"or a surrogate pair. Prints each part's AT+CMGS length and hex PDU.\n\n" +
 			"--validity takes a duration (30m, 12h, 3d, 2w: rounded up to the next period a\n" +
 			"PDU can carry, at most 63 weeks) or an RFC 3339 time (absolute validity).\n\n" +
-			"--json prints one object: \"encoding\", \"parts\" [{\"seq\", \"total\", \"ref\",\n" +
-			"\"tpdu_length\", \"pdu\", \"text\"}] and \"transliterated\" [{\"from\", \"to\", \"count\"}].",
+			"--json prints a line per part, {\"message_type\":\"part\",\"seq\",\"total\",\"ref\",\n" +
+			"\"encoding\",\"tpdu_length\",\"pdu\",\"text\"}, after a line per transliteration,\n" +
+			"{\"message_type\":\"transliterated\",\"from\",\"to\",\"count\"}.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "destination `NUMBER`: +4915112345678, 015112345678 or a short number (required)"},
 			&cli.BoolFlag{Name: "flash", Usage: "class 0: shown at once, not stored"},
@@ -217,7 +212,7 @@ func smsEncodeCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "calq: transliterated %q → %q (%d×)\n", ch.From, ch.To, ch.Count)
 			}
 			if c.Bool("json") {
-				return writeJSONValue(c.App.Writer, encodeJSON(parts, changes))
+				return writeEncodeJSON(c.App.Writer, parts, changes)
 			}
 			return writeParts(c.App.Writer, parts)
 		},
@@ -262,6 +257,9 @@ func encodeOptions(c *cli.Context) (pdu.SubmitOptions, string, string, error) {
 			}
 			text = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 		}
+		if text == "" {
+			f.errs = append(f.errs, errors.New("TEXT is empty: there is nothing to send"))
+		}
 	default:
 		f.errs = append(f.errs, fmt.Errorf("unexpected argument %q: quote TEXT as one argument", c.Args().Get(1)))
 	}
@@ -294,15 +292,20 @@ func parseValidity(s string) (time.Duration, time.Time, error) {
 	return d, time.Time{}, nil
 }
 
-func encodeJSON(parts []pdu.Part, changes []pdu.Change) encodeOutput {
-	out := encodeOutput{Encoding: parts[0].Encoding, Transliterated: changes}
-	if out.Transliterated == nil {
-		out.Transliterated = []pdu.Change{}
+// writeEncodeJSON prints a line per transliteration, then per part.
+func writeEncodeJSON(w io.Writer, parts []pdu.Part, changes []pdu.Change) error {
+	for _, ch := range changes {
+		if err := writeJSONLine(w, "transliterated", ch); err != nil {
+			return err
+		}
 	}
 	for _, p := range parts {
-		out.Parts = append(out.Parts, partOutput{Seq: p.Seq, Total: p.Total, Ref: p.Ref, TPDULen: p.TPDULen, PDU: p.Hex, Text: p.Text})
+		if err := writeJSONLine(w, "part", partOutput{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Encoding: p.Encoding,
+			TPDULen: p.TPDULen, PDU: p.Hex, Text: p.Text}); err != nil {
+			return err
+		}
 	}
-	return out
+	return nil
 }
 
 func writeParts(w io.Writer, parts []pdu.Part) error {
