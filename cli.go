@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"calq/sched/journal"
 )
@@ -63,7 +64,7 @@ func journalPath(c *cli.Context) string {
 func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	path := journalPath(c)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no journal at %s (run calq sched run --journal first)", path)
+		return &journalMissing{path: path}
 	}
 	j, err := journal.Open(c.Context, path, journal.Options{})
 	if err != nil {
@@ -71,6 +72,16 @@ func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	}
 	defer func() { err = errors.Join(err, j.Close()) }()
 	return fn(j)
+}
+
+// journalMissing is the error of a command that reads a journal that is
+// not there; its hint says which commands write one.
+type journalMissing struct{ path string }
+
+func (e *journalMissing) Error() string { return fmt.Sprintf("no journal at %s", e.path) }
+func (e *journalMissing) Hint() string {
+	return "calq convert, calq sched run --journal, calq sms and calq contacts add write the journal; " +
+		"give another with --db or CALQ_DB"
 }
 
 func orDash(s string) string {
@@ -96,11 +107,7 @@ func plural(n int, noun string) string {
 // watching and would only clutter a log or a test's captured stderr.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON Lines: one object per line, each with a message_type"}

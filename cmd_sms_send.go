@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"calq/internal/config"
 	"calq/sched"
@@ -131,6 +132,9 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		if last == "-" {
 			to = args[:len(args)-1]
 		}
+		if isTerminalReader(c.App.Reader) {
+			fmt.Fprintln(c.App.ErrWriter, "calq: reading the text from standard input, end with Ctrl-D")
+		}
 		b, err := io.ReadAll(c.App.Reader)
 		if err != nil {
 			return o, fmt.Errorf("read the text from stdin: %w", err)
@@ -142,10 +146,19 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 	if len(to) == 0 {
 		return o, usageErrorf(c, "no recipients")
 	}
-	for _, r := range to {
-		if !looksLikeNumber(r) {
-			return o, usageErrorf(c, "recipient %q is not a phone number", r)
+	var bad []error
+	for i, r := range to {
+		n, err := sms.NormalizeNumber(r)
+		if err != nil {
+			bad = append(bad, fmt.Errorf("recipient %w", err))
 		}
+		to[i] = n
+	}
+	if strings.TrimSpace(text) == "" {
+		bad = append(bad, errors.New("the text is empty: nothing to send (give TEXT, or pipe it in)"))
+	}
+	if len(bad) > 0 {
+		return o, usageErrorf(c, "%w", errors.Join(bad...))
 	}
 	class, err := sched.ParseClass(c.String("priority"))
 	if err != nil {
@@ -178,18 +191,19 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 
 func noWait(c *cli.Context) bool { return c.Bool("no-wait") || !c.Bool("wait") }
 
-// looksLikeNumber accepts an optional '+' and 3 to 20 digits.
+// looksLikeNumber says whether s reads as a phone number (separators
+// such as spaces and dashes allowed), so that it is a recipient, not
+// the text.
 func looksLikeNumber(s string) bool {
-	d := strings.TrimPrefix(s, "+")
-	if len(d) < 3 || len(d) > 20 {
-		return false
-	}
-	for _, r := range d {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	_, err := sms.NormalizeNumber(s)
+	return err == nil
+}
+
+// isTerminalReader says whether r is a terminal: a person typing
+// (/dev/null is a character device, not a terminal).
+func isTerminalReader(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func renderSend(c *cli.Context, res sms.Result) error {

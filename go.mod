@@ -12,7 +12,7 @@ require (
 
 require go.bug.st/serial v1.8.0
 
-require github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
+require github.com/bmatcuk/doublestar/v4 v4.10.4
 
 require (
 	github.com/BurntSushi/toml v1.6.0
@@ -38,10 +38,10 @@ require (
 	github.com/wneessen/go-mail v0.8.1
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/crypto v0.54.0 // indirect
+	golang.org/x/crypto v0.54.0
 	golang.org/x/image v0.47.0
 	golang.org/x/sys v0.49.0
-	golang.org/x/term v0.45.0 // indirect
+	golang.org/x/term v0.45.0
 	golang.org/x/text v0.43.0
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"calq/sched"
@@ -137,6 +138,8 @@ func checkSend(o SendOptions) error {
 		return errors.New("send: no journal")
 	case len(o.To) == 0:
 		return errors.New("send: no recipients")
+	case strings.TrimSpace(o.Text) == "":
+		return errors.New("send: the text is empty")
 	case !o.NoWait && len(o.Modems) == 0:
 		return errors.New("send: no modems")
 	}
