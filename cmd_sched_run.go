@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,12 +23,13 @@ func schedRunCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run shell commands as jobs, in parallel, with retries and timeouts",
-		ArgsUsage: "[FILE | - | -- COMMAND [ARG...]]",
-		Description: "Runs each line of FILE (or of stdin, with - or no argument) as a job: a shell\n" +
+		ArgsUsage: "[FILE... | - | -- COMMAND [ARG...]]",
+		Description: "Runs each line of each job FILE (of stdin, with - or no FILE) as a job: a shell\n" +
 			"command line run by /bin/sh -c, --jobs at a time, in priority order, retried\n" +
 			"with exponential backoff (2s, 4s, 8s... ±20%) when it fails, killed with its\n" +
 			"whole process group past --timeout. Blank lines and # comments are skipped.\n" +
-			"With -- the rest of the command line is one job.\n\n" +
+			"With -- the rest of the command line is one job. A FILE is never run itself: a\n" +
+			"script (#!) or a binary is refused; run a script with calq sched run -- FILE.\n\n" +
 			"Each job's output is printed whole when it ends (like GNU parallel --group).\n" +
 			"Progress goes to stderr: a bar on a terminal, one line per job otherwise.\n" +
 			"With --json, stdout carries one JSON object per event, each with a\n" +
@@ -40,7 +45,7 @@ func schedRunCommand() *cli.Command {
 			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a failed or timed-out job"},
 			&cli.DurationFlag{Name: "timeout", Usage: "per attempt, e.g. 30s or 5m; 0 means none"},
 			&cli.StringFlag{Name: "at", Usage: "start no earlier than TIME: 15:04, '2006-01-02 15:04', RFC 3339, or +10m"},
-			&cli.StringFlag{Name: "label", Usage: "name of the batch, in the journal and calq history"},
+			&cli.StringFlag{Name: "label", Usage: "name of the batch in the journal and calq history (with --journal)"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a stopped job gets between SIGTERM and SIGKILL"},
 			&cli.StringFlag{Name: "shell", Value: "/bin/sh", Usage: "the shell that runs each line"},
 			&cli.BoolFlag{Name: "journal", Usage: "record the jobs in the journal (see --db)"},
@@ -97,6 +102,9 @@ func runOptions(c *cli.Context) (sched.RunOptions, error) {
 			errs = append(errs, fmt.Errorf("--at: %w", err))
 		}
 	}
+	if c.IsSet("label") && !c.Bool("journal") {
+		errs = append(errs, errors.New("--label: only with --journal (the label names the batch in the journal)"))
+	}
 	if len(errs) > 0 {
 		return o, usageErrorf(c, "%w", errors.Join(errs...))
 	}
@@ -113,39 +121,87 @@ func runOptions(c *cli.Context) (sched.RunOptions, error) {
 	return o, nil
 }
 
-// runCommands reads the jobs: the words after --, or the lines of FILE or
-// of stdin.
+// runCommands reads the jobs: the words after --, as one command line,
+// or the lines of each job FILE ("-" or none: stdin). Every file is read
+// before any job runs; what cannot be read is a usage error.
 func runCommands(c *cli.Context) ([]string, error) {
-	args := c.Args().Slice()
-	if afterDashDash(c) || len(args) > 1 {
-		return []string{shellJoin(args)}, nil
-	}
-	name := c.Args().First()
-	if name == "" || name == "-" {
-		cmds, err := sched.ReadCommands(os.Stdin)
-		if err != nil {
-			return nil, fmt.Errorf("stdin: %w", err)
+	files := c.Args().Slice()
+	if after, dash := argsAfterDash(c); dash {
+		files = files[:len(files)-len(after)]
+		switch {
+		case len(after) == 0:
+			return nil, usageErrorf(c, "--: no COMMAND after it")
+		case len(files) > 0:
+			return nil, usageErrorf(c, "give job files or -- COMMAND, not both (%s before --)", files[0])
 		}
-		return cmds, nil
+		return []string{shellJoin(after)}, nil
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("read jobs: %w", err)
+	if len(files) == 0 {
+		files = []string{"-"}
 	}
-	defer f.Close()
-	cmds, err := sched.ReadCommands(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	var cmds []string
+	var errs []error
+	stdin := false
+	for _, name := range files {
+		if name == "-" && stdin {
+			errs = append(errs, errors.New("-: standard input given twice"))
+			continue
+		}
+		stdin = stdin || name == "-"
+		got, err := readJobFile(c, name)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		cmds = append(cmds, got...)
+	}
+	if len(errs) > 0 {
+		return nil, usageErrorf(c, "%w", errors.Join(errs...))
 	}
 	return cmds, nil
 }
 
-// afterDashDash reports whether the arguments came after "--" on the
-// command line: urfave/cli drops the "--" itself.
-func afterDashDash(c *cli.Context) bool {
-	after, ok := argsAfterDash(c)
-	return ok && len(after) == c.Args().Len()
+// readJobFile reads the command lines of the job file name ("-": stdin).
+// A file that is not text, or that is a script (#!), is refused: its
+// lines are not command lines.
+func readJobFile(c *cli.Context, name string) ([]string, error) {
+	var r io.Reader = c.App.Reader
+	label := "standard input"
+	if name != "-" {
+		label = "job file " + name
+		f, err := os.Open(name)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s: is a directory", label)
+		}
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxJobFile+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", label, err)
+	case len(b) > maxJobFile:
+		return nil, fmt.Errorf("%s: larger than %d MiB", label, maxJobFile>>20)
+	case bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b):
+		return nil, fmt.Errorf("%s: not a text file of command lines", label)
+	case bytes.HasPrefix(b, []byte("#!")):
+		return nil, fmt.Errorf("%s: is a script (#!), not a list of command lines; to run it as one job: calq sched run -- %s", label, name)
+	}
+	cmds, err := sched.ReadCommands(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	return cmds, nil
 }
+
+// maxJobFile bounds a job file: a million jobs of 64 bytes.
+const maxJobFile = 64 << 20
 
 // shellJoin quotes words so that sh -c runs them as they were given.
 func shellJoin(words []string) string {
