@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -171,14 +173,16 @@ func historyPruneCommand() *cli.Command {
 		Description: "Deletes the jobs that finished (done, failed or timed out) before --before,\n" +
 			"with their attempts, in one transaction. --archive first writes them to FILE\n" +
 			"as JSON lines, one job a line as calq history --json prints it but without\n" +
-			"message_type. FILE appears, complete, only once the archive is written\n" +
-			"whole, and only then are the jobs deleted. --dry-run counts the jobs and\n" +
-			"changes nothing.\n" +
+			"message_type. An existing FILE is refused unless --append is given; then\n" +
+			"the new lines follow its own. FILE appears or grows, complete and synced to\n" +
+			"disk, only once the archive is written whole, and only then are the jobs\n" +
+			"deleted. --dry-run counts the jobs and changes nothing.\n" +
 			`With --json, prints {"message_type": "prune", "before", "jobs", "dry_run",` + "\n" +
 			`"archive", "vacuumed"}.` + "\n\n" + whenHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "before", Usage: "prune the jobs that finished before `TIME` (required)"},
-			&cli.StringFlag{Name: "archive", Usage: "write the pruned jobs to `FILE` as JSON lines first"},
+			&cli.StringFlag{Name: "archive", Usage: "write the pruned jobs to `FILE` as JSON lines first (a new file, unless --append)"},
+			&cli.BoolFlag{Name: "append", Usage: "add to the --archive FILE when it exists"},
 			&cli.BoolFlag{Name: "vacuum", Usage: "compact the journal file afterwards"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "count the jobs only"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
@@ -225,6 +229,15 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 	if c.Args().Present() {
 		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
+	switch fi, err := os.Stat(p.Archive); {
+	case c.Bool("append") && p.Archive == "":
+		errs = append(errs, errors.New("--append: only with --archive"))
+	case p.Archive == "":
+	case err == nil && fi.IsDir():
+		errs = append(errs, fmt.Errorf("--archive %s: is a directory", p.Archive))
+	case err == nil && !c.Bool("append"):
+		errs = append(errs, fmt.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive))
+	}
 	if len(errs) > 0 {
 		return p, usageErrorf(c, "%w", errors.Join(errs...))
 	}
@@ -236,7 +249,7 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 func prune(c *cli.Context, j *journal.Journal, p pruneReport) (int, error) {
 	o := journal.PruneOptions{Vacuum: p.Vacuumed, DryRun: p.DryRun}
 	if p.Archive != "" && !p.DryRun {
-		f, err := createAtomic(p.Archive)
+		f, err := createAtomic(p.Archive, c.Bool("append"))
 		if err != nil {
 			return 0, fmt.Errorf("archive: %w", err)
 		}
@@ -247,35 +260,79 @@ func prune(c *cli.Context, j *journal.Journal, p pruneReport) (int, error) {
 }
 
 // atomicFile is written beside its path and appears there, complete and
-// synced, only when Close succeeds.
+// synced, only when Close succeeds: a new file, or (appending) a copy of
+// the old one with the new lines after it, renamed over it. A file that
+// appeared at path meanwhile is never overwritten when not appending.
 type atomicFile struct {
-	f    *os.File
-	w    *bufio.Writer
-	path string
-	done bool
+	f        *os.File
+	w        *bufio.Writer
+	path     string
+	appendTo bool
+	done     bool
 }
 
-func createAtomic(path string) (*atomicFile, error) {
+func createAtomic(path string, appendTo bool) (*atomicFile, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return nil, err
 	}
-	return &atomicFile{f: f, w: bufio.NewWriter(f), path: path}, nil
+	a := &atomicFile{f: f, w: bufio.NewWriter(f), path: path, appendTo: appendTo}
+	if appendTo {
+		if err := a.copyOld(); err != nil {
+			a.discard()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// copyOld starts the file with the old one's content and mode, if any.
+func (a *atomicFile) copyOld() error {
+	old, err := os.Open(a.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer old.Close()
+	if fi, err := old.Stat(); err == nil {
+		a.f.Chmod(fi.Mode().Perm())
+	}
+	if _, err := io.Copy(a.w, old); err != nil {
+		return fmt.Errorf("copy %s: %w", a.path, err)
+	}
+	return nil
 }
 
 func (a *atomicFile) Write(p []byte) (int, error) { return a.w.Write(p) }
 
-// Close flushes, syncs and renames the file into place.
+// Close flushes, syncs and puts the file in place, then syncs its
+// directory, so that the archive is on disk before anything is deleted.
 func (a *atomicFile) Close() error {
 	a.done = true
 	err := errors.Join(a.w.Flush(), a.f.Sync(), a.f.Close())
 	if err == nil {
-		err = os.Rename(a.f.Name(), a.path)
+		if a.appendTo {
+			err = os.Rename(a.f.Name(), a.path)
+		} else if err = os.Link(a.f.Name(), a.path); err == nil {
+			os.Remove(a.f.Name())
+		}
 	}
 	if err != nil {
 		os.Remove(a.f.Name())
+		return err
 	}
-	return err
+	return syncDir(filepath.Dir(a.path))
+}
+
+// syncDir makes a rename or link in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
 }
 
 // discard removes the file unless Close has run.
@@ -287,25 +344,57 @@ func (a *atomicFile) discard() {
 }
 
 // historyJob is a job in calq history --json.
+// historyJob is a job in calq history --json: the record, with what ran
+// and its payload as text (a JSON payload as itself), never base64.
 type historyJob struct {
-	MessageType string `json:"message_type"` // "job"
 	journal.Record
+	What    string `json:"what"`
+	Payload any    `json:"payload,omitempty"`
+}
+
+// jobWhat says what a job ran: a shell job's command line, a conversion's
+// input file; else its payload when it is text.
+func jobWhat(r journal.Record) string {
+	var conv struct {
+		In string `json:"in"`
+	}
+	if json.Unmarshal(r.Payload, &conv) == nil && conv.In != "" {
+		return conv.In
+	}
+	if utf8.Valid(r.Payload) && !json.Valid(r.Payload) {
+		return string(r.Payload)
+	}
+	return ""
+}
+
+// payloadJSON is a payload as JSON shows it best: itself when it is a JSON
+// value, a string when it is text, base64 bytes only when it is neither.
+func payloadJSON(p []byte) any {
+	switch {
+	case len(p) == 0:
+		return nil
+	case json.Valid(p):
+		return json.RawMessage(p)
+	case utf8.Valid(p):
+		return string(p)
+	}
+	return p
 }
 
 func writeHistory(w io.Writer, recs []journal.Record, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
 		for _, r := range recs {
-			if err := enc.Encode(historyJob{"job", r}); err != nil {
+			if err := writeJSONLine(w, "job", historyJob{r, jobWhat(r), payloadJSON(r.Payload)}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKEY\tKIND\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
+	fmt.Fprintln(tw, "ID\tKEY\tKIND\tWHAT\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Key, r.Kind, r.State, r.Attempts,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Key, r.Kind,
+			orDash(safeText(firstLine(jobWhat(r), 50))), r.State, r.Attempts,
 			orDash(r.RanOn), r.Enqueued.Local().Format(time.DateTime), seconds(r.WaitS), seconds(r.RunS),
 			orDash(firstLine(r.Error, 60)))
 	}
@@ -314,10 +403,12 @@ func writeHistory(w io.Writer, recs []journal.Record, asJSON bool) error {
 
 func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	if asJSON {
-		return json.NewEncoder(w).Encode(struct {
-			MessageType string `json:"message_type"` // "stats"
-			journal.Stats
-		}{"stats", s})
+		for _, g := range s.Groups {
+			if err := writeJSONLine(w, "stats", g); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "KIND\tBACKEND\tJOBS\t%s\n", strings.ToUpper(strings.Join(stateNames(), "\t")))
@@ -352,9 +443,9 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 
 func writePrune(w io.Writer, p pruneReport, asJSON bool) error {
 	if asJSON {
-		return json.NewEncoder(w).Encode(p)
+		return writeJSONLine(w, "prune", p)
 	}
-	msg := fmt.Sprintf("pruned %d jobs finished before %s", p.Jobs, p.Before.Format(time.DateTime))
+	msg := fmt.Sprintf("pruned %s finished before %s", plural(p.Jobs, "job"), p.Before.Format(time.DateTime))
 	switch {
 	case p.DryRun:
 		msg = "would have " + msg + " (dry run)"

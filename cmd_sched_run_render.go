@@ -52,8 +52,8 @@ type jobLine struct {
 	Command     string  `json:"command"`
 	Attempt     int     `json:"attempt,omitempty"`
 	State       string  `json:"state,omitempty"`
-	WaitS       float64 `json:"wait_s,omitempty"`
-	RunS        float64 `json:"run_s,omitempty"`
+	WaitS       float64 `json:"wait_seconds,omitempty"`
+	RunS        float64 `json:"run_seconds,omitempty"`
 	Reason      string  `json:"reason,omitempty"`
 	Error       string  `json:"error,omitempty"`
 	RetryAt     string  `json:"retry_at,omitempty"`

@@ -12,7 +12,7 @@ import (
 
 // Filter selects jobs for List and Stats. Zero fields select everything.
 type Filter struct {
-	Kind    string
+	Kind    string    // a kind ("convert-office"), or a family of kinds ("convert" matches convert-*)
 	State   sched.State
 	Backend string    // the backend of the last attempt (ran_on)
 	Label   string    // jobs whose label contains it
@@ -30,7 +30,8 @@ func (f Filter) where() (string, []any) {
 		args = append(args, arg)
 	}
 	if f.Kind != "" {
-		add("kind = ?", f.Kind)
+		conds = append(conds, "(kind = ? OR substr(kind, 1, ?) = ?)")
+		args = append(args, f.Kind, len(f.Kind)+1, f.Kind+"-")
 	}
 	if f.State != "" {
 		add("state = ?", string(f.State))
@@ -63,7 +64,7 @@ type Record struct {
 	State      sched.State `json:"state"`
 	Attempts   int         `json:"attempts"`
 	Retries    int         `json:"retries"`
-	TimeoutS   *float64    `json:"timeout_s,omitempty"`
+	TimeoutS   *float64    `json:"timeout_seconds,omitempty"`
 	NotBefore  time.Time   `json:"not_before,omitzero"`
 	Enqueued   time.Time   `json:"enqueued"`
 	Started    time.Time   `json:"started,omitzero"` // first start
@@ -71,8 +72,8 @@ type Record struct {
 	RanOn      string      `json:"ran_on,omitempty"` // backend of the last attempt
 	Error      string      `json:"error,omitempty"`
 	Reason     string      `json:"reason,omitempty"`
-	WaitS      *float64    `json:"wait_s,omitempty"` // first start - enqueued
-	RunS       *float64    `json:"run_s,omitempty"`  // the last attempt's duration
+	WaitS      *float64    `json:"wait_seconds,omitempty"` // first start - enqueued
+	RunS       *float64    `json:"run_seconds,omitempty"` // the last attempt's duration
 	Owner      string      `json:"owner,omitempty"`
 	OwnerPid   int         `json:"owner_pid,omitempty"`
 	OwnerHost  string      `json:"owner_host,omitempty"`

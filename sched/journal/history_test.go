@@ -18,7 +18,7 @@ import (
 //
 //	a  shell    done       waited 1s, ran 2s
 //	b  shell    failed     waited 2s, ran 4s, exit status 1
-//	c  convert  timed_out  waited 3s, ran 6s, timeout, label "report"
+//	c  convert-office  timed_out  waited 3s, ran 6s, timeout, label "report"
 //	d  shell    done       waited 4s, ran 8s, label "report"
 //	e  shell    queued
 func fillHistory(t *testing.T, j *Journal) {
@@ -30,7 +30,7 @@ func fillHistory(t *testing.T, j *Journal) {
 	}{
 		{"a", "shell", "", sched.StateDone, ""},
 		{"b", "shell", "", sched.StateFailed, "exit status 1"},
-		{"c", "convert", "monthly report", sched.StateTimedOut, "timeout"},
+		{"c", "convert-office", "monthly report", sched.StateTimedOut, "timeout"},
 		{"d", "shell", "report", sched.StateDone, ""},
 	}
 	for i, s := range specs {
@@ -62,6 +62,9 @@ func TestList(t *testing.T) {
 		{"until", Filter{Until: t0.Add(2 * time.Minute)}, "b a"},
 		{"limit", Filter{Limit: 2}, "e d"},
 		{"none", Filter{Kind: "sms"}, ""},
+		{"kind family", Filter{Kind: "convert"}, "c"},
+		{"exact kind", Filter{Kind: "convert-office"}, "c"},
+		{"not a prefix of a word", Filter{Kind: "conv"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,16 +115,16 @@ func TestStats(t *testing.T) {
 	b, err := json.Marshal(s)
 	must(t, err)
 	want := `{"groups":[` +
-		`{"kind":"convert","backend":"local","jobs":1,"states":{"timed_out":1},` +
-		`"wait":{"n":1,"mean_s":3,"p50_s":3,"p90_s":3,"p99_s":3},` +
-		`"run":{"n":1,"mean_s":6,"p50_s":6,"p90_s":6,"p99_s":6},` +
+		`{"kind":"convert-office","backend":"local","jobs":1,"states":{"timed_out":1},` +
+		`"wait":{"n":1,"mean_seconds":3,"p50_seconds":3,"p90_seconds":3,"p99_seconds":3},` +
+		`"run":{"n":1,"mean_seconds":6,"p50_seconds":6,"p90_seconds":6,"p99_seconds":6},` +
 		`"reasons":[{"reason":"timeout","count":1}]},` +
 		`{"kind":"shell","backend":"","jobs":1,"states":{"queued":1},` +
-		`"wait":{"n":0,"mean_s":0,"p50_s":0,"p90_s":0,"p99_s":0},` +
-		`"run":{"n":0,"mean_s":0,"p50_s":0,"p90_s":0,"p99_s":0},"reasons":[]},` +
+		`"wait":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p99_seconds":null},` +
+		`"run":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p99_seconds":null},"reasons":[]},` +
 		`{"kind":"shell","backend":"local","jobs":3,"states":{"done":2,"failed":1},` +
-		`"wait":{"n":3,"mean_s":2.3333333333333335,"p50_s":2,"p90_s":4,"p99_s":4},` +
-		`"run":{"n":3,"mean_s":4.666666666666667,"p50_s":4,"p90_s":8,"p99_s":8},` +
+		`"wait":{"n":3,"mean_seconds":2.3333333333333335,"p50_seconds":2,"p90_seconds":4,"p99_seconds":4},` +
+		`"run":{"n":3,"mean_seconds":4.666666666666667,"p50_seconds":4,"p90_seconds":8,"p99_seconds":8},` +
 		`"reasons":[{"reason":"exit status 1","count":1}]}]}`
 	if got := string(b); got != want {
 		t.Errorf("Stats\n got %s\nwant %s", got, want)

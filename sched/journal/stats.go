@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -29,13 +30,31 @@ type Group struct {
 }
 
 // Summary is the distribution of a duration in seconds: percentiles by
-// nearest rank, all zero when N is.
+// nearest rank, all zero when N is; in JSON, null when N is 0 (there is
+// no mean of nothing).
 type Summary struct {
 	N    int     `json:"n"`
-	Mean float64 `json:"mean_s"`
-	P50  float64 `json:"p50_s"`
-	P90  float64 `json:"p90_s"`
-	P99  float64 `json:"p99_s"`
+	Mean float64 `json:"mean_seconds"`
+	P50  float64 `json:"p50_seconds"`
+	P90  float64 `json:"p90_seconds"`
+	P99  float64 `json:"p99_seconds"`
+}
+
+// MarshalJSON writes the measures as null when there are none.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	v := func(x float64) *float64 {
+		if s.N == 0 {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		N    int      `json:"n"`
+		Mean *float64 `json:"mean_seconds"`
+		P50  *float64 `json:"p50_seconds"`
+		P90  *float64 `json:"p90_seconds"`
+		P99  *float64 `json:"p99_seconds"`
+	}{s.N, v(s.Mean), v(s.P50), v(s.P90), v(s.P99)})
 }
 
 // ReasonCount is how many jobs failed for one reason.
