@@ -41,10 +41,10 @@ type Interval struct {
 type HistoryGroup struct {
 	Kind      string  `json:"kind"`
 	Backend   string  `json:"backend"`
-	Jobs      int     `json:"jobs"`      // that started: the arrivals
-	Completed int     `json:"completed"` // finished with a service time: μ's sample
-	Failed    int     `json:"failed"`    // finished, not successfully
-	SpanS     float64 `json:"span_seconds"`    // first to last enqueue
+	Jobs      int     `json:"jobs"`         // that started: the arrivals
+	Completed int     `json:"completed"`    // finished with a service time: μ's sample
+	Failed    int     `json:"failed"`       // finished, not successfully
+	SpanS     float64 `json:"span_seconds"` // first to last enqueue
 
 	Lambda   *float64  `json:"lambda,omitempty"`
 	LambdaCI *Interval `json:"lambda_ci,omitempty"`

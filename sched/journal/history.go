@@ -12,7 +12,7 @@ import (
 
 // Filter selects jobs for List and Stats. Zero fields select everything.
 type Filter struct {
-	Kind    string    // a kind ("convert-office"), or a family of kinds ("convert" matches convert-*)
+	Kind    string // a kind ("convert-office"), or a family of kinds ("convert" matches convert-*)
 	State   sched.State
 	Backend string    // the backend of the last attempt (ran_on)
 	Label   string    // jobs whose label contains it
@@ -73,7 +73,7 @@ type Record struct {
 	Error      string      `json:"error,omitempty"`
 	Reason     string      `json:"reason,omitempty"`
 	WaitS      *float64    `json:"wait_seconds,omitempty"` // first start - enqueued
-	RunS       *float64    `json:"run_seconds,omitempty"` // the last attempt's duration
+	RunS       *float64    `json:"run_seconds,omitempty"`  // the last attempt's duration
 	Owner      string      `json:"owner,omitempty"`
 	OwnerPid   int         `json:"owner_pid,omitempty"`
 	OwnerHost  string      `json:"owner_host,omitempty"`
