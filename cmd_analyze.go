@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -114,11 +114,41 @@ func (f *flagCheck) err() error {
 	return usageErrorf(f.c, "%w", errors.Join(f.errs...))
 }
 
-// writeJSONValue prints v as indented JSON.
-func writeJSONValue(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+// mmcFields is an M/M/c result for --json: the measures of the steady
+// state are null when the queue is unstable (there is none), never 0.
+type mmcFields struct {
+	Lambda       float64  `json:"lambda"`
+	Mu           float64  `json:"mu"`
+	Servers      int      `json:"servers"`
+	Load         float64  `json:"load"`
+	Rho          float64  `json:"rho"`
+	Stable       bool     `json:"stable"`
+	Capacity     float64  `json:"capacity"`
+	MinStable    int      `json:"min_stable_servers"`
+	P0           *float64 `json:"p0"`
+	PWait        float64  `json:"p_wait"`
+	ErlangB      float64  `json:"erlang_b"`
+	Log10P0      *float64 `json:"log10_p0"`
+	Log10PWait   float64  `json:"log10_p_wait"`
+	Log10ErlangB float64  `json:"log10_erlang_b"`
+	Lq           *float64 `json:"lq"`
+	L            *float64 `json:"l"`
+	Wq           *float64 `json:"wq"`
+	W            *float64 `json:"w"`
+	Throughput   *float64 `json:"throughput"`
+}
+
+func mmcJSON(r analyze.MMcResult) mmcFields {
+	v := func(x float64) *float64 {
+		if !r.Stable {
+			return nil
+		}
+		return &x
+	}
+	return mmcFields{Lambda: r.Lambda, Mu: r.Mu, Servers: r.Servers, Load: r.Load, Rho: r.Rho, Stable: r.Stable,
+		Capacity: r.Capacity, MinStable: r.MinStable, P0: v(r.P0), PWait: r.PWait, ErlangB: r.ErlangB,
+		Log10P0: v(r.Log10P0), Log10PWait: r.Log10PWait, Log10ErlangB: r.Log10ErlangB,
+		Lq: v(r.Lq), L: v(r.L), Wq: v(r.Wq), W: v(r.W), Throughput: v(r.Throughput)}
 }
 
 // num formats a measure for a table: six significant digits.
@@ -169,9 +199,10 @@ var waitPercentiles = []struct {
 // mmcOutput is calq analyze mmc --json: the measures, the waiting-time
 // percentiles and P(Wq > t) for each --t.
 type mmcOutput struct {
-	analyze.MMcResult
-	WqPercentiles map[string]float64 `json:"wq_percentiles,omitempty"`
+	mmcFields
+	WqPercentiles map[string]float64 `json:"wq_percentiles"` // null when unstable
 	WaitTail      []tailPoint        `json:"wait_tail,omitempty"`
+	res           analyze.MMcResult
 }
 
 type tailPoint struct {
@@ -189,12 +220,13 @@ func analyzeMMcCommand() *cli.Command {
 			"throughput; the waiting time's percentiles p50, p90, p99 and p99.9; and\n" +
 			"P(Wq > t) for every --t. Probabilities too small for float64 print from\n" +
 			"their logarithm (JSON: log10_p0, log10_p_wait, log10_erlang_b).\n\n" +
-			`--json prints one object: "lambda", "mu", "servers", "load", "rho", "stable",` + "\n" +
+			`--json prints one line {"message_type":"mmc", "lambda", "mu", "servers", "load", "rho", "stable",` + "\n" +
 			`"capacity", "min_stable_servers", "p0", "p_wait", "erlang_b", "log10_p0",` + "\n" +
 			`"log10_p_wait", "log10_erlang_b", "lq", "l", "wq",` + "\n" +
 			`"w", "throughput", "wq_percentiles" {"p50","p90","p99","p999"} and` + "\n" +
-			`"wait_tail" [{"t","p_wq_above"}]. When ρ ≥ 1 it says "stable": false,` + "\n" +
-			"the capacity cμ and the smallest stable c, and calq exits 1.",
+			`"wait_tail" [{"t","p_wq_above"}]}. When ρ ≥ 1 it says "stable": false,` + "\n" +
+			"the capacity cμ and the smallest stable c, the measures of a steady state\n" +
+			"(p0, lq, l, wq, w, throughput, the percentiles) are null, and calq exits 1.",
 		Flags: append(rateFlags(),
 			serversFlag("number of servers c (required)"),
 			&cli.Float64SliceFlag{Name: "t", Usage: "print P(Wq > `T`); repeat or separate by commas"},
@@ -216,7 +248,7 @@ func analyzeMMcCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("analyze mmc: %w", err)
 			}
-			out := mmcOutput{MMcResult: r}
+			out := mmcOutput{mmcFields: mmcJSON(r), res: r}
 			if r.Stable {
 				out.WqPercentiles = map[string]float64{}
 				for _, p := range waitPercentiles {
@@ -227,7 +259,7 @@ func analyzeMMcCommand() *cli.Command {
 				}
 			}
 			if c.Bool("json") {
-				err = writeJSONValue(c.App.Writer, out)
+				err = writeJSONLine(c.App.Writer, "mmc", out)
 			} else {
 				err = writeMMc(c.App.Writer, out)
 			}
@@ -240,7 +272,7 @@ func analyzeMMcCommand() *cli.Command {
 }
 
 func writeMMc(w io.Writer, o mmcOutput) error {
-	r := o.MMcResult
+	r := o.res
 	title := fmt.Sprintf("M/M/%d: λ = %s, μ = %s, offered load a = λ/μ = %s Erlangs", r.Servers, num(r.Lambda), num(r.Mu), num(r.Load))
 	rows := []measure{
 		{"ρ   utilisation of each server (a/c)", num(r.Rho)},
@@ -278,7 +310,7 @@ func capacityFlag(aliases ...string) cli.Flag {
 		Usage: "room in the system, the ones in service included (required)"}
 }
 
-const mmckJSON = `--json prints one object: "lambda", "mu", "servers", "capacity", "rho", "p0",` + "\n" +
+const mmckJSON = `--json prints one line {"message_type":"mmc", "lambda", "mu", "servers", "capacity", "rho", "p0",` + "\n" +
 	`"p_block", "lambda_eff", "l", "lq", "w", "wq".`
 
 func analyzeMMcKCommand() *cli.Command {
@@ -327,7 +359,7 @@ func runMMcK(c *cli.Context, f *flagCheck, lambda, mu float64, servers, k int) e
 		return fmt.Errorf("analyze %s: %w", c.Command.Name, err)
 	}
 	if c.Bool("json") {
-		return writeJSONValue(c.App.Writer, r)
+		return writeJSONLine(c.App.Writer, c.Command.Name, r)
 	}
 	title := fmt.Sprintf("M/M/%d/%d: λ = %s, μ = %s", servers, k, num(lambda), num(mu))
 	return writeMeasures(c.App.Writer, title, []measure{
@@ -359,7 +391,7 @@ func analyzeErlangCommand() *cli.Command {
 				Usage: "Erlang B: the probability an arrival is blocked by c busy servers with no queue (M/M/c/c)",
 				Description: "By the recurrence B(k) = a·B(k-1)/(k + a·B(k-1)), exact for any c; where B\n" +
 					"is below float64's range it prints from ln B.\n\n" +
-					`--json prints {"servers", "load", "erlang_b", "log10_erlang_b"}.`,
+					`--json prints one line {"message_type":"erlang_b", "servers", "load", "erlang_b", "log10_erlang_b"}.`,
 				Flags: flags(),
 				Action: func(c *cli.Context) error {
 					return runErlang(c, func(r analyze.MMcResult) (any, []measure) {
@@ -378,7 +410,7 @@ func analyzeErlangCommand() *cli.Command {
 				Usage: "Erlang C: the probability an arrival waits in M/M/c",
 				Description: "C = B/(1 - ρ(1 - B)) with ρ = a/c. When a ≥ c the queue is unstable: C is\n" +
 					"1, and calq exits 1.\n\n" +
-					`--json prints {"servers", "load", "rho", "stable", "p_wait", "log10_p_wait"}.`,
+					`--json prints one line {"message_type":"erlang_c", "servers", "load", "rho", "stable", "p_wait", "log10_p_wait"}.`,
 				Flags: flags(),
 				Action: func(c *cli.Context) error {
 					return runErlang(c, func(r analyze.MMcResult) (any, []measure) {
@@ -413,7 +445,7 @@ func runErlang(c *cli.Context, show func(analyze.MMcResult) (any, []measure)) er
 	}
 	v, rows := show(r)
 	if c.Bool("json") {
-		err = writeJSONValue(c.App.Writer, v)
+		err = writeJSONLine(c.App.Writer, "erlang_"+c.Command.Name, v)
 	} else {
 		err = writeMeasures(c.App.Writer, fmt.Sprintf("c = %d servers, a = %s Erlangs", servers, num(load)), rows)
 	}
@@ -425,9 +457,10 @@ func runErlang(c *cli.Context, show func(analyze.MMcResult) (any, []measure)) er
 
 // sizeRow is one row of calq analyze size --json.
 type sizeRow struct {
-	analyze.MMcResult
+	mmcFields
 	PWithin *float64 `json:"p_within,omitempty"` // P(Wq ≤ --within)
 	Meets   bool     `json:"meets"`
+	res     analyze.MMcResult
 }
 
 func analyzeSizeCommand() *cli.Command {
@@ -439,9 +472,15 @@ func analyzeSizeCommand() *cli.Command {
 			"(P(Wq ≤ T) at least P). The search carries Erlang B from one c to the next,\n" +
 			"so it is linear in c (c = 10^6 takes milliseconds). Prints c and the\n" +
 			"measures at c-1, c, c+1 and c+2.\n\n" +
-			`--json prints {"servers": c, "target": {...}, "rows": [...]}, each row the` + "\n" +
+			"Call-centre form: --calls N --interval 30m --aht 180s instead of --lambda and\n" +
+			"--mu (λ = N per interval, μ = 1/AHT, both per second); --max-wq and --within\n" +
+			"are then in seconds. --interval defaults to 1h.\n\n" +
+			`--json prints one line {"message_type":"size", "servers": c, "target": {...}, "rows": [...]}, each row the` + "\n" +
 			`fields of calq analyze mmc --json with "meets" (and "p_within" for a service level).`,
 		Flags: append(rateFlags(),
+			&cli.Float64Flag{Name: "calls", Usage: "call-centre form: `N` calls per --interval (instead of --lambda and --mu)"},
+			&cli.DurationFlag{Name: "interval", Value: time.Hour, Usage: "the interval --calls arrive in, e.g. 30m"},
+			&cli.DurationFlag{Name: "aht", Usage: "call-centre form: the average handling time, e.g. 180s (with --calls)"},
 			&cli.Float64Flag{Name: "max-p-wait", Usage: "target: P(wait) at most `P`"},
 			&cli.Float64Flag{Name: "max-wq", Usage: "target: mean wait at most `T`"},
 			&cli.Float64Flag{Name: "service-level", Usage: "target: P(Wq ≤ --within) at least `P`"},
@@ -449,7 +488,7 @@ func analyzeSizeCommand() *cli.Command {
 			jsonFlag),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
-			lambda, mu := f.positive("lambda"), f.positive("mu")
+			lambda, mu := sizeRates(f)
 			t := analyze.Target{
 				MaxPWait:     f.optional("max-p-wait", true),
 				MaxWq:        f.optional("max-wq", false),
@@ -483,14 +522,14 @@ func analyzeSizeCommand() *cli.Command {
 			}
 			rows := make([]sizeRow, len(around))
 			for i, r := range around {
-				rows[i] = sizeRow{MMcResult: r, Meets: t.Met(r)}
+				rows[i] = sizeRow{mmcFields: mmcJSON(r), Meets: t.Met(r), res: r}
 				if t.ServiceLevel > 0 {
 					p := 1 - r.WaitTail(t.Within)
 					rows[i].PWithin = &p
 				}
 			}
 			if c.Bool("json") {
-				return writeJSONValue(c.App.Writer, struct {
+				return writeJSONLine(c.App.Writer, "size", struct {
 					Servers int            `json:"servers"`
 					Target  map[string]any `json:"target"`
 					Rows    []sizeRow      `json:"rows"`
@@ -499,6 +538,36 @@ func analyzeSizeCommand() *cli.Command {
 			return writeSize(c.App.Writer, n, t, rows)
 		},
 	}
+}
+
+// sizeRates reads λ and μ from --lambda and --mu, or from the call-centre
+// form --calls, --interval and --aht (per second); mixing the two, or an
+// incomplete call-centre form, is a usage error naming the flags.
+func sizeRates(f *flagCheck) (lambda, mu float64) {
+	c := f.c
+	if !c.IsSet("calls") && !c.IsSet("aht") && !c.IsSet("interval") {
+		return f.positive("lambda"), f.positive("mu")
+	}
+	for _, n := range []string{"lambda", "mu"} {
+		if c.IsSet(n) {
+			f.fail(n, "give --lambda and --mu, or --calls, --interval and --aht; not both")
+		}
+	}
+	calls := f.positive("calls")
+	interval, aht := c.Duration("interval"), c.Duration("aht")
+	if interval <= 0 {
+		f.fail("interval", "%v is not a positive duration", interval)
+	}
+	switch {
+	case !c.IsSet("aht"):
+		f.fail("aht", "required with --calls (the average handling time, e.g. 180s)")
+	case aht <= 0:
+		f.fail("aht", "%v is not a positive duration", aht)
+	}
+	if len(f.errs) > 0 {
+		return 0, 0
+	}
+	return calls / interval.Seconds(), 1 / aht.Seconds()
 }
 
 func targetJSON(t analyze.Target) map[string]any {
@@ -522,7 +591,7 @@ func targetText(t analyze.Target) string {
 }
 
 func writeSize(w io.Writer, n int, t analyze.Target, rows []sizeRow) error {
-	fmt.Fprintf(w, "%d servers: the fewest with %s (λ = %s, μ = %s)\n\n", n, targetText(t), num(rows[0].Lambda), num(rows[0].Mu))
+	fmt.Fprintf(w, "%d servers: the fewest with %s (λ = %s, μ = %s)\n\n", n, targetText(t), num(rows[0].res.Lambda), num(rows[0].res.Mu))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "c\tρ\tP(wait)\tLq\tWq\tW\t"
 	if t.ServiceLevel > 0 {
@@ -530,15 +599,16 @@ func writeSize(w io.Writer, n int, t analyze.Target, rows []sizeRow) error {
 	}
 	fmt.Fprintln(tw, head+"meets\t")
 	for _, r := range rows {
-		if !r.Stable {
-			fmt.Fprintf(tw, "%d\t%s\tunstable\t\t\t\t", r.Servers, num(r.Rho))
+		if !r.res.Stable {
+			fmt.Fprintf(tw, "%d\t%s\tunstable\t\t\t\t", r.res.Servers, num(r.res.Rho))
 			if t.ServiceLevel > 0 {
 				fmt.Fprint(tw, "\t")
 			}
 			fmt.Fprintln(tw, "no\t")
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t", r.Servers, num(r.Rho), prob(r.PWait, r.Log10PWait), num(r.Lq), num(r.Wq), num(r.W))
+		m := r.res
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t", m.Servers, num(m.Rho), prob(m.PWait, m.Log10PWait), num(m.Lq), num(m.Wq), num(m.W))
 		if r.PWithin != nil {
 			fmt.Fprintf(tw, "%s\t", num(*r.PWithin))
 		}
@@ -556,7 +626,7 @@ func analyzePoissonCommand() *cli.Command {
 			"the rows hold all but 10^-6 of the probability on either side; --from and\n" +
 			"--to choose them. Each tail is summed from its own end, so small tails keep\n" +
 			"their digits.\n\n" +
-			`--json prints {"lambda", "t", "mean", "rows": [{"n", "p", "p_at_most", "p_more"}]}.`,
+			`--json prints one line {"message_type":"poisson", "lambda", "t", "mean", "rows": [{"n", "p", "p_at_most", "p_more"}]}.`,
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "lambda", Aliases: []string{"l"}, Usage: "arrival rate λ (required)"},
 			&cli.Float64Flag{Name: "t", Usage: "length of the interval (required)"},
@@ -588,7 +658,7 @@ func analyzePoissonCommand() *cli.Command {
 				return fmt.Errorf("analyze poisson: %w", err)
 			}
 			if c.Bool("json") {
-				return writeJSONValue(c.App.Writer, struct {
+				return writeJSONLine(c.App.Writer, "poisson", struct {
 					Lambda float64              `json:"lambda"`
 					T      float64              `json:"t"`
 					Mean   float64              `json:"mean"`
@@ -618,7 +688,7 @@ func analyzeResizeCommand() *cli.Command {
 			"whether NE trips one, the steady-state probability of being past each, the\n" +
 			"rate at which the size crosses them, and the expected time until the next\n" +
 			"resize (the mean first-passage time of the M/M/1/N chain from NE).\n\n" +
-			`--json prints {"lambda", "mu", "rho", "capacity", "buckets", "events", "l",` + "\n" +
+			`--json prints one line {"message_type":"resize", "lambda", "mu", "rho", "capacity", "buckets", "events", "l",` + "\n" +
 			`"target_buckets", "grow_above", "shrink_below", "trigger", "p_grow", "p_shrink",` + "\n" +
 			`"up_crossings_per_time", "down_crossings_per_time", "time_to_resize"}; the` + "\n" +
 			"last is null when no trigger can be reached.",
@@ -647,7 +717,7 @@ func analyzeResizeCommand() *cli.Command {
 				return fmt.Errorf("analyze resize: %w", err)
 			}
 			if c.Bool("json") {
-				return writeJSONValue(c.App.Writer, r)
+				return writeJSONLine(c.App.Writer, "resize", r)
 			}
 			return writeResize(c.App.Writer, r)
 		},

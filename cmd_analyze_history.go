@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -130,7 +129,7 @@ type analysisReport struct {
 
 func writeAnalyzeHistory(w io.Writer, groups []analyze.HistoryGroup, o analyze.HistoryOptions, asJSON bool) error {
 	if asJSON {
-		return json.NewEncoder(w).Encode(analysisReport{"analysis", "history", o.Confidence, o.MaxWq, groups})
+		return writeJSONLine(w, "analysis", analysisReport{"analysis", "history", o.Confidence, o.MaxWq, groups})
 	}
 	if len(groups) == 0 {
 		_, err := fmt.Fprintln(w, "no jobs match (only jobs that started count)")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +51,7 @@ func analyzeSimulateCommand() *cli.Command {
 				DefaultText: "a tenth of --customers for exp arrivals, else 0"},
 			&cli.IntFlag{Name: "replications", Value: 10, Usage: "independent runs; with 1, the intervals come from batch means"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; equal seeds give equal results"},
-			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"},
+			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			o, err := simOptions(c)
@@ -64,9 +63,7 @@ func analyzeSimulateCommand() *cli.Command {
 				return fmt.Errorf("analyze simulate: %w", err)
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				return writeJSONLine(c.App.Writer, "simulate", res)
 			}
 			return writeSim(c.App.Writer, res)
 		},

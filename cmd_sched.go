@@ -167,11 +167,19 @@ func renderBench(w io.Writer, rows []sched.BenchRow, asJSON bool) error {
 	return writeBench(w, rows, sched.BenchGoals(rows))
 }
 
+// writeJSON prints a line per row, then a line per goal.
 func writeJSON(w io.Writer, rows []sched.BenchRow) error {
-	if rows == nil {
-		rows = []sched.BenchRow{} // "[]", not "null"
+	for _, r := range rows {
+		if err := writeJSONLine(w, "bench", r); err != nil {
+			return err
+		}
 	}
-	return writeJSONValue(w, rows)
+	for _, g := range sched.BenchGoals(rows) {
+		if err := writeJSONLine(w, "bench_goal", g); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeBench writes the rows and the goals as two aligned tables.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,12 +46,12 @@ func benchEngineAction(c *cli.Context) error {
 
 func renderEngineBench(w io.Writer, rows []sched.EngineBenchRow, asJSON bool) error {
 	if asJSON {
-		if rows == nil {
-			rows = []sched.EngineBenchRow{}
+		for _, r := range rows {
+			if err := writeJSONLine(w, "engine_bench", r); err != nil {
+				return err
+			}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tjobs\tseconds\tjobs/s\tvs baseline\tgoal\tmet")
