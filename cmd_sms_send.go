@@ -19,39 +19,35 @@ import (
 	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/at"
+	"calq/sms/pdu"
 )
-
-const smsSendExit = "Exit status, for scripts:\n" +
-	"  0  every message accepted by the network (its message reference is known)\n" +
-	"  1  failure: every message failed, or calq could not run\n" +
-	"  2  usage error\n" +
-	"  3  some recipients failed, the others were accepted\n" +
-	"  4  some messages are left queued for a retry (--timeout, no modem answered)\n" +
-	"  5  the outcome of some message is unknown: it may have been sent\n" +
-	"     (a timeout after the PDU was written; not resent without --allow-duplicates)"
 
 func smsSendCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "send",
 		Usage:     "send an SMS to one or more numbers",
-		ArgsUsage: "TO... [TEXT | -]",
+		ArgsUsage: "TO... [TEXT | -]  (or --queued)",
 		Description: "Records one message per recipient in the journal's outbox (--db) before any\n" +
 			"AT traffic, then opens the modems (--device, repeatable, or [[sms.modem]] in the\n" +
-			"config file) and sends every queued message that is due, its own and those an\n" +
-			"earlier run left. The last argument is the text; '-', or no text argument at\n" +
-			"all when the last argument looks like a number, reads it from stdin. All parts\n" +
-			"of a long message go through one modem with one reference; a retry resends\n" +
-			"only the parts not yet accepted.\n\n" +
-			"--no-wait prints the message ids and returns: the next calq sms send sends them.\n" +
-			"When a calq sms daemon holds the modems, send records the messages for it and\n" +
-			"waits for their outcome (--no-wait: exits 4 at once, the daemon sends them);\n" +
-			"while the daemon's modems are all down that wait has no end but --timeout.\n" +
+			"config file), sends them and waits for their outcome. Messages earlier runs left\n" +
+			"queued are not sent: calq says how many there are; calq sms send --queued sends\n" +
+			"them (and no new one), as does calq sms daemon. The last argument is the text;\n" +
+			"'-', or no text argument at all when the last argument looks like a number,\n" +
+			"reads it from stdin. An empty text is refused. Numbers may hold spaces, dashes,\n" +
+			"dots, slashes and parentheses. All parts of a long message go through one modem\n" +
+			"with one reference; a retry resends only the parts not yet accepted.\n\n" +
+			"--no-wait records the messages, prints their ids and exits 4 (queued): a\n" +
+			"running calq sms daemon sends them; without one, calq says nothing will until\n" +
+			"calq sms send --queued. When a daemon holds the modems, send records the\n" +
+			"messages for it and waits for their outcome; while the daemon's modems are all\n" +
+			"down that wait has no end but --timeout.\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
-			`--json prints {"message_type":"sms_send","messages":[{"id","to","state",` + "\n" +
-			`"reason","modem","parts","mr"}],"earlier":[...],"modems":[...],"transliterated":` + "\n" +
-			`[{"from","to","count"}]}; "earlier" (in the table, rows whose reason starts` + "\n" +
-			`"earlier run:") are messages of earlier runs this run settled, such as parts a` + "\n" +
-			"killed run left in flight, settled as unknown; the exit status covers them.\n\n" + smsSendExit,
+			`--json prints a line per message, {"message_type":"sms_result","id","to",` + "\n" +
+			`"state","reason","modem","parts","mr" (per part, null if none),"earlier"}, then` + "\n" +
+			`{"message_type":"sms_send","modems","still_queued","transliterated"}. An` + "\n" +
+			`"earlier" message (in the table, a reason starting "earlier run:") is one of an` + "\n" +
+			"earlier run that --queued settled, such as parts a killed run left in flight,\n" +
+			"settled as unknown; the exit status covers them.",
 		Flags: append(smsModemFlags(),
 			&cli.BoolFlag{Name: "flash", Usage: "a flash message (class 0), shown at once and not stored"},
 			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit (“smart quotes”, é, …) when that avoids UCS-2; each change is reported"},
@@ -60,11 +56,12 @@ func smsSendCommand() *cli.Command {
 			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "P2", Usage: "priority class: P0 .. P3"},
 			&cli.StringFlag{Name: "at", Usage: "send no earlier than `TIME`"},
 			&cli.BoolFlag{Name: "wait", Value: true, Usage: "wait for the outcome (the default)"},
-			&cli.BoolFlag{Name: "no-wait", Usage: "print the message ids and return at once"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "print the message ids and return at once (exit 4: queued)"},
+			&cli.BoolFlag{Name: "queued", Usage: "send the messages earlier runs left queued, and no new one"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after this long (messages stay queued: exit 4)"},
 			&cli.BoolFlag{Name: "allow-duplicates", Usage: "resend parts whose outcome is unknown"},
 			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a message after transient errors"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			jsonFlag,
 			dbFlag()),
 		Action: smsSendAction,
 	}
@@ -110,8 +107,7 @@ func smsSendAction(c *cli.Context) error {
 	defer jn.Close()
 	o.Journal = jn
 	res, err := sms.Send(c.Context, o)
-	var xe *sms.ExitError
-	if errors.As(err, &xe) && xe.Code == sms.ExitUsage {
+	if errors.Is(err, sms.ErrUsage) {
 		return &usageError{err: err, hint: helpHint(c)} // nothing was recorded: nothing to show
 	}
 	if rerr := renderSend(c, res); rerr != nil {
@@ -124,8 +120,11 @@ func smsSendAction(c *cli.Context) error {
 func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 	args := c.Args().Slice()
 	var o sms.SendOptions
+	if c.Bool("queued") {
+		return smsQueuedOptions(c)
+	}
 	if len(args) == 0 {
-		return o, usageErrorf(c, "no recipients")
+		return o, usageErrorf(c, "no recipients (or --queued, to send what earlier runs left queued)")
 	}
 	text, to := "", args
 	switch last := args[len(args)-1]; {
@@ -192,6 +191,35 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 
 func noWait(c *cli.Context) bool { return c.Bool("no-wait") || !c.Bool("wait") }
 
+// smsQueuedOptions reads calq sms send --queued: no recipients nor text,
+// and options that apply to sending, not composing.
+func smsQueuedOptions(c *cli.Context) (sms.SendOptions, error) {
+	var bad []error
+	if c.Args().Present() {
+		bad = append(bad, fmt.Errorf("--queued sends the queued messages: no TO or TEXT (got %q)", c.Args().First()))
+	}
+	for _, f := range []string{"flash", "transliterate", "report", "validity", "priority", "at", "no-wait", "wait"} {
+		if c.IsSet(f) {
+			bad = append(bad, fmt.Errorf("--%s: not with --queued (it applies to new messages)", f))
+		}
+	}
+	o := sms.SendOptions{Queued: true, Timeout: c.Duration("timeout"), AllowDuplicates: c.Bool("allow-duplicates"),
+		Retries: c.Int("retries")}
+	if o.Retries < 0 {
+		bad = append(bad, fmt.Errorf("--retries: %d is negative", o.Retries))
+	}
+	if len(bad) > 0 {
+		return o, usageErrorf(c, "%w", errors.Join(bad...))
+	}
+	if o.Retries == 0 {
+		o.Retries = -1
+	}
+	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
+	var err error
+	o.Modems, o.AT, err = smsModemSpecs(c)
+	return o, err
+}
+
 // looksLikeNumber says whether s reads as a phone number (separators
 // such as spaces and dashes allowed), so that it is a recipient, not
 // the text.
@@ -207,13 +235,53 @@ func isTerminalReader(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// sendLine is --json's line for a message a send settled or queued.
+type sendLine struct {
+	ID      int64  `json:"id"`
+	To      string `json:"to"`
+	State   string `json:"state"`
+	Reason  string `json:"reason,omitempty"`
+	Modem   string `json:"modem,omitempty"`
+	Parts   int    `json:"parts"`
+	MR      []*int `json:"mr"` // per part, null where the network gave none
+	Earlier bool   `json:"earlier"`
+}
+
+func toSendLine(m sms.MessageResult, earlier bool) sendLine {
+	l := sendLine{ID: m.ID, To: m.To, State: m.State, Reason: m.Reason, Modem: m.Modem, Parts: m.Parts,
+		MR: []*int{}, Earlier: earlier}
+	for _, mr := range m.MR {
+		if mr < 0 {
+			l.MR = append(l.MR, nil)
+		} else {
+			l.MR = append(l.MR, &mr)
+		}
+	}
+	return l
+}
+
 func renderSend(c *cli.Context, res sms.Result) error {
 	w := c.App.Writer
 	if c.Bool("json") {
-		return json.NewEncoder(w).Encode(struct {
-			Type string `json:"message_type"`
-			sms.Result
-		}{"sms_send", res})
+		for _, m := range res.Messages {
+			if err := writeJSONLine(w, "sms_result", toSendLine(m, false)); err != nil {
+				return err
+			}
+		}
+		for _, m := range res.Earlier {
+			if err := writeJSONLine(w, "sms_result", toSendLine(m, true)); err != nil {
+				return err
+			}
+		}
+		return writeJSONLine(w, "sms_send", struct {
+			Modems         []string     `json:"modems,omitempty"`
+			StillQueued    int          `json:"still_queued"`
+			Transliterated []pdu.Change `json:"transliterated,omitempty"`
+		}{res.Modems, res.StillQueued, res.Transliterated})
+	}
+	if res.StillQueued > 0 && !c.Bool("queued") {
+		fmt.Fprintf(c.App.ErrWriter, "calq: %s of earlier runs still queued: calq sms send --queued sends them (or calq sms daemon)\n",
+			plural(res.StillQueued, "message"))
 	}
 	if noWait(c) {
 		for _, m := range res.Messages {

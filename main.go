@@ -268,15 +268,16 @@ func interrupted(cause, err error) error {
 // know no numbers.
 func exitCode(err error) int {
 	var ue *usageError
-	var se *sms.ExitError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &se):
-		return se.Code
-	case errors.As(err, &ue), errors.Is(err, sched.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
+	case errors.Is(err, sms.ErrUnknown):
+		return exitUnknown
+	case errors.Is(err, sms.ErrQueued):
+		return exitQueued
+	case errors.As(err, &ue), errors.Is(err, sms.ErrUsage), errors.Is(err, sched.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
 		return exitUsage
 	case errors.Is(err, exitcode.ErrPartial):
 		return exitPartial

@@ -22,6 +22,7 @@ import (
 	"calq/internal/proc"
 	"calq/sched"
 	"calq/sched/journal"
+	"calq/sms"
 )
 
 func TestMain(m *testing.M) {
@@ -204,6 +205,14 @@ func TestExitCode(t *testing.T) {
 		{"partial", exitcode.ErrPartial, 3},
 		{"partial wrapped", fmt.Errorf("convert: %w", partial), 3},
 		{"partial joined", errors.Join(partial, errors.New("b.docx: corrupt")), 3},
+		// Precedence: unknown 5 > queued 4 > usage 2 > partial 3 > failure 1.
+		{"sms unknown", fmt.Errorf("sms send: %w", sms.ErrUnknown), 5},
+		{"sms queued", fmt.Errorf("sms send: %w", sms.ErrQueued), 4},
+		{"sms usage", fmt.Errorf("%w: bad", sms.ErrUsage), 2},
+		{"unknown over queued", errors.Join(sms.ErrQueued, sms.ErrUnknown), 5},
+		{"queued over usage", errors.Join(usage, sms.ErrQueued), 4},
+		{"usage over partial", errors.Join(partial, usage), 2},
+		{"unknown over partial", errors.Join(partial, sms.ErrUnknown), 5},
 		{"canceled", context.Canceled, 130},
 		{"canceled wrapped", fmt.Errorf("sched bench: %w", context.Canceled), 130},
 		{"signal cause", signalled, 130},

@@ -136,7 +136,7 @@ func benchRun(ctx context.Context, dir string, n, msgs int, latency time.Duratio
 		return 0, 0, 0, err
 	}
 	start = time.Now()
-	pending, err := pendingFor(ctx, jn, nil)
+	pending, err := pendingFor(ctx, jn, nil, true)
 	if err == nil {
 		err = d.run(ctx, pending)
 	}

@@ -80,7 +80,7 @@ func (o DaemonOptions) withDefaults() DaemonOptions {
 func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	o = o.withDefaults()
 	if o.Journal == nil || len(o.Specs) == 0 {
-		return &ExitError{Code: ExitUsage, Err: errors.New("daemon: no journal or no modems")}
+		return &usageError{errors.New("daemon: no journal or no modems")}
 	}
 	l, err := claimLease(ctx, o.Journal, o.Specs)
 	if err != nil {

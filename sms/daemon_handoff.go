@@ -18,15 +18,19 @@ var (
 	handOffRecheck = 10
 )
 
-// handedOver is the outcome of a NoWait send: nil, unless a live daemon
-// holding specs (any daemon, with no specs) will send the messages, which
-// scripts learn from exit status 4.
+// handedOver is the outcome of a NoWait send: the messages are queued
+// (ErrQueued), for a live daemon holding specs (any daemon, with no specs)
+// or, without one, for nobody until calq sms send --queued.
 func handedOver(ctx context.Context, jn *journal.Journal, specs []ModemSpec, res Result) error {
 	held, err := DaemonHolds(ctx, jn, specs)
-	if err != nil || !held {
-		return nil
+	if err != nil {
+		return err
 	}
-	return &ExitError{Code: ExitQueued, Err: fmt.Errorf("%w: %d messages handed to calq sms daemon", ErrQueued, len(res.Messages))}
+	if !held {
+		return fmt.Errorf("%w: %d messages; no calq sms daemon is running, so nothing will send them: "+
+			"start calq sms daemon, or run calq sms send --queued", ErrQueued, len(res.Messages))
+	}
+	return fmt.Errorf("%w: %d messages handed to calq sms daemon", ErrQueued, len(res.Messages))
 }
 
 // sendThroughDaemon waits for a daemon that holds o.Modems to settle ids

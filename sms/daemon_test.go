@@ -129,8 +129,8 @@ func TestDaemonNoWait(t *testing.T) {
 	o := r.opts([]string{"+491701234567"}, "later")
 	o.NoWait, o.Modems = true, nil
 	res, err := Send(context.Background(), o)
-	if got := ExitCode(err); got != ExitQueued {
-		t.Fatalf("got exit %d (%v), want %d", got, err, ExitQueued)
+	if got := outcomeOf(err); got != "queued" {
+		t.Fatalf("got %s (%v), want queued", got, err)
 	}
 	d.waitEvent(t, sched.EventDone)
 	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
@@ -244,7 +244,7 @@ func TestDaemonRedials(t *testing.T) {
 	o := r.opts([]string{"+491701234567"}, "after the redial")
 	o.NoWait, o.Modems = true, nil
 	res, err := Send(context.Background(), o)
-	if ExitCode(err) != ExitQueued {
+	if outcomeOf(err) != "queued" {
 		t.Fatalf("Send: %v, want it queued for the daemon", err)
 	}
 	if err := os.Symlink(r.e.Devices()[0], late); err != nil {

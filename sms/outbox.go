@@ -110,8 +110,9 @@ func classOf(m journal.SMSMessage) sched.Class {
 	return c
 }
 
-// usageError marks a bad argument (exit status 2).
+// usageError marks a bad argument: errors.Is(err, ErrUsage) holds.
 type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
+func (e *usageError) Error() string        { return e.err.Error() }
+func (e *usageError) Unwrap() error        { return e.err }
+func (e *usageError) Is(target error) bool { return target == ErrUsage }

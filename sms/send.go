@@ -32,9 +32,13 @@ type SendOptions struct {
 	Priority      sched.Class   // the zero Class is P2
 	At            time.Time     // not before this time (the engine's calendar queue holds it)
 
-	// NoWait records the messages and returns at once: a daemon, or the
-	// next Send, sends them.
+	// NoWait records the messages and returns at once: a daemon, or a
+	// Send with Queued, sends them.
 	NoWait bool
+	// Queued sends the messages earlier runs left queued (due now),
+	// recording none: To and Text must be empty. Without it, Send sends
+	// only the messages it records.
+	Queued bool
 	// Timeout bounds the whole send; messages not settled by then stay
 	// queued (exit status 4). 0: no limit beyond ctx.
 	Timeout time.Duration
@@ -73,6 +77,9 @@ type Result struct {
 	// They count in the exit status.
 	Earlier []MessageResult `json:"earlier,omitempty"`
 	Modems  []string        `json:"modems,omitempty"` // the modems this process used
+	// StillQueued counts the messages of earlier runs left queued, which
+	// this run did not send (only Queued sends them).
+	StillQueued int `json:"still_queued,omitempty"`
 	// Transliterated lists what SendOptions.Transliterate changed.
 	Transliterated []pdu.Change `json:"transliterated,omitempty"`
 }
@@ -81,12 +88,17 @@ type Result struct {
 // live calq sms daemon holds the modems (DaemonHolds), that is the whole
 // hand-over: Send waits (unless NoWait) until the daemon settles the
 // messages, and takes the modems itself only if the daemon goes away.
-// Otherwise Send (unless NoWait) opens the modems and sends every queued message that is
-// due, its own and those earlier runs left, and waits for the outcome of
-// its own. The error, when not nil, carries the exit status (ExitCode).
+// Otherwise Send (unless NoWait) opens the modems, sends its own messages
+// and waits for their outcome; messages earlier runs left queued stay for
+// the daemon or for a Send with Queued, which sends them instead of new
+// ones. The error wraps ErrUnknown, ErrQueued, exitcode.ErrPartial or
+// ErrUsage when the outcome is one of those.
 func Send(ctx context.Context, o SendOptions) (Result, error) {
 	if err := checkSend(o); err != nil {
-		return Result{}, &ExitError{Code: ExitUsage, Err: err}
+		return Result{}, &usageError{err}
+	}
+	if o.Queued {
+		return sendQueued(ctx, o)
 	}
 	ids, changes, err := Enqueue(ctx, o.Journal, o)
 	if err != nil {
@@ -126,16 +138,68 @@ func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 	if err == nil {
 		res.Earlier, err = settledEarlier(rctx, o.Journal, earlier)
 	}
+	if err == nil {
+		res.StillQueued, err = stillQueued(rctx, o.Journal, ids)
+	}
 	if err != nil {
 		return res, classify(errors.Join(runErr, err))
 	}
 	return res, outcome(res, runErr)
 }
 
+// sendQueued sends what earlier runs left queued and is due: through the
+// daemon when one holds the modems (it sends them anyway), else itself.
+func sendQueued(ctx context.Context, o SendOptions) (Result, error) {
+	if held, err := DaemonHolds(ctx, o.Journal, o.Modems); err == nil && held {
+		n, err := stillQueued(ctx, o.Journal, nil)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{StillQueued: n}, fmt.Errorf("%w: calq sms daemon holds the modems and sends the %d queued messages", ErrQueued, n)
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	names, earlier, runErr := SendPending(ctx, o, nil)
+	rctx := context.WithoutCancel(ctx)
+	res := Result{Modems: names, Messages: []MessageResult{}}
+	var err error
+	res.Earlier, err = settledEarlier(rctx, o.Journal, earlier)
+	if err == nil {
+		res.StillQueued, err = stillQueued(rctx, o.Journal, nil)
+	}
+	if err != nil {
+		return res, errors.Join(runErr, err)
+	}
+	if res.StillQueued > 0 {
+		runErr = errors.Join(runErr, fmt.Errorf("%w: %d messages (not due yet, or not sent in time)", ErrQueued, res.StillQueued))
+	}
+	return res, outcome(res, runErr)
+}
+
+// stillQueued counts the queued messages of the outbox not in ids.
+func stillQueued(ctx context.Context, jn *journal.Journal, ids []int64) (int, error) {
+	msgs, err := jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued})
+	n := 0
+	for _, m := range msgs {
+		if !slices.Contains(ids, m.ID) {
+			n++
+		}
+	}
+	return n, err
+}
+
 func checkSend(o SendOptions) error {
 	switch {
 	case o.Journal == nil:
 		return errors.New("send: no journal")
+	case o.Queued && (len(o.To) > 0 || o.Text != ""):
+		return errors.New("send: the queued messages, or new ones, not both")
+	case o.Queued && o.NoWait:
+		return errors.New("send: the queued messages cannot be sent without waiting")
+	case o.Queued:
 	case len(o.To) == 0:
 		return errors.New("send: no recipients")
 	case strings.TrimSpace(o.Text) == "":
@@ -146,11 +210,11 @@ func checkSend(o SendOptions) error {
 	return nil
 }
 
-// SendPending opens the modems and sends the queued messages that are due,
-// and those of ids whenever they are due; it returns when they are all
-// settled or ctx ends (they stay queued). It returns the modems it used
-// and the ids of the messages it took up that are not in ids: those
-// earlier runs left queued, or in flight when they were killed.
+// SendPending opens the modems and sends the messages of ids whenever they
+// are due, or, with o.Queued, every queued message that is due; it returns
+// when they are all settled or ctx ends (they stay queued). It returns the
+// modems it used and the ids of the messages it took up that are not in
+// ids: those earlier runs left queued, or in flight when they were killed.
 func SendPending(ctx context.Context, o SendOptions, ids []int64) (names []string, earlier []int64, err error) {
 	pool, dialErr := OpenPool(ctx, withPINs(o.Modems, o.Journal), o.AT)
 	defer pool.Close()
@@ -165,7 +229,7 @@ func SendPending(ctx context.Context, o SendOptions, ids []int64) (names []strin
 		return nil, nil, err
 	}
 	names = d.names()
-	msgs, err := pendingFor(ctx, o.Journal, ids)
+	msgs, err := pendingFor(ctx, o.Journal, ids, o.Queued)
 	if err == nil {
 		err = d.run(ctx, msgs)
 	}
@@ -184,11 +248,15 @@ func settledEarlier(ctx context.Context, jn *journal.Journal, ids []int64) ([]Me
 	return slices.DeleteFunc(res.Messages, func(m MessageResult) bool { return m.State == journal.SMSQueued }), err
 }
 
-// pendingFor lists the queued messages due now plus those of ids.
-func pendingFor(ctx context.Context, jn *journal.Journal, ids []int64) ([]journal.SMSMessage, error) {
-	msgs, err := jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued, DueUntil: time.Now()})
-	if err != nil {
-		return nil, err
+// pendingFor lists the queued messages of ids, and with all the queued
+// messages due now too.
+func pendingFor(ctx context.Context, jn *journal.Journal, ids []int64, all bool) ([]journal.SMSMessage, error) {
+	var msgs []journal.SMSMessage
+	if all {
+		var err error
+		if msgs, err = jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued, DueUntil: time.Now()}); err != nil {
+			return nil, err
+		}
 	}
 	for _, id := range ids {
 		if slices.ContainsFunc(msgs, func(m journal.SMSMessage) bool { return m.ID == id }) {

@@ -2,6 +2,7 @@ package sms
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -49,7 +50,7 @@ func TestSendFaults(t *testing.T) {
 		o := r.opts(group, texts[group[0]])
 		o.NoWait = true
 		res, err := Send(ctx, o)
-		if err != nil {
+		if !errors.Is(err, ErrQueued) {
 			t.Fatal(err)
 		}
 		for _, m := range res.Messages {
@@ -58,9 +59,14 @@ func TestSendFaults(t *testing.T) {
 	}
 	o := r.opts([]string{"+491799999999"}, "last")
 	res, err := Send(ctx, o)
+	t.Logf("last send: %v (%s), modems %v", err, outcomeOf(err), res.Modems)
+	// Then the messages queued before it.
+	q := r.opts(nil, "")
+	q.Queued = true
+	qres, qerr := Send(ctx, q)
+	t.Logf("send --queued: %v (%s), %d earlier settled, %d still queued", qerr, outcomeOf(qerr), len(qres.Earlier), qres.StillQueued)
 	close(stop)
 	<-done
-	t.Logf("last send: %v (exit %d), modems %v", err, ExitCode(err), res.Modems)
 	r.check(t, append(ids, res.Messages[0].ID), texts)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"calq/internal/exitcode"
 	"calq/sched/journal"
 	"calq/sms/emu"
 )
@@ -63,14 +64,15 @@ func TestSendShortAndLong(t *testing.T) {
 }
 
 // TestSendResumes records a message without sending it (as a calq killed
-// right after the journal write leaves it) and checks the next Send sends it.
+// right after the journal write leaves it). The next Send sends only its
+// own message and counts the one left behind; a Send with Queued sends it.
 func TestSendResumes(t *testing.T) {
 	r := newRig(t, emu2())
 	o := r.opts([]string{"+491700000001"}, "left behind")
 	o.NoWait = true
 	res, err := Send(context.Background(), o)
-	if err != nil || res.Messages[0].State != journal.SMSQueued {
-		t.Fatalf("NoWait: got %+v, %v; want queued, nil", res, err)
+	if !errors.Is(err, ErrQueued) || res.Messages[0].State != journal.SMSQueued {
+		t.Fatalf("NoWait: got %+v, %v; want queued, ErrQueued (no daemon will send it)", res, err)
 	}
 	if n := len(r.log.records(t)); n != 0 {
 		t.Fatalf("NoWait sent %d PDUs, want 0", n)
@@ -78,10 +80,21 @@ func TestSendResumes(t *testing.T) {
 	// A new process: the journal reopened.
 	r.jn.Close()
 	r.jn = r.openJournal(t)
-	if _, err := Send(context.Background(), r.opts([]string{"+491700000002"}, "next")); err != nil {
-		t.Fatalf("Send: %v", err)
+	next, err := Send(context.Background(), r.opts([]string{"+491700000002"}, "next"))
+	if err != nil || next.StillQueued != 1 || len(next.Earlier) != 0 {
+		t.Fatalf("Send: %+v, %v; want its own message sent and 1 earlier one still queued", next, err)
 	}
 	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != journal.SMSQueued {
+		t.Fatalf("the message left behind: got %s, %v; want still queued", m.State, err)
+	}
+	q := r.opts(nil, "")
+	q.Queued = true
+	qres, err := Send(context.Background(), q)
+	if err != nil || len(qres.Earlier) != 1 || qres.StillQueued != 0 {
+		t.Fatalf("Send --queued: %+v, %v; want the earlier message settled", qres, err)
+	}
+	m, err = r.jn.SMS(context.Background(), res.Messages[0].ID)
 	if err != nil || m.State != journal.SMSSent {
 		t.Fatalf("the message left behind: got %s, %v; want sent", m.State, err)
 	}
@@ -101,22 +114,22 @@ func TestExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		res  Result
-		want int
+		want string
 	}{
-		{"all sent", msgs("sent", "sent"), 0},
-		{"all failed", msgs("failed"), 1},
-		{"some failed", msgs("sent", "failed"), 3},
-		{"queued", msgs("sent", "queued", "failed"), 4},
-		{"unknown wins", msgs("queued", "unknown", "failed"), 5},
+		{"all sent", msgs("sent", "sent"), "ok"},
+		{"all failed", msgs("failed"), "failure"},
+		{"some failed", msgs("sent", "failed"), "partial"},
+		{"queued", msgs("sent", "queued", "failed"), "queued"},
+		{"unknown wins", msgs("queued", "unknown", "failed"), "unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ExitCode(outcome(tc.res, nil)); got != tc.want {
-				t.Errorf("got exit %d, want %d", got, tc.want)
+			if got := outcomeOf(outcome(tc.res, nil)); got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
 	}
-	if got := ExitCode(classify(&usageError{errors.New("x")})); got != ExitUsage {
-		t.Errorf("usage: got %d, want %d", got, ExitUsage)
+	if got := outcomeOf(classify(&usageError{errors.New("x")})); got != "usage" {
+		t.Errorf("usage: got %s, want usage", got)
 	}
 }
 
@@ -147,8 +160,8 @@ func TestSendModemMissing(t *testing.T) {
 	o = r.opts([]string{"+491701234567"}, "none answers")
 	o.Modems = []ModemSpec{missing}
 	res, err = Send(ctx, o)
-	if got := ExitCode(err); got != ExitQueued || res.Messages[0].State != journal.SMSQueued {
-		t.Fatalf("got exit %d (%v), state %s; want %d and queued", got, err, res.Messages[0].State, ExitQueued)
+	if got := outcomeOf(err); got != "queued" || res.Messages[0].State != journal.SMSQueued {
+		t.Fatalf("got %s (%v), state %s; want queued", got, err, res.Messages[0].State)
 	}
 	if !strings.Contains(err.Error(), "no modem answered") || !strings.Contains(err.Error(), "modem m9") {
 		t.Errorf("error %q, want it to say no modem answered and name m9", err)
@@ -185,15 +198,15 @@ func TestSendTransliterate(t *testing.T) {
 
 // TestSendAfterCrashMidPart: a part recorded as being sent (a calq killed
 // after writing its PDU, before the modem answered) is not sent again: the
-// message ends unknown, and the run that settled it lists it and exits 5,
-// though its own message went out.
+// message ends unknown. A send of a new message leaves it alone; the
+// send of the queued messages settles it, lists it and says unknown.
 func TestSendAfterCrashMidPart(t *testing.T) {
 	r := newRig(t, emu2())
 	ctx := context.Background()
 	o := r.opts([]string{"+491700000001"}, "in flight when calq died")
 	o.NoWait = true
 	res, err := Send(ctx, o)
-	if err != nil {
+	if !errors.Is(err, ErrQueued) {
 		t.Fatal(err)
 	}
 	id := res.Messages[0].ID
@@ -201,11 +214,14 @@ func TestSendAfterCrashMidPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = Send(ctx, r.opts([]string{"+491700000002"}, "next"))
-	if got := ExitCode(err); got != ExitUnknown || !errors.Is(err, ErrUnknown) {
-		t.Fatalf("the next send: exit %d (%v), want %d: it settled the earlier message as unknown", got, err, ExitUnknown)
+	if err != nil || len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent || len(res.Earlier) != 0 {
+		t.Fatalf("the next send: %+v, %v; want its own message sent, the earlier one left alone", res, err)
 	}
-	if len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent {
-		t.Errorf("the next send's own messages: %+v, want one sent", res.Messages)
+	q := r.opts(nil, "")
+	q.Queued = true
+	res, err = Send(ctx, q)
+	if got := outcomeOf(err); got != "unknown" || !errors.Is(err, ErrUnknown) {
+		t.Fatalf("send --queued: %s (%v), want unknown: it settled the earlier message as unknown", got, err)
 	}
 	if len(res.Earlier) != 1 || res.Earlier[0].ID != id || res.Earlier[0].State != journal.SMSUnknown {
 		t.Errorf("the next send's earlier messages: %+v, want message %d unknown", res.Earlier, id)
@@ -231,18 +247,17 @@ func TestSendUnknownPartThenRest(t *testing.T) {
 	o := r.opts([]string{"+491700000003"}, strings.Repeat("two parts ", 20))
 	o.NoWait = true
 	res, err := Send(ctx, o)
-	if err != nil || res.Messages[0].Parts != 2 {
-		t.Fatalf("got %+v, %v; want one message of 2 parts", res, err)
+	if !errors.Is(err, ErrQueued) || res.Messages[0].Parts != 2 {
+		t.Fatalf("got %+v, %v; want one message of 2 parts, queued", res, err)
 	}
 	id := res.Messages[0].ID
 	if err := r.jn.SMSPartUnknownRetry(ctx, id, 1, "m0", "unknown: no answer"); err != nil {
 		t.Fatal(err)
 	}
-	o.NoWait, o.To = false, []string{"+491700000004"}
-	o.Text = "next"
+	o.NoWait, o.To, o.Text, o.Queued = false, nil, "", true
 	res, err = Send(ctx, o)
-	if got := ExitCode(err); got != ExitUnknown || len(res.Earlier) != 1 || res.Earlier[0].ID != id {
-		t.Fatalf("the next send: exit %d (%v), earlier %+v; want %d, listing message %d", got, err, res.Earlier, ExitUnknown, id)
+	if got := outcomeOf(err); got != "unknown" || len(res.Earlier) != 1 || res.Earlier[0].ID != id {
+		t.Fatalf("the next send: %s (%v), earlier %+v; want unknown, listing message %d", got, err, res.Earlier, id)
 	}
 	m, err := r.jn.SMS(ctx, id)
 	if err != nil || m.State != journal.SMSUnknown {
@@ -274,7 +289,24 @@ func TestSendAllowDuplicatesUnknown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := Send(ctx, o)
-	if got := ExitCode(err); got != ExitUnknown || res.Messages[0].State != journal.SMSUnknown {
-		t.Fatalf("got exit %d (%v), state %s; want %d and unknown", got, err, res.Messages[0].State, ExitUnknown)
+	if got := outcomeOf(err); got != "unknown" || res.Messages[0].State != journal.SMSUnknown {
+		t.Fatalf("got %s (%v), state %s; want unknown", got, err, res.Messages[0].State)
 	}
+}
+
+// outcomeOf names what err says of a send, as the command line reads it.
+func outcomeOf(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, ErrUnknown):
+		return "unknown"
+	case errors.Is(err, ErrQueued):
+		return "queued"
+	case errors.Is(err, ErrUsage):
+		return "usage"
+	case errors.Is(err, exitcode.ErrPartial):
+		return "partial"
+	}
+	return "failure"
 }
