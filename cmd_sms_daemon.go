@@ -84,6 +84,9 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	}
 	var err error
 	o.Specs, o.AT, err = smsModemSpecs(c)
+	if err == nil && len(o.Specs) == 0 {
+		err = usageErrorf(c, "no modems: give --device, or [[sms.modem]] in the config file")
+	}
 	return o, err
 }
 

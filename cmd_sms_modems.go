@@ -1,14 +1,16 @@
 package main
 
 import (
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"calq/sched/journal"
 	"calq/sms"
 )
 
@@ -24,13 +26,18 @@ func smsModemsCommand() *cli.Command {
 			"wrong PIN costs the SIM one try, not three (which would need its PUK). A\n" +
 			"changed PIN is tried once; --retry-pin NAME enters the same PIN once more.\n" +
 			"Neither ever spends a SIM's last try: enter that PIN by hand.\n\n" +
-			`--json prints {"message_type":"sms_modems","modems":[{"name","device","state",` + "\n" +
-			`"maker","model","imei","registered","registration","signal","smsc","error"}]},` + "\n" +
-			`state being "ready", "pin rejected" or "error".` + "\n" +
+			"A modem a running calq sms daemon holds is not opened (that would wait for\n" +
+			"the daemon): it is shown as the daemon recorded it when it started, with the\n" +
+			"daemon's pid. Without --device or [[sms.modem]], the daemon's modems are shown.\n" +
+			"SIGNAL is in dBm with bars (AT+CSQ's rssi: -113 + 2·rssi dBm).\n\n" +
+			`--json prints a line per modem, {"message_type":"sms_modem","name","device",` + "\n" +
+			`"state","maker","model","imei","registered","registration","signal",` + "\n" +
+			`"signal_dbm","signal_bars","smsc","error","held_by_daemon":{"pid","host",` + "\n" +
+			`"updated"}}, state being "ready", "pin rejected" or "error"; unknown signal is null.` + "\n" +
 			"Exit status 1 when a modem could not be opened.",
 		Flags: append(smsModemFlags(),
 			&cli.StringFlag{Name: "retry-pin", Usage: "enter the PIN into modem `NAME`'s SIM once more, even one it refused"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			jsonFlag,
 			dbFlag()),
 		Action: smsModemsAction,
 	}
@@ -44,44 +51,139 @@ func smsModemsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	jn, err := openJournal(c)
 	if err != nil {
 		return err
 	}
 	defer jn.Close()
-	st, err := sms.Survey(c.Context, specs, sms.SurveyOptions{AT: o, Journal: jn, RetryPIN: c.String("retry-pin")})
+	// A modem a live daemon holds is shown as the daemon last saw it:
+	// opening it would wait for its lock as long as the daemon runs.
+	held, err := sms.DaemonModems(c.Context, jn)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		for _, m := range held {
+			specs = append(specs, sms.ModemSpec{Name: m.Name, Device: m.Device})
+		}
+	}
+	if len(specs) == 0 {
+		return errNoModems(c)
+	}
+	var free []sms.ModemSpec
+	for _, s := range specs {
+		if !slices.ContainsFunc(held, func(m sms.DaemonModem) bool { return m.Device == s.Device }) {
+			free = append(free, s)
+		}
+	}
+	surveyed, err := sms.Survey(c.Context, free, sms.SurveyOptions{AT: o, Journal: jn, RetryPIN: c.String("retry-pin")})
 	if err != nil {
 		return usageErrorf(c, "%w", err)
 	}
-	if err := renderModems(c, st); err != nil {
+	var rows []modemRow
+	for _, s := range specs {
+		if i := slices.IndexFunc(held, func(m sms.DaemonModem) bool { return m.Device == s.Device }); i >= 0 {
+			rows = append(rows, modemRow{held[i].ModemStatus, &held[i]})
+			continue
+		}
+		i := slices.IndexFunc(surveyed, func(m sms.ModemStatus) bool { return m.Device == s.Device })
+		rows = append(rows, modemRow{surveyed[i], nil})
+	}
+	if err := renderModems(c, rows); err != nil {
 		return err
 	}
 	var errs []error
-	for _, s := range st {
-		if s.Err != nil {
-			errs = append(errs, s.Err)
+	for _, r := range rows {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func renderModems(c *cli.Context, st []sms.ModemStatus) error {
+// modemRow is a modem as calq sms modems shows it: surveyed now, or as the
+// daemon holding it last saw it.
+type modemRow struct {
+	sms.ModemStatus
+	daemon *sms.DaemonModem
+}
+
+// modemJSON is --json's line for a modem.
+type modemJSON struct {
+	sms.ModemStatus
+	Signal     *int    `json:"signal"`      // AT+CSQ's rssi 0-31, null when unknown
+	SignalDBm  *int    `json:"signal_dbm"`  // -113 + 2·rssi
+	SignalBars *int    `json:"signal_bars"` // 0-5
+	HeldBy     *heldBy `json:"held_by_daemon,omitempty"`
+}
+
+type heldBy struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Updated time.Time `json:"updated,omitzero"`
+}
+
+// csqSignal turns AT+CSQ's rssi (0-31, 99 unknown) into dBm and bars, as
+// phones show it: 0 bars at -113 dBm or below, 5 from -73 dBm.
+func csqSignal(rssi int) (dbm, bars int, ok bool) {
+	if rssi < 0 || rssi > 31 {
+		return 0, 0, false
+	}
+	dbm = -113 + 2*rssi
+	switch {
+	case rssi >= 20:
+		bars = 5
+	case rssi >= 15:
+		bars = 4
+	case rssi >= 10:
+		bars = 3
+	case rssi >= 5:
+		bars = 2
+	case rssi >= 2:
+		bars = 1
+	}
+	return dbm, bars, true
+}
+
+func signalText(rssi int) string {
+	dbm, bars, ok := csqSignal(rssi)
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%d dBm %s", dbm, strings.Repeat("▮", bars)+strings.Repeat("▯", 5-bars))
+}
+
+func renderModems(c *cli.Context, rows []modemRow) error {
 	w := c.App.Writer
 	if c.Bool("json") {
-		return json.NewEncoder(w).Encode(struct {
-			Type   string            `json:"message_type"`
-			Modems []sms.ModemStatus `json:"modems"`
-		}{"sms_modems", st})
+		for _, r := range rows {
+			j := modemJSON{ModemStatus: r.ModemStatus}
+			if dbm, bars, ok := csqSignal(r.Signal); ok {
+				rssi := r.Signal
+				j.Signal, j.SignalDBm, j.SignalBars = &rssi, &dbm, &bars
+			}
+			if r.daemon != nil {
+				j.HeldBy = &heldBy{PID: r.daemon.PID, Host: r.daemon.Host, Updated: r.daemon.Updated}
+			}
+			if err := writeJSONLine(w, "sms_modem", j); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tDEVICE\tSTATE\tMAKER\tMODEL\tIMEI\tREGISTRATION\tSIGNAL\tSMSC")
-	for _, s := range st {
-		if s.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", s.Name, s.Device, s.State, s.Err)
+	for _, r := range rows {
+		state := r.State
+		if r.daemon != nil {
+			state += fmt.Sprintf(" (calq sms daemon, pid %d)", r.daemon.PID)
+		}
+		if r.Err != nil || r.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.Device, state, cmp.Or(r.Error, fmt.Sprint(r.Err)))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.Device, s.State, dash(s.Maker), dash(s.Model),
-			dash(s.IMEI), s.Registration, s.Signal, dash(s.SMSC))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Device, state, dash(r.Maker), dash(r.Model),
+			dash(r.IMEI), dash(r.Registration), signalText(r.Signal), dash(r.SMSC))
 	}
 	return tw.Flush()
 }

@@ -70,7 +70,11 @@ func smsRecvAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(specs) > 0 {
+	if !c.Bool("offline") {
+		if specs, err = daemonSpecs(c, j, specs); err != nil {
+			j.Close()
+			return err
+		}
 		// A daemon polls the modems it holds and files what arrives in
 		// the journal; asking them here would only wait for its locks.
 		held, err := sms.DaemonHolds(c.Context, j, specs)
@@ -113,6 +117,9 @@ func recvOptions(c *cli.Context) (sms.RecvOptions, []sms.ModemSpec, error) {
 		if conf, err = loadConfig(c); err != nil {
 			return o, nil, err
 		}
+	}
+	if len(devices) == 0 && len(conf.SMS.Modems) == 0 {
+		return o, nil, nil // the journal may name a daemon's
 	}
 	specs, err := sms.Specs(conf.SMS, devices, os.Getenv)
 	if err != nil {

@@ -77,6 +77,8 @@ func smsModemFlags() []cli.Flag {
 	}
 }
 
+// smsModemSpecs reads the modems of --device, else of the config file;
+// none is no error: the journal may name a daemon's (daemonSpecs).
 func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	o := at.Options{PromptTimeout: c.Duration("prompt-timeout"), ResultTimeout: c.Duration("result-timeout")}
 	devices := c.StringSlice("device")
@@ -88,11 +90,36 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	if err != nil {
 		return nil, o, err
 	}
+	if len(conf.SMS.Modems) == 0 {
+		return nil, o, nil
+	}
 	specs, err := sms.Specs(conf.SMS, nil, os.Getenv)
 	if err != nil {
 		return nil, o, usageErrorf(c, "%w", err)
 	}
 	return specs, o, nil
+}
+
+// errNoModems is the usage error of a command that found no modem at all.
+func errNoModems(c *cli.Context) error {
+	return usageErrorf(c, "no modems: give --device, or [[sms.modem]] in the config file, or start calq sms daemon --device DEV")
+}
+
+// daemonSpecs returns specs, or when there are none the modems a live
+// calq sms daemon holds, from the journal: a daemon started with
+// --device serves send and recv without their own --device.
+func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]sms.ModemSpec, error) {
+	if len(specs) > 0 {
+		return specs, nil
+	}
+	specs, err := sms.SpecsOfDaemon(c.Context, jn)
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		return nil, errNoModems(c)
+	}
+	return specs, nil
 }
 
 func smsSendAction(c *cli.Context) error {
@@ -106,6 +133,11 @@ func smsSendAction(c *cli.Context) error {
 	}
 	defer jn.Close()
 	o.Journal = jn
+	if !o.NoWait {
+		if o.Modems, err = daemonSpecs(c, jn, o.Modems); err != nil {
+			return err
+		}
+	}
 	res, err := sms.Send(c.Context, o)
 	if errors.Is(err, sms.ErrUsage) {
 		return &usageError{err: err, hint: helpHint(c)} // nothing was recorded: nothing to show

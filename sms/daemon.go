@@ -92,6 +92,9 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	if dialErr != nil {
 		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, 30*time.Second)))
 	}
+	if err := recordView(ctx, o.Journal, o.Specs, pool, dialErr); err != nil {
+		o.Warn(fmt.Errorf("record the modems' state for calq sms modems: %w", err))
+	}
 	dm := newDaemonMetrics(o.Metrics)
 	stopMetrics := o.Metrics.WriteEvery(o.MetricsFile, o.MetricsEvery)
 	defer func() { err = errors.Join(err, stopMetrics()) }()
