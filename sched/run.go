@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"calq/internal/exitcode"
@@ -74,10 +75,11 @@ func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
 	if len(o.Commands) == 0 {
 		return RunResult{}, errors.New("run: no commands")
 	}
-	e, err := newShellEngine(o)
+	e, flush, err := newShellEngine(o)
 	if err != nil {
 		return RunResult{}, err
 	}
+	defer flush() // output no end event took along (an abandoned attempt's)
 	defer e.Close()
 	res := RunResult{}
 	jobs, batch, err := shellJobs(ctx, o)
@@ -102,21 +104,27 @@ func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
 	return res, nil
 }
 
-func newShellEngine(o RunOptions) (*Engine, error) {
+func newShellEngine(o RunOptions) (*Engine, func(), error) {
 	n := max(o.Workers, 1)
 	ws := make([]Worker, n)
+	events, output, flush := o.Events, o.Output, func() {}
+	if output != nil {
+		d := &outputAfterRecord{out: output, pending: map[*Job]attemptOutput{}}
+		events, output, flush = d.events(o.Events), d.store, d.flush
+	}
 	for i := range ws {
-		ws[i] = &ShellWorker{Shell: o.Shell, Grace: o.Grace, Output: o.Output, Env: o.Env}
+		ws[i] = &ShellWorker{Shell: o.Shell, Grace: o.Grace, Output: output, Env: o.Env}
 	}
 	grace := o.Grace
 	if grace <= 0 {
 		grace = 5 * time.Second
 	}
-	return NewEngine(EngineOptions{
+	e, err := NewEngine(EngineOptions{
 		Backends: []Backend{{Name: "shell", Workers: ws}},
-		Clock:    o.Clock, Journal: o.Journal, Metrics: o.Metrics, Events: o.Events,
+		Clock:    o.Clock, Journal: o.Journal, Metrics: o.Metrics, Events: events,
 		Backoff: o.Backoff, Grace: grace + time.Second,
 	})
+	return e, flush, err
 }
 
 // shellJobs makes the batch's jobs, keyed in the journal by batch and line.
@@ -143,4 +151,54 @@ func shellJobs(ctx context.Context, o RunOptions) ([]*Job, string, error) {
 		}
 	}
 	return jobs, prefix, nil
+}
+
+// outputAfterRecord holds each attempt's output until the engine has
+// recorded the attempt's end in the journal: the engine emits the
+// attempt's end event after that record, and the output is handed on just
+// before the event. Printing output (to a slow pipe or terminal) so never
+// widens the window between a job's exit and its record, in which calq's
+// death would make the finished job run again.
+type outputAfterRecord struct {
+	mu      sync.Mutex
+	pending map[*Job]attemptOutput
+	out     func(j *Job, stdout, stderr []byte)
+}
+
+type attemptOutput struct{ stdout, stderr []byte }
+
+// store keeps an attempt's output: it is ShellWorker's Output.
+func (d *outputAfterRecord) store(j *Job, stdout, stderr []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pending[j] = attemptOutput{stdout, stderr}
+}
+
+// flush hands on what no event took along.
+func (d *outputAfterRecord) flush() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for j, o := range d.pending {
+		d.out(j, o.stdout, o.stderr)
+		delete(d.pending, j)
+	}
+}
+
+// events wraps next: the first event of a job after its attempt ended (its
+// end event, emitted once the end is recorded) hands on its output first.
+func (d *outputAfterRecord) events(next func(Event)) func(Event) {
+	return func(ev Event) {
+		if ev.Job != nil {
+			d.mu.Lock()
+			o, ok := d.pending[ev.Job]
+			delete(d.pending, ev.Job)
+			d.mu.Unlock()
+			if ok {
+				d.out(ev.Job, o.stdout, o.stderr)
+			}
+		}
+		if next != nil {
+			next(ev)
+		}
+	}
 }

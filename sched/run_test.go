@@ -3,6 +3,8 @@ package sched
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +55,7 @@ func TestRunCommandsPartial(t *testing.T) {
 type fakeJournal struct {
 	mu       sync.Mutex
 	win      map[string]bool
+	winAll   bool
 	finished []Attempt
 }
 
@@ -65,7 +68,7 @@ func (f *fakeJournal) Enqueue(_ context.Context, jobs []*Job) ([]Admission, erro
 	return adm, nil
 }
 func (f *fakeJournal) Claim(_ context.Context, j *Job, _ string, _ time.Time) (bool, error) {
-	if !f.win[j.Key] {
+	if !f.win[j.Key] && !f.winAll {
 		return false, nil
 	}
 	j.Attempts++
@@ -128,5 +131,40 @@ func TestClass(t *testing.T) {
 	}
 	if _, err := Class(9).MarshalText(); err == nil {
 		t.Error("Class(9).MarshalText() succeeded")
+	}
+}
+
+// TestOutputAfterRecord: a job's output is handed on only once its
+// attempt's end is in the journal. Printing it (to a slow pipe, say) must
+// not widen the window in which a finished job is not yet recorded and
+// would run again after calq is killed (issue 13: 3 of 28 SIGKILLs).
+func TestOutputAfterRecord(t *testing.T) {
+	jn := &fakeJournal{winAll: true}
+	var mu sync.Mutex
+	var unrecorded []string
+	outputs := 0
+	_, err := RunCommands(context.Background(), RunOptions{
+		Commands: []string{"echo a", "echo b", "exit 3", "echo c"},
+		Workers:  2, Retries: 1, Backoff: Backoff{Base: time.Millisecond}, Journal: jn,
+		Output: func(j *Job, stdout, stderr []byte) {
+			jn.mu.Lock()
+			recorded := slices.ContainsFunc(jn.finished, func(a Attempt) bool { return a.Job.Key == j.Key && a.Attempt == j.Attempts })
+			jn.mu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
+			outputs++
+			if !recorded {
+				unrecorded = append(unrecorded, fmt.Sprintf("%s attempt %d", j.Key, j.Attempts))
+			}
+		},
+	})
+	if !errors.Is(err, exitcode.ErrPartial) {
+		t.Fatalf("RunCommands: %v, want ErrPartial (exit 3 fails after its retry)", err)
+	}
+	if outputs != 5 {
+		t.Errorf("got output of %d attempts, want 5 (exit 3 ran twice)", outputs)
+	}
+	if len(unrecorded) > 0 {
+		t.Errorf("output handed on before the journal recorded the attempt: %v", unrecorded)
 	}
 }
