@@ -1,7 +1,15 @@
 package main
 
 import (
+	"os"
+	"time"
+
 	"github.com/urfave/cli/v2"
+
+	"calq/internal/config"
+	"calq/sched/journal"
+	"calq/sms"
+	"calq/sms/at"
 )
 
 func smsCommand() *cli.Command {
@@ -20,4 +28,59 @@ func smsCommand() *cli.Command {
 			smsEmulateCommand(),
 		},
 	}
+}
+
+// smsModemFlags are the flags that choose modems.
+func smsModemFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "device", Aliases: []string{"d"}, Usage: "the modem's serial `DEVICE` (repeatable); default: [[sms.modem]] in the config"},
+		&cli.StringFlag{Name: "config", EnvVars: []string{"CALQ_CONFIG"}, Usage: "the config `FILE`"},
+		&cli.DurationFlag{Name: "prompt-timeout", Value: 10 * time.Second, Usage: "wait this long for the '>' prompt"},
+		&cli.DurationFlag{Name: "result-timeout", Value: 60 * time.Second, Usage: "wait this long for +CMGS after the PDU (then the outcome is unknown)"},
+	}
+}
+
+// smsModemSpecs reads the modems of --device, else of the config file;
+// none is no error: the journal may name a daemon's (daemonSpecs).
+func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
+	o := at.Options{PromptTimeout: c.Duration("prompt-timeout"), ResultTimeout: c.Duration("result-timeout")}
+	devices := c.StringSlice("device")
+	if len(devices) > 0 {
+		specs, err := sms.Specs(config.SMS{}, devices, os.Getenv)
+		return specs, o, err
+	}
+	conf, err := loadConfig(c)
+	if err != nil {
+		return nil, o, err
+	}
+	if len(conf.SMS.Modems) == 0 {
+		return nil, o, nil
+	}
+	specs, err := sms.Specs(conf.SMS, nil, os.Getenv)
+	if err != nil {
+		return nil, o, usageErrorf(c, "%w", err)
+	}
+	return specs, o, nil
+}
+
+// errNoModems is the usage error of a command that found no modem at all.
+func errNoModems(c *cli.Context) error {
+	return usageErrorf(c, "no modems: give --device, or [[sms.modem]] in the config file, or start calq sms daemon --device DEV")
+}
+
+// daemonSpecs returns specs, or when there are none the modems a live
+// calq sms daemon holds, from the journal: a daemon started with
+// --device serves send and recv without their own --device.
+func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]sms.ModemSpec, error) {
+	if len(specs) > 0 {
+		return specs, nil
+	}
+	specs, err := sms.SpecsOfDaemon(c.Context, jn)
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		return nil, errNoModems(c)
+	}
+	return specs, nil
 }

@@ -1,9 +1,12 @@
 // Command calq is one static binary for back offices and ops scripts.
 //
 // This file builds the command tree, turns errors into exit statuses in
-// one place (exitCode) and reports them on stderr as "calq: ...". Each
-// subcommand group lives in its own cmd_*.go file; its Actions read flags
-// into an options struct, make one package call and render the result.
+// one place (exitCode) and reports them on stderr as "calq: ...". args.go
+// lets flags follow the arguments; usage.go words usage errors; cli.go
+// holds what commands share (--db, the journal, --json). Each leaf command
+// lives in its own cmd_*.go file (cmd_sms_send.go holds only calq sms
+// send); its Action reads flags into an options struct, makes one package
+// call and renders the result.
 package main
 
 import (

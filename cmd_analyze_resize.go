@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/analyze"
+)
+
+func analyzeResizeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "resize",
+		Usage: "the calendar queue's resize prediction (PRAM, M/M/1/N)",
+		Description: "Applies the calendar queue's PRAM policy, with the very functions calq's\n" +
+			"scheduler uses, to a queue whose events are pushed at rate λ and popped at\n" +
+			"rate μ, with room for N (--capacity), NB buckets now and NE events now\n" +
+			"(--events; default the predicted mean L). Prints the predicted L, the NB a\n" +
+			"resize would choose, the triggers (NE > 3·NB grows, NE < NB/3 shrinks) and\n" +
+			"whether NE trips one, the steady-state probability of being past each, the\n" +
+			"rate at which the size crosses them, and the expected time until the next\n" +
+			"resize (the mean first-passage time of the M/M/1/N chain from NE).\n\n" +
+			`--json prints one line {"message_type":"resize", "lambda", "mu", "rho", "capacity", "buckets", "events", "l",` + "\n" +
+			`"target_buckets", "grow_above", "shrink_below", "trigger", "p_grow", "p_shrink",` + "\n" +
+			`"up_crossings_per_time", "down_crossings_per_time", "time_to_resize"}; the` + "\n" +
+			"last is null when no trigger can be reached.",
+		Flags: append(rateFlags(),
+			capacityFlag("N"),
+			&cli.IntFlag{Name: "buckets", Usage: "buckets NB in the calendar now (required)"},
+			&cli.IntFlag{Name: "events", Usage: "events NE in the queue now (default: the predicted L)"},
+			jsonFlag),
+		Action: func(c *cli.Context) error {
+			f := &flagCheck{c: c}
+			lambda, mu := f.positive("lambda"), f.positive("mu")
+			n := f.count("capacity", 1, true)
+			nb := f.count("buckets", 1, true)
+			ne := -1
+			if c.IsSet("events") {
+				ne = f.count("events", 0, false)
+				if len(f.errs) == 0 && ne > n {
+					f.fail("events", "%d is more than the capacity %d", ne, n)
+				}
+			}
+			if err := f.err(); err != nil {
+				return err
+			}
+			r, err := analyze.PredictResize(lambda, mu, n, nb, ne)
+			if err != nil {
+				return fmt.Errorf("analyze resize: %w", err)
+			}
+			if c.Bool("json") {
+				return writeJSONLine(c.App.Writer, "resize", r)
+			}
+			return writeResize(c.App.Writer, r)
+		},
+	}
+}
+
+func writeResize(w io.Writer, r analyze.ResizeResult) error {
+	shrink := "never (the smallest calendar)"
+	if r.ShrinkBelow >= 0 {
+		shrink = fmt.Sprintf("NE < %d", r.ShrinkBelow)
+	}
+	next := "never: no trigger can be reached"
+	if t := r.TimeToResize; t != nil {
+		next = num(*t)
+	}
+	title := fmt.Sprintf("calendar queue (PRAM): λ = %s pushes, μ = %s pops per unit time, room for N = %d", num(r.Lambda), num(r.Mu), r.Capacity)
+	return writeMeasures(w, title, []measure{
+		{"ρ   λ/μ", num(r.Rho)},
+		{"L   predicted mean number of events (M/M/1/N)", num(r.L)},
+		{"NB  buckets now", strconv.Itoa(r.Buckets)},
+		{"NE  events now", strconv.Itoa(r.Events)},
+		{"grows when", fmt.Sprintf("NE > %d", r.GrowAbove)},
+		{"shrinks when", shrink},
+		{"resize triggered now", r.Trigger},
+		{"NB a resize at NE would choose", strconv.Itoa(r.TargetBuckets)},
+		{fmt.Sprintf("P(NE > %d)  steady state", r.GrowAbove), num(r.PGrow)},
+		{"P(NE < shrink trigger)  steady state", num(r.PShrink)},
+		{"up-crossings of the grow trigger per unit time", num(r.UpCrossings)},
+		{"down-crossings of the shrink trigger per unit time", num(r.DownCrossings)},
+		{"expected time until the next resize", next},
+	})
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched/journal"
+)
+
+func contactsAddCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "add",
+		Usage:     "add a contact, or change its address",
+		ArgsUsage: "NAME ADDRESS",
+		Description: "Records ADDRESS under NAME, replacing the address NAME had. ADDRESS is one\n" +
+			"email address, 'user@host' or 'Name <user@host>'; calq keeps user@host. NAME\n" +
+			"has no '@' or ',', no control characters and no spaces around it. Unlike the\n" +
+			"other commands, add creates the journal when it is missing.",
+		Flags: []cli.Flag{dbFlag()},
+		Action: func(c *cli.Context) error {
+			name, address, err := contactArgs(c)
+			if err != nil {
+				return err
+			}
+			j, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+			if err != nil {
+				return err
+			}
+			err = j.AddContact(c.Context, name, address)
+			if err = errors.Join(err, j.Close()); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(c.App.Writer, "added contact %s <%s>\n", name, address)
+			return err
+		},
+	}
+}
+
+// contactArgs reads and checks NAME and ADDRESS, returning the bare
+// address.
+func contactArgs(c *cli.Context) (name, address string, err error) {
+	args := c.Args().Slice()
+	switch {
+	case len(args) == 0:
+		return "", "", usageErrorf(c, "missing NAME and ADDRESS")
+	case len(args) == 1:
+		return "", "", usageErrorf(c, "missing ADDRESS")
+	case len(args) > 2:
+		return "", "", usageErrorf(c, "unexpected argument %q", args[2])
+	}
+	address, err = journal.CheckContact(args[0], args[1])
+	var ce *journal.ContactError
+	if errors.As(err, &ce) {
+		return "", "", usageErrorf(c, "%s %q %v", strings.ToUpper(ce.Field), ce.Value, ce.Err)
+	}
+	return args[0], address, err
+}

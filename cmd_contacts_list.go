@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched/journal"
+)
+
+func contactsListCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the contacts",
+		Description: "Prints the contacts sorted by name as a table (NAME, ADDRESS, ADDED). With\n" +
+			`--json, prints a line per contact: {"message_type":"contact","name",` + "\n" +
+			`"address","added"}. A missing journal is an error, never created.`,
+		Flags: []cli.Flag{jsonFlag, dbFlag()},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usageErrorf(c, "unexpected argument %q", c.Args().First())
+			}
+			return withJournal(c, func(j *journal.Journal) error {
+				cs, err := j.Contacts(c.Context)
+				if err != nil {
+					return err
+				}
+				return writeContacts(c.App.Writer, cs, c.Bool("json"))
+			})
+		},
+	}
+}
+
+func writeContacts(w io.Writer, cs []journal.Contact, asJSON bool) error {
+	if asJSON {
+		for _, ct := range cs {
+			if err := writeJSONLine(w, "contact", ct); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tADDRESS\tADDED")
+	for _, ct := range cs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", ct.Name, ct.Address, ct.Added.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched/journal"
+)
+
+func contactsRemoveCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "remove",
+		Aliases:     []string{"rm"},
+		Usage:       "remove a contact",
+		ArgsUsage:   "NAME",
+		Description: "Removes the contact NAME; an unknown NAME is an error. A missing journal is\nan error, never created.",
+		Flags:       []cli.Flag{dbFlag()},
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			switch {
+			case len(args) == 0:
+				return usageErrorf(c, "missing NAME")
+			case len(args) > 1:
+				return usageErrorf(c, "unexpected argument %q", args[1])
+			}
+			return withJournal(c, func(j *journal.Journal) error {
+				if err := j.RemoveContact(c.Context, args[0]); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(c.App.Writer, "removed contact %s\n", args[0])
+				return err
+			})
+		},
+	}
+}

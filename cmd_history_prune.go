@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched/journal"
+)
+
+func historyPruneCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "prune",
+		Usage: "delete the jobs that finished before a time",
+		Description: "Deletes the jobs that finished (done, failed or timed out) before --before,\n" +
+			"with their attempts, in one transaction. --archive first writes them to FILE\n" +
+			"as JSON lines, one job a line as calq history --json prints it but without\n" +
+			"message_type. An existing FILE is refused unless --append is given; then\n" +
+			"the new lines follow its own. FILE appears or grows, complete and synced to\n" +
+			"disk, only once the archive is written whole, and only then are the jobs\n" +
+			"deleted. --dry-run counts the jobs and changes nothing.\n" +
+			`With --json, prints {"message_type": "prune", "before", "jobs", "dry_run",` + "\n" +
+			`"archive", "vacuumed"}.` + "\n\n" + whenHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "before", Usage: "prune the jobs that finished before `TIME` (required)"},
+			&cli.StringFlag{Name: "archive", Usage: "write the pruned jobs to `FILE` as JSON lines first (a new file, unless --append)"},
+			&cli.BoolFlag{Name: "append", Usage: "add to the --archive FILE when it exists"},
+			&cli.BoolFlag{Name: "vacuum", Usage: "compact the journal file afterwards"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "count the jobs only"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			dbFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			p, err := pruneOptions(c)
+			if err != nil {
+				return err
+			}
+			return withJournal(c, func(j *journal.Journal) error {
+				n, err := prune(c, j, p)
+				if err != nil {
+					return err
+				}
+				p.Jobs = n
+				return writePrune(c.App.Writer, p, c.Bool("json"))
+			})
+		},
+	}
+}
+
+// pruneReport is what calq history prune was asked to do and did; it is
+// also its --json form.
+type pruneReport struct {
+	MessageType string    `json:"message_type"` // "prune"
+	Before      time.Time `json:"before"`
+	Jobs        int       `json:"jobs"` // pruned, or that would be on a dry run
+	DryRun      bool      `json:"dry_run"`
+	Archive     string    `json:"archive,omitempty"`
+	Vacuumed    bool      `json:"vacuumed"`
+}
+
+func pruneOptions(c *cli.Context) (pruneReport, error) {
+	p := pruneReport{MessageType: "prune", DryRun: c.Bool("dry-run"), Archive: c.String("archive")}
+	p.Vacuumed = c.Bool("vacuum") && !p.DryRun
+	var errs []error
+	var err error
+	if !c.IsSet("before") {
+		errs = append(errs, errors.New("--before is required"))
+	} else if p.Before, err = parseWhen("before", c.String("before"), time.Now()); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Args().Present() {
+		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
+	}
+	switch fi, err := os.Stat(p.Archive); {
+	case c.Bool("append") && p.Archive == "":
+		errs = append(errs, errors.New("--append: only with --archive"))
+	case p.Archive == "":
+	case err == nil && fi.IsDir():
+		errs = append(errs, fmt.Errorf("--archive %s: is a directory", p.Archive))
+	case err == nil && !c.Bool("append"):
+		errs = append(errs, fmt.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive))
+	}
+	if len(errs) > 0 {
+		return p, usageErrorf(c, "%w", errors.Join(errs...))
+	}
+	return p, nil
+}
+
+// prune runs p on j, writing the archive through a file that Prune puts
+// in place before it deletes.
+func prune(c *cli.Context, j *journal.Journal, p pruneReport) (int, error) {
+	o := journal.PruneOptions{Vacuum: p.Vacuumed, DryRun: p.DryRun}
+	if p.Archive != "" && !p.DryRun {
+		f, err := createAtomic(p.Archive, c.Bool("append"))
+		if err != nil {
+			return 0, fmt.Errorf("archive: %w", err)
+		}
+		defer f.discard()
+		o.Archive = f
+	}
+	return j.Prune(c.Context, p.Before, o)
+}
+
+// atomicFile is written beside its path and appears there, complete and
+// synced, only when Close succeeds: a new file, or (appending) a copy of
+// the old one with the new lines after it, renamed over it. A file that
+// appeared at path meanwhile is never overwritten when not appending.
+type atomicFile struct {
+	f        *os.File
+	w        *bufio.Writer
+	path     string
+	appendTo bool
+	done     bool
+}
+
+func createAtomic(path string, appendTo bool) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	a := &atomicFile{f: f, w: bufio.NewWriter(f), path: path, appendTo: appendTo}
+	if appendTo {
+		if err := a.copyOld(); err != nil {
+			a.discard()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// copyOld starts the file with the old one's content and mode, if any.
+func (a *atomicFile) copyOld() error {
+	old, err := os.Open(a.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer old.Close()
+	if fi, err := old.Stat(); err == nil {
+		a.f.Chmod(fi.Mode().Perm())
+	}
+	if _, err := io.Copy(a.w, old); err != nil {
+		return fmt.Errorf("copy %s: %w", a.path, err)
+	}
+	return nil
+}
+
+func (a *atomicFile) Write(p []byte) (int, error) { return a.w.Write(p) }
+
+// Close flushes, syncs and puts the file in place, then syncs its
+// directory, so that the archive is on disk before anything is deleted.
+func (a *atomicFile) Close() error {
+	a.done = true
+	err := errors.Join(a.w.Flush(), a.f.Sync(), a.f.Close())
+	if err == nil {
+		if a.appendTo {
+			err = os.Rename(a.f.Name(), a.path)
+		} else if err = os.Link(a.f.Name(), a.path); err == nil {
+			os.Remove(a.f.Name())
+		}
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+		return err
+	}
+	return syncDir(filepath.Dir(a.path))
+}
+
+// syncDir makes a rename or link in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
+
+// discard removes the file unless Close has run.
+func (a *atomicFile) discard() {
+	if !a.done {
+		a.f.Close()
+		os.Remove(a.f.Name())
+	}
+}
+
+func writePrune(w io.Writer, p pruneReport, asJSON bool) error {
+	if asJSON {
+		return writeJSONLine(w, "prune", p)
+	}
+	msg := fmt.Sprintf("pruned %s finished before %s", plural(p.Jobs, "job"), p.Before.Format(time.DateTime))
+	switch {
+	case p.DryRun:
+		msg = "would have " + msg + " (dry run)"
+	case p.Archive != "":
+		msg += ", archived to " + p.Archive
+	}
+	if p.Vacuumed {
+		msg += ", vacuumed"
+	}
+	_, err := fmt.Fprintln(w, msg)
+	return err
+}

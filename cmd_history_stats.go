@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched/journal"
+)
+
+func historyStatsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "stats",
+		Usage: "summarise the jobs in the journal per kind and backend",
+		Description: "Prints, per kind and backend, how many jobs are in each state, the mean\n" +
+			"and the 50th, 90th and 99th percentiles of their wait (enqueued to first\n" +
+			"start) and run (last attempt) times, and why the failed ones failed. With\n" +
+			`--json, prints one object: {"message_type": "stats", "groups": [{"kind",` + "\n" +
+			`"backend", "jobs", "states", "wait", "run", "reasons"}]}; wait and run hold` + "\n" +
+			`"n", "mean_s", "p50_s", "p90_s" and "p99_s".` + "\n\n" + whenHelp,
+		Flags:  append(filterFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}, dbFlag()),
+		Action: historyAction(false, (*journal.Journal).Stats, writeStats),
+	}
+}
+
+func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
+	if asJSON {
+		for _, g := range s.Groups {
+			if err := writeJSONLine(w, "stats", g); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "KIND\tBACKEND\tJOBS\t%s\n", strings.ToUpper(strings.Join(stateNames(), "\t")))
+	for _, g := range s.Groups {
+		fmt.Fprintf(tw, "%s\t%s\t%d", g.Kind, orDash(g.Backend), g.Jobs)
+		for _, st := range historyStates {
+			fmt.Fprintf(tw, "\t%d", g.States[st])
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintln(tw, "\nKIND\tBACKEND\tTIME\tN\tMEAN\tP50\tP90\tP99")
+	for _, g := range s.Groups {
+		for _, t := range []struct {
+			name string
+			s    journal.Summary
+		}{{"wait", g.Wait}, {"run", g.Run}} {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", g.Kind, orDash(g.Backend), t.name, t.s.N,
+				seconds(&t.s.Mean), seconds(&t.s.P50), seconds(&t.s.P90), seconds(&t.s.P99))
+		}
+	}
+	if !slices.ContainsFunc(s.Groups, func(g journal.Group) bool { return len(g.Reasons) > 0 }) {
+		return tw.Flush()
+	}
+	fmt.Fprintln(tw, "\nKIND\tBACKEND\tREASON\tJOBS")
+	for _, g := range s.Groups {
+		for _, r := range g.Reasons {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", g.Kind, orDash(g.Backend), r.Reason, r.Count)
+		}
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sms"
+)
+
+func smsBenchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "bench",
+		Usage: "measure sending throughput through 1..16 emulated modems, and calq's own time per message",
+		Description: "Sends one-part messages through emulated modems that take --latency per part,\n" +
+			"for each pool size of --modems, and prints messages per second and the ratio to\n" +
+			"one modem's (goal: at least 0.9·n); then calq's own time per message (codec,\n" +
+			"journal, dispatch) from a zero-latency run on one modem (goal: under 1 ms).\n" +
+			`--json prints {"message_type":"sms_bench","latency_ns","rows":[{"modems",` + "\n" +
+			`"messages","seconds","per_second","ratio","goal","ok"}],"own_per_message_ns",` + "\n" +
+			`"own_goal_ns","own_ok"}.`,
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "latency", Value: 100 * time.Millisecond, Usage: "the emulator's time per part (real modems take 3-10 s)"},
+			&cli.IntSliceFlag{Name: "modems", Value: cli.NewIntSlice(1, 2, 4, 8, 16), Usage: "pool sizes"},
+			&cli.IntFlag{Name: "per-modem", Value: 25, Usage: "messages per modem in each run"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			switch {
+			case c.Args().Present():
+				return usageErrorf(c, "unexpected argument %q", c.Args().First())
+			case c.Duration("latency") <= 0:
+				return usageErrorf(c, "--latency: %v is not positive", c.Duration("latency"))
+			case c.Int("per-modem") < 1 || c.Int("per-modem") > 10000:
+				return usageErrorf(c, "--per-modem: %d is not between 1 and 10000", c.Int("per-modem"))
+			}
+			for _, n := range c.IntSlice("modems") {
+				if n < 1 || n > 256 {
+					return usageErrorf(c, "--modems: %d is not between 1 and 256", n)
+				}
+			}
+			dir, err := os.MkdirTemp("", "calq-sms-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			res, err := sms.Bench(c.Context, sms.BenchOptions{Dir: dir, Latency: c.Duration("latency"),
+				Modems: c.IntSlice("modems"), PerModem: c.Int("per-modem")})
+			if err != nil {
+				return err
+			}
+			return renderSMSBench(c, res)
+		},
+	}
+}
+
+func renderSMSBench(c *cli.Context, res sms.BenchResult) error {
+	w := c.App.Writer
+	if c.Bool("json") {
+		return json.NewEncoder(w).Encode(struct {
+			Type string `json:"message_type"`
+			sms.BenchResult
+		}{"sms_bench", res})
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "latency per part: %v\n", res.Latency)
+	fmt.Fprintln(tw, "MODEMS\tMESSAGES\tSECONDS\tMSG/S\tRATIO\tGOAL\tOK")
+	for _, r := range res.Rows {
+		fmt.Fprintf(tw, "%d\t%d\t%.3f\t%.1f\t%.2f\t%.1f\t%v\n", r.Modems, r.Messages, r.Seconds, r.PerSecond, r.Ratio, r.Goal, r.OK)
+	}
+	fmt.Fprintf(tw, "calq's own time per message: %v (goal < %v, ok %v)\n", res.OwnPerMessage.Round(time.Microsecond), res.OwnGoal, res.OwnOK)
+	return tw.Flush()
+}

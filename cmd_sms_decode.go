@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/internal/exitcode"
+	"calq/sms/pdu"
+)
+
+func smsDecodeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "decode",
+		Usage:     "show the fields of hex PDUs as modems read and write them",
+		ArgsUsage: "HEX...",
+		Description: "Decodes each PDU (SMSC field first, as AT+CMGL shows and AT+CMGS takes) and\n" +
+			"prints its fields, one block per PDU. The direction decides what the\n" +
+			"message-type bits mean: mo reads SUBMIT, DELIVER-REPORT and COMMAND; mt reads\n" +
+			"DELIVER, SUBMIT-REPORT and STATUS-REPORT; by default type 1 is read as\n" +
+			"SUBMIT, 0 as DELIVER and 2 as STATUS-REPORT.\n\n" +
+			"--json prints a line per PDU, {\"message_type\":\"pdu\", ...} with the fields of\n" +
+			"its type: \"type\" (SUBMIT, DELIVER, ...),\n" +
+			"\"smsc\" (null for none), \"mr\", \"da\"/\"oa\"/\"ra\", \"toa\", \"pid\", \"dcs\",\n" +
+			"\"encoding\", \"class\", \"srr\", \"vp_seconds\", \"vp_abs\", \"scts\", \"dt\", \"st\",\n" +
+			"\"concat\" {\"ref\",\"total\",\"seq\",\"bits\"}, \"udh\" (hex), \"text\", \"data\" (hex).\n\n" +
+			"A PDU that cannot be decoded is reported on stderr with the field and the\n" +
+			"octet offset where it broke; the others are still printed. Exit status 1\n" +
+			"when no PDU could be decoded, 3 when some could not.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "direction", Usage: "`mo` (sent: SUBMIT) or mt (received: DELIVER, STATUS-REPORT)", DefaultText: "by type"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			f := &flagCheck{c: c}
+			dir, err := pdu.ParseDirection(c.String("direction"))
+			if err != nil {
+				f.fail("direction", "%v", err)
+			}
+			if !c.Args().Present() {
+				f.errs = append(f.errs, errors.New("no PDU given: calq sms decode HEX..."))
+			}
+			if len(f.errs) > 0 {
+				return usageErrorf(c, "%w", errors.Join(f.errs...))
+			}
+			return decodePDUs(c.App.Writer, c.Args().Slice(), dir, c.Bool("json"))
+		},
+	}
+}
+
+// decodePDUs prints every PDU it can decode and returns the others'
+// errors: plain failure when none decoded, ErrPartial when some did.
+func decodePDUs(w io.Writer, hexes []string, dir pdu.Direction, asJSON bool) error {
+	var errs []error
+	for i, h := range hexes {
+		m, err := pdu.Decode(h, dir)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("PDU %d: %w", i+1, err))
+			continue
+		}
+		if asJSON {
+			err = writeJSONLine(w, "pdu", m)
+		} else {
+			if i > len(errs) {
+				fmt.Fprintln(w)
+			}
+			err = writeMeasures(w, fmt.Sprintf("PDU %d: %s", i+1, m.Type), messageRows(m))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(errs) == 0:
+		return nil
+	case len(errs) == len(hexes):
+		return errors.Join(errs...)
+	}
+	return errors.Join(fmt.Errorf("%w: %d of %d PDUs could not be decoded", exitcode.ErrPartial, len(errs), len(hexes)), errors.Join(errs...))
+}
+
+// messageRows are the fields of m's type, for people debugging modems.
+func messageRows(m pdu.Message) []measure {
+	smsc := m.SMSC
+	if smsc == "" {
+		smsc = "none (the modem's default)"
+	}
+	rows := []measure{{"smsc", smsc}, {"first octet", fmt.Sprintf("%02X", m.FirstOctet)}}
+	addr := func(name, a string) measure {
+		return measure{name, fmt.Sprintf("%s (TOA %02X, %s)", a, m.TOA, toaName(m.TOA))}
+	}
+	switch m.Type {
+	case "SUBMIT", "COMMAND":
+		rows = append(rows, measure{"mr", strconv.Itoa(m.MR)}, addr("da", m.DA), measure{"srr", srrText(m.SRR)})
+	case "DELIVER":
+		rows = append(rows, addr("oa", m.OA), measure{"scts", m.SCTS.Format(pdu.TimeLayout)})
+	case "STATUS-REPORT":
+		rows = append(rows, measure{"mr", strconv.Itoa(m.MR)}, addr("ra", m.RA),
+			measure{"scts", m.SCTS.Format(pdu.TimeLayout)}, measure{"dt", m.DT.Format(pdu.TimeLayout)},
+			measure{"st", fmt.Sprintf("%d (%s)", m.ST, statusName(m.ST))})
+	case "SUBMIT-REPORT":
+		rows = append(rows, measure{"scts", m.SCTS.Format(pdu.TimeLayout)})
+	}
+	if m.VPSeconds > 0 {
+		rows = append(rows, measure{"validity", fmt.Sprintf("%v (relative, %d s)", time.Duration(m.VPSeconds)*time.Second, m.VPSeconds)})
+	}
+	if !m.VPAbsolute.IsZero() {
+		rows = append(rows, measure{"validity", m.VPAbsolute.Format(pdu.TimeLayout) + " (absolute)"})
+	}
+	if m.Encoding == "" {
+		return rows
+	}
+	class := "none"
+	if m.Class >= 0 {
+		class = strconv.Itoa(m.Class)
+		if m.Class == 0 {
+			class += " (flash)"
+		}
+	}
+	rows = append(rows, measure{"pid", fmt.Sprintf("%02X", m.PID)},
+		measure{"dcs", fmt.Sprintf("%02X (%s, class %s)", m.DCS, m.Encoding, class)})
+	if m.Concat != nil {
+		rows = append(rows, measure{"concat", fmt.Sprintf("part %d of %d, reference %d (%d-bit)", m.Concat.Seq, m.Concat.Total, m.Concat.Ref, m.Concat.Bits)})
+	}
+	if len(m.UDH) > 0 {
+		rows = append(rows, measure{"udh", fmt.Sprintf("%X", m.UDH)})
+	}
+	if m.Encoding == "gsm7" || m.Encoding == "ucs2" {
+		return append(rows, measure{"text", strconv.Quote(m.Text)})
+	}
+	return append(rows, measure{"data", fmt.Sprintf("%X", m.Data)})
+}
+
+func toaName(toa byte) string {
+	return [...]string{"unknown", "international", "national", "network specific", "subscriber", "alphanumeric", "abbreviated", "reserved"}[toa>>4&7]
+}
+
+func statusName(st int) string {
+	switch {
+	case st < 32:
+		return "delivered or completed"
+	case st < 64:
+		return "temporary error, still trying"
+	case st < 128:
+		return "permanent error"
+	}
+	return "reserved"
+}
+
+func srrText(b bool) string {
+	if b {
+		return "yes: status report requested"
+	}
+	return "no"
+}

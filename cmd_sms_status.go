@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/sched/journal"
+	"calq/sms"
+)
+
+func smsStatusCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "status",
+		Usage:     "show the outbox: one message with its parts, or the latest messages",
+		ArgsUsage: "[ID]",
+		Description: "Without ID, lists the --limit latest messages of the outbox (or those in\n" +
+			"--state: queued, sent, failed, unknown). With ID, shows that message and its\n" +
+			"parts. calq history --kind sms shows the send jobs and their attempts.\n" +
+			`--json prints a line per message, {"message_type":"sms","id","created","to",` + "\n" +
+			`"text","options":{...},"state","reason","modem","updated","parts":[{"seq",` + "\n" +
+			`"total","ref","tpdu_length","state","mr" (null until accepted),"modem","reason"}]};` + "\n" +
+			`with ID, then a line per status report, {"message_type":"sms_report","seq",` + "\n" +
+			`"report_id","status","outcome","discharged"}: the reports calq sms recv or the` + "\n" +
+			"daemon received for its parts, matched by modem, message reference and recipient.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "state", Usage: "only messages in `STATE`: queued, sent, failed or unknown"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "list at most `N` messages"},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			dbFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			var id int64
+			if c.NArg() > 1 {
+				return usageErrorf(c, "want at most one ID")
+			}
+			if st := c.String("state"); st != "" && !slices.Contains(smsStates, st) {
+				return usageErrorf(c, "--state: unknown state %q (valid: %s)", st, strings.Join(smsStates, ", "))
+			}
+			if c.Int("limit") < 0 {
+				return usageErrorf(c, "--limit: %d is negative", c.Int("limit"))
+			}
+			if c.NArg() == 1 {
+				if _, err := fmt.Sscan(c.Args().First(), &id); err != nil || id <= 0 {
+					return usageErrorf(c, "ID %q is not a message id", c.Args().First())
+				}
+			}
+			return withJournal(c, func(jn *journal.Journal) error {
+				var ms []journal.SMSMessage
+				var err error
+				if id > 0 {
+					var m journal.SMSMessage
+					m, err = jn.SMS(c.Context, id)
+					ms = append(ms, m)
+				} else {
+					ms, err = jn.ListSMS(c.Context, journal.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
+				}
+				if err != nil {
+					return err
+				}
+				var reports []sms.PartReport
+				if id > 0 {
+					if reports, err = sms.Reports(c.Context, jn, ms[0]); err != nil {
+						return err
+					}
+				}
+				return renderStatus(c, ms, id > 0, reports)
+			})
+		},
+	}
+}
+
+// smsStates are the states a message of the outbox can be in.
+var smsStates = []string{journal.SMSQueued, journal.SMSSent, journal.SMSFailed, journal.SMSUnknown}
+
+// smsJSON is a message of the outbox in --json: its options as an object,
+// not JSON in a string; the PDUs stay in the journal (status is about
+// outcomes).
+type smsJSON struct {
+	ID        int64           `json:"id"`
+	Created   time.Time       `json:"created"`
+	To        string          `json:"to"`
+	Text      string          `json:"text"`
+	Options   json.RawMessage `json:"options,omitempty"`
+	NotBefore time.Time       `json:"not_before,omitzero"`
+	State     string          `json:"state"`
+	Reason    string          `json:"reason,omitempty"`
+	Modem     string          `json:"modem,omitempty"`
+	Updated   time.Time       `json:"updated"`
+	Parts     []smsPartJSON   `json:"parts"`
+}
+
+type smsPartJSON struct {
+	Seq     int       `json:"seq"`
+	Total   int       `json:"total"`
+	Ref     int       `json:"ref"`
+	TPDULen int       `json:"tpdu_length"`
+	State   string    `json:"state"`
+	MR      *int      `json:"mr"` // null until accepted
+	Modem   string    `json:"modem,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
+	Updated time.Time `json:"updated"`
+}
+
+func toSMSJSON(m journal.SMSMessage) smsJSON {
+	j := smsJSON{ID: m.ID, Created: m.Created, To: m.To, Text: m.Text, NotBefore: m.NotBefore, State: m.State,
+		Reason: m.Reason, Modem: m.Modem, Updated: m.Updated, Parts: []smsPartJSON{}}
+	if json.Valid([]byte(m.Options)) {
+		j.Options = json.RawMessage(m.Options)
+	}
+	for _, p := range m.Parts {
+		pj := smsPartJSON{Seq: p.Seq, Total: p.Total, Ref: p.Ref, TPDULen: p.TPDULen, State: p.State,
+			Modem: p.Modem, Reason: p.Reason, Updated: p.Updated}
+		if p.MR >= 0 {
+			mr := p.MR
+			pj.MR = &mr
+		}
+		j.Parts = append(j.Parts, pj)
+	}
+	return j
+}
+
+func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool, reports []sms.PartReport) error {
+	w := c.App.Writer
+	if c.Bool("json") {
+		for _, m := range ms {
+			if err := writeJSONLine(w, "sms", toSMSJSON(m)); err != nil {
+				return err
+			}
+		}
+		for _, r := range reports {
+			if err := writeJSONLine(w, "sms_report", r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED\tTO\tSTATE\tMODEM\tPARTS\tREASON")
+	for _, m := range ms {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", m.ID, m.Created.Local().Format("2006-01-02 15:04:05"),
+			m.To, m.State, dash(m.Modem), len(m.Parts), m.Reason)
+	}
+	if one && len(ms) == 1 {
+		fmt.Fprintln(tw, "\nPART\tREF\tSTATE\tMR\tMODEM\tREPORT\tREASON")
+		for _, p := range ms[0].Parts {
+			report := "-"
+			for _, r := range reports {
+				if r.Seq == p.Seq {
+					report = fmt.Sprintf("%s (status %d)", r.Outcome, r.Status)
+				}
+			}
+			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(p.Modem), report, p.Reason)
+		}
+	}
+	return tw.Flush()
+}
