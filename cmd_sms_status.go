@@ -51,23 +51,9 @@ func smsStatusCommand() *cli.Command {
 				}
 			}
 			return withJournal(c, func(jn *journal.Journal) error {
-				var ms []journal.SMSMessage
-				var err error
-				if id > 0 {
-					var m journal.SMSMessage
-					m, err = jn.SMS(c.Context, id)
-					ms = append(ms, m)
-				} else {
-					ms, err = jn.ListSMS(c.Context, journal.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
-				}
+				ms, reports, err := sms.Status(c.Context, jn, id, journal.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
 				if err != nil {
 					return err
-				}
-				var reports []sms.PartReport
-				if id > 0 {
-					if reports, err = sms.Reports(c.Context, jn, ms[0]); err != nil {
-						return err
-					}
 				}
 				return renderStatus(c, ms, id > 0, reports)
 			})

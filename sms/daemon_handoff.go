@@ -27,10 +27,10 @@ func handedOver(ctx context.Context, jn *journal.Journal, specs []ModemSpec, res
 		return err
 	}
 	if !held {
-		return fmt.Errorf("%w: %d messages; no calq sms daemon is running, so nothing will send them: "+
-			"start calq sms daemon, or run calq sms send --queued", ErrQueued, len(res.Messages))
+		return fmt.Errorf("%w: %s; no calq sms daemon is running, so nothing will send them: "+
+			"start calq sms daemon, or run calq sms send --queued", ErrQueued, messages(len(res.Messages)))
 	}
-	return fmt.Errorf("%w: %d messages handed to calq sms daemon", ErrQueued, len(res.Messages))
+	return fmt.Errorf("%w: %s handed to calq sms daemon", ErrQueued, messages(len(res.Messages)))
 }
 
 // sendThroughDaemon waits for a daemon that holds o.Modems to settle ids

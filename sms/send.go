@@ -155,7 +155,7 @@ func sendQueued(ctx context.Context, o SendOptions) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{StillQueued: n}, fmt.Errorf("%w: calq sms daemon holds the modems and sends the %d queued messages", ErrQueued, n)
+		return Result{StillQueued: n}, fmt.Errorf("%w: calq sms daemon holds the modems and sends the queued ones (%s)", ErrQueued, messages(n))
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -174,7 +174,7 @@ func sendQueued(ctx context.Context, o SendOptions) (Result, error) {
 		return res, errors.Join(runErr, err)
 	}
 	if res.StillQueued > 0 {
-		runErr = errors.Join(runErr, fmt.Errorf("%w: %d messages (not due yet, or not sent in time)", ErrQueued, res.StillQueued))
+		runErr = errors.Join(runErr, fmt.Errorf("%w: %s (not due yet, or not sent in time)", ErrQueued, messages(res.StillQueued)))
 	}
 	return res, outcome(res, runErr)
 }

@@ -53,3 +53,11 @@ func outcome(res Result, runErr error) error {
 // classify is an error that happened before any message had an outcome:
 // a usage error (errors.Is ErrUsage) or a failure, as it is.
 func classify(err error) error { return err }
+
+// messages writes n and "message", made plural unless n is 1.
+func messages(n int) string {
+	if n == 1 {
+		return "1 message"
+	}
+	return fmt.Sprintf("%d messages", n)
+}
