@@ -132,7 +132,9 @@ func runCommands(c *cli.Context) ([]string, error) {
 		case len(after) == 0:
 			return nil, usageErrorf(c, "--: no COMMAND after it")
 		case len(files) > 0:
-			return nil, usageErrorf(c, "give job files or -- COMMAND, not both (%s before --)", files[0])
+			return nil, usageErrorf(c, "give job files or -- COMMAND, not both (%s before --)", shellWord(files[0]))
+		case strings.TrimSpace(strings.Join(after, "")) == "":
+			return nil, usageErrorf(c, "--: the COMMAND is empty")
 		}
 		return []string{shellJoin(after)}, nil
 	}
@@ -167,7 +169,7 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 	var r io.Reader = c.App.Reader
 	label := "standard input"
 	if name != "-" {
-		label = "job file " + name
+		label = "job file " + shellWord(name)
 		f, err := os.Open(name)
 		if err != nil {
 			var pe *fs.PathError
@@ -191,7 +193,7 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 	case bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b):
 		return nil, fmt.Errorf("%s: not a text file of command lines", label)
 	case bytes.HasPrefix(b, []byte("#!")):
-		return nil, fmt.Errorf("%s: is a script (#!), not a list of command lines; to run it as one job: calq sched run -- %s", label, name)
+		return nil, fmt.Errorf("%s: is a script (#!), not a list of command lines; to run it as one job: calq sched run -- %s", label, shellWord(name))
 	}
 	cmds, err := sched.ReadCommands(bytes.NewReader(b))
 	if err != nil {
@@ -210,13 +212,17 @@ func shellJoin(words []string) string {
 	}
 	q := make([]string, len(words))
 	for i, w := range words {
-		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-			q[i] = w
-			continue
-		}
-		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		q[i] = shellWord(w)
 	}
 	return strings.Join(q, " ")
+}
+
+// shellWord quotes w for sh when it needs it.
+func shellWord(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // parseAt reads a start time: a clock time today (tomorrow if it has
