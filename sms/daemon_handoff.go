@@ -27,8 +27,12 @@ func handedOver(ctx context.Context, jn *journal.Journal, specs []ModemSpec, res
 		return err
 	}
 	if !held {
-		return fmt.Errorf("%w: %s; no calq sms daemon is running, so nothing will send them: "+
-			"start calq sms daemon, or run calq sms send --queued", ErrQueued, messages(len(res.Messages)))
+		them := "them"
+		if len(res.Messages) == 1 {
+			them = "it"
+		}
+		return fmt.Errorf("%w: %s; no calq sms daemon is running, so nothing will send %s: "+
+			"start calq sms daemon, or run calq sms send --queued", ErrQueued, messages(len(res.Messages)), them)
 	}
 	return fmt.Errorf("%w: %s handed to calq sms daemon", ErrQueued, messages(len(res.Messages)))
 }
