@@ -117,6 +117,16 @@ func openJournal(c *cli.Context) (*journal.Journal, error) {
 	return journal.Open(c.Context, journalPath(c), journal.Options{})
 }
 
+// writeJSONLines prints a line of messageType per element of vs.
+func writeJSONLines[T any](w io.Writer, messageType string, vs []T) error {
+	for _, v := range vs {
+		if err := writeJSONLine(w, messageType, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeJSONLine prints v as one compact JSON object on a line of its own,
 // with "message_type" first. v must marshal to an object; a field of its
 // own named message_type is replaced.

@@ -36,12 +36,7 @@ func contactsListCommand() *cli.Command {
 
 func writeContacts(w io.Writer, cs []journal.Contact, asJSON bool) error {
 	if asJSON {
-		for _, ct := range cs {
-			if err := writeJSONLine(w, "contact", ct); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeJSONLines(w, "contact", cs)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tADDRESS\tADDED")

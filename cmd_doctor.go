@@ -45,12 +45,7 @@ func doctorCommand() *cli.Command {
 // writeChecks prints the checks as a table, or as JSON Lines.
 func writeChecks(w io.Writer, checks []convert.Check, asJSON bool) error {
 	if asJSON {
-		for _, ck := range checks {
-			if err := writeJSONLine(w, "check", ck); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeJSONLines(w, "check", checks)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ck := range checks {

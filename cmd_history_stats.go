@@ -29,12 +29,7 @@ func historyStatsCommand() *cli.Command {
 
 func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	if asJSON {
-		for _, g := range s.Groups {
-			if err := writeJSONLine(w, "stats", g); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeJSONLines(w, "stats", s.Groups)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "KIND\tBACKEND\tJOBS\t%s\n", strings.ToUpper(strings.Join(stateNames(), "\t")))

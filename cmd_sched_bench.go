@@ -161,10 +161,8 @@ func renderBench(w io.Writer, rows []sched.BenchRow, asJSON bool) error {
 
 // writeJSON prints a line per row, then a line per goal.
 func writeJSON(w io.Writer, rows []sched.BenchRow) error {
-	for _, r := range rows {
-		if err := writeJSONLine(w, "bench", r); err != nil {
-			return err
-		}
+	if err := writeJSONLines(w, "bench", rows); err != nil {
+		return err
 	}
 	for _, g := range sched.BenchGoals(rows) {
 		if err := writeJSONLine(w, "bench_goal", g); err != nil {

@@ -46,12 +46,7 @@ func benchEngineAction(c *cli.Context) error {
 
 func renderEngineBench(w io.Writer, rows []sched.EngineBenchRow, asJSON bool) error {
 	if asJSON {
-		for _, r := range rows {
-			if err := writeJSONLine(w, "engine_bench", r); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeJSONLines(w, "engine_bench", rows)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tjobs\tseconds\tjobs/s\tvs baseline\tgoal\tmet")

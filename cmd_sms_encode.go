@@ -148,10 +148,8 @@ func parseValidity(s string) (time.Duration, time.Time, error) {
 
 // writeEncodeJSON prints a line per transliteration, then per part.
 func writeEncodeJSON(w io.Writer, parts []pdu.Part, changes []pdu.Change) error {
-	for _, ch := range changes {
-		if err := writeJSONLine(w, "transliterated", ch); err != nil {
-			return err
-		}
+	if err := writeJSONLines(w, "transliterated", changes); err != nil {
+		return err
 	}
 	for _, p := range parts {
 		if err := writeJSONLine(w, "part", partOutput{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Encoding: p.Encoding,

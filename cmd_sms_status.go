@@ -119,10 +119,8 @@ func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool, reports []s
 				return err
 			}
 		}
-		for _, r := range reports {
-			if err := writeJSONLine(w, "sms_report", r); err != nil {
-				return err
-			}
+		if err := writeJSONLines(w, "sms_report", reports); err != nil {
+			return err
 		}
 		return nil
 	}
