@@ -17,7 +17,9 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"calq/convert/contacts"
 	"calq/sched/journal"
+	"calq/sms/store"
 )
 
 func init() {
@@ -72,6 +74,23 @@ func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	}
 	defer func() { err = errors.Join(err, j.Close()) }()
 	return fn(j)
+}
+
+// withBook runs fn with the address book in the journal, which must
+// exist (see withJournal).
+func withBook(c *cli.Context, fn func(*contacts.Book) error) error {
+	return withJournal(c, func(j *journal.Journal) error {
+		b, err := contacts.Open(c.Context, j)
+		if err != nil {
+			return err
+		}
+		return fn(b)
+	})
+}
+
+// openSMSStore opens calq sms's outbox and inbox in jn.
+func openSMSStore(c *cli.Context, jn *journal.Journal) (*store.Store, error) {
+	return store.Open(c.Context, jn)
 }
 
 // journalMissing is the error of a command that reads a journal that is

@@ -35,8 +35,8 @@ func analyzeSimulateCommand() *cli.Command {
 			"or absent), unstable, the measures w, wq, l, lq, rho, p_wait, p_block (with a\n" +
 			`capacity) and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
 			`{"l","lambda_w","rel_diff"}, last_responses, last_arrivals and events.` + "\n\n" +
-			"The conversion paper's experiment, 200 jobs within 15 s on 3 servers, 6.3 s\n" +
-			"each (the paper measured 405-425 s for the last 10; they finish 403-422 s\n" +
+			"A batch of 200 conversions arriving within 15 s on 3 servers, 6.3 s each\n" +
+			"(a conversion service reported 405-425 s for the last 10; they finish 403-422 s\n" +
 			"after the batch starts, 389-408 s after they arrived):\n" +
 			"  calq analyze simulate --arrivals uniform:200/15 --service const:6.3 --servers 3",
 		Flags: []cli.Flag{

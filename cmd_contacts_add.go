@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/convert/contacts"
 	"calq/sched/journal"
 )
 
@@ -29,7 +30,10 @@ func contactsAddCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			err = j.AddContact(c.Context, name, address)
+			b, err := contacts.Open(c.Context, j)
+			if err == nil {
+				err = b.Add(c.Context, name, address)
+			}
 			if err = errors.Join(err, j.Close()); err != nil {
 				return err
 			}
@@ -51,8 +55,8 @@ func contactArgs(c *cli.Context) (name, address string, err error) {
 	case len(args) > 2:
 		return "", "", usageErrorf(c, "unexpected argument %q", args[2])
 	}
-	address, err = journal.CheckContact(args[0], args[1])
-	var ce *journal.ContactError
+	address, err = contacts.CheckContact(args[0], args[1])
+	var ce *contacts.ContactError
 	if errors.As(err, &ce) {
 		return "", "", usageErrorf(c, "%s %q %v", strings.ToUpper(ce.Field), ce.Value, ce.Err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"calq/sched/journal"
+	"calq/convert/contacts"
 )
 
 func contactsListCommand() *cli.Command {
@@ -23,8 +23,8 @@ func contactsListCommand() *cli.Command {
 			if c.Args().Present() {
 				return usageErrorf(c, "unexpected argument %q", c.Args().First())
 			}
-			return withJournal(c, func(j *journal.Journal) error {
-				cs, err := j.Contacts(c.Context)
+			return withBook(c, func(b *contacts.Book) error {
+				cs, err := b.List(c.Context)
 				if err != nil {
 					return err
 				}
@@ -34,7 +34,7 @@ func contactsListCommand() *cli.Command {
 	}
 }
 
-func writeContacts(w io.Writer, cs []journal.Contact, asJSON bool) error {
+func writeContacts(w io.Writer, cs []contacts.Contact, asJSON bool) error {
 	if asJSON {
 		return writeJSONLines(w, "contact", cs)
 	}

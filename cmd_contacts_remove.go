@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"calq/sched/journal"
+	"calq/convert/contacts"
 )
 
 func contactsRemoveCommand() *cli.Command {
@@ -24,8 +24,8 @@ func contactsRemoveCommand() *cli.Command {
 			case len(args) > 1:
 				return usageErrorf(c, "unexpected argument %q", args[1])
 			}
-			return withJournal(c, func(j *journal.Journal) error {
-				if err := j.RemoveContact(c.Context, args[0]); err != nil {
+			return withBook(c, func(b *contacts.Book) error {
+				if err := b.Remove(c.Context, args[0]); err != nil {
 					return err
 				}
 				_, err := fmt.Fprintf(c.App.Writer, "removed contact %s\n", args[0])

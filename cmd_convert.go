@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert"
+	"calq/convert/contacts"
 	"calq/convert/lo"
 	"calq/convert/mail"
 	"calq/convert/pdf"
@@ -99,7 +100,10 @@ func convertAction(c *cli.Context) error {
 		// Everything the mail needs is checked before any conversion.
 		cfg, err := loadConfig(c)
 		if err == nil {
-			m, err = mail.Prepare(c.Context, cfg, os.Getenv, jn, mailTo, o.Out)
+			var book *contacts.Book
+			if book, err = contacts.Open(c.Context, jn); err == nil {
+				m, err = mail.Prepare(c.Context, cfg, os.Getenv, book, mailTo, o.Out)
+			}
 		}
 		if err != nil {
 			return usageErrorf(c, "--mail-to: %w", err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"calq/convert"
+	"calq/convert/convertbench"
 )
 
 func convertBenchCommand() *cli.Command {
@@ -38,7 +38,7 @@ func convertBenchCommand() *cli.Command {
 				return err
 			}
 			defer cleanup()
-			res, err := convert.Bench(c.Context, convert.BenchOptions{Files: files, Soffice: c.String("soffice"),
+			res, err := convertbench.Bench(c.Context, convertbench.BenchOptions{Files: files, Soffice: c.String("soffice"),
 				Instances: c.Int("instances"), Log: c.App.ErrWriter})
 			if err != nil {
 				return fmt.Errorf("convert %w", err)
@@ -77,7 +77,7 @@ func benchFiles(c *cli.Context) ([]string, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		files, err := convert.GenerateDocs(tmp, c.Int("count"), gen)
+		files, err := convertbench.GenerateDocs(tmp, c.Int("count"), gen)
 		return files, func() { os.RemoveAll(tmp) }, err
 	}
 	entries, err := os.ReadDir(dir)

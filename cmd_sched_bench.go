@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"calq/sched"
+	"calq/sched/bench"
 )
 
 func schedBenchCommand() *cli.Command {
@@ -61,7 +61,7 @@ func schedBenchCommand() *cli.Command {
 			}
 			// Bench returns the rows finished before an interrupt: show
 			// them, and the exit status says they are incomplete.
-			rows, err := sched.Bench(c.Context, opts)
+			rows, err := bench.Bench(c.Context, opts)
 			if err == nil || len(rows) > 0 {
 				err = errors.Join(err, renderBench(c.App.Writer, rows, c.Bool("json")))
 			}
@@ -74,8 +74,8 @@ func schedBenchCommand() *cli.Command {
 }
 
 // benchOptions reads and validates the flags of calq sched bench.
-func benchOptions(c *cli.Context) (sched.BenchOptions, error) {
-	o := sched.BenchOptions{Ops: c.Int("ops"), Seed: c.Int64("seed"), Trace: c.String("trace")}
+func benchOptions(c *cli.Context) (bench.BenchOptions, error) {
+	o := bench.BenchOptions{Ops: c.Int("ops"), Seed: c.Int64("seed"), Trace: c.String("trace")}
 	var errs []error
 	add := func(err error) {
 		if err != nil {
@@ -83,11 +83,11 @@ func benchOptions(c *cli.Context) (sched.BenchOptions, error) {
 		}
 	}
 	var err error
-	o.Queues, err = parseNames("queue", c.String("queue"), sched.QueueNames)
+	o.Queues, err = parseNames("queue", c.String("queue"), bench.QueueNames)
 	add(err)
-	o.Models, err = parseNames("model", c.String("model"), sched.ModelNames)
+	o.Models, err = parseNames("model", c.String("model"), bench.ModelNames)
 	add(err)
-	o.Dists, err = parseNames("dist", c.String("dist"), sched.DistNames)
+	o.Dists, err = parseNames("dist", c.String("dist"), bench.DistNames)
 	add(err)
 	o.Sizes, err = parseSizes("size", c.String("size"))
 	add(err)
@@ -152,19 +152,19 @@ func splitList(flag, value string) ([]string, error) {
 	return items, nil
 }
 
-func renderBench(w io.Writer, rows []sched.BenchRow, asJSON bool) error {
+func renderBench(w io.Writer, rows []bench.BenchRow, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, rows)
 	}
-	return writeBench(w, rows, sched.BenchGoals(rows))
+	return writeBench(w, rows, bench.BenchGoals(rows))
 }
 
 // writeJSON prints a line per row, then a line per goal.
-func writeJSON(w io.Writer, rows []sched.BenchRow) error {
+func writeJSON(w io.Writer, rows []bench.BenchRow) error {
 	if err := writeJSONLines(w, "bench", rows); err != nil {
 		return err
 	}
-	for _, g := range sched.BenchGoals(rows) {
+	for _, g := range bench.BenchGoals(rows) {
 		if err := writeJSONLine(w, "bench_goal", g); err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func writeJSON(w io.Writer, rows []sched.BenchRow) error {
 }
 
 // writeBench writes the rows and the goals as two aligned tables.
-func writeBench(w io.Writer, rows []sched.BenchRow, goals []sched.BenchGoal) error {
+func writeBench(w io.Writer, rows []bench.BenchRow, goals []bench.BenchGoal) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "queue\tmodel\tdist\tsize\tns/op\tmax op\tp99.9 op\tresizes")
 	for _, r := range rows {

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/sched"
+	"calq/sched/bench"
 	"calq/sched/journal"
 )
 
@@ -29,12 +30,12 @@ func benchEngineAction(c *cli.Context) error {
 		return fmt.Errorf("sched bench: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	o := sched.EngineBenchOptions{Jobs: c.Int("engine-jobs"), JournalJobs: c.Int("engine-jobs") / 10,
+	o := bench.EngineBenchOptions{Jobs: c.Int("engine-jobs"), JournalJobs: c.Int("engine-jobs") / 10,
 		Workers: c.Int("workers"), Dir: dir,
 		OpenJournal: func(ctx context.Context, path string) (sched.Journal, error) {
 			return journal.Open(ctx, path, journal.Options{})
 		}}
-	rows, err := sched.BenchEngine(c.Context, o)
+	rows, err := bench.BenchEngine(c.Context, o)
 	if err == nil || len(rows) > 0 {
 		err = errors.Join(err, renderEngineBench(c.App.Writer, rows, c.Bool("json")))
 	}
@@ -44,7 +45,7 @@ func benchEngineAction(c *cli.Context) error {
 	return nil
 }
 
-func renderEngineBench(w io.Writer, rows []sched.EngineBenchRow, asJSON bool) error {
+func renderEngineBench(w io.Writer, rows []bench.EngineBenchRow, asJSON bool) error {
 	if asJSON {
 		return writeJSONLines(w, "engine_bench", rows)
 	}

@@ -17,6 +17,7 @@ import (
 	"calq/internal/childenv"
 	"calq/sched"
 	"calq/sched/journal"
+	"calq/sched/shell"
 )
 
 func schedRunCommand() *cli.Command {
@@ -68,7 +69,7 @@ func schedRunCommand() *cli.Command {
 				defer jn.Close()
 				o.Journal = jn
 			}
-			res, err := sched.RunCommands(c.Context, o)
+			res, err := shell.RunCommands(c.Context, o)
 			out.finish(res)
 			if err != nil {
 				return fmt.Errorf("sched run: %w", err)
@@ -79,8 +80,8 @@ func schedRunCommand() *cli.Command {
 }
 
 // runOptions reads and checks the flags and arguments of calq sched run.
-func runOptions(c *cli.Context) (sched.RunOptions, error) {
-	o := sched.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
+func runOptions(c *cli.Context) (shell.RunOptions, error) {
+	o := shell.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
 		Label: c.String("label"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
 		Env: childenv.Without(os.Environ())}
 	var errs []error
@@ -195,7 +196,7 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 	case bytes.HasPrefix(b, []byte("#!")):
 		return nil, fmt.Errorf("%s: is a script (#!), not a list of command lines; to run it as one job: calq sched run -- %s", label, shellWord(name))
 	}
-	cmds, err := sched.ReadCommands(bytes.NewReader(b))
+	cmds, err := shell.ReadCommands(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}

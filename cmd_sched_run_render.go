@@ -11,6 +11,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"calq/sched"
+	"calq/sched/shell"
 )
 
 // runRenderer shows calq sched run's events: JSON lines on stdout, or a
@@ -173,7 +174,7 @@ func (r *runRenderer) output(j *sched.Job, stdout, stderr []byte) {
 }
 
 // finish ends the bar and prints the summary.
-func (r *runRenderer) finish(res sched.RunResult) {
+func (r *runRenderer) finish(res shell.RunResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.bar != nil {

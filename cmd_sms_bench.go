@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"calq/sms"
+	"calq/sms/smsbench"
 )
 
 func smsBenchCommand() *cli.Command {
@@ -48,7 +48,7 @@ func smsBenchCommand() *cli.Command {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			res, err := sms.Bench(c.Context, sms.BenchOptions{Dir: dir, Latency: c.Duration("latency"),
+			res, err := smsbench.Bench(c.Context, smsbench.BenchOptions{Dir: dir, Latency: c.Duration("latency"),
 				Modems: c.IntSlice("modems"), PerModem: c.Int("per-modem")})
 			if err != nil {
 				return err
@@ -58,12 +58,12 @@ func smsBenchCommand() *cli.Command {
 	}
 }
 
-func renderSMSBench(c *cli.Context, res sms.BenchResult) error {
+func renderSMSBench(c *cli.Context, res smsbench.BenchResult) error {
 	w := c.App.Writer
 	if c.Bool("json") {
 		return json.NewEncoder(w).Encode(struct {
 			Type string `json:"message_type"`
-			sms.BenchResult
+			smsbench.BenchResult
 		}{"sms_bench", res})
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -54,6 +54,9 @@ func smsDaemonAction(c *cli.Context) error {
 	}
 	defer jn.Close()
 	o.Journal = jn
+	if o.Store, err = openSMSStore(c, jn); err != nil {
+		return err
+	}
 	if err := sms.Daemon(c.Context, o); err != nil {
 		return fmt.Errorf("sms daemon: %w", err)
 	}

@@ -76,7 +76,11 @@ func smsModemsAction(c *cli.Context) error {
 			free = append(free, s)
 		}
 	}
-	surveyed, err := sms.Survey(c.Context, free, sms.SurveyOptions{AT: o, Journal: jn, RetryPIN: c.String("retry-pin")})
+	st, err := openSMSStore(c, jn)
+	if err != nil {
+		return err
+	}
+	surveyed, err := sms.Survey(c.Context, free, sms.SurveyOptions{AT: o, PINs: st, RetryPIN: c.String("retry-pin")})
 	if err != nil {
 		return usageErrorf(c, "%w", err)
 	}

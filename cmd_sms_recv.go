@@ -86,7 +86,10 @@ func smsRecvAction(c *cli.Context) error {
 			specs = nil
 		}
 	}
-	_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, j, o)
+	st, err := openSMSStore(c, j)
+	if err == nil {
+		_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, st, o)
+	}
 	if cerr := j.Close(); err == nil {
 		err = cerr
 	}

@@ -74,6 +74,9 @@ func smsSendAction(c *cli.Context) error {
 	}
 	defer jn.Close()
 	o.Journal = jn
+	if o.Store, err = openSMSStore(c, jn); err != nil {
+		return err
+	}
 	if !o.NoWait {
 		if o.Modems, err = daemonSpecs(c, jn, o.Modems); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 
 	"calq/sched/journal"
 	"calq/sms"
+	"calq/sms/store"
 )
 
 func smsStatusCommand() *cli.Command {
@@ -51,7 +52,11 @@ func smsStatusCommand() *cli.Command {
 				}
 			}
 			return withJournal(c, func(jn *journal.Journal) error {
-				ms, reports, err := sms.Status(c.Context, jn, id, journal.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
+				st, err := openSMSStore(c, jn)
+				if err != nil {
+					return err
+				}
+				ms, reports, err := sms.Status(c.Context, st, id, store.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
 				if err != nil {
 					return err
 				}
@@ -62,7 +67,7 @@ func smsStatusCommand() *cli.Command {
 }
 
 // smsStates are the states a message of the outbox can be in.
-var smsStates = []string{journal.SMSQueued, journal.SMSSent, journal.SMSFailed, journal.SMSUnknown}
+var smsStates = []string{store.SMSQueued, store.SMSSent, store.SMSFailed, store.SMSUnknown}
 
 // smsJSON is a message of the outbox in --json: its options as an object,
 // not JSON in a string; the PDUs stay in the journal (status is about
@@ -93,7 +98,7 @@ type smsPartJSON struct {
 	Updated time.Time `json:"updated"`
 }
 
-func toSMSJSON(m journal.SMSMessage) smsJSON {
+func toSMSJSON(m store.SMSMessage) smsJSON {
 	j := smsJSON{ID: m.ID, Created: m.Created, To: m.To, Text: m.Text, NotBefore: m.NotBefore, State: m.State,
 		Reason: m.Reason, Modem: m.Modem, Updated: m.Updated, Parts: []smsPartJSON{}}
 	if json.Valid([]byte(m.Options)) {
@@ -111,7 +116,7 @@ func toSMSJSON(m journal.SMSMessage) smsJSON {
 	return j
 }
 
-func renderStatus(c *cli.Context, ms []journal.SMSMessage, one bool, reports []sms.PartReport) error {
+func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms.PartReport) error {
 	w := c.App.Writer
 	if c.Bool("json") {
 		for _, m := range ms {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"calq/convert"
+	"calq/convert/convertbench"
 )
 
 // requireSoffice skips without LibreOffice, or fails under
@@ -107,7 +108,7 @@ func convertFixture(t *testing.T, n int) (in, out, db string) {
 	if err := os.Mkdir(in, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := convert.GenerateDocs(in, n, "small"); err != nil {
+	if _, err := convertbench.GenerateDocs(in, n, "small"); err != nil {
 		t.Fatal(err)
 	}
 	return in, filepath.Join(dir, "out"), filepath.Join(dir, "j.db")

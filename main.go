@@ -25,7 +25,7 @@ import (
 	"calq/analyze"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
-	"calq/sched"
+	"calq/sched/bench"
 	"calq/sms"
 )
 
@@ -280,7 +280,7 @@ func exitCode(err error) int {
 		return exitUnknown
 	case errors.Is(err, sms.ErrQueued):
 		return exitQueued
-	case errors.As(err, &ue), errors.Is(err, sms.ErrUsage), errors.Is(err, sched.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
+	case errors.As(err, &ue), errors.Is(err, sms.ErrUsage), errors.Is(err, bench.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
 		return exitUsage
 	case errors.Is(err, exitcode.ErrPartial):
 		return exitPartial

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched"
+	"calq/sched/bench"
 	"calq/sched/journal"
 	"calq/sms"
 )
@@ -201,7 +203,7 @@ func TestExitCode(t *testing.T) {
 		{"usage", usage, 2},
 		{"usage wrapped", fmt.Errorf("sched bench: %w", usage), 2},
 		{"usage joined", errors.Join(errors.New("a"), usage), 2},
-		{"bench options", fmt.Errorf("sched bench: %w", fmt.Errorf("%w: size 0", sched.ErrBenchOptions)), 2},
+		{"bench options", fmt.Errorf("sched bench: %w", fmt.Errorf("%w: size 0", bench.ErrBenchOptions)), 2},
 		{"partial", exitcode.ErrPartial, 3},
 		{"partial wrapped", fmt.Errorf("convert: %w", partial), 3},
 		{"partial joined", errors.Join(partial, errors.New("b.docx: corrupt")), 3},
@@ -286,7 +288,7 @@ func TestVersionText(t *testing.T) {
 // TestBenchDefaults checks that the defaults of calq sched bench name only
 // queues, models and distributions that sched knows.
 func TestBenchDefaults(t *testing.T) {
-	valid := map[string][]string{"queue": sched.QueueNames, "model": sched.ModelNames, "dist": sched.DistNames}
+	valid := map[string][]string{"queue": bench.QueueNames, "model": bench.ModelNames, "dist": bench.DistNames}
 	for _, f := range schedBenchCommand().Flags {
 		name := f.Names()[0]
 		names, ok := valid[name]
@@ -323,29 +325,97 @@ func TestParseSizes(t *testing.T) {
 	}
 }
 
-// TestImportRules keeps the layers of CONVENTIONS.md apart: only package
-// main imports urfave/cli, and sched depends on none of calq's other
-// packages (convert, sms and analyze may use sched, not the reverse).
+// TestImportRules keeps the layers of CONVENTIONS.md apart (production
+// imports; tests may import what they need):
+//   - only package main imports urfave/cli;
+//   - sched and its subpackages import no client of theirs (convert, sms,
+//     analyze);
+//   - convert, sms and analyze import no sibling;
+//   - no production package imports the modem emulator or a bench
+//     package: only main (which wires `calq sms emulate` and the bench
+//     commands) and the bench packages themselves;
+//   - analyze needs the calendar queue only: no prometheus, SQLite or
+//     os/exec.
 func TestImportRules(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./sched").Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./sched: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if strings.HasPrefix(dep, "calq/") && dep != "calq/sched" && !strings.HasPrefix(dep, "calq/internal/") {
-			t.Errorf("calq/sched depends on %s", dep)
-		}
-	}
-	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list ./...: %v", err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, imports, _ := strings.Cut(line, " ")
-		if pkg != "calq" && strings.Contains(" "+imports+" ", " github.com/urfave/cli/v2 ") {
-			t.Errorf("%s imports github.com/urfave/cli/v2; only package main may", pkg)
+		for _, imp := range strings.Fields(imports) {
+			if why := importRule(pkg, imp); why != "" {
+				t.Errorf("%s imports %s: %s", pkg, imp, why)
+			}
 		}
 	}
+	out, err = exec.Command("go", "list", "-deps", "./analyze").Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./analyze: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, "prometheus") || strings.Contains(dep, "sqlite") || dep == "os/exec" {
+			t.Errorf("calq/analyze depends on %s", dep)
+		}
+	}
+}
+
+// TestImportRule: the rules catch each kind of wrong import.
+func TestImportRule(t *testing.T) {
+	tests := []struct {
+		pkg, imp string
+		bad      bool
+	}{
+		{"calq", "github.com/urfave/cli/v2", false},
+		{"calq/sms", "github.com/urfave/cli/v2", true},
+		{"calq/sched", "calq/sched/cq", false},
+		{"calq/sched/journal", "calq/sms/store", true},
+		{"calq/sched/bench", "calq/convert", true},
+		{"calq/sms", "calq/sched/journal", false},
+		{"calq/sms/store", "calq/convert/contacts", true},
+		{"calq/analyze", "calq/sms", true},
+		{"calq/convert/mail", "calq/convert/contacts", false},
+		{"calq/sms", "calq/sms/emu", true},
+		{"calq/sms/smsbench", "calq/sms/emu", false},
+		{"calq", "calq/sms/emu", false},
+		{"calq/sched/shell", "calq/sched/bench", true},
+		{"calq", "calq/convert/convertbench", false},
+		{"calq/internal/proc", "calq/sched", false},
+	}
+	for _, tt := range tests {
+		if got := importRule(tt.pkg, tt.imp) != ""; got != tt.bad {
+			t.Errorf("importRule(%s, %s) forbids: %v, want %v", tt.pkg, tt.imp, got, tt.bad)
+		}
+	}
+}
+
+// importRule says why pkg may not import imp, or "".
+func importRule(pkg, imp string) string {
+	domain := func(p string) string { // "sched", "convert", "sms", "analyze" or ""
+		for _, d := range []string{"sched", "convert", "sms", "analyze"} {
+			if p == "calq/"+d || strings.HasPrefix(p, "calq/"+d+"/") {
+				return d
+			}
+		}
+		return ""
+	}
+	isBench := func(p string) bool {
+		return slices.Contains([]string{"calq/sched/bench", "calq/sms/smsbench", "calq/convert/convertbench"}, p)
+	}
+	from, to := domain(pkg), domain(imp)
+	switch {
+	case imp == "github.com/urfave/cli/v2" && pkg != "calq":
+		return "only package main may"
+	case from == "sched" && to != "" && to != "sched":
+		return "sched is the engine under its clients"
+	case from != "" && from != "sched" && to != "" && to != "sched" && to != from:
+		return "convert, sms and analyze are siblings"
+	case imp == "calq/sms/emu" && pkg != "calq" && !isBench(pkg):
+		return "the emulator is for tests, dry runs and benches"
+	case isBench(imp) && pkg != "calq":
+		return "only main wires the benches"
+	}
+	return ""
 }
 
 // TestREADMEExitStatus keeps the README's exit status table in step with

@@ -3,7 +3,7 @@ package analyze
 import (
 	"math"
 
-	"calq/sched"
+	"calq/sched/cq"
 )
 
 // ResizeResult is what the calendar queue's PRAM policy predicts for a
@@ -17,10 +17,10 @@ type ResizeResult struct {
 	Buckets  int     `json:"buckets"`  // NB now
 	Events   int     `json:"events"`   // NE now
 	// L is the predicted mean number of pending events
-	// (sched.MM1NMeanLength, the queue's own predictor).
+	// (cq.MM1NMeanLength, the queue's own predictor).
 	L float64 `json:"l"`
 	// TargetBuckets is the NB a PRAM resize at Events would choose
-	// (sched.PRAMBuckets).
+	// (cq.PRAMBuckets).
 	TargetBuckets int `json:"target_buckets"`
 	// GrowAbove and ShrinkBelow are the triggers for Buckets: a resize
 	// when NE > GrowAbove or NE < ShrinkBelow (-1: never shrinks).
@@ -44,7 +44,7 @@ type ResizeResult struct {
 }
 
 // PredictResize applies the calendar queue's PRAM policy (see
-// sched.PolicyPRAM) to a queue with nb buckets holding ne events, pushed
+// cq.PolicyPRAM) to a queue with nb buckets holding ne events, pushed
 // at rate λ and popped at rate μ, with room for capacity events. ne < 0
 // means the predicted mean L, rounded. The expected time to the next
 // resize is the mean first-passage time of the birth-death chain out of
@@ -63,16 +63,16 @@ func PredictResize(lambda, mu float64, capacity, nb, ne int) (ResizeResult, erro
 		return ResizeResult{}, inputErr("buckets = %d: want at least 1", nb)
 	}
 	rho := lambda / mu
-	l := sched.MM1NMeanLength(rho, capacity)
+	l := cq.MM1NMeanLength(rho, capacity)
 	if ne < 0 {
 		ne = int(math.Round(l))
 	}
 	if ne > capacity {
 		return ResizeResult{}, inputErr("events = %d: more than the capacity %d", ne, capacity)
 	}
-	grow, shrink := sched.ResizeThresholds(sched.PolicyPRAM, nb)
+	grow, shrink := cq.ResizeThresholds(cq.PolicyPRAM, nb)
 	r := ResizeResult{Lambda: lambda, Mu: mu, Rho: rho, Capacity: capacity, Buckets: nb, Events: ne,
-		L: l, TargetBuckets: sched.PRAMBuckets(rho, capacity, ne), GrowAbove: grow, ShrinkBelow: shrink,
+		L: l, TargetBuckets: cq.PRAMBuckets(rho, capacity, ne), GrowAbove: grow, ShrinkBelow: shrink,
 		Trigger: "none"}
 	switch {
 	case ne > grow:

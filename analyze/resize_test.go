@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"calq/sched"
+	"calq/sched/cq"
 )
 
 // TestFirstPassage checks the tridiagonal solve against two closed forms:
@@ -59,9 +59,9 @@ func TestPredictResizeMatchesQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 		rho := tt.lambda / tt.mu
-		grow, shrink := sched.ResizeThresholds(sched.PolicyPRAM, tt.nb)
-		if r.L != sched.MM1NMeanLength(rho, tt.n) || r.GrowAbove != grow || r.ShrinkBelow != shrink ||
-			r.TargetBuckets != sched.PRAMBuckets(rho, tt.n, r.Events) || r.Trigger != tt.trigger {
+		grow, shrink := cq.ResizeThresholds(cq.PolicyPRAM, tt.nb)
+		if r.L != cq.MM1NMeanLength(rho, tt.n) || r.GrowAbove != grow || r.ShrinkBelow != shrink ||
+			r.TargetBuckets != cq.PRAMBuckets(rho, tt.n, r.Events) || r.Trigger != tt.trigger {
 			t.Errorf("%+v: got L %v, triggers %d/%d, target %d, trigger %q", tt, r.L, r.GrowAbove, r.ShrinkBelow, r.TargetBuckets, r.Trigger)
 		}
 		if (r.Trigger != "none") != (r.TimeToResize != nil && *r.TimeToResize == 0) {
@@ -79,7 +79,7 @@ func TestPredictResizeMatchesQueue(t *testing.T) {
 	}
 	// At the smallest calendar, with room below the grow trigger, nothing
 	// can trigger.
-	r, _ = PredictResize(1, 1, 100, sched.MinBuckets, 10)
+	r, _ = PredictResize(1, 1, 100, cq.MinBuckets, 10)
 	if r.TimeToResize != nil {
 		t.Errorf("no reachable trigger: time to resize %v, want nil", *r.TimeToResize)
 	}

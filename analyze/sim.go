@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"calq/sched"
+	"calq/sched/cq"
 )
 
 // SimOptions configure Simulate. Every field is checked (Check); a field's
@@ -157,7 +157,7 @@ func (o SimOptions) customers() int {
 // Simulate runs a discrete-event simulation of a FIFO queue with
 // o.Servers servers: o.Replications independent runs of o.Customers
 // arrivals each, run one after another. Its pending events are kept in a
-// sched.Queue, the calendar queue, so an event costs O(1) amortised and
+// cq.Queue, the calendar queue, so an event costs O(1) amortised and
 // memory is O(number waiting), whatever the run's length (uniform and
 // trace arrivals also keep their times). It returns ctx.Err() when ctx is
 // cancelled, which it checks every 4096 events, and errors wrapping
@@ -364,7 +364,7 @@ type replication struct {
 	arr                          arrivalStream
 	rnd                          *rand.Rand
 	events                       int64
-	fel                          *sched.Queue[float64, event]
+	fel                          *cq.Queue[float64, event]
 	line                         fifo
 	inSystem, busy, nextID       int
 	now                          float64
@@ -381,7 +381,7 @@ func newReplication(o SimOptions, i, batches int) *replication {
 	rnd := rand.New(rand.NewPCG(o.Seed, uint64(i)))
 	return &replication{servers: o.Servers, capacity: o.Capacity, n: o.customers(), warmup: o.Warmup,
 		svc: o.Service.sampler(), arr: o.Arrivals.stream(rnd), rnd: rnd,
-		fel: sched.NewQueue[float64, event](sched.Options{}), tallies: make([]tally, batches)}
+		fel: cq.NewQueue[float64, event](cq.Options{}), tallies: make([]tally, batches)}
 }
 
 // run takes events until none is left: every customer has arrived and

@@ -237,14 +237,14 @@ func TestLittle(t *testing.T) {
 	}
 }
 
-// TestPaperExperiment reproduces the conversion paper's run: 200 jobs at
+// TestPaperExperiment reproduces a conversion service's reported run: 200 jobs at
 // uniform times within 15 s, 3 servers, 6.3 s each. The line never
 // empties (job 3 arrives long before the first server frees at ~6.4 s),
 // so server j serves jobs j, j+3, ... back to back from the arrival a_j of
 // job j < 3, and job i leaves at a_(i mod 3) + (⌊i/3⌋+1)·6.3. For the last
 // 10 (i = 190..199) that is 403.2 to 422.1 s plus a_(i mod 3), and their
 // response times lie in [403.2 - 15, 422.1 + 15·3/201 + slack], about
-// 388-408 s. The paper's 405-425 s are these completion times counted from
+// 388-408 s. The reported 405-425 s are these completion times counted from
 // the start of the batch.
 func TestPaperExperiment(t *testing.T) {
 	o := SimOptions{Arrivals: Arrivals{Kind: KindUniform, Count: 200, Span: 15},
@@ -569,7 +569,7 @@ func FuzzParseService(f *testing.F) {
 	})
 }
 
-// The conversion paper's experiment: 200 jobs within 15 s on 3 servers,
+// A conversion service's batch: 200 jobs within 15 s on 3 servers,
 // 6.3 s each; the last jobs wait for nearly all the others.
 func ExampleSimulate() {
 	arrivals, _ := ParseArrivals("uniform:200/15")

@@ -44,6 +44,7 @@ type Store interface {
 // SQLJournal is the part of the journal (*journal.Journal) that a
 // package keeping its own tables in it uses.
 type SQLJournal interface {
+	Migrate(ctx context.Context, pkg string, migrations []string) error
 	Update(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error
 	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRow(ctx context.Context, query string, args ...any) *sql.Row
@@ -69,13 +70,11 @@ CREATE TABLE IF NOT EXISTS convert_meta (
 );
 `
 
-// OpenStore creates the store's tables in j when missing.
+// OpenStore creates or upgrades the store's tables in j. Version 1 of
+// its migrations is the tables as calq created them before it kept
+// versions, so an older journal opens as it is.
 func OpenStore(ctx context.Context, j SQLJournal) (*SQLStore, error) {
-	err := j.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, storeSchema)
-		return err
-	})
-	if err != nil {
+	if err := j.Migrate(ctx, "convert", []string{storeSchema}); err != nil {
 		return nil, fmt.Errorf("create the table of converted files: %w", err)
 	}
 	return &SQLStore{j: j}, nil

@@ -1,10 +1,12 @@
 package sched
 
+import "calq/sched/cq"
+
 // backend is a Backend's runtime state; every field is guarded by Engine.mu.
 type backend struct {
 	Backend
 	kinds    map[string]bool // nil: every kind
-	ready    *Queue[float64, *Job]
+	ready    *cq.Queue[float64, *Job]
 	vt       float64             // virtual time: the tag of the last job dispatched (self-clocked WFQ)
 	finish   [NumClasses]float64 // each class's last virtual finish time
 	busy     int
@@ -20,7 +22,7 @@ type backend struct {
 func newBackend(b Backend) *backend {
 	nb := &backend{
 		Backend:  b,
-		ready:    NewQueue[float64, *Job](Options{}),
+		ready:    cq.NewQueue[float64, *Job](cq.Options{}),
 		est:      map[string]*serviceEstimate{},
 		streak:   map[string]int{},
 		disabled: map[string]bool{},

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"calq/sched/cq"
 )
 
 // Worker runs jobs. A backend's workers run concurrently, each one job at a
@@ -90,7 +92,7 @@ type Engine struct {
 	mu       sync.Mutex
 	backends []*backend
 	byName   map[string]*backend
-	timers   *Queue[int64, timerEvent]
+	timers   *cq.Queue[int64, timerEvent]
 	slots    []*slot // every worker; slot.cur is its running attempt
 	nrunning int
 	pending  int // submitted jobs without an outcome
@@ -124,7 +126,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		opts:   opts,
 		clock:  opts.Clock,
 		byName: map[string]*backend{},
-		timers: NewQueue[int64, timerEvent](Options{}),
+		timers: cq.NewQueue[int64, timerEvent](cq.Options{}),
 		wake:   make(chan struct{}, 1),
 		quit:   make(chan struct{}),
 	}
@@ -300,4 +302,12 @@ func (e *Engine) emit(ev Event) {
 	if e.opts.Events != nil {
 		e.opts.Events(ev)
 	}
+}
+
+// Pending is how many submitted jobs have not ended yet. A caller that
+// submits in bulk may wait while it is high, to bound the queue's memory.
+func (e *Engine) Pending() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.pending
 }

@@ -44,7 +44,7 @@ func (e *Engine) classify(r *run, err error, finished time.Time) *result {
 		res.state, res.reason = StateTimedOut, "timeout"
 		res.permanent = IsPermanent(err)
 	default:
-		res.state, res.reason = StateFailed, reasonOf(err)
+		res.state, res.reason = StateFailed, ReasonOf(err)
 		res.permanent = IsPermanent(err)
 	}
 	j := r.job
@@ -64,7 +64,10 @@ func (e *Engine) backoff(n int) time.Duration {
 	return time.Duration(min(d, float64(b.Max)))
 }
 
-func reasonOf(err error) string {
+// ReasonOf is the short reason a job failed with err, as the journal and
+// the events record it: the error's own Reason (a Reasoner), else
+// "permanent" or "error".
+func ReasonOf(err error) string {
 	var r Reasoner
 	switch {
 	case errors.As(err, &r):

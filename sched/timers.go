@@ -3,6 +3,8 @@ package sched
 import (
 	"context"
 	"time"
+
+	"calq/sched/cq"
 )
 
 // timerKind says what a timer event does when it falls due.
@@ -29,7 +31,7 @@ type timerEvent struct {
 
 // pushTimer files ev at time at, waking the timer loop when it becomes the
 // earliest. e.mu is held.
-func (e *Engine) pushTimer(at time.Time, ev timerEvent) Handle[int64] {
+func (e *Engine) pushTimer(at time.Time, ev timerEvent) cq.Handle[int64] {
 	k := at.UnixNano()
 	h := e.timers.Push(k, ev)
 	if first, _, _ := e.timers.Peek(); first == k {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"calq/sched/cq"
 )
 
 // slot is one worker goroutine of a backend.
@@ -28,7 +30,7 @@ type run struct {
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	started    time.Time
-	timeout    Handle[int64]
+	timeout    cq.Handle[int64]
 	hasTimeout bool
 	live       bool // running: not yet settled
 	ran        bool // its worker has returned: a late timeout must not cancel the slot's next job

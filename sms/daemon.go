@@ -15,7 +15,8 @@ import (
 
 // DaemonOptions are the options of Daemon; Journal and Specs are required.
 type DaemonOptions struct {
-	Journal *journal.Journal
+	Journal *journal.Journal // the engine's jobs, the daemon's lease and its view of the modems
+	Store   Store            // the outbox, the inbox and the PIN rejections
 	Specs   []ModemSpec
 	AT      at.Options
 
@@ -79,7 +80,7 @@ func (o DaemonOptions) withDefaults() DaemonOptions {
 // (ErrModemHeld: another daemon holds a modem).
 func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	o = o.withDefaults()
-	if o.Journal == nil || len(o.Specs) == 0 {
+	if o.Journal == nil || o.Store == nil || len(o.Specs) == 0 {
 		return &usageError{errors.New("daemon: no journal or no modems")}
 	}
 	l, err := claimLease(ctx, o.Journal, o.Specs)
@@ -87,7 +88,7 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, l.release()) }()
-	pool, dialErr := OpenPool(ctx, withPINs(o.Specs, o.Journal), o.AT)
+	pool, dialErr := OpenPool(ctx, withPINs(o.Specs, o.Store), o.AT)
 	defer func() { err = errors.Join(err, pool.Close()) }()
 	if dialErr != nil {
 		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, 30*time.Second)))
@@ -137,7 +138,7 @@ func pollLoop(ctx context.Context, pool *Pool, o DaemonOptions, dm *daemonMetric
 	t := time.NewTicker(o.PollEvery)
 	defer t.Stop()
 	for {
-		got, err := daemonReceive(ctx, pool.Conns(), o.Journal, o.Recv)
+		got, err := daemonReceive(ctx, pool.Conns(), o.Store, o.Recv)
 		dm.polled(len(got), err)
 		if err != nil && ctx.Err() == nil {
 			o.Warn(fmt.Errorf("daemon: receive: %w", err))
@@ -154,7 +155,7 @@ func pollLoop(ctx context.Context, pool *Pool, o DaemonOptions, dm *daemonMetric
 // out: the entries stay new in the journal's inbox, for calq sms recv
 // (which then needs no modem: --offline) to hand out. The PDUs still leave
 // the modems once recorded, so the SIM never fills.
-func daemonReceive(ctx context.Context, conns []*Conn, j *journal.Journal, o RecvOptions) ([]Inbound, error) {
+func daemonReceive(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions) ([]Inbound, error) {
 	if o.Handle != nil {
 		return Receive(ctx, conns, j, o)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"calq/sched"
-	"calq/sched/journal"
+	"calq/sms/store"
 )
 
 // daemonDispatcher is a dispatcher that never drains: submitDue adds the
@@ -21,7 +21,7 @@ type daemonDispatcher struct {
 
 // newDaemonDispatcher is newDispatcher with the inflight bookkeeping.
 func newDaemonDispatcher(pool *Pool, o DaemonOptions) (*daemonDispatcher, error) {
-	so := SendOptions{Journal: o.Journal, AllowDuplicates: o.AllowDuplicates, Retries: o.Retries,
+	so := SendOptions{Journal: o.Journal, Store: o.Store, AllowDuplicates: o.AllowDuplicates, Retries: o.Retries,
 		Backoff: o.Backoff, FailLimit: o.FailLimit, Cooldown: o.Cooldown, HealthEvery: o.HealthEvery,
 		Metrics: o.Metrics, Events: o.Events}
 	dd := &daemonDispatcher{inflight: map[int64]bool{}}
@@ -56,7 +56,7 @@ func (dd *daemonDispatcher) submitDue(ctx context.Context) error {
 	if dd.allOut() {
 		return nil
 	}
-	msgs, err := dd.jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued, DueUntil: time.Now()})
+	msgs, err := dd.box.ListSMS(ctx, store.SMSFilter{State: store.SMSQueued, DueUntil: time.Now()})
 	if err != nil || len(msgs) == 0 {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"calq/sched/journal"
+	"calq/sms/store"
 )
 
 // handOffPoll is how often Send reads the outbox while a daemon sends its
@@ -48,7 +49,7 @@ func sendThroughDaemon(ctx context.Context, o SendOptions, ids []int64) (res Res
 	if errors.Is(waitErr, errDaemonGone) {
 		return res, false, nil
 	}
-	res, err = collect(context.WithoutCancel(ctx), o.Journal, ids)
+	res, err = collect(context.WithoutCancel(ctx), o.Store, ids)
 	if err != nil {
 		return res, true, classify(errors.Join(waitErr, err))
 	}
@@ -66,7 +67,7 @@ func waitSettled(ctx context.Context, o SendOptions, ids []int64) error {
 	t := time.NewTicker(handOffPoll)
 	defer t.Stop()
 	for n := 1; ; n++ {
-		done, err := settled(ctx, o.Journal, ids)
+		done, err := settled(ctx, o.Store, ids)
 		if err != nil || done {
 			return err
 		}
@@ -84,13 +85,13 @@ func waitSettled(ctx context.Context, o SendOptions, ids []int64) error {
 	}
 }
 
-func settled(ctx context.Context, jn *journal.Journal, ids []int64) (bool, error) {
+func settled(ctx context.Context, jn Outbox, ids []int64) (bool, error) {
 	for _, id := range ids {
 		m, err := jn.SMS(ctx, id)
 		if err != nil {
 			return false, ignoreDone(ctx, err)
 		}
-		if m.State == journal.SMSQueued {
+		if m.State == store.SMSQueued {
 			return false, nil
 		}
 	}

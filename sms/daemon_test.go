@@ -14,6 +14,7 @@ import (
 	"calq/sched/journal"
 	"calq/sms/at"
 	"calq/sms/emu"
+	"calq/sms/store"
 )
 
 // daemonRun is a Daemon running in the background on the rig's modems.
@@ -37,7 +38,7 @@ func startDaemonOn(t *testing.T, r *rig, specs []ModemSpec, warn func(error)) *d
 	ready := make(chan struct{})
 	so := r.opts(nil, "")
 	so.Modems = specs
-	o := DaemonOptions{Warn: warn, Journal: r.jn, Specs: so.Modems, AT: so.AT, SendEvery: 5 * time.Millisecond,
+	o := DaemonOptions{Warn: warn, Journal: r.jn, Store: r.st, Specs: so.Modems, AT: so.AT, SendEvery: 5 * time.Millisecond,
 		PollEvery: 5 * time.Millisecond, Backoff: so.Backoff, Retries: so.Retries, HealthEvery: so.HealthEvery,
 		Ready: func() { close(ready) },
 		Events: func(ev sched.Event) {
@@ -109,7 +110,7 @@ func TestDaemonTakesHandOver(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	if len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent || res.Messages[0].MR[0] < 0 {
+	if len(res.Messages) != 1 || res.Messages[0].State != store.SMSSent || res.Messages[0].MR[0] < 0 {
 		t.Fatalf("got %+v, want one message sent with its reference", res)
 	}
 	if len(res.Modems) != 0 {
@@ -133,8 +134,8 @@ func TestDaemonNoWait(t *testing.T) {
 		t.Fatalf("got %s (%v), want queued", got, err)
 	}
 	d.waitEvent(t, sched.EventDone)
-	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
-	if err != nil || m.State != journal.SMSSent {
+	m, err := r.st.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != store.SMSSent {
 		t.Fatalf("got %s, %v; want sent", m.State, err)
 	}
 }
@@ -151,10 +152,10 @@ func TestDaemonStoresInbound(t *testing.T) {
 	}
 	// Nothing signals a filed entry, so poll the journal with a deadline.
 	ctx := context.Background()
-	var es []journal.InboxEntry
+	var es []store.InboxEntry
 	for deadline := time.Now().Add(10 * time.Second); len(es) == 0; {
 		var err error
-		if es, err = r.jn.NewInboxEntries(ctx); err != nil {
+		if es, err = r.st.NewInboxEntries(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if time.Now().After(deadline) {
@@ -182,7 +183,7 @@ func TestDaemonStops(t *testing.T) {
 	if held, err := DaemonHolds(ctx, r.jn, specs); err != nil || !held {
 		t.Errorf("DaemonHolds: got %v, %v; want true", held, err)
 	}
-	if err := Daemon(ctx, DaemonOptions{Journal: r.jn, Specs: specs}); !errors.Is(err, ErrModemHeld) {
+	if err := Daemon(ctx, DaemonOptions{Journal: r.jn, Store: r.st, Specs: specs}); !errors.Is(err, ErrModemHeld) {
 		t.Errorf("a second daemon: got %v, want ErrModemHeld", err)
 	}
 	d.stop(t)
@@ -220,7 +221,7 @@ func TestDaemonStaleLease(t *testing.T) {
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	res, err := Send(sctx, o)
-	if err != nil || res.Messages[0].State != journal.SMSSent || len(res.Modems) == 0 {
+	if err != nil || res.Messages[0].State != store.SMSSent || len(res.Modems) == 0 {
 		t.Fatalf("got %+v, %v; want sent through this process's modems", res, err)
 	}
 }
@@ -251,8 +252,8 @@ func TestDaemonRedials(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.waitEvent(t, sched.EventDone)
-	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
-	if err != nil || m.State != journal.SMSSent || m.Modem != "m0" {
+	m, err := r.st.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != store.SMSSent || m.Modem != "m0" {
 		t.Fatalf("got %s through %q, %v; want sent through m0", m.State, m.Modem, err)
 	}
 }

@@ -59,10 +59,10 @@ func recordView(ctx context.Context, jn *journal.Journal, specs []ModemSpec, poo
 		}
 		rows = append(rows, [3]string{s.Device, s.Name, string(b)})
 	}
+	if err := jn.Migrate(ctx, "sms_daemon", []string{daemonViewSchema}); err != nil {
+		return err
+	}
 	return jn.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, daemonViewSchema); err != nil {
-			return err
-		}
 		for _, r := range rows {
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sms_daemon_modems (device, name, status, updated)
 				VALUES (?, ?, ?, ?)`, r[0], r[1], r[2], now); err != nil {

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"calq/sched/journal"
 	"calq/sms/pdu"
+	"calq/sms/store"
 )
 
 // Inbound is a received message or status report, as Receive hands it
@@ -36,7 +36,7 @@ type Inbound struct {
 // valid reference; "delivered"), and leaves them out of a message's.
 func (in Inbound) MarshalJSON() ([]byte, error) {
 	type plain Inbound
-	if in.MessageType != journal.KindReport {
+	if in.MessageType != store.KindReport {
 		return json.Marshal(plain(in))
 	}
 	return json.Marshal(struct {
@@ -61,20 +61,36 @@ func ReportOutcome(st int) string {
 	return "failed"
 }
 
-func inboxInbound(e journal.InboxEntry) Inbound {
+func inboxInbound(e store.InboxEntry) Inbound {
 	in := Inbound{MessageType: e.Kind, ID: e.ID, Modem: e.Modem, From: e.Sender, Text: e.Text,
 		Sent: e.SCTS, Received: e.Received, Parts: e.Parts, Total: e.Total, Missing: e.Missing}
-	if e.Kind == journal.KindReport {
+	if e.Kind == store.KindReport {
 		in.MR, in.Status, in.Outcome, in.Discharged = e.MR, e.ST, ReportOutcome(e.ST), e.DT
 	}
 	return in
+}
+
+// Inbox is what receiving needs of the inbox: the raw PDUs as the modems
+// listed them, parts waiting for the others, and the entries handed out.
+// *store.Store keeps it in the journal's file; store.Mem in memory.
+type Inbox interface {
+	RecordInboxPDUs(ctx context.Context, modem string, listed []store.InboxSlot, at time.Time) ([]store.InboxPDU, error)
+	MarkInboxDeleted(ctx context.Context, id int64, at time.Time) error
+	UnfiledInboxPDUs(ctx context.Context) ([]store.InboxPDU, error)
+	SetInboxPDUState(ctx context.Context, id int64, state, reason string) error
+	HoldInboxPart(ctx context.Context, p store.InboxPart) error
+	InboxParts(ctx context.Context) ([]store.InboxPart, error)
+	AddInboxEntry(ctx context.Context, e store.InboxEntry, pduIDs []int64) (int64, error)
+	NewInboxEntries(ctx context.Context) ([]store.InboxEntry, error)
+	MarkInboxDelivered(ctx context.Context, id int64, at time.Time) error
+	MatchReport(ctx context.Context, modem string, mr int, ra string, since time.Time) (e store.InboxEntry, ok bool, err error)
 }
 
 // inboxFileAll decodes the recorded PDUs not yet filed (this run's and those
 // an interrupted run left) and files each: a message, a part to wait for
 // the others, a status report, or bad. Undecodable PDUs are kept in the
 // journal and reported to warn; they stop nothing.
-func inboxFileAll(ctx context.Context, j *journal.Journal, now time.Time, warn func(error)) error {
+func inboxFileAll(ctx context.Context, j Inbox, now time.Time, warn func(error)) error {
 	ps, err := j.UnfiledInboxPDUs(ctx)
 	if err != nil {
 		return err
@@ -87,7 +103,7 @@ func inboxFileAll(ctx context.Context, j *journal.Journal, now time.Time, warn f
 	return nil
 }
 
-func inboxFilePDU(ctx context.Context, j *journal.Journal, p journal.InboxPDU, now time.Time, warn func(error)) error {
+func inboxFilePDU(ctx context.Context, j Inbox, p store.InboxPDU, now time.Time, warn func(error)) error {
 	m, err := pdu.Decode(p.PDU, pdu.MT)
 	if err != nil {
 		warn(fmt.Errorf("modem %s: PDU %d (slot %d) kept in the journal: %w", p.Modem, p.ID, p.Slot, err))
@@ -95,16 +111,16 @@ func inboxFilePDU(ctx context.Context, j *journal.Journal, p journal.InboxPDU, n
 	}
 	switch {
 	case m.Type == "STATUS-REPORT":
-		e := journal.InboxEntry{Kind: journal.KindReport, Modem: p.Modem, Sender: m.RA, SCTS: m.SCTS,
+		e := store.InboxEntry{Kind: store.KindReport, Modem: p.Modem, Sender: m.RA, SCTS: m.SCTS,
 			Received: now, MR: m.MR, ST: m.ST, DT: m.DT}
 		_, err = j.AddInboxEntry(ctx, e, []int64{p.ID})
 	case m.Type != "DELIVER":
 		err = j.SetInboxPDUState(ctx, p.ID, "skipped", "a "+m.Type+" is not for the inbox")
 	case inboxIsPart(m.Concat):
-		err = j.HoldInboxPart(ctx, journal.InboxPart{PDUID: p.ID, Modem: p.Modem, Sender: m.OA,
+		err = j.HoldInboxPart(ctx, store.InboxPart{PDUID: p.ID, Modem: p.Modem, Sender: m.OA,
 			Ref: m.Concat.Ref, Total: m.Concat.Total, Seq: m.Concat.Seq, Text: inboxText(m), SCTS: m.SCTS})
 	default:
-		e := journal.InboxEntry{Kind: journal.KindMessage, Modem: p.Modem, Sender: m.OA, Text: inboxText(m),
+		e := store.InboxEntry{Kind: store.KindMessage, Modem: p.Modem, Sender: m.OA, Text: inboxText(m),
 			SCTS: m.SCTS, Received: now, Parts: 1, Total: 1}
 		_, err = j.AddInboxEntry(ctx, e, []int64{p.ID})
 	}
@@ -136,12 +152,12 @@ type inboxPartKey struct {
 // part, or whose first part came more than timeout before now, which is
 // then delivered as it is, naming the missing parts. A part that came
 // twice (a network's resend) counts once.
-func inboxAssemble(ctx context.Context, j *journal.Journal, now time.Time, timeout time.Duration) error {
+func inboxAssemble(ctx context.Context, j Inbox, now time.Time, timeout time.Duration) error {
 	ps, err := j.InboxParts(ctx)
 	if err != nil {
 		return err
 	}
-	groups := map[inboxPartKey][]journal.InboxPart{}
+	groups := map[inboxPartKey][]store.InboxPart{}
 	var order []inboxPartKey
 	for _, p := range ps {
 		k := inboxPartKey{p.Modem, p.Sender, p.Ref, p.Total}
@@ -163,10 +179,10 @@ func inboxAssemble(ctx context.Context, j *journal.Journal, now time.Time, timeo
 
 // inboxReassemble makes the message of one group of parts, sorted by number;
 // ok is false while it should wait for more.
-func inboxReassemble(parts []journal.InboxPart, now time.Time, timeout time.Duration) (e journal.InboxEntry, ids []int64, ok bool) {
+func inboxReassemble(parts []store.InboxPart, now time.Time, timeout time.Duration) (e store.InboxEntry, ids []int64, ok bool) {
 	first := parts[0]
 	total := first.Total
-	bySeq := make(map[int]journal.InboxPart, total)
+	bySeq := make(map[int]store.InboxPart, total)
 	oldest := first.Received
 	for _, p := range parts {
 		ids = append(ids, p.PDUID)
@@ -180,7 +196,7 @@ func inboxReassemble(parts []journal.InboxPart, now time.Time, timeout time.Dura
 	if len(bySeq) < total && now.Sub(oldest) < timeout {
 		return e, nil, false
 	}
-	e = journal.InboxEntry{Kind: journal.KindMessage, Modem: first.Modem, Sender: first.Sender,
+	e = store.InboxEntry{Kind: store.KindMessage, Modem: first.Modem, Sender: first.Sender,
 		Received: now, Parts: len(bySeq), Total: total}
 	for seq := 1; seq <= total; seq++ {
 		p, ok := bySeq[seq]
@@ -209,10 +225,10 @@ type PartReport struct {
 // Reports returns the status reports received so far for m's accepted
 // parts, matched by modem, message reference and recipient (see
 // journal.MatchReport), in part order; parts with none are left out.
-func Reports(ctx context.Context, jn *journal.Journal, m journal.SMSMessage) ([]PartReport, error) {
+func Reports(ctx context.Context, jn Inbox, m store.SMSMessage) ([]PartReport, error) {
 	var out []PartReport
 	for _, p := range m.Parts {
-		if p.State != journal.SMSAccepted || p.MR < 0 {
+		if p.State != store.SMSAccepted || p.MR < 0 {
 			continue
 		}
 		e, ok, err := jn.MatchReport(ctx, p.Modem, p.MR, m.To, p.Updated)

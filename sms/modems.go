@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"calq/internal/config"
-	"calq/sched/journal"
 	"calq/sms/at"
 )
 
@@ -27,15 +26,15 @@ type ModemSpec struct {
 	RetryPIN bool
 }
 
-// withPINs returns specs with PINs set to jn where it is nil.
-func withPINs(specs []ModemSpec, jn *journal.Journal) []ModemSpec {
-	if jn == nil {
+// withPINs returns specs with PINs set to pins where it is nil.
+func withPINs(specs []ModemSpec, pins PINStore) []ModemSpec {
+	if pins == nil {
 		return specs
 	}
 	out := make([]ModemSpec, len(specs))
 	for i, s := range specs {
 		if s.PINs == nil {
-			s.PINs = jn
+			s.PINs = pins
 		}
 		out[i] = s
 	}

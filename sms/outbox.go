@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"calq/sched"
-	"calq/sched/journal"
 	"calq/sms/pdu"
+	"calq/sms/store"
 )
 
 // Message options as the outbox stores them (sms_messages.options, JSON).
@@ -26,7 +26,7 @@ type messageOptions struct {
 // o.Transliterate, characters outside GSM 7-bit are replaced when that
 // makes the whole text fit (the changes are returned, and the text stored
 // is the one sent).
-func Compose(to []string, text string, o SendOptions) ([]journal.SMSMessage, []pdu.Change, error) {
+func Compose(to []string, text string, o SendOptions) ([]store.SMSMessage, []pdu.Change, error) {
 	if len(to) == 0 {
 		return nil, nil, errors.New("compose: no recipients")
 	}
@@ -41,15 +41,15 @@ func Compose(to []string, text string, o SendOptions) ([]journal.SMSMessage, []p
 	if err != nil {
 		return nil, nil, err
 	}
-	msgs := make([]journal.SMSMessage, 0, len(to))
+	msgs := make([]store.SMSMessage, 0, len(to))
 	for _, r := range to {
 		parts, _, err := pdu.EncodeSubmit(r, text, pdu.SubmitOptions{Flash: o.Flash, Report: o.Report, Validity: o.Validity})
 		if err != nil {
 			return nil, nil, fmt.Errorf("compose for %s: %w", r, err)
 		}
-		m := journal.SMSMessage{To: r, Text: text, Options: string(opts), NotBefore: o.At}
+		m := store.SMSMessage{To: r, Text: text, Options: string(opts), NotBefore: o.At}
 		for _, p := range parts {
-			m.Parts = append(m.Parts, journal.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULen: p.TPDULen})
+			m.Parts = append(m.Parts, store.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULen: p.TPDULen})
 		}
 		msgs = append(msgs, m)
 	}
@@ -65,7 +65,7 @@ func durationText(d time.Duration) string {
 
 // Enqueue composes and records the messages in the journal (durable before
 // any AT traffic) and returns their ids and what was transliterated.
-func Enqueue(ctx context.Context, jn *journal.Journal, o SendOptions) ([]int64, []pdu.Change, error) {
+func Enqueue(ctx context.Context, jn Outbox, o SendOptions) ([]int64, []pdu.Change, error) {
 	msgs, changes, err := Compose(o.To, o.Text, o)
 	if err != nil {
 		return nil, nil, &usageError{err}
@@ -77,8 +77,32 @@ func Enqueue(ctx context.Context, jn *journal.Journal, o SendOptions) ([]int64, 
 // jobKey is the sched job key of outbox message id.
 func jobKey(id int64) string { return fmt.Sprintf("sms:%d", id) }
 
+// Outbox is what sending needs of the outbox: recording messages, the
+// life of each part, and settling a message from its parts. *store.Store
+// keeps it in the journal's file; store.Mem in memory, for tests.
+type Outbox interface {
+	AddSMS(ctx context.Context, msgs []store.SMSMessage) ([]int64, error)
+	SMS(ctx context.Context, id int64) (store.SMSMessage, error)
+	ListSMS(ctx context.Context, f store.SMSFilter) ([]store.SMSMessage, error)
+	SMSPartSending(ctx context.Context, id int64, seq int, modem string) error
+	SMSPartPending(ctx context.Context, id int64, seq int) error
+	SMSPartAccepted(ctx context.Context, id int64, seq int, modem string, mr int) (done bool, err error)
+	SMSPartFailed(ctx context.Context, id int64, seq int, state, modem, reason string) error
+	SMSPartUnknownRetry(ctx context.Context, id int64, seq int, modem, reason string) error
+	SettleSMS(ctx context.Context, id int64) (done bool, err error)
+	FinishSMS(ctx context.Context, id int64, state, reason string) (changed bool, err error)
+}
+
+// Store is the outbox, the inbox and the PIN rejections together, as
+// Send, Daemon and Status take them.
+type Store interface {
+	Outbox
+	Inbox
+	PINStore
+}
+
 // jobFor is the engine job that sends message m.
-func jobFor(m journal.SMSMessage, class sched.Class, retries int) *sched.Job {
+func jobFor(m store.SMSMessage, class sched.Class, retries int) *sched.Job {
 	return &sched.Job{
 		Key: jobKey(m.ID), Kind: "sms", Payload: fmt.Appendf(nil, "%d", m.ID), Label: m.To,
 		Class: class, NotBefore: m.NotBefore, Retries: retries,
@@ -88,9 +112,9 @@ func jobFor(m journal.SMSMessage, class sched.Class, retries int) *sched.Job {
 
 // pinnedModem is the modem that accepted some of m's parts already: the
 // rest must go through it too, with the same reference. "" when none.
-func pinnedModem(m journal.SMSMessage) string {
+func pinnedModem(m store.SMSMessage) string {
 	for _, p := range m.Parts {
-		if (p.State == journal.SMSAccepted || p.State == journal.SMSUnknown) && p.Modem != "" {
+		if (p.State == store.SMSAccepted || p.State == store.SMSUnknown) && p.Modem != "" {
 			return p.Modem
 		}
 	}
@@ -98,7 +122,7 @@ func pinnedModem(m journal.SMSMessage) string {
 }
 
 // classOf reads the priority stored with a message; P2 when absent.
-func classOf(m journal.SMSMessage) sched.Class {
+func classOf(m store.SMSMessage) sched.Class {
 	var o messageOptions
 	if json.Unmarshal([]byte(m.Options), &o) != nil || o.Priority == "" {
 		return sched.P2

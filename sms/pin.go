@@ -10,15 +10,15 @@ import (
 
 	"golang.org/x/crypto/scrypt"
 
-	"calq/sched/journal"
 	"calq/sms/at"
+	"calq/sms/store"
 )
 
 // PINStore remembers the PINs a SIM refused, so that calq never enters one
-// twice by itself. *journal.Journal implements it.
+// twice by itself. *store.Store implements it.
 type PINStore interface {
-	PINRejection(ctx context.Context, sim string) (journal.PINRejection, bool, error)
-	RecordPINRejection(ctx context.Context, r journal.PINRejection) error
+	PINRejection(ctx context.Context, sim string) (store.PINRejection, bool, error)
+	RecordPINRejection(ctx context.Context, r store.PINRejection) error
 	ClearPINRejection(ctx context.Context, sim string) error
 }
 
@@ -89,7 +89,7 @@ func (s ModemSpec) enterPIN(ctx context.Context, m *at.Modem, sim string, found 
 	rctx := context.WithoutCancel(ctx)
 	switch {
 	case errors.Is(err, at.ErrPINRejected):
-		r := journal.PINRejection{SIM: sim, Modem: s.Name, Reason: err.Error()}
+		r := store.PINRejection{SIM: sim, Modem: s.Name, Reason: err.Error()}
 		var herr error
 		if r.Salt, r.Fingerprint, herr = newPINFingerprint(s.PIN); herr == nil {
 			herr = s.PINs.RecordPINRejection(rctx, r)
@@ -129,7 +129,7 @@ func newPINFingerprint(pin string) (salt, sum []byte, err error) {
 }
 
 // samePIN reports whether pin is the PIN r records as refused.
-func samePIN(pin string, r journal.PINRejection) (bool, error) {
+func samePIN(pin string, r store.PINRejection) (bool, error) {
 	sum, err := pinHash(pin, r.Salt)
 	if err != nil {
 		return false, err

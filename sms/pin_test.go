@@ -39,7 +39,7 @@ func (r *pinRig) send(pin string) func(*testing.T) error {
 // survey runs calq sms modems' Survey, with --retry-pin retry when set.
 func (r *pinRig) survey(pin, retry string) func(*testing.T) error {
 	return func(t *testing.T) error {
-		st, err := Survey(context.Background(), r.specs(pin), SurveyOptions{AT: r.opts(nil, "").AT, Journal: r.jn, RetryPIN: retry})
+		st, err := Survey(context.Background(), r.specs(pin), SurveyOptions{AT: r.opts(nil, "").AT, PINs: r.st, RetryPIN: retry})
 		if err != nil {
 			return err
 		}
@@ -140,7 +140,7 @@ func TestPINRightClears(t *testing.T) {
 		{"right pin", r.survey("1234", ""), nil, 1},
 		{"send", r.send("1234"), nil, 1},
 	})
-	if _, found, err := r.jn.PINRejection(context.Background(), "iccid:8949020000000000000"); found || err != nil {
+	if _, found, err := r.st.PINRejection(context.Background(), "iccid:8949020000000000000"); found || err != nil {
 		t.Errorf("a rejection is still recorded (%v) after the SIM took the PIN", err)
 	}
 }
@@ -152,7 +152,7 @@ func TestPINRecordHasNoPIN(t *testing.T) {
 	if err := r.survey("0000", "")(t); !errors.Is(err, ErrPINRejected) {
 		t.Fatalf("got %v, want %v", err, ErrPINRejected)
 	}
-	rec, found, err := r.jn.PINRejection(context.Background(), "iccid:8949020000000000000")
+	rec, found, err := r.st.PINRejection(context.Background(), "iccid:8949020000000000000")
 	if err != nil || !found {
 		t.Fatalf("no rejection recorded under the ICCID (%v)", err)
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"calq/sched"
-	"calq/sched/journal"
 	"calq/sms/at"
+	"calq/sms/store"
 )
 
 // Pool is the modems this process holds, each opened with Dial. A modem
@@ -118,10 +118,9 @@ func (p *Pool) Close() error {
 // of a message still pending, waiting for its rate limit before each.
 type modemWorker struct {
 	name     string
-	jn       *journal.Journal
+	box      Outbox
 	allowDup bool
 	limit    *bucket
-	atTime   *time.Duration // time spent in SendPDU, for the bench; guarded by the single worker
 
 	pool *Pool
 	i    int // the modem's index in pool
@@ -137,26 +136,26 @@ func (w *modemWorker) Run(ctx context.Context, j *sched.Job) error {
 	if err != nil {
 		return sched.Permanent(fmt.Errorf("bad sms payload %q", j.Payload))
 	}
-	m, err := w.jn.SMS(ctx, id)
+	m, err := w.box.SMS(ctx, id)
 	if err != nil {
 		return err
 	}
-	if m.State != journal.SMSQueued {
+	if m.State != store.SMSQueued {
 		return nil // settled meanwhile (another process, or a recovered job)
 	}
 	skipped := false
 	for _, p := range m.Parts {
 		switch {
-		case p.State == journal.SMSAccepted:
+		case p.State == store.SMSAccepted:
 			continue
-		case p.State == journal.SMSSending && !w.allowDup:
+		case p.State == store.SMSSending && !w.allowDup:
 			// An earlier run died between writing this part and the
 			// modem's answer: it may have gone out.
 			rctx := context.WithoutCancel(ctx)
 			return sched.Permanent(errors.Join(fmt.Errorf("%w: part %d: calq stopped after writing it, before the modem answered", errUnknown, p.Seq),
-				w.jn.SMSPartFailed(rctx, id, p.Seq, journal.SMSUnknown, p.Modem,
+				w.box.SMSPartFailed(rctx, id, p.Seq, store.SMSUnknown, p.Modem,
 					"unknown: calq stopped after writing the part, before the modem answered")))
-		case p.State == journal.SMSUnknown && !w.allowDup:
+		case p.State == store.SMSUnknown && !w.allowDup:
 			skipped = true // an earlier run allowed duplicates; this one does not
 			continue
 		}
@@ -166,14 +165,14 @@ func (w *modemWorker) Run(ctx context.Context, j *sched.Job) error {
 	}
 	if skipped {
 		// Every other part is accepted now: the message ends unknown.
-		_, err := w.jn.SettleSMS(context.WithoutCancel(ctx), id)
+		_, err := w.box.SettleSMS(context.WithoutCancel(ctx), id)
 		return err
 	}
 	return nil
 }
 
 // sendPart sends one part and records its outcome before returning.
-func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p journal.SMSPart) error {
+func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p store.SMSPart) error {
 	if err := w.limit.wait(ctx); err != nil {
 		return err
 	}
@@ -183,12 +182,10 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p jo
 	}
 	// Recorded first, so that a crash while the modem has the PDU leaves
 	// the part unknown rather than pending (sent again by the next run).
-	if err := w.jn.SMSPartSending(ctx, id, p.Seq, w.name); err != nil {
+	if err := w.box.SMSPartSending(ctx, id, p.Seq, w.name); err != nil {
 		return err
 	}
-	start := time.Now()
 	mr, err := c.Modem.SendPDU(ctx, p.Hex, p.TPDULen)
-	*w.atTime += time.Since(start)
 	if err == nil && mr < 0 {
 		// A bare OK, with no +CMGS reference: it may be a stale answer
 		// (seen as a modem vanished), so acceptance is not known.
@@ -200,23 +197,23 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p jo
 	switch {
 	case err == nil:
 		j.Backend = w.name // the other parts follow this one
-		_, err := w.jn.SMSPartAccepted(rctx, id, p.Seq, w.name, mr)
+		_, err := w.box.SMSPartAccepted(rctx, id, p.Seq, w.name, mr)
 		return err
 	case errors.Is(err, at.ErrUnknownOutcome):
 		w.noteBroken(err)
 		j.Backend = w.name
 		if w.allowDup {
-			return errors.Join(err, w.jn.SMSPartUnknownRetry(rctx, id, p.Seq, w.name, err.Error()))
+			return errors.Join(err, w.box.SMSPartUnknownRetry(rctx, id, p.Seq, w.name, err.Error()))
 		}
 		return sched.Permanent(errors.Join(fmt.Errorf("%w: %w", errUnknown, err),
-			w.jn.SMSPartFailed(rctx, id, p.Seq, journal.SMSUnknown, w.name, "unknown: "+err.Error())))
+			w.box.SMSPartFailed(rctx, id, p.Seq, store.SMSUnknown, w.name, "unknown: "+err.Error())))
 	case at.IsTransient(err) || ctx.Err() != nil:
 		// Nothing was written (a written PDU without an answer is
 		// ErrUnknownOutcome, above): the part may go again.
 		w.noteBroken(err)
-		return errors.Join(err, w.jn.SMSPartPending(rctx, id, p.Seq))
+		return errors.Join(err, w.box.SMSPartPending(rctx, id, p.Seq))
 	default:
-		return sched.Permanent(errors.Join(err, w.jn.SMSPartFailed(rctx, id, p.Seq, journal.SMSFailed, w.name, err.Error())))
+		return sched.Permanent(errors.Join(err, w.box.SMSPartFailed(rctx, id, p.Seq, store.SMSFailed, w.name, err.Error())))
 	}
 }
 
@@ -293,9 +290,9 @@ var errNoSuchModem = errors.New("no modem named")
 // SurveyOptions are the options of Survey.
 type SurveyOptions struct {
 	AT at.Options
-	// Journal remembers the PINs a SIM refused (ModemSpec.PINs); nil
+	// PINs remembers the PINs a SIM refused (ModemSpec.PINs); nil
 	// remembers none.
-	Journal *journal.Journal
+	PINs PINStore
 	// RetryPIN names a modem whose SIM gets its PIN once more, even one
 	// it refused before (never its last try).
 	RetryPIN string
@@ -304,7 +301,7 @@ type SurveyOptions struct {
 // Survey opens every modem at once, reads what Init learnt of it and
 // closes it again. Its error is for a RetryPIN that names no modem.
 func Survey(ctx context.Context, specs []ModemSpec, o SurveyOptions) ([]ModemStatus, error) {
-	specs = withPINs(specs, o.Journal)
+	specs = withPINs(specs, o.PINs)
 	if o.RetryPIN != "" {
 		i := slices.IndexFunc(specs, func(s ModemSpec) bool { return s.Name == o.RetryPIN })
 		if i < 0 {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"calq/internal/exitcode"
-	"calq/sched/journal"
 	"calq/sms/at"
+	"calq/sms/store"
 )
 
 // DefaultReassemblyTimeout is how long the parts of a long message wait
@@ -64,7 +64,7 @@ func (o RecvOptions) withDefaults() RecvOptions {
 // it. Receive costs one AT+CMGL and one AT+CMGD per PDU per modem and a
 // few journal writes per PDU; it must not run concurrently with itself on
 // one journal.
-func Receive(ctx context.Context, conns []*Conn, j *journal.Journal, o RecvOptions) ([]Inbound, error) {
+func Receive(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions) ([]Inbound, error) {
 	o = o.withDefaults()
 	errs, stop := pollAndFile(ctx, conns, j, o)
 	if stop {
@@ -81,7 +81,7 @@ func Receive(ctx context.Context, conns []*Conn, j *journal.Journal, o RecvOptio
 // (these and those an interrupted run left unfiled) and reassembles long
 // messages. A modem that fails is reported and the others still run; stop
 // says that nothing more should be done (ctx ended, or filing failed).
-func pollAndFile(ctx context.Context, conns []*Conn, j *journal.Journal, o RecvOptions) (errs []error, stop bool) {
+func pollAndFile(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions) (errs []error, stop bool) {
 	for _, c := range conns {
 		if err := recvPoll(ctx, c.Spec.Name, c.Modem, j, o); err != nil {
 			errs = append(errs, fmt.Errorf("modem %s: %w", c.Spec.Name, err))
@@ -107,15 +107,15 @@ type recvModem interface {
 
 // recvPoll lists modem's received messages, records them and deletes them.
 // Messages stored to send (stat 2 and 3) are not ours to take: they stay.
-func recvPoll(ctx context.Context, name string, m recvModem, j *journal.Journal, o RecvOptions) error {
+func recvPoll(ctx context.Context, name string, m recvModem, j Inbox, o RecvOptions) error {
 	stored, err := m.List(ctx)
 	if err != nil {
 		return err
 	}
-	var listed []journal.InboxSlot
+	var listed []store.InboxSlot
 	for _, s := range stored {
 		if s.Stat == 0 || s.Stat == 1 {
-			listed = append(listed, journal.InboxSlot{Slot: s.Index, PDU: s.PDU})
+			listed = append(listed, store.InboxSlot{Slot: s.Index, PDU: s.PDU})
 		}
 	}
 	recorded, err := j.RecordInboxPDUs(ctx, name, listed, o.Now())
@@ -134,7 +134,7 @@ func recvPoll(ctx context.Context, name string, m recvModem, j *journal.Journal,
 }
 
 // recvHandOut hands out the entries not yet delivered.
-func recvHandOut(ctx context.Context, j *journal.Journal, o RecvOptions) ([]Inbound, error) {
+func recvHandOut(ctx context.Context, j Inbox, o RecvOptions) ([]Inbound, error) {
 	es, err := j.NewInboxEntries(ctx)
 	if err != nil {
 		return nil, err

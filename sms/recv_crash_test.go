@@ -9,6 +9,7 @@ import (
 
 	"calq/sched/journal"
 	"calq/sms/at"
+	"calq/sms/store"
 )
 
 // recvFakeModem is a SIM memory that can stop a run at AT+CMGD, as a
@@ -91,7 +92,7 @@ func TestReceiveCrashBeforeDelete(t *testing.T) {
 }
 
 // recvReceiveFake is Receive with m as its only modem.
-func recvReceiveFake(j *journal.Journal, m *recvFakeModem) ([]Inbound, error) {
+func recvReceiveFake(j Inbox, m *recvFakeModem) ([]Inbound, error) {
 	ctx := context.Background()
 	o := RecvOptions{}.withDefaults()
 	if err := recvPoll(ctx, "m0", m, j, o); err != nil {
@@ -100,12 +101,25 @@ func recvReceiveFake(j *journal.Journal, m *recvFakeModem) ([]Inbound, error) {
 	return Receive(ctx, nil, j, o)
 }
 
-func recvOpen(t *testing.T, path string) *journal.Journal {
+// recvOpen opens the journal at path and the inbox in it, as a process
+// does; closing the journal ends the process's hold on it.
+func recvOpen(t *testing.T, path string) recvJournal {
 	t.Helper()
 	j, err := journal.Open(context.Background(), path, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { j.Close() })
-	return j
+	st, err := store.Open(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recvJournal{st, j}
 }
+
+type recvJournal struct {
+	*store.Store
+	jn *journal.Journal
+}
+
+func (r recvJournal) Close() error { return r.jn.Close() }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"calq/sched/journal"
 	"calq/sms/at"
 )
 
@@ -12,7 +11,7 @@ import (
 // that answered and closes them. A modem that cannot be dialled is
 // reported in the error and the others still run; with no specs at all
 // Receive hands out only what the journal holds.
-func ReceiveFrom(ctx context.Context, specs []ModemSpec, ao at.Options, j *journal.Journal, o RecvOptions) (out []Inbound, err error) {
+func ReceiveFrom(ctx context.Context, specs []ModemSpec, ao at.Options, j Store, o RecvOptions) (out []Inbound, err error) {
 	var conns []*Conn
 	var errs []error
 	for _, s := range withPINs(specs, j) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,10 +12,10 @@ import (
 	"time"
 
 	"calq/internal/exitcode"
-	"calq/sched/journal"
 	"calq/sms/at"
 	"calq/sms/emu"
 	"calq/sms/pdu"
+	"calq/sms/store"
 )
 
 // recvT0 is the receive tests' epoch.
@@ -59,8 +58,8 @@ func recvDeliver(t *testing.T, from, text string, ref int) []string {
 }
 
 // recvSetup starts an emulated modem holding inbox and dials it; the
-// journal runs on clk.
-func recvSetup(t *testing.T, inbox []string) (*emu.Emulator, *Conn, *journal.Journal) {
+// inbox is the in-memory store.
+func recvSetup(t *testing.T, inbox []string) (*emu.Emulator, *Conn, *store.Mem) {
 	t.Helper()
 	ctx := context.Background()
 	e, err := emu.Start(ctx, emu.Options{Inbox: inbox})
@@ -73,12 +72,7 @@ func recvSetup(t *testing.T, inbox []string) (*emu.Emulator, *Conn, *journal.Jou
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	j, err := journal.Open(ctx, filepath.Join(t.TempDir(), "calq.db"), journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { j.Close() })
-	return e, c, j
+	return e, c, store.NewMem(nil)
 }
 
 // recvSummary renders entries compactly for comparison.
@@ -270,9 +264,9 @@ func TestInboundJSON(t *testing.T) {
 		in          Inbound
 		want, avoid string
 	}{
-		{Inbound{MessageType: journal.KindReport, ID: 2, MR: 0, Status: 0, Outcome: "delivered"}, `"mr":0,"status":0}`, ""},
-		{Inbound{MessageType: journal.KindReport, ID: 3, MR: 24, Status: 70, Outcome: "failed"}, `"mr":24,"status":70}`, ""},
-		{Inbound{MessageType: journal.KindMessage, ID: 1, Text: "hi"}, `"text":"hi"`, `"mr"`},
+		{Inbound{MessageType: store.KindReport, ID: 2, MR: 0, Status: 0, Outcome: "delivered"}, `"mr":0,"status":0}`, ""},
+		{Inbound{MessageType: store.KindReport, ID: 3, MR: 24, Status: 70, Outcome: "failed"}, `"mr":24,"status":70}`, ""},
+		{Inbound{MessageType: store.KindMessage, ID: 1, Text: "hi"}, `"text":"hi"`, `"mr"`},
 	} {
 		b, err := json.Marshal(tc.in)
 		if err != nil {
@@ -289,13 +283,9 @@ func TestInboundJSON(t *testing.T) {
 // reference is not.
 func TestReports(t *testing.T) {
 	ctx := context.Background()
-	jn, err := journal.Open(ctx, filepath.Join(t.TempDir(), "calq.db"), journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer jn.Close()
-	ids, err := jn.AddSMS(ctx, []journal.SMSMessage{{To: "50131", Text: "x",
-		Parts: []journal.SMSPart{{Seq: 1, Total: 2, Hex: "00", TPDULen: 1}, {Seq: 2, Total: 2, Hex: "00", TPDULen: 1}}}})
+	jn := store.NewMem(nil)
+	ids, err := jn.AddSMS(ctx, []store.SMSMessage{{To: "50131", Text: "x",
+		Parts: []store.SMSPart{{Seq: 1, Total: 2, Hex: "00", TPDULen: 1}, {Seq: 2, Total: 2, Hex: "00", TPDULen: 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,9 +295,9 @@ func TestReports(t *testing.T) {
 		}
 	}
 	later := time.Now().Add(time.Minute)
-	for _, e := range []journal.InboxEntry{
-		{Kind: journal.KindReport, Modem: "m0", Sender: "50131", MR: 24, ST: 0, Received: later},
-		{Kind: journal.KindReport, Modem: "m0", Sender: "50131", MR: 99, ST: 70, Received: later},
+	for _, e := range []store.InboxEntry{
+		{Kind: store.KindReport, Modem: "m0", Sender: "50131", MR: 24, ST: 0, Received: later},
+		{Kind: store.KindReport, Modem: "m0", Sender: "50131", MR: 99, ST: 70, Received: later},
 	} {
 		if _, err := jn.AddInboxEntry(ctx, e, nil); err != nil {
 			t.Fatal(err)

@@ -13,13 +13,15 @@ import (
 	"calq/sched/journal"
 	"calq/sms/at"
 	"calq/sms/pdu"
+	"calq/sms/store"
 )
 
-// SendOptions are the options of Send; Journal, To and Modems are required
+// SendOptions are the options of Send; Journal, Store, To and Modems are required
 // (Modems unless NoWait).
 type SendOptions struct {
-	Journal *journal.Journal
-	To      []string // phone numbers, one message each
+	Journal *journal.Journal // the engine's jobs
+	Store   Store            // the outbox and the PIN rejections (store.Open on the journal)
+	To      []string         // phone numbers, one message each
 	Text    string
 
 	Flash bool
@@ -100,7 +102,7 @@ func Send(ctx context.Context, o SendOptions) (Result, error) {
 	if o.Queued {
 		return sendQueued(ctx, o)
 	}
-	ids, changes, err := Enqueue(ctx, o.Journal, o)
+	ids, changes, err := Enqueue(ctx, o.Store, o)
 	if err != nil {
 		return Result{}, classify(err)
 	}
@@ -117,7 +119,7 @@ func Send(ctx context.Context, o SendOptions) (Result, error) {
 // send waits for the outcome of ids, recorded already.
 func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 	if o.NoWait {
-		res, err := collect(ctx, o.Journal, ids)
+		res, err := collect(ctx, o.Store, ids)
 		if err != nil {
 			return res, classify(err)
 		}
@@ -133,13 +135,13 @@ func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 	}
 	names, earlier, runErr := SendPending(ctx, o, ids)
 	rctx := context.WithoutCancel(ctx)
-	res, err := collect(rctx, o.Journal, ids)
+	res, err := collect(rctx, o.Store, ids)
 	res.Modems = names
 	if err == nil {
-		res.Earlier, err = settledEarlier(rctx, o.Journal, earlier)
+		res.Earlier, err = settledEarlier(rctx, o.Store, earlier)
 	}
 	if err == nil {
-		res.StillQueued, err = stillQueued(rctx, o.Journal, ids)
+		res.StillQueued, err = stillQueued(rctx, o.Store, ids)
 	}
 	if err != nil {
 		return res, classify(errors.Join(runErr, err))
@@ -151,7 +153,7 @@ func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 // daemon when one holds the modems (it sends them anyway), else itself.
 func sendQueued(ctx context.Context, o SendOptions) (Result, error) {
 	if held, err := DaemonHolds(ctx, o.Journal, o.Modems); err == nil && held {
-		n, err := stillQueued(ctx, o.Journal, nil)
+		n, err := stillQueued(ctx, o.Store, nil)
 		if err != nil {
 			return Result{}, err
 		}
@@ -166,9 +168,9 @@ func sendQueued(ctx context.Context, o SendOptions) (Result, error) {
 	rctx := context.WithoutCancel(ctx)
 	res := Result{Modems: names, Messages: []MessageResult{}}
 	var err error
-	res.Earlier, err = settledEarlier(rctx, o.Journal, earlier)
+	res.Earlier, err = settledEarlier(rctx, o.Store, earlier)
 	if err == nil {
-		res.StillQueued, err = stillQueued(rctx, o.Journal, nil)
+		res.StillQueued, err = stillQueued(rctx, o.Store, nil)
 	}
 	if err != nil {
 		return res, errors.Join(runErr, err)
@@ -180,8 +182,8 @@ func sendQueued(ctx context.Context, o SendOptions) (Result, error) {
 }
 
 // stillQueued counts the queued messages of the outbox not in ids.
-func stillQueued(ctx context.Context, jn *journal.Journal, ids []int64) (int, error) {
-	msgs, err := jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued})
+func stillQueued(ctx context.Context, jn Outbox, ids []int64) (int, error) {
+	msgs, err := jn.ListSMS(ctx, store.SMSFilter{State: store.SMSQueued})
 	n := 0
 	for _, m := range msgs {
 		if !slices.Contains(ids, m.ID) {
@@ -195,6 +197,8 @@ func checkSend(o SendOptions) error {
 	switch {
 	case o.Journal == nil:
 		return errors.New("send: no journal")
+	case o.Store == nil:
+		return errors.New("send: no outbox")
 	case o.Queued && (len(o.To) > 0 || o.Text != ""):
 		return errors.New("send: the queued messages, or new ones, not both")
 	case o.Queued && o.NoWait:
@@ -216,7 +220,7 @@ func checkSend(o SendOptions) error {
 // modems it used and the ids of the messages it took up that are not in
 // ids: those earlier runs left queued, or in flight when they were killed.
 func SendPending(ctx context.Context, o SendOptions, ids []int64) (names []string, earlier []int64, err error) {
-	pool, dialErr := OpenPool(ctx, withPINs(o.Modems, o.Journal), o.AT)
+	pool, dialErr := OpenPool(ctx, withPINs(o.Modems, o.Store), o.AT)
 	defer pool.Close()
 	if len(pool.Conns()) == 0 {
 		return nil, nil, fmt.Errorf("no modem answered: %w", dialErr)
@@ -229,7 +233,7 @@ func SendPending(ctx context.Context, o SendOptions, ids []int64) (names []strin
 		return nil, nil, err
 	}
 	names = d.names()
-	msgs, err := pendingFor(ctx, o.Journal, ids, o.Queued)
+	msgs, err := pendingFor(ctx, o.Store, ids, o.Queued)
 	if err == nil {
 		err = d.run(ctx, msgs)
 	}
@@ -243,30 +247,30 @@ func SendPending(ctx context.Context, o SendOptions, ids []int64) (names []strin
 
 // settledEarlier reads what became of the messages of ids that are no longer
 // queued.
-func settledEarlier(ctx context.Context, jn *journal.Journal, ids []int64) ([]MessageResult, error) {
+func settledEarlier(ctx context.Context, jn Outbox, ids []int64) ([]MessageResult, error) {
 	res, err := collect(ctx, jn, ids)
-	return slices.DeleteFunc(res.Messages, func(m MessageResult) bool { return m.State == journal.SMSQueued }), err
+	return slices.DeleteFunc(res.Messages, func(m MessageResult) bool { return m.State == store.SMSQueued }), err
 }
 
 // pendingFor lists the queued messages of ids, and with all the queued
 // messages due now too.
-func pendingFor(ctx context.Context, jn *journal.Journal, ids []int64, all bool) ([]journal.SMSMessage, error) {
-	var msgs []journal.SMSMessage
+func pendingFor(ctx context.Context, jn Outbox, ids []int64, all bool) ([]store.SMSMessage, error) {
+	var msgs []store.SMSMessage
 	if all {
 		var err error
-		if msgs, err = jn.ListSMS(ctx, journal.SMSFilter{State: journal.SMSQueued, DueUntil: time.Now()}); err != nil {
+		if msgs, err = jn.ListSMS(ctx, store.SMSFilter{State: store.SMSQueued, DueUntil: time.Now()}); err != nil {
 			return nil, err
 		}
 	}
 	for _, id := range ids {
-		if slices.ContainsFunc(msgs, func(m journal.SMSMessage) bool { return m.ID == id }) {
+		if slices.ContainsFunc(msgs, func(m store.SMSMessage) bool { return m.ID == id }) {
 			continue
 		}
 		m, err := jn.SMS(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if m.State == journal.SMSQueued {
+		if m.State == store.SMSQueued {
 			msgs = append(msgs, m)
 		}
 	}
@@ -274,7 +278,7 @@ func pendingFor(ctx context.Context, jn *journal.Journal, ids []int64, all bool)
 }
 
 // collect reads what became of ids.
-func collect(ctx context.Context, jn *journal.Journal, ids []int64) (Result, error) {
+func collect(ctx context.Context, jn Outbox, ids []int64) (Result, error) {
 	var res Result
 	for _, id := range ids {
 		m, err := jn.SMS(ctx, id)

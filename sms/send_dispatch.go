@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"calq/sched"
-	"calq/sched/journal"
+	"calq/sms/store"
 )
 
 // dispatcher runs the outbox on the sched engine: each modem is a backend
@@ -25,11 +24,10 @@ import (
 // modem accepted is pinned to that modem (Job.Backend): if the modem is
 // lost, the message fails with the reason rather than splitting.
 type dispatcher struct {
-	jn      *journal.Journal
+	box     Outbox
 	e       *sched.Engine
 	workers []*modemWorker
 	o       SendOptions
-	atTime  []time.Duration   // per worker, time in SendPDU
 	after   func(sched.Event) // called after event, for the daemon's bookkeeping
 	used    []string          // the modems open at the start
 
@@ -41,15 +39,14 @@ type dispatcher struct {
 // open or not (a broken modem's health check dials it again). after, when
 // not nil, sees every event once the outbox is settled.
 func newDispatcher(pool *Pool, o SendOptions, after func(sched.Event)) (*dispatcher, error) {
-	d := &dispatcher{jn: o.Journal, o: o, after: after, out: map[string]bool{}}
+	d := &dispatcher{box: o.Store, o: o, after: after, out: map[string]bool{}}
 	for _, c := range pool.Conns() {
 		d.used = append(d.used, c.Spec.Name)
 	}
-	d.atTime = make([]time.Duration, pool.Len())
 	var backends []sched.Backend
 	for i, spec := range pool.specs {
-		w := &modemWorker{name: spec.Name, jn: o.Journal, allowDup: o.AllowDuplicates,
-			limit: newBucket(spec.RatePerMinute), atTime: &d.atTime[i], pool: pool, i: i}
+		w := &modemWorker{name: spec.Name, box: o.Store, allowDup: o.AllowDuplicates,
+			limit: newBucket(spec.RatePerMinute), pool: pool, i: i}
 		d.workers = append(d.workers, w)
 		backends = append(backends, sched.Backend{Name: w.name, Kinds: []string{"sms"},
 			Workers: []sched.Worker{w}, Health: w.health, HealthEvery: o.HealthEvery})
@@ -93,7 +90,7 @@ func (d *dispatcher) allOut() bool {
 func (d *dispatcher) names() []string { return d.used }
 
 // run submits one job per message and waits until all are settled.
-func (d *dispatcher) run(ctx context.Context, msgs []journal.SMSMessage) error {
+func (d *dispatcher) run(ctx context.Context, msgs []store.SMSMessage) error {
 	jobs := make([]*sched.Job, len(msgs))
 	for i, m := range msgs {
 		jobs[i] = jobFor(m, classOf(m), d.retries())
@@ -151,16 +148,16 @@ func (d *dispatcher) settle(ev sched.Event) {
 		if ev.Reason != "" && ev.Reason != "error" {
 			reason = ev.Reason + ": " + reason
 		}
-		state := journal.SMSFailed
-		if m, err := d.jn.SMS(ctx, id); err == nil && slices.ContainsFunc(m.Parts, func(p journal.SMSPart) bool {
-			return p.State == journal.SMSUnknown || p.State == journal.SMSSending
+		state := store.SMSFailed
+		if m, err := d.box.SMS(ctx, id); err == nil && slices.ContainsFunc(m.Parts, func(p store.SMSPart) bool {
+			return p.State == store.SMSUnknown || p.State == store.SMSSending
 		}) {
-			state = journal.SMSUnknown // a part went out without an answer: it may have arrived
+			state = store.SMSUnknown // a part went out without an answer: it may have arrived
 		}
-		_, _ = d.jn.FinishSMS(ctx, id, state, reason)
+		_, _ = d.box.FinishSMS(ctx, id, state, reason)
 	case sched.EventSkipped:
 		if ev.State.Terminal() {
-			_, _ = d.jn.FinishSMS(ctx, id, journal.SMSFailed, fmt.Sprintf("its job is %s in the journal", ev.State))
+			_, _ = d.box.FinishSMS(ctx, id, store.SMSFailed, fmt.Sprintf("its job is %s in the journal", ev.State))
 		}
 	}
 }

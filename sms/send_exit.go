@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"calq/internal/exitcode"
-	"calq/sched/journal"
+	"calq/sms/store"
 )
 
 // The outcomes of a send that are not plain success or failure, for the
@@ -36,14 +36,14 @@ func outcome(res Result, runErr error) error {
 	total := len(res.Messages) + len(res.Earlier)
 	var err error
 	switch {
-	case n[journal.SMSUnknown] > 0:
-		err = fmt.Errorf("%w: %d of %d messages may have been sent; see calq sms status", ErrUnknown, n[journal.SMSUnknown], total)
-	case n[journal.SMSQueued] > 0:
-		err = fmt.Errorf("%w: %d of %d messages wait for a retry", ErrQueued, n[journal.SMSQueued], total)
-	case n[journal.SMSFailed] > 0 && n[journal.SMSSent] > 0:
-		err = fmt.Errorf("%w: %d of %d messages failed", exitcode.ErrPartial, n[journal.SMSFailed], total)
-	case n[journal.SMSFailed] > 0:
-		err = fmt.Errorf("%d of %d messages failed", n[journal.SMSFailed], total)
+	case n[store.SMSUnknown] > 0:
+		err = fmt.Errorf("%w: %d of %d messages may have been sent; see calq sms status", ErrUnknown, n[store.SMSUnknown], total)
+	case n[store.SMSQueued] > 0:
+		err = fmt.Errorf("%w: %d of %d messages wait for a retry", ErrQueued, n[store.SMSQueued], total)
+	case n[store.SMSFailed] > 0 && n[store.SMSSent] > 0:
+		err = fmt.Errorf("%w: %d of %d messages failed", exitcode.ErrPartial, n[store.SMSFailed], total)
+	case n[store.SMSFailed] > 0:
+		err = fmt.Errorf("%d of %d messages failed", n[store.SMSFailed], total)
 	default:
 		return nil
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"calq/sched/journal"
 	"calq/sms/emu"
+	"calq/sms/store"
 )
 
 // TestSendFaults sends 1,000 messages (a fifth of them in two parts)
@@ -135,14 +135,14 @@ func (r *rig) check(t *testing.T, ids []int64, texts map[string]string) {
 	count := map[string]int{}
 	reasons := map[string]int{}
 	for _, id := range ids {
-		m, err := r.jn.SMS(context.Background(), id)
+		m, err := r.st.SMS(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		count[m.State]++
 		switch m.State {
-		case journal.SMSSent, journal.SMSUnknown:
-		case journal.SMSFailed:
+		case store.SMSSent, store.SMSUnknown:
+		case store.SMSFailed:
 			reasons[m.Reason]++
 			if m.Reason == "" {
 				t.Errorf("sms %d failed without a reason", id)
@@ -155,7 +155,7 @@ func (r *rig) check(t *testing.T, ids []int64, texts map[string]string) {
 			if len(devs) > 1 {
 				t.Errorf("sms %d (%s) part %d accepted %d times, on %v", id, m.State, p.Seq, len(devs), devs)
 			}
-			if m.State == journal.SMSSent && (len(devs) != 1 || devs[0] != devOf[m.Modem]) {
+			if m.State == store.SMSSent && (len(devs) != 1 || devs[0] != devOf[m.Modem]) {
 				t.Errorf("sms %d sent through %s, but part %d (mr %d) was accepted on %v", id, m.Modem, p.Seq, p.MR, devs)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"calq/sms/at"
 	"calq/sms/emu"
 	"calq/sms/pdu"
+	"calq/sms/store"
 )
 
 // syncBuffer is the emulator's log, written by its modems while tests read it.
@@ -69,6 +70,7 @@ type rig struct {
 	e   *emu.Emulator
 	log *syncBuffer
 	jn  *journal.Journal
+	st  *store.Store // in jn
 	dir string
 }
 
@@ -93,6 +95,9 @@ func (r *rig) openJournal(t *testing.T) *journal.Journal {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { jn.Close() })
+	if r.st, err = store.Open(context.Background(), jn); err != nil {
+		t.Fatal(err)
+	}
 	return jn
 }
 
@@ -102,7 +107,7 @@ func (r *rig) opts(to []string, text string) SendOptions {
 	for i, d := range r.e.Devices() {
 		specs = append(specs, ModemSpec{Name: "m" + string(rune('0'+i)), Device: d})
 	}
-	return SendOptions{Journal: r.jn, To: to, Text: text, Modems: specs,
+	return SendOptions{Journal: r.jn, Store: r.st, To: to, Text: text, Modems: specs,
 		AT:      at.Options{PromptTimeout: 300 * time.Millisecond, ResultTimeout: 500 * time.Millisecond},
 		Backoff: sched.Backoff{Base: 5 * time.Millisecond, Max: 50 * time.Millisecond}, Retries: 8,
 		HealthEvery: 50 * time.Millisecond}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"calq/internal/exitcode"
-	"calq/sched/journal"
 	"calq/sms/emu"
+	"calq/sms/store"
 )
 
 // TestSendShortAndLong sends a one-part and a three-part message and checks
@@ -33,7 +33,7 @@ func TestSendShortAndLong(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Send: %v", err)
 			}
-			if len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent {
+			if len(res.Messages) != 1 || res.Messages[0].State != store.SMSSent {
 				t.Fatalf("got %+v, want one message sent", res)
 			}
 			recs := r.log.records(t)[before:]
@@ -71,7 +71,7 @@ func TestSendResumes(t *testing.T) {
 	o := r.opts([]string{"+491700000001"}, "left behind")
 	o.NoWait = true
 	res, err := Send(context.Background(), o)
-	if !errors.Is(err, ErrQueued) || res.Messages[0].State != journal.SMSQueued {
+	if !errors.Is(err, ErrQueued) || res.Messages[0].State != store.SMSQueued {
 		t.Fatalf("NoWait: got %+v, %v; want queued, ErrQueued (no daemon will send it)", res, err)
 	}
 	if n := len(r.log.records(t)); n != 0 {
@@ -84,8 +84,8 @@ func TestSendResumes(t *testing.T) {
 	if err != nil || next.StillQueued != 1 || len(next.Earlier) != 0 {
 		t.Fatalf("Send: %+v, %v; want its own message sent and 1 earlier one still queued", next, err)
 	}
-	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
-	if err != nil || m.State != journal.SMSQueued {
+	m, err := r.st.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != store.SMSQueued {
 		t.Fatalf("the message left behind: got %s, %v; want still queued", m.State, err)
 	}
 	q := r.opts(nil, "")
@@ -94,8 +94,8 @@ func TestSendResumes(t *testing.T) {
 	if err != nil || len(qres.Earlier) != 1 || qres.StillQueued != 0 {
 		t.Fatalf("Send --queued: %+v, %v; want the earlier message settled", qres, err)
 	}
-	m, err = r.jn.SMS(context.Background(), res.Messages[0].ID)
-	if err != nil || m.State != journal.SMSSent {
+	m, err = r.st.SMS(context.Background(), res.Messages[0].ID)
+	if err != nil || m.State != store.SMSSent {
 		t.Fatalf("the message left behind: got %s, %v; want sent", m.State, err)
 	}
 	if n := len(r.log.records(t)); n != 2 {
@@ -147,7 +147,7 @@ func TestSendModemMissing(t *testing.T) {
 	var warned []error
 	o.Warn = func(err error) { warned = append(warned, err) }
 	res, err := Send(ctx, o)
-	if err != nil || res.Messages[0].State != journal.SMSSent {
+	if err != nil || res.Messages[0].State != store.SMSSent {
 		t.Fatalf("got %+v, %v; want sent through the modems that answered", res, err)
 	}
 	if !slices.Equal(res.Modems, []string{"m0", "m1"}) {
@@ -160,7 +160,7 @@ func TestSendModemMissing(t *testing.T) {
 	o = r.opts([]string{"+491701234567"}, "none answers")
 	o.Modems = []ModemSpec{missing}
 	res, err = Send(ctx, o)
-	if got := outcomeOf(err); got != "queued" || res.Messages[0].State != journal.SMSQueued {
+	if got := outcomeOf(err); got != "queued" || res.Messages[0].State != store.SMSQueued {
 		t.Fatalf("got %s (%v), state %s; want queued", got, err, res.Messages[0].State)
 	}
 	if !strings.Contains(err.Error(), "no modem answered") || !strings.Contains(err.Error(), "modem m9") {
@@ -183,7 +183,7 @@ func TestSendTransliterate(t *testing.T) {
 	if len(recs) != 1 || recs[0].msg.Text != `"Déjà vu" - twice...` || recs[0].msg.Encoding != "gsm7" {
 		t.Fatalf("logged %+v, want one GSM 7-bit PDU with the transliterated text", recs)
 	}
-	m, err := r.jn.SMS(context.Background(), res.Messages[0].ID)
+	m, err := r.st.SMS(context.Background(), res.Messages[0].ID)
 	if err != nil || m.Text != recs[0].msg.Text {
 		t.Errorf("outbox text %q (%v), want the text sent", m.Text, err)
 	}
@@ -210,11 +210,11 @@ func TestSendAfterCrashMidPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := res.Messages[0].ID
-	if err := r.jn.SMSPartSending(ctx, id, 1, "m0"); err != nil {
+	if err := r.st.SMSPartSending(ctx, id, 1, "m0"); err != nil {
 		t.Fatal(err)
 	}
 	res, err = Send(ctx, r.opts([]string{"+491700000002"}, "next"))
-	if err != nil || len(res.Messages) != 1 || res.Messages[0].State != journal.SMSSent || len(res.Earlier) != 0 {
+	if err != nil || len(res.Messages) != 1 || res.Messages[0].State != store.SMSSent || len(res.Earlier) != 0 {
 		t.Fatalf("the next send: %+v, %v; want its own message sent, the earlier one left alone", res, err)
 	}
 	q := r.opts(nil, "")
@@ -223,11 +223,11 @@ func TestSendAfterCrashMidPart(t *testing.T) {
 	if got := outcomeOf(err); got != "unknown" || !errors.Is(err, ErrUnknown) {
 		t.Fatalf("send --queued: %s (%v), want unknown: it settled the earlier message as unknown", got, err)
 	}
-	if len(res.Earlier) != 1 || res.Earlier[0].ID != id || res.Earlier[0].State != journal.SMSUnknown {
+	if len(res.Earlier) != 1 || res.Earlier[0].ID != id || res.Earlier[0].State != store.SMSUnknown {
 		t.Errorf("the next send's earlier messages: %+v, want message %d unknown", res.Earlier, id)
 	}
-	m, err := r.jn.SMS(ctx, id)
-	if err != nil || m.State != journal.SMSUnknown || !strings.Contains(m.Reason, "before the modem answered") {
+	m, err := r.st.SMS(ctx, id)
+	if err != nil || m.State != store.SMSUnknown || !strings.Contains(m.Reason, "before the modem answered") {
 		t.Fatalf("the message in flight: %s (%q), %v; want unknown, saying why", m.State, m.Reason, err)
 	}
 	for _, rec := range r.log.records(t) {
@@ -251,7 +251,7 @@ func TestSendUnknownPartThenRest(t *testing.T) {
 		t.Fatalf("got %+v, %v; want one message of 2 parts, queued", res, err)
 	}
 	id := res.Messages[0].ID
-	if err := r.jn.SMSPartUnknownRetry(ctx, id, 1, "m0", "unknown: no answer"); err != nil {
+	if err := r.st.SMSPartUnknownRetry(ctx, id, 1, "m0", "unknown: no answer"); err != nil {
 		t.Fatal(err)
 	}
 	o.NoWait, o.To, o.Text, o.Queued = false, nil, "", true
@@ -259,8 +259,8 @@ func TestSendUnknownPartThenRest(t *testing.T) {
 	if got := outcomeOf(err); got != "unknown" || len(res.Earlier) != 1 || res.Earlier[0].ID != id {
 		t.Fatalf("the next send: %s (%v), earlier %+v; want unknown, listing message %d", got, err, res.Earlier, id)
 	}
-	m, err := r.jn.SMS(ctx, id)
-	if err != nil || m.State != journal.SMSUnknown {
+	m, err := r.st.SMS(ctx, id)
+	if err != nil || m.State != store.SMSUnknown {
 		t.Fatalf("got %s (%q), %v; want unknown", m.State, m.Reason, err)
 	}
 	var seqs []int
@@ -289,7 +289,7 @@ func TestSendAllowDuplicatesUnknown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := Send(ctx, o)
-	if got := outcomeOf(err); got != "unknown" || res.Messages[0].State != journal.SMSUnknown {
+	if got := outcomeOf(err); got != "unknown" || res.Messages[0].State != store.SMSUnknown {
 		t.Fatalf("got %s (%v), state %s; want unknown", got, err, res.Messages[0].State)
 	}
 }

@@ -3,12 +3,12 @@ package sms
 import (
 	"context"
 
-	"calq/sched/journal"
+	"calq/sms/store"
 )
 
 // Status reads the outbox: message id with the status reports received
 // for its parts, or, with id 0, the messages f selects, newest first.
-func Status(ctx context.Context, jn *journal.Journal, id int64, f journal.SMSFilter) ([]journal.SMSMessage, []PartReport, error) {
+func Status(ctx context.Context, jn Store, id int64, f store.SMSFilter) ([]store.SMSMessage, []PartReport, error) {
 	if id <= 0 {
 		ms, err := jn.ListSMS(ctx, f)
 		return ms, nil, err
@@ -18,5 +18,5 @@ func Status(ctx context.Context, jn *journal.Journal, id int64, f journal.SMSFil
 		return nil, nil, err
 	}
 	reports, err := Reports(ctx, jn, m)
-	return []journal.SMSMessage{m}, reports, err
+	return []store.SMSMessage{m}, reports, err
 }

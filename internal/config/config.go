@@ -1,10 +1,14 @@
 // Package config reads calq's TOML configuration file: named conversion
-// profiles ([profiles.NAME]) and the SMTP server that calq convert
-// --mail-to sends through ([smtp]).
+// profiles ([profiles.NAME]), the SMTP server that calq convert --mail-to
+// sends through ([smtp]), and the GSM modems of calq sms ([[sms.modem]]).
 //
 // Load reads and checks a file (a missing default file is an empty
-// Config); DefaultPath says where calq looks for it; ReadSecret and
-// SMTP.Password read the passwords that the file names but never holds.
+// Config); Config.Profile picks a profile by name; DefaultPath says where
+// calq looks for the file. The file names secrets but never holds them:
+// ReadSecret reads a password or PIN file, SMTP.Password the SMTP
+// password, and a modem's PIN comes from its pin_file or pin_env, read by
+// calq sms.
+//
 // Loading costs one small file read; a Config is a plain value, safe to
 // share once loaded. The package reads no environment variable but
 // DefaultPath's: callers pass what they read.

@@ -12,9 +12,16 @@
 // records one attempt and claims the worker's next job in one round trip,
 // which the engine uses when it can); List, Stats
 // and Prune read and trim the history; States tells which of some keys are
-// done (calq convert asks it before naming its jobs); AddContact, Contacts,
-// RemoveContact and ResolveRecipients keep calq's address book in a
-// contacts table; Close releases what this process still holds.
+// done (calq convert asks it before naming its jobs); Close releases what
+// this process still holds.
+//
+// The journal keeps jobs only. Other packages keep their records in its
+// file through the extension point in ext.go: Migrate registers a
+// package's tables with versioned migrations (table schema_versions),
+// Update and Write run its writes through the journal's one writer, and
+// Query and QueryRow read beside it. So do calq convert's provenance of
+// each PDF (convert), the address book (convert/contacts), and calq sms's
+// outbox, inbox and PIN rejections (sms/store).
 //
 // # Cost and concurrency
 //
@@ -46,10 +53,11 @@
 //
 // # The file
 //
-// People open the journal with sqlite3, so the schema is plain: tables
-// batches, jobs and attempts (every attempt but a job's only one when it
-// succeeded, which its jobs row tells; the view attempt_log shows them
-// all); times are TEXT in UTC as
+// People open the journal with sqlite3, so the schema is plain: the
+// journal's own tables are batches, jobs and attempts (every attempt but
+// a job's only one when it succeeded, which its jobs row tells; the view
+// attempt_log shows them all); times are TEXT in UTC as
 // 'YYYY-MM-DD HH:MM:SS.ffffff', which SQLite's date functions read, and
-// durations are REAL seconds. PRAGMA user_version holds the schema version.
+// durations are REAL seconds. PRAGMA user_version holds the version of the
+// journal's own schema; schema_versions that of each package's tables.
 package journal

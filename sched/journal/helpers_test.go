@@ -5,35 +5,20 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"calq/internal/testclock"
 	"calq/sched"
 )
 
 // t0 is the tests' epoch.
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// clock is an injected Options.Now that tests move by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// clock is an injected Now that tests move by hand.
+type clock = testclock.Clock
 
-func newClock() *clock { return &clock{now: t0} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
+func newClock() *clock { return testclock.New(t0) }
 
 // openAt opens the journal at path for a test, closing it at cleanup.
 func openAt(t testing.TB, path string, opts Options) *Journal {

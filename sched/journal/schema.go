@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"calq/internal/sqltime"
 )
 
 // schemaVersion is the PRAGMA user_version of the schema below.
 const schemaVersion = 1
 
-// schema is version 1. Times are TEXT in timeLayout, UTC; durations REAL
+// schema is version 1. Times are TEXT in sqltime.Layout, UTC; durations REAL
 // seconds: people read the file with sqlite3.
 const schema = `
 CREATE TABLE batches (
@@ -98,39 +100,14 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
-	// Tables added to version 1 later, created in journals made before.
-	if _, err := tx.ExecContext(ctx, contactsSchema); err != nil {
-		return fmt.Errorf("create contacts: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, smsOutboxSchema); err != nil {
-		return fmt.Errorf("create the sms outbox: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, smsInboxSchema); err != nil {
-		return fmt.Errorf("create the sms inbox: %w", err)
-	}
 	return tx.Commit()
 }
 
-// timeLayout is how time columns hold times, in UTC. The fixed width makes
-// text order time order; SQLite's date functions read it.
-const timeLayout = "2006-01-02 15:04:05.000000"
-
-// timeText renders t for a time column: NULL for the zero time.
-func timeText(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t.UTC().Format(timeLayout)
-}
-
-// parseTime reads a time column; NULL is the zero time. The fraction is
-// optional, for rows that people wrote by hand.
-func parseTime(s sql.NullString) (time.Time, error) {
-	if !s.Valid {
-		return time.Time{}, nil
-	}
-	return time.Parse("2006-01-02 15:04:05.999999999", s.String)
-}
+// timeText and parseTime write and read time columns (see sqltime).
+var (
+	timeText  = sqltime.Text
+	parseTime = sqltime.Parse
+)
 
 // textOrNull stores an empty string as NULL.
 func textOrNull(s string) any {

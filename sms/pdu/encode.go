@@ -45,7 +45,7 @@ type Part struct {
 	Encoding   string // "gsm7", "ucs2" or "8bit"
 }
 
-// Part sizes (TS 23.040 §9.2.3.24, REFERENCE §3): the user data of one
+// Part sizes (3GPP TS 23.040 §9.2.3.24): the user data of one
 // PDU is 140 octets; a concatenation header takes 6 (8-bit reference) or
 // 7 (16-bit) of them, with fill bits for GSM 7-bit.
 var limits = map[string][3]int{ // single, 8-bit ref, 16-bit ref: septets for gsm7, octets otherwise

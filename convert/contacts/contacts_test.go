@@ -1,0 +1,257 @@
+package contacts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"calq/internal/testclock"
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+func TestContacts(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	j := openBook(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), c))
+	if cs, err := j.List(ctx); err != nil || len(cs) != 0 {
+		t.Fatalf("Contacts() of a new journal = %v, %v, want none", cs, err)
+	}
+	must(t, j.Add(ctx, "bob", "Bob Builder <bob@example.com>"))
+	must(t, j.Add(ctx, "Alice Liddell", "alice@example.com"))
+	c.Set(t0.Add(time.Hour))
+	must(t, j.Add(ctx, "bob", "robert@example.org")) // re-adding changes it
+	want := []Contact{
+		{"Alice Liddell", "alice@example.com", t0},
+		{"bob", "robert@example.org", t0.Add(time.Hour)},
+	}
+	checkContacts(t, j, want)
+
+	must(t, j.Remove(ctx, "bob"))
+	checkContacts(t, j, want[:1])
+	if err := j.Remove(ctx, "bob"); !errors.Is(err, ErrNoContact) ||
+		err.Error() != `remove contact "bob": no such contact` {
+		t.Errorf("RemoveContact(missing) error = %v, want ErrNoContact", err)
+	}
+}
+
+func checkContacts(t *testing.T, j *Book, want []Contact) {
+	t.Helper()
+	got, err := j.List(context.Background())
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Contacts() = %v, %v, want %v", got, err, want)
+	}
+}
+
+func TestCheckContact(t *testing.T) {
+	tests := []struct {
+		name, cname, address, want, err string
+	}{
+		{"bare", "ops", "ops@example.com", "ops@example.com", ""},
+		{"display name", "ops", `"Ops, Team" <ops@example.com>`, "ops@example.com", ""},
+		{"spaces and unicode", "Zoë Ops", "zoe@example.com", "zoe@example.com", ""},
+		{"empty name", "", "a@example.com", "", `name "" is empty`},
+		{"spaces around", " ops", "a@example.com", "", `name " ops" begins or ends with a space`},
+		{"at sign", "ops@example.com", "ops@example.com", "", `name "ops@example.com" contains '@' or ','`},
+		{"comma", "a,b", "a@example.com", "", `name "a,b" contains '@' or ','`},
+		{"control", "a\tb", "a@example.com", "", `name "a\tb" contains a control character`},
+		{"no at", "ops", "ops", "", `address "ops" is not an email address (mail: missing '@' or angle-addr)`},
+		{"two addresses", "ops", "a@example.com, b@example.com", "",
+			`address "a@example.com, b@example.com" is not an email address (mail: expected single address, got ", b@example.com")`},
+		{"empty address", "ops", "", "", `address "" is not an email address (mail: no address)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CheckContact(tt.cname, tt.address)
+			if got != tt.want || errString(err) != tt.err {
+				t.Errorf("CheckContact(%q, %q) = %q, %v, want %q, %q", tt.cname, tt.address, got, err, tt.want, tt.err)
+			}
+			var ce *ContactError
+			if err != nil && !errors.As(err, &ce) {
+				t.Errorf("error %v is not a *ContactError", err)
+			}
+		})
+	}
+}
+
+func TestAddContactInvalid(t *testing.T) {
+	ctx := context.Background()
+	j := openBook(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), newClock()))
+	err := j.Add(ctx, "ops", "nobody")
+	var ce *ContactError
+	if !errors.As(err, &ce) || ce.Field != "address" {
+		t.Errorf("AddContact(bad address) error = %v, want a *ContactError on the address", err)
+	}
+	checkContacts(t, j, nil)
+}
+
+func TestResolveRecipients(t *testing.T) {
+	ctx := context.Background()
+	j := openBook(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), newClock()))
+	must(t, j.Add(ctx, "boss", "boss@example.com"))
+	must(t, j.Add(ctx, "audit team", "audit@example.org"))
+	tests := []struct {
+		name string
+		list []string
+		want []string
+		err  string
+	}{
+		{"none", nil, nil, ""},
+		{"names", []string{"boss", "audit team"}, []string{"boss@example.com", "audit@example.org"}, ""},
+		{"addresses kept in order", []string{"z@example.com", "boss", "Ann <ann@example.com>"},
+			[]string{"z@example.com", "boss@example.com", "ann@example.com"}, ""},
+		{"spaces trimmed", []string{" boss "}, []string{"boss@example.com"}, ""},
+		{"repeats dropped", []string{"boss", "boss@example.com", "boss"}, []string{"boss@example.com"}, ""},
+		{"unknown names", []string{"boss", "bob", "carol"}, nil, `resolve recipients: no such contact: "bob", "carol"`},
+		{"names are case-sensitive", []string{"Boss"}, nil, `resolve recipients: no such contact: "Boss"`},
+		{"bad address and unknown", []string{"x@", "eve"}, nil, "resolve recipients: " +
+			`recipient "x@" is not an email address (mail: missing '@' or angle-addr)` + "\n" + `no such contact: "eve"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := j.ResolveRecipients(ctx, tt.list)
+			if !reflect.DeepEqual(got, tt.want) || errString(err) != tt.err {
+				t.Errorf("ResolveRecipients(%q) = %q, %v, want %q, %q", tt.list, got, err, tt.want, tt.err)
+			}
+		})
+	}
+	if _, err := j.ResolveRecipients(ctx, []string{"nobody"}); !errors.Is(err, ErrNoContact) {
+		t.Errorf("ResolveRecipients(unknown) error = %v, want ErrNoContact", err)
+	}
+}
+
+// TestContactsUpgrade opens a journal made before the contacts table
+// existed: Open adds it, and the jobs stay.
+func TestContactsUpgrade(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "calq.db")
+	c := newClock()
+	old := openJournal(t, path, c)
+	_, err := old.Enqueue(ctx, []*sched.Job{{Key: "old#1/1", Kind: "k"}})
+	must(t, err)
+	must(t, old.Close())
+
+	jn := openJournal(t, path, c)
+	j := openBook(t, jn)
+	must(t, j.Add(ctx, "ops", "ops@example.com"))
+	recs, err := jn.List(ctx, journal.Filter{})
+	if err != nil || len(recs) != 1 {
+		t.Errorf("List() after upgrade = %d jobs, %v, want 1", len(recs), err)
+	}
+	checkContacts(t, j, []Contact{{"ops", "ops@example.com", t0}})
+}
+
+// TestContactsConcurrent adds contacts from many goroutines and two
+// Journals on one file, as two processes would, while reading them.
+func TestContactsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "calq.db")
+	c := newClock()
+	a, b := openBook(t, openJournal(t, path, c)), openBook(t, openJournal(t, path, c))
+	var wg sync.WaitGroup
+	for i := range 16 {
+		j := []*Book{a, b}[i%2]
+		wg.Go(func() {
+			if err := j.Add(ctx, fmt.Sprintf("c%02d", i), fmt.Sprintf("c%d@example.com", i)); err != nil {
+				t.Error(err)
+			}
+			if _, err := j.List(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, j := range []*Book{a, b} {
+		cs, err := j.List(ctx)
+		if err != nil || len(cs) != 16 || cs[0].Name != "c00" || cs[15].Address != "c15@example.com" {
+			t.Errorf("Contacts() = %v, %v, want c00..c15", cs, err)
+		}
+	}
+}
+
+func TestContactsClosed(t *testing.T) {
+	jn := openJournal(t, filepath.Join(t.TempDir(), "calq.db"), newClock())
+	j := openBook(t, jn)
+	must(t, jn.Close())
+	if err := j.Add(context.Background(), "ops", "ops@example.com"); !errors.Is(err, journal.ErrClosed) {
+		t.Errorf("AddContact() on a closed journal error = %v, want ErrClosed", err)
+	}
+}
+
+// The address book behind calq contacts, and recipients that mix names
+// and addresses.
+func ExampleBook_ResolveRecipients() {
+	dir, err := os.MkdirTemp("", "journal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	jn, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer jn.Close()
+	j, err := Open(ctx, jn)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	if err := j.Add(ctx, "boss", "Big Boss <boss@example.com>"); err != nil {
+		log.Fatal(err)
+	}
+	to, err := j.ResolveRecipients(ctx, []string{"boss", "audit@example.org"})
+	fmt.Println(to, err)
+	_, err = j.ResolveRecipients(ctx, []string{"bob"})
+	fmt.Println(err)
+	// Output:
+	// [boss@example.com audit@example.org] <nil>
+	// resolve recipients: no such contact: "bob"
+}
+
+var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// clock is an injected Now that tests move by hand.
+type clock = testclock.Clock
+
+func newClock() *clock { return testclock.New(t0) }
+
+func openJournal(t testing.TB, path string, c *clock) *journal.Journal {
+	t.Helper()
+	j, err := journal.Open(context.Background(), path, journal.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+func openBook(t testing.TB, jn *journal.Journal) *Book {
+	t.Helper()
+	b, err := Open(context.Background(), jn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,205 @@
+package shell
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"calq/internal/exitcode"
+	"calq/sched"
+)
+
+// RunOptions configure RunCommands.
+type RunOptions struct {
+	Commands []string      // shell command lines, one job each
+	Workers  int           // how many run at once; default 1
+	Class    sched.Class   // priority class of every job
+	Retries  int           // retry budget of each job
+	Timeout  time.Duration // per attempt; zero means none
+	At       time.Time     // start no earlier than this
+	Label    string        // names the batch in the journal and in `calq history`
+	Shell    string        // default /bin/sh
+	Env      []string      // the jobs' environment; nil: calq's own (calq's secrets are removed either way)
+	Grace    time.Duration // SIGTERM to SIGKILL on timeout or stop; default 5s
+	Backoff  sched.Backoff
+	Clock    sched.Clock
+
+	Journal      sched.Journal  // nil: nothing recorded, nothing resumed
+	Metrics      *sched.Metrics // nil: none
+	MetricsFile  string         // written every MetricsEvery (default 15s) and at the end
+	MetricsEvery time.Duration
+	Events       func(sched.Event)                         // progress, as the engine reports it
+	Output       func(j *sched.Job, stdout, stderr []byte) // each attempt's output, whole
+}
+
+// RunResult is what became of a RunCommands batch.
+type RunResult struct {
+	sched.Summary
+	Batch string `json:"batch,omitempty"` // the journal's batch key
+}
+
+// ReadCommands reads command lines, one per line, skipping blank lines and
+// lines whose first non-blank character is '#'.
+func ReadCommands(r io.Reader) ([]string, error) {
+	var cmds []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cmds = append(cmds, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read commands: %w", err)
+	}
+	return cmds, nil
+}
+
+// RunCommands runs each command line as a job of kind "shell" on a pool of
+// Workers shell workers and waits for all of them, the way GNU parallel or
+// task-spooler would. With a journal the batch is keyed by its label and
+// commands, so a re-run of an unfinished batch resumes it (jobs done are
+// skipped, jobs left running by a dead process run again) and an
+// overlapping run of the same batch shares the work rather than repeating
+// it. It returns an error wrapping exitcode.ErrPartial when some jobs
+// failed, and one wrapping the context's cause when ctx ended first.
+func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
+	if len(o.Commands) == 0 {
+		return RunResult{}, errors.New("run: no commands")
+	}
+	e, flush, err := newShellEngine(o)
+	if err != nil {
+		return RunResult{}, err
+	}
+	defer flush() // output no end event took along (an abandoned attempt's)
+	defer e.Close()
+	res := RunResult{}
+	jobs, batch, err := shellJobs(ctx, o)
+	if err != nil {
+		return res, err
+	}
+	res.Batch = batch
+	stopMetrics := o.Metrics.WriteEvery(o.MetricsFile, o.MetricsEvery)
+	e.Start()
+	err = e.Submit(ctx, jobs...)
+	if err == nil {
+		res.Summary, err = e.Wait(ctx)
+	}
+	err = errors.Join(err, e.Close(), stopMetrics())
+	if err != nil {
+		res.Summary = e.Summary()
+		return res, err
+	}
+	if bad := res.Failed + res.TimedOut; bad > 0 {
+		return res, fmt.Errorf("%w: %d of %d jobs failed", exitcode.ErrPartial, bad, res.Submitted)
+	}
+	return res, nil
+}
+
+func newShellEngine(o RunOptions) (*sched.Engine, func(), error) {
+	n := max(o.Workers, 1)
+	ws := make([]sched.Worker, n)
+	events, output, flush := o.Events, o.Output, func() {}
+	if output != nil {
+		d := &outputAfterRecord{out: output, pending: map[*sched.Job]attemptOutput{}}
+		events, output, flush = d.events(o.Events), d.store, d.flush
+	}
+	for i := range ws {
+		ws[i] = &Worker{Shell: o.Shell, Grace: o.Grace, Output: output, Env: o.Env}
+	}
+	grace := o.Grace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	e, err := sched.NewEngine(sched.EngineOptions{
+		Backends: []sched.Backend{{Name: "shell", Workers: ws}},
+		Clock:    o.Clock, Journal: o.Journal, Metrics: o.Metrics, Events: events,
+		Backoff: o.Backoff, Grace: grace + time.Second,
+	})
+	return e, flush, err
+}
+
+// shellJobs makes the batch's jobs, keyed in the journal by batch and line.
+func shellJobs(ctx context.Context, o RunOptions) ([]*sched.Job, string, error) {
+	prefix := ""
+	if o.Journal != nil {
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\x00", o.Label)
+		for _, c := range o.Commands {
+			fmt.Fprintf(h, "%s\x00", c)
+		}
+		name := fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12])
+		var err error
+		if prefix, err = o.Journal.Batch(ctx, name); err != nil {
+			return nil, "", fmt.Errorf("run: open batch in journal: %w", err)
+		}
+	}
+	jobs := make([]*sched.Job, len(o.Commands))
+	for i, c := range o.Commands {
+		jobs[i] = &sched.Job{Kind: "shell", Payload: []byte(c), Label: o.Label, Class: o.Class,
+			NotBefore: o.At, Timeout: o.Timeout, Retries: o.Retries}
+		if prefix != "" {
+			jobs[i].Key = fmt.Sprintf("%s/%d", prefix, i+1)
+		}
+	}
+	return jobs, prefix, nil
+}
+
+// outputAfterRecord holds each attempt's output until the engine has
+// recorded the attempt's end in the journal: the engine emits the
+// attempt's end event after that record, and the output is handed on just
+// before the event. Printing output (to a slow pipe or terminal) so never
+// widens the window between a job's exit and its record, in which calq's
+// death would make the finished job run again.
+type outputAfterRecord struct {
+	mu      sync.Mutex
+	pending map[*sched.Job]attemptOutput
+	out     func(j *sched.Job, stdout, stderr []byte)
+}
+
+type attemptOutput struct{ stdout, stderr []byte }
+
+// store keeps an attempt's output: it is Worker's Output.
+func (d *outputAfterRecord) store(j *sched.Job, stdout, stderr []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pending[j] = attemptOutput{stdout, stderr}
+}
+
+// flush hands on what no event took along.
+func (d *outputAfterRecord) flush() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for j, o := range d.pending {
+		d.out(j, o.stdout, o.stderr)
+		delete(d.pending, j)
+	}
+}
+
+// events wraps next: the first event of a job after its attempt ended (its
+// end event, emitted once the end is recorded) hands on its output first.
+func (d *outputAfterRecord) events(next func(sched.Event)) func(sched.Event) {
+	return func(ev sched.Event) {
+		if ev.Job != nil {
+			d.mu.Lock()
+			o, ok := d.pending[ev.Job]
+			delete(d.pending, ev.Job)
+			d.mu.Unlock()
+			if ok {
+				d.out(ev.Job, o.stdout, o.stderr)
+			}
+		}
+		if next != nil {
+			next(ev)
+		}
+	}
+}

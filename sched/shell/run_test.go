@@ -1,0 +1,117 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"calq/internal/exitcode"
+	"calq/sched"
+	"calq/sched/journal"
+)
+
+func TestReadCommands(t *testing.T) {
+	got, err := ReadCommands(strings.NewReader("echo a\n\n  # comment\n  echo b  \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"echo a", "echo b"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestRunCommandsPartial: one failing line of five makes a partial failure
+// after its retry; the others are done and their output is delivered.
+func TestRunCommandsPartial(t *testing.T) {
+	var mu sync.Mutex
+	var out []string
+	res, err := RunCommands(context.Background(), RunOptions{
+		Commands: []string{"echo 1", "echo 2", "exit 1", "echo 4", "echo 5"},
+		Workers:  2, Retries: 1, Backoff: sched.Backoff{Base: time.Millisecond},
+		Output: func(j *sched.Job, stdout, stderr []byte) {
+			mu.Lock()
+			if len(stdout) > 0 {
+				out = append(out, strings.TrimSpace(string(stdout)))
+			}
+			mu.Unlock()
+		},
+	})
+	if !errors.Is(err, exitcode.ErrPartial) {
+		t.Errorf("error %v, want ErrPartial", err)
+	}
+	if res.Done != 4 || res.Failed != 1 || res.Retries != 1 {
+		t.Errorf("summary %+v, want 4 done, 1 failed after 1 retry", res.Summary)
+	}
+	if len(out) != 4 {
+		t.Errorf("outputs %q, want the four echoes", out)
+	}
+}
+
+// TestOutputAfterRecord: a job's output is handed on only once its
+// attempt's end is in the journal. Printing it (to a slow pipe, say) must
+// not widen the window in which a finished job is not yet recorded and
+// would run again after calq is killed (issue 13: 3 of 28 SIGKILLs).
+func TestOutputAfterRecord(t *testing.T) {
+	jn := openRecording(t)
+	var mu sync.Mutex
+	var unrecorded []string
+	outputs := 0
+	_, err := RunCommands(context.Background(), RunOptions{
+		Commands: []string{"echo a", "echo b", "exit 3", "echo c"},
+		Workers:  2, Retries: 1, Backoff: sched.Backoff{Base: time.Millisecond}, Journal: jn,
+		Output: func(j *sched.Job, stdout, stderr []byte) {
+			jn.mu.Lock()
+			recorded := slices.ContainsFunc(jn.finished, func(a sched.Attempt) bool { return a.Job.Key == j.Key && a.Attempt == j.Attempts })
+			jn.mu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
+			outputs++
+			if !recorded {
+				unrecorded = append(unrecorded, fmt.Sprintf("%s attempt %d", j.Key, j.Attempts))
+			}
+		},
+	})
+	if !errors.Is(err, exitcode.ErrPartial) {
+		t.Fatalf("RunCommands: %v, want ErrPartial (exit 3 fails after its retry)", err)
+	}
+	if outputs != 5 {
+		t.Errorf("got output of %d attempts, want 5 (exit 3 ran twice)", outputs)
+	}
+	if len(unrecorded) > 0 {
+		t.Errorf("output handed on before the journal recorded the attempt: %v", unrecorded)
+	}
+}
+
+// recordingJournal is a real journal that remembers the attempts whose end
+// it has recorded.
+type recordingJournal struct {
+	sched.Journal
+	mu       sync.Mutex
+	finished []sched.Attempt
+}
+
+func openRecording(t *testing.T) *recordingJournal {
+	t.Helper()
+	j, err := journal.Open(context.Background(), filepath.Join(t.TempDir(), "calq.db"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return &recordingJournal{Journal: j}
+}
+
+func (r *recordingJournal) Finish(ctx context.Context, a sched.Attempt) error {
+	if err := r.Journal.Finish(ctx, a); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finished = append(r.finished, a)
+	return nil
+}
