@@ -70,8 +70,9 @@ func ReadCommands(r io.Reader) ([]string, error) {
 // commands, so a re-run of an unfinished batch resumes it (jobs done are
 // skipped, jobs left running by a dead process run again) and an
 // overlapping run of the same batch shares the work rather than repeating
-// it. It returns an error wrapping exitcode.ErrPartial when some jobs
-// failed, and one wrapping the context's cause when ctx ended first.
+// it. It returns an error wrapping ErrNoneSucceeded when every job failed
+// or timed out, one wrapping exitcode.ErrPartial when some did, and one
+// wrapping the context's cause when ctx ended first.
 func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
 	if len(o.Commands) == 0 {
 		return RunResult{}, errors.New("run: no commands")
@@ -99,10 +100,26 @@ func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
 		res.Summary = e.Summary()
 		return res, err
 	}
-	if bad := res.Failed + res.TimedOut; bad > 0 {
-		return res, fmt.Errorf("%w: %d of %d jobs failed", exitcode.ErrPartial, bad, res.Submitted)
+	return res, outcome(res.Summary)
+}
+
+// ErrNoneSucceeded is returned by RunCommands when every job failed or
+// timed out (exit status 1; some of them only is a partial failure, 3).
+var ErrNoneSucceeded = errors.New("no job succeeded")
+
+func outcome(s sched.Summary) error {
+	bad := s.Failed + s.TimedOut
+	noun := "jobs"
+	if s.Submitted == 1 {
+		noun = "job"
 	}
-	return res, nil
+	switch {
+	case bad == 0:
+		return nil
+	case s.Done+s.Skipped == 0:
+		return fmt.Errorf("%w: %d of %d %s failed", ErrNoneSucceeded, bad, s.Submitted, noun)
+	}
+	return fmt.Errorf("%w: %d of %d %s failed", exitcode.ErrPartial, bad, s.Submitted, noun)
 }
 
 func newShellEngine(o RunOptions) (*sched.Engine, func(), error) {

@@ -115,3 +115,28 @@ func (r *recordingJournal) Finish(ctx context.Context, a sched.Attempt) error {
 	r.finished = append(r.finished, a)
 	return nil
 }
+
+// TestOutcome: exit status 1 when nothing succeeded, 3 when only some
+// failed (issue 13); jobs done by an earlier run count as succeeded.
+func TestOutcome(t *testing.T) {
+	tests := []struct {
+		name    string
+		s       sched.Summary
+		partial bool
+		none    bool
+		msg     string
+	}{
+		{"all done", sched.Summary{Submitted: 2, Done: 2}, false, false, ""},
+		{"one failed of one", sched.Summary{Submitted: 1, Failed: 1}, false, true, "no job succeeded: 1 of 1 job failed"},
+		{"all timed out or failed", sched.Summary{Submitted: 3, Failed: 1, TimedOut: 2}, false, true, "no job succeeded: 3 of 3 jobs failed"},
+		{"some failed", sched.Summary{Submitted: 3, Done: 2, Failed: 1}, true, false, "partial failure: 1 of 3 jobs failed"},
+		{"the rest done before", sched.Summary{Submitted: 2, Skipped: 1, Failed: 1}, true, false, "partial failure: 1 of 2 jobs failed"},
+	}
+	for _, tt := range tests {
+		err := outcome(tt.s)
+		if errors.Is(err, exitcode.ErrPartial) != tt.partial || errors.Is(err, ErrNoneSucceeded) != tt.none ||
+			(err == nil) != (tt.msg == "") || err != nil && err.Error() != tt.msg {
+			t.Errorf("%s: outcome(%+v) = %v, want %q", tt.name, tt.s, err, tt.msg)
+		}
+	}
+}
