@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"calq/convert"
+	"calq/internal/tooltest"
 )
 
 // openTerminal opens a pseudo-terminal: the slave for calq to write to as
@@ -19,7 +20,7 @@ func openTerminal(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		tooltest.Unavailable(t, "no pseudo-terminal: %v", err)
 	}
 	master = os.NewFile(uintptr(fd), "/dev/ptmx")
 	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)

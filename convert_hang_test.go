@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"calq/internal/tooltest"
 )
 
 // TestConvertTermWhileHashing: SIGTERM while calq copies and hashes a
@@ -22,7 +24,7 @@ func TestConvertTermWhileHashing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := f.Truncate(1 << 40); err != nil {
-		t.Skipf("no sparse 1 TiB file here: %v", err)
+		tooltest.Unavailable(t, "no sparse 1 TiB file here: %v", err)
 	}
 	f.Close()
 	tmp := t.TempDir()

@@ -20,10 +20,18 @@ func Require(t testing.TB, name string) string {
 	if err == nil {
 		return path
 	}
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s is required (%s=1): %v", name, RequireEnv, err)
-	} else {
-		t.Skipf("%s not installed: %v", name, err)
-	}
+	Unavailable(t, "%s not installed: %v", name, err)
 	return ""
+}
+
+// Unavailable skips a test that this machine cannot run (no
+// pseudo-terminal, no sparse files, no tmpfs), or fails it when
+// CALQ_REQUIRE_TOOLS=1, so that CI never skips it silently.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("required (%s=1), but "+format, append([]any{RequireEnv}, args...)...)
+		return
+	}
+	t.Skipf(format, args...)
 }
