@@ -19,7 +19,6 @@ import (
 
 	"calq/convert/contacts"
 	"calq/sched/journal"
-	"calq/sms/store"
 )
 
 func init() {
@@ -86,11 +85,6 @@ func withBook(c *cli.Context, fn func(*contacts.Book) error) error {
 		}
 		return fn(b)
 	})
-}
-
-// openSMSStore opens calq sms's outbox and inbox in jn.
-func openSMSStore(c *cli.Context, jn *journal.Journal) (*store.Store, error) {
-	return store.Open(c.Context, jn)
 }
 
 // journalMissing is the error of a command that reads a journal that is

@@ -11,6 +11,7 @@ import (
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sms"
+	"calq/sms/store"
 )
 
 func smsDaemonCommand() *cli.Command {
@@ -54,7 +55,7 @@ func smsDaemonAction(c *cli.Context) error {
 	}
 	defer jn.Close()
 	o.Journal = jn
-	if o.Store, err = openSMSStore(c, jn); err != nil {
+	if o.Store, err = store.Open(c.Context, jn); err != nil {
 		return err
 	}
 	if err := sms.Daemon(c.Context, o); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/sms"
+	"calq/sms/store"
 )
 
 func smsModemsCommand() *cli.Command {
@@ -76,7 +77,7 @@ func smsModemsAction(c *cli.Context) error {
 			free = append(free, s)
 		}
 	}
-	st, err := openSMSStore(c, jn)
+	st, err := store.Open(c.Context, jn)
 	if err != nil {
 		return err
 	}

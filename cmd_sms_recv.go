@@ -16,6 +16,7 @@ import (
 	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/at"
+	"calq/sms/store"
 )
 
 func smsRecvCommand() *cli.Command {
@@ -86,7 +87,7 @@ func smsRecvAction(c *cli.Context) error {
 			specs = nil
 		}
 	}
-	st, err := openSMSStore(c, j)
+	st, err := store.Open(c.Context, j)
 	if err == nil {
 		_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, st, o)
 	}

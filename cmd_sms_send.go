@@ -16,6 +16,7 @@ import (
 	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/pdu"
+	"calq/sms/store"
 )
 
 func smsSendCommand() *cli.Command {
@@ -74,7 +75,7 @@ func smsSendAction(c *cli.Context) error {
 	}
 	defer jn.Close()
 	o.Journal = jn
-	if o.Store, err = openSMSStore(c, jn); err != nil {
+	if o.Store, err = store.Open(c.Context, jn); err != nil {
 		return err
 	}
 	if !o.NoWait {

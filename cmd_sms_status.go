@@ -52,7 +52,7 @@ func smsStatusCommand() *cli.Command {
 				}
 			}
 			return withJournal(c, func(jn *journal.Journal) error {
-				st, err := openSMSStore(c, jn)
+				st, err := store.Open(c.Context, jn)
 				if err != nil {
 					return err
 				}

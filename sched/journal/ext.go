@@ -22,11 +22,7 @@ import (
 // writer, and commits it unless fn fails. fn must use tx only, and ctx as
 // given: it may run again when the database was busy.
 func (j *Journal) Update(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	err := j.do(ctx, &request{ctx: ctx, fn: func(t *txn) error { return fn(t.ctx, t.tx) }})
-	if err != nil {
-		return fmt.Errorf("journal %s: %w", j.path, err)
-	}
-	return nil
+	return j.extWrite(ctx, &request{ctx: ctx}, fn)
 }
 
 // Write runs fn in the writer's next group commit, together with the
@@ -35,8 +31,13 @@ func (j *Journal) Update(ctx context.Context, fn func(ctx context.Context, tx *s
 // the whole group and fails every write in it) and may run more than once.
 // Once handed to the writer, the write happens even if ctx ends.
 func (j *Journal) Write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	err := j.do(ctx, &request{fn: func(t *txn) error { return fn(t.ctx, t.tx) }})
-	if err != nil {
+	return j.extWrite(ctx, &request{}, fn)
+}
+
+// extWrite hands fn to the writer as r: alone when r.ctx is set.
+func (j *Journal) extWrite(ctx context.Context, r *request, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	r.fn = func(t *txn) error { return fn(t.ctx, t.tx) }
+	if err := j.do(ctx, r); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	return nil
@@ -66,8 +67,14 @@ var ErrSchemaNewer = errors.New("schema is newer than this calq's")
 // All the steps run in one transaction, so two processes opening a file
 // at once migrate it once. A step should create with IF NOT EXISTS: a file
 // written before the package recorded a version has its tables already.
+// A file that is up to date costs one read, no write.
 func (j *Journal) Migrate(ctx context.Context, pkg string, migrations []string) error {
-	err := j.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	var current int
+	err := j.db.QueryRowContext(ctx, `SELECT version FROM schema_versions WHERE package = ?`, pkg).Scan(&current)
+	if err == nil && current == len(migrations) {
+		return nil
+	}
+	err = j.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_versions (
 			package TEXT PRIMARY KEY, version INTEGER NOT NULL)`); err != nil {
 			return err
@@ -84,6 +91,9 @@ func (j *Journal) Migrate(ctx context.Context, pkg string, migrations []string) 
 			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
 				return fmt.Errorf("migration %d: %w", i+1, err)
 			}
+		}
+		if v == len(migrations) {
+			return nil // another process migrated it meanwhile
 		}
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO schema_versions (package, version) VALUES (?, ?)`,
 			pkg, len(migrations))
