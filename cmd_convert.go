@@ -74,6 +74,7 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "convert everything again, even unchanged files"},
 			&cli.BoolFlag{Name: "overwrite", Usage: "replace files at the output paths that calq did not write"},
 			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances", DefaultText: "from cores and memory"},
+			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "keep LibreOffice's profiles in `DIR` between runs; empty: a new temporary one each run"},
 			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file", DefaultText: "a share of the available memory, 1024 to 2048"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program", DefaultText: "found on PATH"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
@@ -147,7 +148,8 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		Inputs: c.Args().Slice(), Out: str("out", prof.Out),
 		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"),
 		Force: c.Bool("force"), Overwrite: c.Bool("overwrite"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
-		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice"), MemoryLimit: int64(c.Int("memory-limit")) << 20},
+		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice"), MemoryLimit: int64(c.Int("memory-limit")) << 20,
+			StateDir: c.String("state-dir")},
 	}
 	if len(o.Inputs) == 0 {
 		fail("no PATH to convert")

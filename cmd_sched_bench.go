@@ -32,7 +32,11 @@ func schedBenchCommand() *cli.Command {
 			"and the engine with the journal (goal: 20,000 jobs/s), best of 5 passes each;\n" +
 			"then 300 jobs arriving every 2.5 ms at a backend taking 2 ms and one taking\n" +
 			"8 ms under each dispatch policy, with the mean time in system and the fast\n" +
-			"backend's share, against round-robin.",
+			"backend's share, against round-robin.\n\n" +
+			"With --runner it times --runner-jobs trivial jobs (true) end to end, best of 3:\n" +
+			"calq sched run -j P, xargs -P P sh -c, and GNU parallel -j P when installed;\n" +
+			"it prints ms per job, each runner's time over calq's, and the goals: calq at most\n" +
+			"1 ms per job, 3× faster than GNU parallel, within 2.5× of xargs.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "queue", Value: "cq-pram,cq-brown,heap2,heap4,container-heap",
 				Usage: "comma-separated queues to measure"},
@@ -50,10 +54,19 @@ func schedBenchCommand() *cli.Command {
 			&cli.BoolFlag{Name: "engine", Usage: "benchmark the scheduler engine with no-op jobs instead of the queue (see below)"},
 			&cli.IntFlag{Name: "engine-jobs", Usage: "--engine: jobs per in-memory pass (default 1,000,000; a tenth of it with the journal)"},
 			&cli.IntFlag{Name: "workers", Value: 8, Usage: "--engine: workers"},
+			&cli.BoolFlag{Name: "runner", Usage: "benchmark calq sched run against xargs -P and GNU parallel (see below)"},
+			&cli.IntFlag{Name: "runner-jobs", Value: 300, Usage: "--runner: trivial jobs per pass"},
+			&cli.IntFlag{Name: "runner-parallel", Value: 2, Usage: "--runner: jobs at once (-j, -P)"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("engine") && c.Bool("runner") {
+				return usageErrorf(c, "give --engine or --runner, not both")
+			}
 			if c.Bool("engine") {
 				return benchEngineAction(c)
+			}
+			if c.Bool("runner") {
+				return benchRunnerAction(c)
 			}
 			opts, err := benchOptions(c)
 			if err != nil {

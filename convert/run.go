@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -313,7 +314,7 @@ func (r *runner) convertAll(ctx context.Context, jobs []*sched.Job) error {
 	}
 	r.work = work
 	defer work.remove()
-	r.sizeOffice(jobs)
+	r.sizeOffice(ctx, jobs)
 	r.pool = &lazyPool{opts: r.o.LibreOffice, pool: r.o.Pool, shared: r.o.Pool != nil, base: ctx}
 	defer r.pool.close()
 	e, err := sched.NewEngine(sched.EngineOptions{
@@ -347,10 +348,32 @@ func (r *runner) startOffice(jobs []*sched.Job) {
 	}
 }
 
+// Sizing the pool by conversion time: another instance pays off only when
+// the work it takes over outweighs its start, about 0.7 s of a core (and
+// each instance initialises Writer, Calc and Impress once more). Measured
+// by calq convert bench on 2 cores: 7 documents take 1.1 s on one
+// instance, 1.2 s on two, 1.6 s on three; 54 take 2.9-3.2 s on one,
+// 2.3-2.4 s on two, 2.7-2.9 s on three.
+const (
+	// defaultDocSeconds is a document's conversion time with no history:
+	// 35-45 ms for the real-world corpus in testdata/convert.
+	defaultDocSeconds = 0.05
+	// workPerInstance is the conversion work, in seconds of one
+	// instance, that calls for one instance more.
+	workPerInstance = 1.0
+)
+
+// serviceTimer is a journal that knows how long documents took: calq's
+// SQLite journal does.
+type serviceTimer interface {
+	MeanRunSeconds(ctx context.Context, kind string, n int) (float64, int, error)
+}
+
 // sizeOffice sets the number of LibreOffice instances when none was
-// given: the default for this machine, but no more than there are office
-// documents to convert (two documents need no third instance starting).
-func (r *runner) sizeOffice(jobs []*sched.Job) {
+// given: one per workPerInstance of conversion work (the office
+// documents times their mean time in the journal's last 100, else
+// defaultDocSeconds), at least one, at most lo.DefaultInstances.
+func (r *runner) sizeOffice(ctx context.Context, jobs []*sched.Job) {
 	if r.o.LibreOffice.Instances > 0 {
 		return
 	}
@@ -364,15 +387,31 @@ func (r *runner) sizeOffice(jobs []*sched.Job) {
 			office++
 		}
 	}
-	r.o.LibreOffice.Instances = max(1, min(lo.DefaultInstances(), office))
+	per := defaultDocSeconds
+	if st, ok := r.o.Journal.(serviceTimer); ok && office > 0 {
+		// A run's time includes waiting for the instance behind the
+		// document before it: an upper estimate, which errs towards
+		// starting an instance more.
+		if mean, n, err := st.MeanRunSeconds(ctx, kindOffice, 100); err == nil && n >= 5 && mean > 0 {
+			per = mean
+		}
+	}
+	n := int(math.Ceil(float64(office) * per / workPerInstance))
+	r.o.LibreOffice.Instances = max(1, min(lo.DefaultInstances(), n))
 }
 
-// backends are LibreOffice (one worker per instance) and pdfcpu.
+// officeWorkersPerInstance: while an instance converts one document, a
+// second worker copies, hashes and checks the next one and waits for the
+// instance, so that calq's own work per file never leaves it idle.
+const officeWorkersPerInstance = 2
+
+// backends are LibreOffice (officeWorkersPerInstance workers per
+// instance) and pdfcpu.
 func (r *runner) backends() []sched.Backend {
 	n := r.o.LibreOffice.Instances
-	office := make([]sched.Worker, n)
+	office := make([]sched.Worker, n*officeWorkersPerInstance)
 	for i := range office {
-		office[i] = &officeWorker{r: r, slot: i}
+		office[i] = &officeWorker{r: r, slot: i % n}
 	}
 	m := r.o.Workers
 	if m <= 0 {

@@ -164,6 +164,9 @@ func SafeExt(in string) string {
 // instance and the client; the caller's deferred removal of the work
 // directory takes any output with it.
 func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOptions) (string, *ConvertError) {
+	if r.uno != nil {
+		return i.handUNO(ctx, r, src, o)
+	}
 	outDir := filepath.Join(filepath.Dir(src), "out")
 	args := []string{"--convert-to", target(src, o.PDFA), "--outdir", outDir}
 	if f := importFilter(src); f != "" {
@@ -209,26 +212,106 @@ wait:
 		case <-i.p.closing:
 			return fail(ReasonClosed, ErrClosed)
 		case <-sample.C:
-			if rss, limit := groupRSS(r.pgid), i.p.opts.MemoryLimit; rss > limit {
-				// Rounded up: over a limit of whole MiB, the two numbers differ.
-				return fail(ReasonMemoryLimit, fmt.Errorf("LibreOffice used %d MiB converting it, over the limit of %d MiB; it was stopped", (rss+1<<20-1)>>20, limit>>20))
+			if err := i.overLimit(r); err != nil {
+				return fail(ReasonMemoryLimit, err)
 			}
 		}
 	}
 	pdf := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".pdf")
-	head := make([]byte, 5)
-	f, err := os.Open(pdf)
-	if err != nil {
+	if _, err := os.Stat(pdf); err != nil {
 		if !i.alive(r) {
 			return fail(ReasonInstanceDied, nil)
 		}
 		return "", &ConvertError{Reason: ReasonLoadFailed, Detail: said(r.log.since(mark) + clog.String())}
 	}
-	defer f.Close()
-	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, []byte("%PDF-")) {
-		return "", &ConvertError{Reason: ReasonBadOutput, Err: err}
+	return pdf, checkOutput(pdf)
+}
+
+// handUNO is hand through the instance's UNO helper: one request on its
+// stdin, one answer on its stdout, no process started.
+func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOptions) (string, *ConvertError) {
+	pdf := filepath.Join(filepath.Dir(src), "out", "out.pdf")
+	mark := r.log.mark()
+	fail := func(reason string, err error) (string, *ConvertError) {
+		i.stop(r) // the helper with it
+		return "", &ConvertError{Reason: reason, Err: err, Detail: said(r.log.since(mark))}
 	}
-	return pdf, nil
+	h := r.uno
+	req := helperRequest{In: src, Out: pdf, InFilter: importFilter(src), PDFA: o.PDFA,
+		Lossless: o.PDFA > 0 && SafeExt(src) == ".pdf"}
+	if err := h.send(req); err != nil {
+		return fail(ReasonInstanceDied, fmt.Errorf("the UNO helper: %w", err))
+	}
+	i.handing.Store(true)
+	defer i.handing.Store(false)
+	sample := time.NewTicker(memorySampleEvery)
+	defer sample.Stop()
+	for {
+		select {
+		case rep, ok := <-h.replies:
+			switch {
+			case !ok || rep.Stage == "connection" || rep.Stage == "request":
+				// The helper is gone or out of step: the instance with it.
+				return fail(ReasonInstanceDied, helperError(rep, h))
+			case !rep.OK:
+				if !i.alive(r) {
+					return fail(ReasonInstanceDied, nil)
+				}
+				return "", &ConvertError{Reason: ReasonLoadFailed, Detail: rep.Error}
+			}
+			if _, err := os.Stat(pdf); err != nil {
+				return "", &ConvertError{Reason: ReasonBadOutput, Err: err}
+			}
+			return pdf, checkOutput(pdf)
+		case <-ctx.Done():
+			return fail(stopReason(ctx.Err()), ctx.Err())
+		case <-r.done:
+			return fail(ReasonInstanceDied, nil)
+		case <-i.p.closing:
+			return fail(ReasonClosed, ErrClosed)
+		case <-sample.C:
+			if err := i.overLimit(r); err != nil {
+				return fail(ReasonMemoryLimit, err)
+			}
+		}
+	}
+}
+
+// overLimit says whether r's process group holds more memory than
+// Options.MemoryLimit, and by how much.
+func (i *Instance) overLimit(r *run) error {
+	rss, limit := groupRSS(r.pgid), i.p.opts.MemoryLimit
+	if rss <= limit {
+		return nil
+	}
+	// Rounded up: over a limit of whole MiB, the two numbers differ.
+	return fmt.Errorf("LibreOffice used %d MiB converting it, over the limit of %d MiB; it was stopped", (rss+1<<20-1)>>20, limit>>20)
+}
+
+// helperError says what the helper said, or printed on stderr, when it
+// failed otherwise than on a document.
+func helperError(rep helperReply, h *helper) error {
+	if rep.Error != "" {
+		return fmt.Errorf("the UNO helper: %s", rep.Error)
+	}
+	if s := lastLines(h.stderr.String(), 3); s != "" {
+		return fmt.Errorf("the UNO helper exited: %s", s)
+	}
+	return errors.New("the UNO helper exited")
+}
+
+// checkOutput says whether the file at pdf starts as a PDF does.
+func checkOutput(pdf string) *ConvertError {
+	f, err := os.Open(pdf)
+	if err != nil {
+		return &ConvertError{Reason: ReasonBadOutput, Err: err}
+	}
+	defer f.Close()
+	head := make([]byte, 5)
+	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, []byte("%PDF-")) {
+		return &ConvertError{Reason: ReasonBadOutput, Err: err}
+	}
+	return nil
 }
 
 func (i *Instance) setClient(c *exec.Cmd) {
@@ -254,6 +337,9 @@ func (i *Instance) alive(r *run) bool {
 	return false
 }
 
+// rssCheckEvery is how often recycle reads the instance's memory.
+const rssCheckEvery = 8
+
 // recycle restarts the instance (by stopping it: the next call starts it)
 // after MaxConversions conversions or above MaxRSS.
 func (i *Instance) recycle(r *run) {
@@ -261,7 +347,11 @@ func (i *Instance) recycle(r *run) {
 	i.convs++
 	n := i.convs
 	i.mu.Unlock()
-	if n >= i.p.opts.MaxConversions || groupRSS(r.pgid) > i.p.opts.MaxRSS {
+	// Reading the group's memory scans /proc (about a millisecond, while
+	// the instance waits): every rssCheckEvery conversions is enough for
+	// a limit that restarts an instance between documents (the first
+	// conversion after a start, then every rssCheckEvery-th).
+	if n >= i.p.opts.MaxConversions || (n-1)%rssCheckEvery == 0 && groupRSS(r.pgid) > i.p.opts.MaxRSS {
 		i.stop(r)
 	}
 }

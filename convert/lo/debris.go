@@ -12,7 +12,7 @@ import (
 // RemoveDebris removes what SIGKILLed pools left in the temporary
 // directory: their state directories (profiles, and work directories
 // holding copies of documents), named calq-lo-PID-*, whose PID is gone,
-// and the OSL_PIPE socket of each instance profile in them. A live
+// and the OSL_PIPE sockets of each instance profile in them. A live
 // pool's directory is never touched, nor is a socket whose name is not
 // computed from a dead directory's profiles. It returns what it removed.
 // New calls it; calq convert calls it at every run.
@@ -37,11 +37,13 @@ func RemoveDebris() ([]string, error) {
 			if fi, err := os.Lstat(slot); err != nil || !fi.IsDir() {
 				continue
 			}
-			pipe := pipePath(layout{slot}.profileURL())
-			if err := os.Remove(pipe); err == nil {
-				removed = append(removed, pipe)
-			} else if !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, err)
+			u := layout{slot}.profileURL()
+			for _, pipe := range []string{pipePath(u), unoPipePath(unoPipeName(u))} {
+				if err := os.Remove(pipe); err == nil {
+					removed = append(removed, pipe)
+				} else if !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, err)
+				}
 			}
 		}
 		if err := os.RemoveAll(dir); err != nil {

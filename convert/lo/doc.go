@@ -6,14 +6,19 @@
 // soffice and reports its version without starting a pool.
 //
 // How a document reaches a warm instance: each instance is an
-// `soffice --headless` holding a small document open, so it stays up,
-// with its own profile (-env:UserInstallation), HOME and TMPDIR. Convert
-// runs a second, short-lived `soffice --convert-to pdf` with the same
-// profile: LibreOffice hands that request over its own pipe to the
-// running instance, waits until it is done and exits. The hand-over
-// costs about 0.1 s, against about 1 s to start a new soffice per file.
-// The client's exit status says nothing (it is 0 when the document could
-// not be loaded): the output file is the only verdict.
+// `soffice --headless` with its own profile (-env:UserInstallation), HOME
+// and TMPDIR, listening on a UNO pipe (--accept=pipe). Beside it runs a
+// small Python helper (unohelper.py, embedded; see uno.go) connected to
+// it, which takes one JSON request per document on stdin, loads the
+// document hidden and read-only with macros never run, exports it with
+// the PDF filter of the module it opened in, closes it, and answers on
+// stdout: no process is started per document. It needs a python3 with
+// the uno module (Debian's python3-uno). Without one, the instance holds
+// a small document open, so it stays up, and Convert runs a second,
+// short-lived `soffice --convert-to pdf` with the same profile, which
+// LibreOffice hands over its own pipe to the running instance (about
+// 0.1 s more per document). Either way the output file is the only
+// verdict: soffice exits 0 when a document could not be loaded.
 //
 // Robustness: the input is linked or copied under a safe ASCII name into
 // a work directory private to the instance, with a private output
@@ -21,8 +26,10 @@
 // context is done the instance's whole process group is killed, any
 // output removed, and the instance restarted by the next call. An
 // instance is also restarted after Options.MaxConversions documents or
-// above Options.MaxRSS. Every process runs through calq/internal/proc, so
-// none outlives calq, even when calq is SIGKILLed.
+// above Options.MaxRSS. Every soffice instance runs under
+// calq/internal/proc's guard, so none outlives calq, even when calq is
+// SIGKILLed; helpers and clients run as proc.Child, without a guard: they
+// end with their instance or their input, and get SIGKILL when calq dies.
 //
 // Memory: while an instance converts, the resident memory of its process
 // group is read from /proc every 200 ms; above Options.MemoryLimit
@@ -47,7 +54,8 @@
 // local file named by an INCLUDEPICTURE field): the private copy of an
 // RTF document has the instructions of such fields blanked.
 //
-// Cost: an instance takes about 1 s to start and 150 MB or more of
-// memory. A Pool and its Instances are safe for concurrent use; an
+// Cost: an instance takes about 0.7 s of a core to start and 150 MB or
+// more of memory; a profile kept in Options.StateDir between pools starts
+// sooner than a new one. A Pool and its Instances are safe for concurrent use; an
 // Instance converts one document at a time and queues other callers.
 package lo

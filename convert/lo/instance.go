@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"calq/internal/proc"
@@ -27,6 +28,8 @@ type Instance struct {
 	client *exec.Cmd // the client of the conversion in progress
 	convs  int       // conversions since the last start
 	starts int       // starts so far, for tests
+
+	handing atomic.Bool // a request is with the UNO helper
 }
 
 // run is one life of an instance's soffice.
@@ -36,6 +39,8 @@ type run struct {
 	done   chan struct{} // closed once the process has been waited for
 	log    *tailLog      // what soffice printed
 	marker string        // in the command line of every process of the instance
+	pipe   string        // the UNO pipe's name; "" without a helper
+	uno    *helper       // the UNO helper; nil: documents go through a client soffice
 }
 
 func newInstance(p *Pool, name, dir string, lock *os.File) *Instance {
@@ -81,11 +86,17 @@ func (i *Instance) ensure(ctx context.Context) (*run, error) {
 	r := i.run
 	i.mu.Unlock()
 	if r != nil {
+		i.mu.Lock()
+		h := r.uno
+		i.mu.Unlock()
 		select {
 		case <-r.done: // died while idle
 			i.stop(r)
 		default:
-			return r, nil
+			if h == nil || !h.exited() {
+				return r, nil
+			}
+			i.stop(r) // its helper died while idle: start both again
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, i.p.opts.StartTimeout)
@@ -93,7 +104,12 @@ func (i *Instance) ensure(ctx context.Context) (*run, error) {
 	var err error
 	// A fresh profile may make the first start exit (status 81 asks for
 	// a restart, which oosplash normally does itself): try again.
+	// A profile kept between runs (Options.StateDir) may have been left
+	// broken by a crash: the last attempt starts from a new one.
 	for attempt := 0; attempt < 3; attempt++ {
+		if attempt == 2 {
+			os.RemoveAll(i.l.profile())
+		}
 		if r, err = i.startOnce(ctx); err == nil || ctx.Err() != nil || errors.Is(err, ErrClosed) {
 			break
 		}
@@ -104,15 +120,26 @@ func (i *Instance) ensure(ctx context.Context) (*run, error) {
 	return r, nil
 }
 
-// startOnce starts soffice holding the keep-alive document open and waits
-// until the document's lock file appears: the instance is then up and
-// listening on its pipe.
+// startOnce starts soffice and waits until it is up. With a UNO helper
+// soffice listens on a UNO pipe and the helper, started at the same time,
+// retries until it connects: the instance is up then. Without one soffice
+// holds the keep-alive document open (without a document it would exit
+// after the first conversion handed to it), and is up once the document's
+// lock file appears.
 func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 	if err := i.l.prepare(i.p.settings); err != nil {
 		return nil, err
 	}
 	r := &run{done: make(chan struct{}), log: newTailLog(16 << 10), marker: i.l.profileURL()}
-	r.cmd = i.command(i.l.dir, i.l.keep())
+	// A killed run's sockets: this slot is ours (locked) now.
+	removeSocket(pipePath(r.marker))
+	argv := []string{i.l.keep()}
+	if i.p.python != "" && !i.p.unoFailed.Load() {
+		r.pipe = unoPipeName(r.marker)
+		removeSocket(unoPipePath(r.pipe)) // LibreOffice would not listen
+		argv = []string{acceptArg(r.pipe)}
+	}
+	r.cmd = i.command(i.l.dir, argv...)
 	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
 	if err := r.cmd.Start(); err != nil {
 		return nil, err
@@ -126,6 +153,23 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 	i.run, i.convs = r, 0
 	i.starts++
 	i.mu.Unlock()
+	if r.pipe != "" {
+		h, err := startHelper(ctx, i.p.python, i.l, r.pipe, r, i.p.closing)
+		if err != nil {
+			i.stop(r)
+			if errors.Is(err, errNoUNO) {
+				i.p.unoFailed.Store(true) // the next attempt goes without
+			}
+			if errors.Is(err, errSofficeExited) {
+				err = fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, lastLines(r.log.String(), 5))
+			}
+			return nil, err
+		}
+		i.mu.Lock()
+		r.uno = h
+		i.mu.Unlock()
+		return r, nil
+	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -172,9 +216,17 @@ func (r *run) kill() {
 func (i *Instance) stop(r *run) {
 	r.kill()
 	<-r.done
+	i.mu.Lock()
+	h := r.uno
+	r.uno = nil
+	i.mu.Unlock()
+	if h != nil {
+		h.stop()
+	}
 	killMarked(r.marker)
-	if fi, err := os.Lstat(pipePath(r.marker)); err == nil && fi.Mode()&os.ModeSocket != 0 {
-		os.Remove(pipePath(r.marker))
+	removeSocket(pipePath(r.marker))
+	if r.pipe != "" {
+		removeSocket(unoPipePath(r.pipe))
 	}
 	i.mu.Lock()
 	if i.run == r {
@@ -191,6 +243,11 @@ func (i *Instance) killAll() {
 	i.mu.Unlock()
 	if r != nil {
 		r.kill()
+		i.mu.Lock()
+		if r.uno != nil {
+			r.uno.cancel() // its guard kills it; stop waits for it
+		}
+		i.mu.Unlock()
 	}
 	if c != nil && c.Process != nil {
 		killGroup(c.Process.Pid)
@@ -228,4 +285,11 @@ func said(log string) string {
 func lastLines(log string, n int) string {
 	lines := strings.Split(strings.TrimSpace(log), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// removeSocket removes the socket at path, if there is one.
+func removeSocket(path string) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		os.Remove(path)
+	}
 }

@@ -81,7 +81,7 @@ func childPool(dir string) int {
 	go func() {
 		done <- p.Instances()[0].Convert(context.Background(), hangingDoc(), filepath.Join(dir, "out.pdf"), ConvertOptions{})
 	}()
-	for len(clients(p.Instances()[0])) == 0 {
+	for !handing(p.Instances()[0]) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "ready"), nil, 0o600); err != nil {
@@ -154,13 +154,16 @@ func hangingDoc() string {
 
 // poolProcs returns the pids of processes started with the profile of
 // any instance under dir (guards, soffice, oosplash, soffice.bin,
-// clients).
+// clients), and of their UNO helpers.
 func poolProcs(dir string) []int {
 	var pids []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), "-env:UserInstallation=file://"+dir+"/") && !zombie(e.Name()) {
+		cmd := string(b)
+		ours := strings.Contains(cmd, "-env:UserInstallation=file://"+dir+"/") ||
+			strings.Contains(cmd, dir+"/") && strings.Contains(cmd, "unohelper.py")
+		if err == nil && ours && !zombie(e.Name()) {
 			var pid int
 			fmt.Sscan(e.Name(), &pid)
 			pids = append(pids, pid)
@@ -188,6 +191,12 @@ func clients(i *Instance) []int {
 		}
 	}
 	return pids
+}
+
+// handing says whether i is converting a document: a client soffice
+// runs, or the UNO helper has a request.
+func handing(i *Instance) bool {
+	return i.handing.Load() || len(clients(i)) > 0
 }
 
 // waitFor polls cond every 10 ms for up to a minute: processes die and

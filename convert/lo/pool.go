@@ -2,6 +2,7 @@ package lo
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,9 +23,9 @@ import (
 type Options struct {
 	Soffice        string        // path of soffice; "" looks it up in PATH as Find does
 	Instances      int           // 0 → DefaultInstances()
-	StateDir       string        // where profiles, HOME and TMPDIR of instances live; "" → a temp dir removed by Close
+	StateDir       string        // where profiles, HOME and TMPDIR of instances live, kept between pools (see DefaultStateDir); "" → a temp dir removed by Close
 	MaxConversions int           // restart an instance after this many conversions (0 → 200)
-	MaxRSS         int64         // restart an instance above this resident memory of its process group after a conversion, bytes (0 → 1 GiB, at most MemoryLimit/2)
+	MaxRSS         int64         // restart an instance above this resident memory of its process group, checked after the 1st, 9th, 17th... conversion since its start, bytes (0 → 1 GiB, at most MemoryLimit/2)
 	MemoryLimit    int64         // kill an instance above this resident memory during a conversion and fail it with ReasonMemoryLimit, bytes (0 → DefaultMemoryLimit)
 	StartTimeout   time.Duration // for one instance to start (0 → 60 s)
 
@@ -31,6 +33,11 @@ type Options struct {
 	// LibreOffice's defaults and RTF fields as they are: for the test
 	// that proves the hardening matters.
 	noHardening bool
+	// noUNO hands documents over by client soffice even when a UNO
+	// helper could run: for tests and the bench, which compare the two.
+	noUNO bool
+	// python replaces findPython's answer, for tests.
+	python string
 }
 
 const (
@@ -42,14 +49,31 @@ const (
 	defaultStartTimeout   = 60 * time.Second
 )
 
-// DefaultInstances is one instance per core plus one, no more than one per GiB of
+// DefaultStateDir is where calq convert keeps its instances' profiles
+// between runs: calq/libreoffice in the user's cache directory
+// ($XDG_CACHE_HOME, else ~/.cache), or "" when there is none. A profile
+// LibreOffice has initialised before starts about 0.1 s sooner than a new
+// one, and converts its first documents sooner (measured by calq convert
+// bench). Each slot (lo-1, lo-2, ...) is locked while a pool uses it, so
+// runs at the same time never share a profile; its settings are written
+// anew at every start, and its work directory, which holds a copy of the
+// document being converted, is emptied.
+func DefaultStateDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "calq", "libreoffice")
+}
+
+// DefaultInstances is one instance per core, no more than one per GiB of
 // available memory, and at least one.
 func DefaultInstances() int {
-	// One more than the cores: each document also starts a short client
-	// process and waits on the disk, which leaves a core idle otherwise
-	// (measured by calq convert bench here: 2 instances gave 1.58× the
-	// batched soffice call on 2 vCPU, 3 gave 1.74×).
-	n := runtime.NumCPU() + 1
+	// One per core: with documents handed over through a UNO helper no
+	// client process leaves a core idle (calq convert bench, 54 real-world
+	// documents on 2 cores: 2.3-2.4 s on two instances, 2.7-2.9 s on
+	// three). Before the helpers, cores + 1 was faster.
+	n := runtime.NumCPU()
 	if avail := memAvailable(); avail > 0 {
 		n = min(n, int(avail>>30))
 	}
@@ -98,6 +122,10 @@ type Pool struct {
 	tempDir  bool   // dir was made by New and is removed by Close
 	settings []setting
 	insts    []*Instance
+	python   string // the python3 for the helpers; "" hands documents over by client soffice
+	// unoFailed is set when python has no uno module: later starts hand
+	// documents over by client soffice.
+	unoFailed atomic.Bool
 
 	closing   chan struct{} // closed by shutdown
 	closeOnce sync.Once
@@ -119,6 +147,9 @@ func New(ctx context.Context, o Options) (*Pool, error) {
 		return nil, err
 	}
 	p := &Pool{opts: o, soffice: soffice, closing: make(chan struct{}), settings: hardening}
+	if !o.noUNO {
+		p.python = cmp.Or(o.python, findPython())
+	}
 	p.opts.Instances = orDefault(o.Instances, DefaultInstances())
 	p.opts.MaxConversions = orDefault(o.MaxConversions, defaultMaxConversions)
 	p.opts.MemoryLimit = orDefault(o.MemoryLimit, DefaultMemoryLimit(p.opts.Instances))

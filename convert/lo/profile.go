@@ -100,6 +100,10 @@ func (l layout) profileURL() string {
 // instance leaves (with a lock on the keep-alive document the new
 // instance cannot open it and exits at once).
 func (l layout) prepare(settings []setting) error {
+	// A profile kept between runs keeps nothing of a run's documents.
+	if err := os.RemoveAll(l.tmp()); err != nil {
+		return err
+	}
 	for _, d := range []string{filepath.Dir(l.registry()), l.home(), l.tmp(), filepath.Dir(l.keep())} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err

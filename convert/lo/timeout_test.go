@@ -61,6 +61,7 @@ func fakePoolWith(t *testing.T, o Options) (p *Pool, release string) {
 		t.Fatal(err)
 	}
 	o.Soffice, o.Instances, o.StateDir = prog, 1, filepath.Join(dir, "state")
+	o.noUNO = true // the fake speaks no UNO: it is the client route's test
 	p, err = New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,9 @@ var guardOK atomic.Bool
 // and SIGHUP on to the group; kills the group when calq dies; and exits as
 // the command did, by the same signal if it was killed.
 func MaybeRunGuard() {
+	if _, ok := os.LookupEnv(keeperEnv); ok {
+		os.Exit(keep())
+	}
 	v, ok := os.LookupEnv(guardEnv)
 	parent, err := strconv.Atoi(v)
 	switch {

@@ -13,8 +13,8 @@
 // what it left running in the group, since nothing would stop it later.
 // [MaybeRunGuard] is the guard's entry point: main, and TestMain in every
 // package whose tests start commands, must call it first thing. A guard
-// costs one process (a few MB) per command, and a few milliseconds to start.
-// Processes that leave the group (setsid, setpgid) escape all of this.
+// costs one process (a few MB) per command, and a re-execution of calq
+// (about 25 ms) to start. Processes that leave the group (setsid, setpgid) escape all of this.
 //
 // No command, and no guard, gets calq's secrets in its environment: the
 // variables [childenv.Secret] names (CALQ_OWNER_PASSWORD, ...) are dropped
@@ -22,12 +22,16 @@
 // process's environment is readable in /proc/PID/environ and passed on to
 // its children.
 //
+// For many short commands, [Keeper] runs them all with one helper process instead;
+// for a child that dies with calq of its own accord, [Child] runs it
+// without a guard.
+//
 // If calq cannot find its executable, commands run without a guard, with
 // SIGKILL as their parent-death signal: the direct child dies with calq,
 // its own children may not. On other systems Command is
 // exec.CommandContext with a WaitDelay: only the direct child is killed.
 //
-// Command and MaybeRunGuard are safe for concurrent use.
+// Command, Child, Keeper and MaybeRunGuard are safe for concurrent use.
 package proc
 
 import (
@@ -58,6 +62,29 @@ type Options struct {
 // Wait's error is the command's: *exec.ExitError for a non-zero status or
 // a signal, even when the cancellation caused it; check ctx to tell.
 func Command(ctx context.Context, opts Options, argv ...string) *exec.Cmd {
+	cmd := newCmd(ctx, opts, argv)
+	if cmd.Err == nil {
+		stopAsTree(cmd, cmp.Or(opts.Grace, DefaultGrace))
+	}
+	return cmd
+}
+
+// Child is Command without a guard, for a child that ends on its own when
+// calq dies, because its input ends or what it serves dies with calq
+// (a helper talking to a guarded process, a short-lived client of one): it
+// saves the guard's start, a re-execution of calq. The command runs in a
+// process group of its own, stopped as a group when ctx is done; on Linux
+// it gets SIGKILL when calq dies (its parent-death signal), its own
+// children do not.
+func Child(ctx context.Context, opts Options, argv ...string) *exec.Cmd {
+	cmd := newCmd(ctx, opts, argv)
+	if cmd.Err == nil {
+		stopAsGroup(cmd, cmp.Or(opts.Grace, DefaultGrace))
+	}
+	return cmd
+}
+
+func newCmd(ctx context.Context, opts Options, argv []string) *exec.Cmd {
 	if len(argv) == 0 {
 		cmd := exec.CommandContext(ctx, "")
 		cmd.Err = errors.New("proc: empty command")
@@ -65,16 +92,19 @@ func Command(ctx context.Context, opts Options, argv ...string) *exec.Cmd {
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = opts.Dir
-	env := opts.Env
+	cmd.Env = childEnvOf(opts.Env, opts.Dir)
+	// Not shorter than the grace: when it runs out, os/exec kills the
+	// direct child, and a guard killed before the group could not clean up.
+	cmd.WaitDelay = cmp.Or(opts.Grace, DefaultGrace)
+	return cmd
+}
+
+// childEnvOf returns env, or calq's own when env is nil, less calq's
+// secrets.
+func childEnvOf(env []string, dir string) []string {
 	if env == nil {
-		env = (&exec.Cmd{Dir: opts.Dir}).Environ() // calq's, with PWD set to Dir as os/exec does
+		env = (&exec.Cmd{Dir: dir}).Environ() // calq's, with PWD set to dir as os/exec does
 	}
 	// Never nil: an empty environment must stay empty, not become calq's.
-	cmd.Env = append([]string{}, childenv.Without(env)...)
-	grace := cmp.Or(opts.Grace, DefaultGrace)
-	// Not shorter than grace: when it runs out, os/exec kills the direct
-	// child, and a guard killed before the group could not clean up.
-	cmd.WaitDelay = grace
-	stopAsTree(cmd, grace)
-	return cmd
+	return append([]string{}, childenv.Without(env)...)
 }

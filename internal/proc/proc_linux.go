@@ -20,16 +20,28 @@ var errNoGuard = errors.New("proc: MaybeRunGuard was not called at start-up")
 // stopAsTree makes cmd run in its own process group, under a guard when it
 // can, and stop as a group when its context is done.
 func stopAsTree(cmd *exec.Cmd, grace time.Duration) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	term := func() error { return killGroup(cmd, syscall.SIGTERM) }
-	if _, err := executable(); err == nil && cmd.Err == nil {
-		guarded(cmd)
+	stopAsGroup(cmd, grace)
+	if _, err := executable(); err != nil {
+		return
+	}
+	guarded(cmd)
+	cmd.Cancel = func() error {
 		// The guard passes SIGTERM on to the group; sent to the group as
 		// well, it would reach every process twice.
-		term = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		err := cmd.Process.Signal(syscall.SIGTERM)
+		if err == nil {
+			time.AfterFunc(grace, func() { killGroup(cmd, syscall.SIGKILL) })
+		}
+		return err
 	}
+}
+
+// stopAsGroup makes cmd run in its own process group, with SIGKILL as its
+// parent-death signal, and stop as a group when its context is done.
+func stopAsGroup(cmd *exec.Cmd, grace time.Duration) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error {
-		err := term()
+		err := killGroup(cmd, syscall.SIGTERM)
 		if err == nil {
 			time.AfterFunc(grace, func() { killGroup(cmd, syscall.SIGKILL) })
 		}

@@ -62,20 +62,28 @@ func TestCancel(t *testing.T) {
 // command's whole tree to die with it.
 func TestCalqKilled(t *testing.T) {
 	dir := t.TempDir()
+	calq := startFakeCalq(t, fakeCalqEnv, dir)
+	pids := waitPids(t, dir, 3) // grandchild, shell, guard
+	calq.Process.Kill()
+	calq.Wait()
+	waitGone(t, pids)
+}
+
+// startFakeCalq starts the test binary as a stand-in for calq, chosen
+// by env (see TestMain), working in dir.
+func startFakeCalq(t *testing.T, env, dir string) *exec.Cmd {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	calq := exec.Command(self)
-	calq.Env = append(os.Environ(), fakeCalqEnv+"="+dir)
+	calq.Env = append(os.Environ(), env+"="+dir)
 	calq.Stderr = os.Stderr
 	if err := calq.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pids := waitPids(t, dir, 3) // grandchild, shell, guard
-	calq.Process.Kill()
-	calq.Wait()
-	waitGone(t, pids)
+	return calq
 }
 
 func TestExitStatus(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"calq/internal/exitcode"
+	"calq/internal/proc"
 	"calq/sched"
 )
 
@@ -77,7 +78,9 @@ func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
 	if len(o.Commands) == 0 {
 		return RunResult{}, errors.New("run: no commands")
 	}
-	e, flush, err := newShellEngine(o)
+	keeper := proc.NewKeeper()
+	defer keeper.Close()
+	e, flush, err := newShellEngine(o, keeper)
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -122,7 +125,7 @@ func outcome(s sched.Summary) error {
 	return fmt.Errorf("%w: %d of %d %s failed", exitcode.ErrPartial, bad, s.Submitted, noun)
 }
 
-func newShellEngine(o RunOptions) (*sched.Engine, func(), error) {
+func newShellEngine(o RunOptions, keeper *proc.Keeper) (*sched.Engine, func(), error) {
 	n := max(o.Workers, 1)
 	ws := make([]sched.Worker, n)
 	events, output, flush := o.Events, o.Output, func() {}
@@ -131,7 +134,7 @@ func newShellEngine(o RunOptions) (*sched.Engine, func(), error) {
 		events, output, flush = d.events(o.Events), d.store, d.flush
 	}
 	for i := range ws {
-		ws[i] = &Worker{Shell: o.Shell, Grace: o.Grace, Output: output, Env: o.Env}
+		ws[i] = &Worker{Shell: o.Shell, Grace: o.Grace, Output: output, Env: o.Env, Keeper: keeper}
 	}
 	grace := o.Grace
 	if grace <= 0 {

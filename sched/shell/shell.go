@@ -14,9 +14,10 @@ import (
 	"calq/sched"
 )
 
-// Worker runs a job's Payload as a shell command line (sh -c) under
-// proc's guard: a cancelled or timed-out job stops with its whole process
-// tree, and no process of it outlives calq. It holds no state between
+// Worker runs a job's Payload as a shell command line (sh -c) through
+// Keeper, or under proc's guard when Keeper is nil: a cancelled or
+// timed-out job stops with its whole process tree, and no process of it
+// outlives calq. It holds no state between
 // jobs, so one Worker may run many jobs at once.
 type Worker struct {
 	Shell string        // default "/bin/sh"
@@ -27,6 +28,9 @@ type Worker struct {
 	// captured apart and cut at 1 MiB (like GNU parallel --group); nil
 	// discards it.
 	Output func(j *sched.Job, stdout, stderr []byte)
+	// Keeper, when set, runs the commands: one helper process for all of
+	// them rather than a guard per command (see proc.Keeper).
+	Keeper *proc.Keeper
 }
 
 // outputCap bounds the output kept of each stream of an attempt.
@@ -38,10 +42,15 @@ const outputCap = 1 << 20
 // (cannot execute, not found), which retrying cannot fix.
 func (w *Worker) Run(ctx context.Context, j *sched.Job) error {
 	opts := proc.Options{Grace: w.Grace, Dir: w.Dir, Env: w.Env}
-	cmd := proc.Command(ctx, opts, cmp.Or(w.Shell, "/bin/sh"), "-c", string(j.Payload))
 	var stdout, stderr cappedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	var err error
+	if w.Keeper != nil {
+		err = w.Keeper.Shell(ctx, opts, cmp.Or(w.Shell, "/bin/sh"), string(j.Payload), &stdout, &stderr)
+	} else {
+		cmd := proc.Command(ctx, opts, cmp.Or(w.Shell, "/bin/sh"), "-c", string(j.Payload))
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+	}
 	if w.Output != nil {
 		w.Output(j, stdout.Bytes(), stderr.Bytes())
 	}

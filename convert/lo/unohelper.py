@@ -1,0 +1,145 @@
+# calq's UNO helper: converts documents to PDF on one running LibreOffice
+# instance, one request at a time, for calq/convert/lo (see uno.go there).
+#
+# Usage: python3 unohelper.py UNO-URL DEADLINE-SECONDS
+#
+# It connects to the instance at UNO-URL (retrying until the deadline),
+# prints {"ready": true}, then reads one JSON request per line on stdin,
+#   {"in": PATH, "out": PATH, "infilter": NAME, "pdfa": 0..3, "lossless": BOOL}
+# and answers each with one JSON line on stdout,
+#   {"ok": true} or {"ok": false, "stage": "load"|"export"|"connection", "error": TEXT}
+# It exits at end of input, or with status 3 when the connection to the
+# instance is lost. Nothing else is printed on stdout.
+import json
+import sys
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def connect(url, deadline):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext(
+        "com.sun.star.bridge.UnoUrlResolver", local)
+    while True:
+        try:
+            ctx = resolver.resolve(url)
+            return ctx.ServiceManager.createInstanceWithContext(
+                "com.sun.star.frame.Desktop", ctx)
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+# The PDF export filter of the module a document opened in, checked in
+# this order (a presentation is also a drawing, a web page also text).
+EXPORT = [
+    ("com.sun.star.text.WebDocument", "writer_web_pdf_Export"),
+    ("com.sun.star.text.GenericTextDocument", "writer_pdf_Export"),
+    ("com.sun.star.sheet.SpreadsheetDocument", "calc_pdf_Export"),
+    ("com.sun.star.presentation.PresentationDocument", "impress_pdf_Export"),
+    ("com.sun.star.drawing.DrawingDocument", "draw_pdf_Export"),
+    ("com.sun.star.formula.FormulaProperties", "math_pdf_Export"),
+]
+
+
+def export_filter(doc):
+    for service, name in EXPORT:
+        if doc.supportsService(service):
+            return name
+    return None
+
+
+def is_disposed(e):
+    # The instance died or dropped the connection: nothing more can be done
+    # on it.
+    return type(e).__name__ == "DisposedException" or "URP bridge" in str(e)
+
+
+def convert(desktop, req):
+    load = [
+        prop("Hidden", True),
+        prop("ReadOnly", True),
+        # Never run a macro, never update a link, never ask: the profile
+        # says the same, this holds whatever the profile says.
+        prop("MacroExecutionMode", 0),   # NEVER_EXECUTE
+        prop("UpdateDocMode", 0),        # NO_UPDATE
+    ]
+    if req.get("infilter"):
+        load.append(prop("FilterName", req["infilter"]))
+    url = uno.systemPathToFileUrl(req["in"])
+    try:
+        doc = desktop.loadComponentFromURL(url, "_blank", 0, tuple(load))
+    except Exception as e:
+        if is_disposed(e):
+            raise
+        return {"ok": False, "stage": "load", "error": "source file could not be loaded: %s" % (e,)}
+    if doc is None:
+        return {"ok": False, "stage": "load", "error": "source file could not be loaded"}
+    try:
+        name = export_filter(doc)
+        if name is None:
+            return {"ok": False, "stage": "export", "error": "no PDF export for this kind of document"}
+        data = []
+        if req.get("pdfa"):
+            data.append(prop("SelectPdfVersion", int(req["pdfa"])))
+        if req.get("lossless"):
+            data.append(prop("UseLosslessCompression", True))
+            data.append(prop("ReduceImageResolution", False))
+        store = [prop("FilterName", name), prop("Overwrite", True)]
+        if data:
+            store.append(prop("FilterData", uno.Any("[]com.sun.star.beans.PropertyValue", tuple(data))))
+        try:
+            doc.storeToURL(uno.systemPathToFileUrl(req["out"]), tuple(store))
+        except Exception as e:
+            if is_disposed(e):
+                raise
+            return {"ok": False, "stage": "export", "error": "export failed: %s" % (e,)}
+        return {"ok": True}
+    finally:
+        try:
+            doc.close(True)
+        except Exception:
+            try:
+                doc.dispose()
+            except Exception:
+                pass
+
+
+def main():
+    url, deadline = sys.argv[1], time.monotonic() + float(sys.argv[2])
+    out = sys.stdout
+    try:
+        desktop = connect(url, deadline)
+    except Exception as e:
+        print(json.dumps({"ready": False, "error": str(e)}), file=out, flush=True)
+        return 3
+    print(json.dumps({"ready": True}), file=out, flush=True)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+        except ValueError as e:
+            print(json.dumps({"ok": False, "stage": "request", "error": str(e)}), file=out, flush=True)
+            continue
+        try:
+            reply = convert(desktop, req)
+        except Exception as e:
+            print(json.dumps({"ok": False, "stage": "connection", "error": str(e)}), file=out, flush=True)
+            return 3
+        print(json.dumps(reply), file=out, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
