@@ -154,6 +154,11 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if len(o.Inputs) == 0 {
 		fail("no PATH to convert")
 	}
+	if d := o.LibreOffice.StateDir; d != "" {
+		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
+			fail("--state-dir %s: not a directory", d)
+		}
+	}
 	for _, g := range append(append([]string{}, o.Include...), o.Exclude...) {
 		if err := convert.CheckGlob(g); err != nil {
 			fail("--include/--exclude: %w", err)

@@ -37,12 +37,19 @@ type convertRun struct {
 	done  chan struct{}
 }
 
-// startConvert starts calq convert --json with TMPDIR set to tmp, so that
-// its LibreOffice profiles, and so its processes, can be told apart.
+// convertEnv is the environment of a calq convert whose temporary files
+// and LibreOffice profiles (its cache) are under tmp, so that its
+// processes can be told apart.
+func convertEnv(tmp string) []string {
+	return []string{"TMPDIR=" + tmp, "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache")}
+}
+
+// startConvert starts calq convert --json with its files under tmp (see
+// convertEnv).
 func startConvert(t *testing.T, tmp string, args ...string) *convertRun {
 	t.Helper()
 	cmd := calqCmd(t, append([]string{"convert", "--json"}, args...)...)
-	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	cmd.Env = append(cmd.Env, convertEnv(tmp)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +137,9 @@ func TestConvertKillResume(t *testing.T) {
 			t.Fatal("3 files not converted in 2 minutes")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	if len(sofficeUnder(tmp)) == 0 {
+		t.Fatalf("no LibreOffice process of calq's found under %s: the check below would prove nothing", tmp)
 	}
 	first.cmd.Process.Signal(syscall.SIGKILL)
 	first.wait(t)
@@ -249,7 +259,7 @@ func TestConvertCtrlC(t *testing.T) {
 	in, out, db := convertFixture(t, n)
 	tmp := t.TempDir()
 	cmd := calqCmd(t, "convert", "--instances", "1", "--db", db, "-o", out, in)
-	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	cmd.Env = append(cmd.Env, convertEnv(tmp)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

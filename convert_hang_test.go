@@ -29,7 +29,7 @@ func TestConvertTermWhileHashing(t *testing.T) {
 	f.Close()
 	tmp := t.TempDir()
 	cmd := calqCmd(t, "convert", "--db", filepath.Join(dir, "j.db"), "-o", filepath.Join(dir, "out"), in)
-	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	cmd.Env = append(cmd.Env, convertEnv(tmp)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

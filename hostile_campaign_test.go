@@ -181,7 +181,7 @@ func TestHostileCampaign(t *testing.T) {
 
 	out := filepath.Join(dir, "out")
 	cmd := calqCmd(t, "convert", "--json", "--timeout", "30s", "--retries", "1", "--db", filepath.Join(dir, "j.db"), "-o", out, in)
-	cmd.Env = append(cmd.Env, "TMPDIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, convertEnv(t.TempDir())...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -265,7 +265,7 @@ func TestOutputDirFull(t *testing.T) {
 		writeNoisePNG(t, filepath.Join(in, fmt.Sprintf("img%d.png", i)), int64(i))
 	}
 	cmd := calqCmd(t, "convert", "--json", "--db", filepath.Join(dir, "j.db"), "-o", out, in)
-	cmd.Env = append(cmd.Env, "TMPDIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, convertEnv(t.TempDir())...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Run()

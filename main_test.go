@@ -42,6 +42,9 @@ func TestScript(t *testing.T) {
 			// Under -race every exit sleeps 1 s to let reports drain;
 			// each exec would pay it.
 			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			// calq convert keeps LibreOffice's profiles in the user's
+			// cache; testscript's HOME is /no-home.
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(e.WorkDir, ".cache"))
 			// $DATA holds the documents of testdata/convert.
 			data, err := filepath.Abs(filepath.Join("testdata", "convert"))
 			e.Setenv("DATA", data)

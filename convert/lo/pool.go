@@ -162,7 +162,7 @@ func New(ctx context.Context, o Options) (*Pool, error) {
 	}
 	if err := p.claim(); err != nil {
 		p.Close()
-		return nil, err
+		return nil, fmt.Errorf("LibreOffice state directory %s: %w", p.dir, err)
 	}
 	p.stopAfter = context.AfterFunc(ctx, p.shutdown)
 	errs := make([]error, len(p.insts))
