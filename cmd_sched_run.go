@@ -133,7 +133,7 @@ func runCommands(c *cli.Context) ([]string, error) {
 		case len(after) == 0:
 			return nil, usageErrorf(c, "--: no COMMAND after it")
 		case len(files) > 0:
-			return nil, usageErrorf(c, "give job files or -- COMMAND, not both (%s before --)", shellWord(files[0]))
+			return nil, usageErrorf(c, "give job files or -- COMMAND, not both (%s before --)", shell.Quote(files[0]))
 		case strings.TrimSpace(strings.Join(after, "")) == "":
 			return nil, usageErrorf(c, "--: the COMMAND is empty")
 		}
@@ -170,7 +170,7 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 	var r io.Reader = c.App.Reader
 	label := "standard input"
 	if name != "-" {
-		label = "job file " + shellWord(name)
+		label = "job file " + shell.Quote(name)
 		f, err := os.Open(name)
 		if err != nil {
 			var pe *fs.PathError
@@ -194,7 +194,7 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 	case bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b):
 		return nil, fmt.Errorf("%s: not a text file of command lines", label)
 	case bytes.HasPrefix(b, []byte("#!")):
-		return nil, fmt.Errorf("%s: is a script (#!), not a list of command lines; to run it as one job: calq sched run -- %s", label, shellWord(name))
+		return nil, fmt.Errorf("%s: is a script (#!), not a list of command lines; to run it as one job: calq sched run -- %s", label, shell.Quote(name))
 	}
 	cmds, err := shell.ReadCommands(bytes.NewReader(b))
 	if err != nil {
@@ -211,19 +211,7 @@ func shellJoin(words []string) string {
 	if len(words) == 1 {
 		return words[0] // one word is taken as a command line, like sh -c
 	}
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = shellWord(w)
-	}
-	return strings.Join(q, " ")
-}
-
-// shellWord quotes w for sh when it needs it.
-func shellWord(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	return shell.Join(words)
 }
 
 // parseAt reads a start time: a clock time today (tomorrow if it has

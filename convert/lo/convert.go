@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"calq/internal/debris"
+	"calq/internal/proc"
 )
 
 // ConvertOptions say how to convert one document.
@@ -172,7 +173,7 @@ func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOption
 	if f := importFilter(src); f != "" {
 		args = append(args, "--infilter="+f)
 	}
-	client := i.command(filepath.Dir(src), append(args, src)...)
+	client := i.command(proc.Child, filepath.Dir(src), append(args, src)...)
 	clog := newTailLog(4 << 10)
 	client.Stdout, client.Stderr = clog, clog
 	mark := r.log.mark()
@@ -196,26 +197,8 @@ func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOption
 		}
 		return "", &ConvertError{Reason: reason, Err: err, Detail: said(r.log.since(mark))}
 	}
-	// The instance's memory is sampled while it converts: a document
-	// can make it grow by gigabytes long before any timeout.
-	sample := time.NewTicker(memorySampleEvery)
-	defer sample.Stop()
-wait:
-	for {
-		select {
-		case <-waited:
-			break wait
-		case <-ctx.Done():
-			return fail(stopReason(ctx.Err()), ctx.Err())
-		case <-r.done:
-			return fail(ReasonInstanceDied, nil)
-		case <-i.p.closing:
-			return fail(ReasonClosed, ErrClosed)
-		case <-sample.C:
-			if err := i.overLimit(r); err != nil {
-				return fail(ReasonMemoryLimit, err)
-			}
-		}
+	if _, _, reason, err := await(ctx, i, r, waited); reason != "" {
+		return fail(reason, err)
 	}
 	pdf := filepath.Join(outDir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+".pdf")
 	if _, err := os.Stat(pdf); err != nil {
@@ -244,34 +227,44 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 	}
 	i.handing.Store(true)
 	defer i.handing.Store(false)
+	rep, ok, reason, err := await(ctx, i, r, h.replies)
+	switch {
+	case reason != "":
+		return fail(reason, err)
+	case !ok || rep.Stage == "connection" || rep.Stage == "request":
+		// The helper is gone or out of step: the instance with it.
+		return fail(ReasonInstanceDied, helperError(rep, h))
+	case !rep.OK:
+		if !i.alive(r) {
+			return fail(ReasonInstanceDied, nil)
+		}
+		return "", &ConvertError{Reason: ReasonLoadFailed, Detail: rep.Error}
+	}
+	return pdf, checkOutput(pdf)
+}
+
+// await waits for a value on ch while watching what else ends a
+// conversion: ctx, the instance's exit, the pool closing, and the memory
+// limit. The instance's memory is sampled while it converts: a document
+// can make it grow by gigabytes long before any timeout. reason is "" when
+// ch delivered (ok false when it was closed), else the ConvertError reason,
+// with err.
+func await[T any](ctx context.Context, i *Instance, r *run, ch <-chan T) (v T, ok bool, reason string, err error) {
 	sample := time.NewTicker(memorySampleEvery)
 	defer sample.Stop()
 	for {
 		select {
-		case rep, ok := <-h.replies:
-			switch {
-			case !ok || rep.Stage == "connection" || rep.Stage == "request":
-				// The helper is gone or out of step: the instance with it.
-				return fail(ReasonInstanceDied, helperError(rep, h))
-			case !rep.OK:
-				if !i.alive(r) {
-					return fail(ReasonInstanceDied, nil)
-				}
-				return "", &ConvertError{Reason: ReasonLoadFailed, Detail: rep.Error}
-			}
-			if _, err := os.Stat(pdf); err != nil {
-				return "", &ConvertError{Reason: ReasonBadOutput, Err: err}
-			}
-			return pdf, checkOutput(pdf)
+		case v, ok = <-ch:
+			return v, ok, "", nil
 		case <-ctx.Done():
-			return fail(stopReason(ctx.Err()), ctx.Err())
+			return v, false, stopReason(ctx.Err()), ctx.Err()
 		case <-r.done:
-			return fail(ReasonInstanceDied, nil)
+			return v, false, ReasonInstanceDied, nil
 		case <-i.p.closing:
-			return fail(ReasonClosed, ErrClosed)
+			return v, false, ReasonClosed, ErrClosed
 		case <-sample.C:
 			if err := i.overLimit(r); err != nil {
-				return fail(ReasonMemoryLimit, err)
+				return v, false, ReasonMemoryLimit, err
 			}
 		}
 	}

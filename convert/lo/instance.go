@@ -84,11 +84,12 @@ func (i *Instance) warmUp(ctx context.Context) error {
 func (i *Instance) ensure(ctx context.Context) (*run, error) {
 	i.mu.Lock()
 	r := i.run
+	var h *helper
+	if r != nil {
+		h = r.uno
+	}
 	i.mu.Unlock()
 	if r != nil {
-		i.mu.Lock()
-		h := r.uno
-		i.mu.Unlock()
 		select {
 		case <-r.done: // died while idle
 			i.stop(r)
@@ -139,7 +140,7 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 		removeSocket(unoPipePath(r.pipe)) // LibreOffice would not listen
 		argv = []string{acceptArg(r.pipe)}
 	}
-	r.cmd = i.command(i.l.dir, argv...)
+	r.cmd = i.command(proc.Command, i.l.dir, argv...)
 	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
 	if err := r.cmd.Start(); err != nil {
 		return nil, err
@@ -192,14 +193,15 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 }
 
 // command is soffice with the instance's profile and environment; argv
-// follows the common options.
-func (i *Instance) command(dir string, argv ...string) *exec.Cmd {
+// follows the common options. start is proc.Command for the instance,
+// which lives until stop kills its group and which the guard kills if
+// calq dies; proc.Child for a client, which hands its document over and
+// exits, and dies with its instance.
+func (i *Instance) command(start func(context.Context, proc.Options, ...string) *exec.Cmd, dir string, argv ...string) *exec.Cmd {
 	args := append([]string{i.p.soffice, profileArg(i.l.profileURL()),
 		"--headless", "--invisible", "--nocrashreport", "--nodefault", "--nologo", "--norestore"}, argv...)
 	env := instanceEnv(os.Environ(), i.l.home(), i.l.tmp())
-	// The instance lives until stop kills its group; the guard behind
-	// proc.Command kills it if calq dies.
-	return proc.Command(context.Background(), proc.Options{Dir: dir, Env: env, Grace: time.Second}, args...)
+	return start(context.Background(), proc.Options{Dir: dir, Env: env, Grace: time.Second}, args...)
 }
 
 // kill SIGKILLs the run's process group, unless it has been waited for.
@@ -245,7 +247,7 @@ func (i *Instance) killAll() {
 		r.kill()
 		i.mu.Lock()
 		if r.uno != nil {
-			r.uno.cancel() // its guard kills it; stop waits for it
+			r.uno.cancel() // kills its group; stop waits for it
 		}
 		i.mu.Unlock()
 	}

@@ -82,15 +82,24 @@ func TestContextEndsPool(t *testing.T) {
 // TestCalqKilled re-executes the test binary as a stand-in for calq (see
 // childPool), which starts a pool and a conversion that hangs, then
 // SIGKILLs it: no process of its pool may survive it.
+// Both routes: through the UNO helper, and through a client soffice,
+// which runs without a guard of its own.
 func TestCalqKilled(t *testing.T) {
-	dir, child := startChild(t)
-	child.Process.Kill()
-	child.Wait()
-	waitFor(t, "the pool's processes to die with calq", func() bool { return len(poolProcs(dir)) == 0 })
-	// Nobody was left to remove the instance's pipe sockets.
-	u := layout{filepath.Join(dir, "lo-1")}.profileURL()
-	os.Remove(pipePath(u))
-	os.Remove(unoPipePath(unoPipeName(u)))
+	for _, route := range []string{"uno", "client"} {
+		t.Run(route, func(t *testing.T) {
+			if route == "client" {
+				t.Setenv(childNoUNOEnv, "1")
+			}
+			dir, child := startChild(t)
+			child.Process.Kill()
+			child.Wait()
+			waitFor(t, "the pool's processes to die with calq", func() bool { return len(poolProcs(dir)) == 0 })
+			// Nobody was left to remove the instance's pipe sockets.
+			u := layout{filepath.Join(dir, "lo-1")}.profileURL()
+			os.Remove(pipePath(u))
+			os.Remove(unoPipePath(unoPipeName(u)))
+		})
+	}
 }
 
 // TestCalqInterrupted sends SIGINT to the stand-in for calq, as Ctrl-C

@@ -64,6 +64,9 @@ func eatMemory(mib string) int {
 	return 0
 }
 
+// childNoUNOEnv makes childPool hand documents over by client soffice.
+const childNoUNOEnv = "LO_TEST_CHILD_NO_UNO"
+
 // childPool starts a one-instance pool in dir, starts converting a
 // document that hangs LibreOffice, writes dir/ready once the client is
 // handing it over, and waits for SIGINT, which stops the pool by New's
@@ -72,7 +75,7 @@ func eatMemory(mib string) int {
 func childPool(dir string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	p, err := New(ctx, Options{Instances: 1, StateDir: dir})
+	p, err := New(ctx, Options{Instances: 1, StateDir: dir, noUNO: os.Getenv(childNoUNOEnv) != ""})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,7 +153,7 @@ func startHelper(ctx context.Context, python string, l layout, pipe string, r *r
 		if strings.Contains(said, "No module named 'uno'") {
 			return nil, fmt.Errorf("%s: %w", python, errNoUNO)
 		}
-		return nil, fmt.Errorf("the UNO helper could not connect: %s%s", rep.Error, said)
+		return nil, fmt.Errorf("the UNO helper could not connect: %s", strings.Join(nonEmpty(rep.Error, said), "; "))
 	case <-r.done:
 		h.stop()
 		return nil, errSofficeExited
@@ -219,4 +220,9 @@ func (h *helper) stop() {
 	h.cancel()
 	h.stdin.Close()
 	h.cmd.Wait()
+}
+
+// nonEmpty returns the non-empty ones of ss.
+func nonEmpty(ss ...string) []string {
+	return slices.DeleteFunc(ss, func(s string) bool { return s == "" })
 }

@@ -129,18 +129,13 @@ func (k *Keeper) Shell(ctx context.Context, opts Options, shell, line string, st
 	if !gatedShells[filepath.Base(shell)] {
 		argv = []string{"/bin/sh", "-c", gate + `exec "$0" -c "$1"`, shell, line}
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = opts.Dir
-	cmd.Env = childEnvOf(opts.Env, opts.Dir)
+	cmd := newCmd(ctx, opts, argv)
+	// No parent-death signal: the keeper is what kills the group when calq
+	// dies, and the signal would come with the death of the thread that
+	// forked, not only of calq.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	grace := cmp.Or(opts.Grace, DefaultGrace)
-	cmd.Cancel = func() error {
-		err := killGroup(cmd, syscall.SIGTERM)
-		if err == nil {
-			time.AfterFunc(grace, func() { killGroup(cmd, syscall.SIGKILL) })
-		}
-		return err
-	}
+	cancelAsGroup(cmd, grace)
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("proc: %w", err)

@@ -40,6 +40,12 @@ func stopAsTree(cmd *exec.Cmd, grace time.Duration) {
 // parent-death signal, and stop as a group when its context is done.
 func stopAsGroup(cmd *exec.Cmd, grace time.Duration) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cancelAsGroup(cmd, grace)
+}
+
+// cancelAsGroup makes cancelling cmd send SIGTERM to its process group,
+// and SIGKILL grace later.
+func cancelAsGroup(cmd *exec.Cmd, grace time.Duration) {
 	cmd.Cancel = func() error {
 		err := killGroup(cmd, syscall.SIGTERM)
 		if err == nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"calq/sched/shell"
 )
 
 // RunnerBenchOptions configure BenchRunner.
@@ -79,7 +81,7 @@ func BenchRunner(ctx context.Context, o RunnerBenchOptions) ([]RunnerBenchRow, e
 	}
 	rows := make([]RunnerBenchRow, len(runners))
 	for i, r := range runners {
-		rows[i] = RunnerBenchRow{Runner: r.name, Command: strings.Join(quoteArgs(r.argv), " "), Jobs: o.Jobs,
+		rows[i] = RunnerBenchRow{Runner: r.name, Command: shell.Join(r.argv), Jobs: o.Jobs,
 			Seconds: best[i].Seconds(), MsPerJob: best[i].Seconds() * 1000 / float64(o.Jobs),
 			Ratio: best[i].Seconds() / best[0].Seconds()}
 	}
@@ -96,22 +98,9 @@ func timeRun(ctx context.Context, argv []string) (time.Duration, error) {
 	d := time.Since(start)
 	if err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			err = fmt.Errorf("%w: %s", err, lastLine(msg))
+			err = fmt.Errorf("%w: %s", err, msg[strings.LastIndexByte(msg, '\n')+1:])
 		}
 		return 0, errors.Join(err, ctx.Err())
 	}
 	return d, nil
-}
-
-func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
-
-func quoteArgs(argv []string) []string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\\'\"$") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return out
 }
