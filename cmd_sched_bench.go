@@ -54,6 +54,7 @@ func schedBenchCommand() *cli.Command {
 			&cli.BoolFlag{Name: "engine", Usage: "benchmark the scheduler engine with no-op jobs instead of the queue (see below)"},
 			&cli.IntFlag{Name: "engine-jobs", Usage: "--engine: jobs per in-memory pass (default 1,000,000; a tenth of it with the journal)"},
 			&cli.IntFlag{Name: "workers", Value: 8, Usage: "--engine: workers"},
+			&cli.StringFlag{Name: "db", Usage: "--engine: also measure the shared queue in this postgres:// `URL` (1, 2, 3 workers; claims vs round-robin)"},
 			&cli.BoolFlag{Name: "runner", Usage: "benchmark calq sched run against xargs -P and GNU parallel (see below)"},
 			&cli.IntFlag{Name: "runner-jobs", Value: 300, Usage: "--runner: trivial jobs per pass"},
 			&cli.IntFlag{Name: "runner-parallel", Value: 2, Usage: "--runner: jobs at once (-j, -P)"},

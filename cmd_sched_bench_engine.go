@@ -13,6 +13,8 @@ import (
 	"calq/sched"
 	"calq/sched/bench"
 	"calq/sched/journal"
+	"calq/sched/pgqueue"
+	"calq/sched/shell"
 )
 
 // benchEngineAction runs calq sched bench --engine.
@@ -25,6 +27,9 @@ func benchEngineAction(c *cli.Context) error {
 	if c.Int("workers") < 1 || c.Int("engine-jobs") < 0 {
 		return usageErrorf(c, "--workers must be at least 1 and --engine-jobs not negative")
 	}
+	if db := c.String("db"); db != "" && !pgqueue.IsURL(db) {
+		return usageErrorf(c, "--db %s: want a postgres:// URL (the SQLite journal is measured anyway)", shell.Quote(db))
+	}
 	dir, err := os.MkdirTemp("", "calq-bench-")
 	if err != nil {
 		return fmt.Errorf("sched bench: %w", err)
@@ -36,6 +41,11 @@ func benchEngineAction(c *cli.Context) error {
 			return journal.Open(ctx, path, journal.Options{})
 		}}
 	rows, err := bench.BenchEngine(c.Context, o)
+	if db := c.String("db"); db != "" && err == nil {
+		var shared []bench.EngineBenchRow
+		shared, err = bench.BenchShared(c.Context, bench.SharedBenchOptions{URL: db})
+		rows = append(rows, shared...)
+	}
 	if err == nil || len(rows) > 0 {
 		err = errors.Join(err, renderEngineBench(c.App.Writer, rows, c.Bool("json")))
 	}

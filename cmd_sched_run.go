@@ -17,6 +17,7 @@ import (
 	"calq/internal/childenv"
 	"calq/sched"
 	"calq/sched/journal"
+	"calq/sched/pgqueue"
 	"calq/sched/shell"
 )
 
@@ -38,6 +39,10 @@ func schedRunCommand() *cli.Command {
 			"With --journal the jobs are recorded in the journal (--db), so calq history\n" +
 			"shows them; a re-run of an unfinished batch (same --label and lines) resumes\n" +
 			"it, and two overlapping runs of it share the jobs, each running once.\n\n" +
+			"With a postgres:// --db the lines go to the shared queue that calq worker\n" +
+			"processes serve (kind shell), and calq waits, printing each job's output as\n" +
+			"its worker records it; -j 0 only submits, -j N also runs N of them here.\n" +
+			"Interrupted, it stops waiting: the jobs stay queued for the workers.\n\n" +
 			"The first SIGINT or SIGTERM stops starting jobs and stops the running ones\n" +
 			"(SIGTERM, then SIGKILL after --grace); a second one exits at once.",
 		Flags: append([]cli.Flag{
@@ -61,6 +66,9 @@ func schedRunCommand() *cli.Command {
 			}
 			out := newRunRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"), len(o.Commands))
 			o.Events, o.Output = out.event, out.output
+			if db := journalPath(c); pgqueue.IsURL(db) {
+				return runSharedAction(c, db, o, out)
+			}
 			if c.Bool("journal") {
 				jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
 				if err != nil {
@@ -89,8 +97,9 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		errs = append(errs, fmt.Errorf("--priority: %w", err))
 	}
-	if o.Workers < 1 {
-		errs = append(errs, fmt.Errorf("--jobs: %d, want at least 1", o.Workers))
+	shared := pgqueue.IsURL(journalPath(c))
+	if o.Workers < 1 && !(shared && o.Workers == 0) {
+		errs = append(errs, fmt.Errorf("--jobs: %d, want at least 1 (0, only submitting, needs a postgres:// --db)", o.Workers))
 	}
 	if o.Retries < 0 {
 		errs = append(errs, fmt.Errorf("--retries: %d is negative", o.Retries))
@@ -103,7 +112,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 			errs = append(errs, fmt.Errorf("--at: %w", err))
 		}
 	}
-	if c.IsSet("label") && !c.Bool("journal") {
+	if c.IsSet("label") && !c.Bool("journal") && !shared {
 		errs = append(errs, errors.New("--label: only with --journal (the label names the batch in the journal)"))
 	}
 	if len(errs) > 0 {
@@ -251,4 +260,25 @@ func parseDate(s string, loc *time.Location) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// runSharedAction runs calq sched run against the shared queue at url.
+func runSharedAction(c *cli.Context, url string, o shell.RunOptions, out *runRenderer) error {
+	if o.MetricsFile != "" {
+		return usageErrorf(c, "--metrics-file: not with a postgres:// --db (the workers run the jobs)")
+	}
+	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{})
+	if err != nil {
+		return fmt.Errorf("sched run: %w", err)
+	}
+	defer q.Close()
+	res, err := shell.RunShared(c.Context, q, o)
+	out.finish(res)
+	if err != nil {
+		if c.Context.Err() != nil && res.Batch != "" {
+			fmt.Fprintf(c.App.ErrWriter, "calq: stopped waiting; the open jobs of batch %s stay queued for the workers\n", res.Batch)
+		}
+		return fmt.Errorf("sched run: %w", err)
+	}
+	return nil
 }

@@ -117,6 +117,8 @@ func (r *runRenderer) describe(ev sched.Event) string {
 			ev.RetryAt.Format("15:04:05"), cmd, errSuffix(ev.Err))
 	case sched.EventCancelled:
 		return fmt.Sprintf("calq: cancelled: %s", cmd)
+	case shell.EventRequeued:
+		return fmt.Sprintf("calq: requeued (%s, attempt %d on %s): %s", ev.Reason, ev.Attempt, ev.Backend, cmd)
 	case sched.EventSkipped:
 		why := "ended in an earlier run"
 		switch {

@@ -12,7 +12,17 @@ require (
 
 require go.bug.st/serial v1.8.0
 
-require github.com/bmatcuk/doublestar/v4 v4.10.4
+require (
+	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/jackc/pgx/v5 v5.12.0
+)
+
+require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
 
 require (
 	github.com/BurntSushi/toml v1.6.0

@@ -121,6 +121,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			convertCommand(),
 			smsCommand(),
 			schedCommand(),
+			workerCommand(),
 			analyzeCommand(),
 			historyCommand(),
 			contactsCommand(),

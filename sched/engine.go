@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -46,6 +47,30 @@ type Backoff struct {
 	Base   time.Duration // default 2s
 	Max    time.Duration // default 10m
 	Jitter float64       // default 0.2; negative means none
+}
+
+// OrDefault returns b with its zero fields set to the defaults.
+func (b Backoff) OrDefault() Backoff {
+	if b.Base <= 0 {
+		b.Base = 2 * time.Second
+	}
+	if b.Max <= 0 {
+		b.Max = 10 * time.Minute
+	}
+	if b.Jitter == 0 {
+		b.Jitter = 0.2
+	}
+	return b
+}
+
+// Delay is the delay before retry n (n ≥ 1), r a random number in [0, 1)
+// that spreads it.
+func (b Backoff) Delay(n int, r float64) time.Duration {
+	d := float64(b.Base) * math.Pow(2, float64(n-1))
+	if b.Jitter > 0 {
+		d *= 1 + b.Jitter*(2*r-1)
+	}
+	return time.Duration(min(d, float64(b.Max)))
 }
 
 // EngineOptions configure an Engine. Only Backends is required.
@@ -153,15 +178,7 @@ func withDefaults(o EngineOptions) EngineOptions {
 	if o.Clock == nil {
 		o.Clock = RealClock{}
 	}
-	if o.Backoff.Base <= 0 {
-		o.Backoff.Base = 2 * time.Second
-	}
-	if o.Backoff.Max <= 0 {
-		o.Backoff.Max = 10 * time.Minute
-	}
-	if o.Backoff.Jitter == 0 {
-		o.Backoff.Jitter = 0.2
-	}
+	o.Backoff = o.Backoff.OrDefault()
 	if o.FailLimit == 0 {
 		o.FailLimit = 5
 	}

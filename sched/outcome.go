@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -56,12 +55,7 @@ func (e *Engine) classify(r *run, err error, finished time.Time) *result {
 
 // backoff is the delay before retry n (n ≥ 1).
 func (e *Engine) backoff(n int) time.Duration {
-	b := e.opts.Backoff
-	d := float64(b.Base) * math.Pow(2, float64(n-1))
-	if b.Jitter > 0 {
-		d *= 1 + b.Jitter*(2*e.opts.Rand()-1)
-	}
-	return time.Duration(min(d, float64(b.Max)))
+	return e.opts.Backoff.Delay(n, e.opts.Rand())
 }
 
 // ReasonOf is the short reason a job failed with err, as the journal and

@@ -245,7 +245,8 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 
 // await waits for a value on ch while watching what else ends a
 // conversion: ctx, the instance's exit, the pool closing, and the memory
-// limit. The instance's memory is sampled while it converts: a document
+// limit. The instance's memory is sampled while it converts and when it
+// is done: a document
 // can make it grow by gigabytes long before any timeout. reason is "" when
 // ch delivered (ok false when it was closed), else the ConvertError reason,
 // with err.
@@ -255,6 +256,11 @@ func await[T any](ctx context.Context, i *Instance, r *run, ch <-chan T) (v T, o
 	for {
 		select {
 		case v, ok = <-ch:
+			// Sampled once more at the end: a conversion shorter than
+			// the sampling period is held to the limit too.
+			if err := i.overLimit(r); ok && err != nil {
+				return v, false, ReasonMemoryLimit, err
+			}
 			return v, ok, "", nil
 		case <-ctx.Done():
 			return v, false, stopReason(ctx.Err()), ctx.Err()

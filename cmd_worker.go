@@ -1,0 +1,206 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/internal/childenv"
+	"calq/internal/proc"
+	"calq/sched/pgqueue"
+	"calq/sched/shell"
+)
+
+// workerKinds are the job kinds calq worker can run; shell only when named.
+var workerKinds = []string{shell.Kind}
+
+func workerCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "worker",
+		Usage: "claim and run jobs from a shared PostgreSQL queue until interrupted",
+		Description: "Claims jobs from the shared queue in the PostgreSQL database --db and runs them,\n" +
+			"--jobs at a time, until SIGINT or SIGTERM; then it stops its running jobs and\n" +
+			"returns them to the queue. Start one on each machine; submit from any with\n" +
+			"calq sched run --db postgres://... -j 0 FILE.\n\n" +
+			"--kinds names what it runs. shell runs only when named: a shell job from a\n" +
+			"shared database is remote execution, as any user able to write to that\n" +
+			"database can submit one. Jobs run with this worker's environment, without\n" +
+			"calq's secrets.\n\n" +
+			"Leases and heartbeats use the server's clock. A worker that cannot renew its\n" +
+			"leases for a whole --lease (paused, cut off) kills its running jobs and records\n" +
+			"nothing; another worker runs them again. --status lists the workers.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kinds", Value: "", Usage: "job kinds to run, comma-separated: shell"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "how many jobs run at once"},
+			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "how long a claim holds without a heartbeat (every lease/3)"},
+			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a stopped job gets between SIGTERM and SIGKILL"},
+			&cli.BoolFlag{Name: "status", Usage: "list the workers, their kinds, load and last heartbeat, and exit"},
+			jsonFlag,
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
+			&cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"}, Usage: "the shared queue: a postgres:// `URL`"},
+		},
+		Action: workerAction,
+	}
+}
+
+func workerAction(c *cli.Context) error {
+	if c.Args().Present() {
+		return usageErrorf(c, "unexpected argument %s", shell.Quote(c.Args().First()))
+	}
+	url := c.String("db")
+	if !pgqueue.IsURL(url) {
+		if url == "" {
+			return usageErrorf(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
+		}
+		return usageErrorf(c, "--db %s: calq worker needs a postgres:// URL; a journal file is not shared between machines", shell.Quote(url))
+	}
+	if c.Duration("lease") < time.Second {
+		return usageErrorf(c, "--lease %v: want at least 1s", c.Duration("lease"))
+	}
+	var kinds []string
+	if !c.Bool("status") {
+		if c.String("kinds") == "" {
+			return usageErrorf(c, "--kinds: name the kinds to run (%s); shell runs only when named", strings.Join(workerKinds, ", "))
+		}
+		for _, k := range strings.Split(c.String("kinds"), ",") {
+			k = strings.TrimSpace(k)
+			switch {
+			case k == "convert" || k == "sms":
+				return usageErrorf(c, "--kinds: %s: not yet served by calq worker (only %s)", k, strings.Join(workerKinds, ", "))
+			case !slices.Contains(workerKinds, k):
+				return usageErrorf(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
+			}
+			kinds = append(kinds, k)
+		}
+		if c.Int("jobs") < 1 {
+			return usageErrorf(c, "--jobs: %d, want at least 1", c.Int("jobs"))
+		}
+	}
+	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{Lease: c.Duration("lease")})
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	defer q.Close()
+	if c.Bool("status") {
+		return workerStatus(c, q)
+	}
+	log := &workerLog{w: c.App.ErrWriter, json: c.Bool("json"), quiet: c.Bool("quiet")}
+	if log.json {
+		log.w = c.App.Writer
+	}
+	w := q.NewWorker(pgqueue.WorkerOptions{Jobs: c.Int("jobs"), Events: log.event})
+	keeper := proc.NewKeeper() // one helper that kills every job's group should calq die
+	defer keeper.Close()
+	for _, k := range kinds {
+		if k == shell.Kind {
+			w.Handle(k, &shell.SharedWorker{Worker: shell.Worker{Grace: c.Duration("grace"),
+				Env: childenv.Without(os.Environ()), Output: w.Output, Keeper: keeper}})
+		}
+	}
+	log.event(pgqueue.WorkerEvent{Type: "ready", Time: time.Now(), Key: w.ID(), Kind: strings.Join(kinds, ",")})
+	if err := w.Run(c.Context); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	return nil
+}
+
+// workerLog prints a worker's events: a line each on stderr, or JSON
+// lines with message_type "worker_event" on stdout.
+type workerLog struct {
+	mu    sync.Mutex
+	w     interface{ Write([]byte) (int, error) }
+	json  bool
+	quiet bool
+}
+
+func (l *workerLog) event(ev pgqueue.WorkerEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.json {
+		line := map[string]any{"message_type": "worker_event", "event": ev.Type, "time": ev.Time.Format(time.RFC3339Nano)}
+		for k, v := range map[string]string{"key": ev.Key, "kind": ev.Kind, "error": errText(ev.Err)} {
+			if v != "" {
+				line[k] = v
+			}
+		}
+		if ev.Attempt > 0 {
+			line["attempt"] = ev.Attempt
+		}
+		if ev.N > 0 {
+			line["n"] = ev.N
+		}
+		b, _ := json.Marshal(line)
+		l.w.Write(append(b, '\n'))
+		return
+	}
+	bad := ev.Type == "failed" || ev.Type == "timed_out" || ev.Type == "lost" || ev.Type == "error" || ev.Type == "disabled"
+	if l.quiet && !bad || ev.Type == "started" {
+		return
+	}
+	var s string
+	switch ev.Type {
+	case "ready":
+		s = fmt.Sprintf("calq worker: %s ready for %s", ev.Key, ev.Kind)
+	case "requeued":
+		s = fmt.Sprintf("calq worker: requeued %d jobs whose lease expired", ev.N)
+	case "disabled", "enabled":
+		s = fmt.Sprintf("calq worker: kind %s %s", ev.Kind, ev.Type)
+	case "error":
+		s = "calq worker: database: " + errText(ev.Err)
+	default:
+		s = fmt.Sprintf("calq worker: %s %s (attempt %d)", strings.ReplaceAll(ev.Type, "_", " "), ev.Key, ev.Attempt)
+		if ev.Err != nil {
+			s += ": " + errText(ev.Err)
+		}
+	}
+	fmt.Fprintln(l.w, s)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// workerStatus prints the workers' table, or JSON lines of message_type
+// "worker".
+func workerStatus(c *cli.Context, q *pgqueue.Queue) error {
+	ws, err := q.Workers(c.Context)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSONLines(c.App.Writer, "worker", ws)
+	}
+	if len(ws) == 0 {
+		fmt.Fprintln(c.App.ErrWriter, "calq worker: no workers in the last hour")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKER\tKINDS\tSTATE\tLOAD\tDONE\tFAILED\tHEARTBEAT")
+	for _, w := range ws {
+		state := "alive"
+		switch {
+		case w.Stopped:
+			state = "stopped"
+		case !w.Alive:
+			state = "silent"
+		}
+		kinds := strings.Join(w.Kinds, ",")
+		if len(w.Disabled) > 0 {
+			kinds += " (off: " + strings.Join(w.Disabled, ",") + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%.1fs ago\n", w.ID, kinds, state, w.Running, w.Slots, w.Done, w.Failed, w.Age)
+	}
+	return errors.Join(tw.Flush())
+}

@@ -1,0 +1,184 @@
+// Package pgtest starts a real PostgreSQL server for a test: initdb in a
+// temporary directory, the server on a free loopback port and a Unix
+// socket in that directory, trust authentication for the role calq, fsync
+// off. As root it runs the server as the postgres user, since PostgreSQL
+// refuses to run as root. Without initdb the test is skipped, or fails
+// under CALQ_REQUIRE_TOOLS=1 (see tooltest).
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"calq/internal/tooltest"
+)
+
+// Server is a PostgreSQL server of one test. Stop and Start let a test take
+// it away and bring it back on the same port with the same data.
+type Server struct {
+	t    testing.TB
+	bin  string // the directory of initdb and postgres
+	dir  string // data directory and socket directory
+	port int
+	cred *syscall.Credential // nil unless root
+	cmd  *exec.Cmd
+	exit chan struct{}
+
+	// URL is the server's address for pgx and for calq's --db.
+	URL string
+}
+
+// binDir finds PostgreSQL's server programs: on PATH, else where Debian's
+// packages put them (/usr/lib/postgresql/N/bin, which is not on PATH).
+func binDir() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(found) == 0 {
+		return "", errors.New("initdb is neither on PATH nor in /usr/lib/postgresql/*/bin")
+	}
+	slices.SortFunc(found, func(a, b string) int { return version(b) - version(a) })
+	return filepath.Dir(found[0]), nil
+}
+
+func version(initdb string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(initdb))))
+	return n
+}
+
+// Start creates and starts a server that the test's cleanup stops and
+// removes.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := binDir()
+	if err != nil {
+		tooltest.Unavailable(t, "PostgreSQL server: %v (apt-get install postgresql)", err)
+	}
+	dir, err := os.MkdirTemp("", "calq-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{t: t, bin: bin, dir: dir}
+	t.Cleanup(func() {
+		s.Stop()
+		os.RemoveAll(dir)
+	})
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			tooltest.Unavailable(t, "running PostgreSQL as root needs the postgres user: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	initdb := s.command(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", "calq",
+		"--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	if out, err := initdb.CombinedOutput(); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	s.port = freePort(t)
+	s.URL = fmt.Sprintf("postgres://calq@127.0.0.1:%d/postgres?sslmode=disable", s.port)
+	s.Start()
+	return s
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func (s *Server) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// Start starts the server again after Stop, and waits until it takes
+// connections.
+func (s *Server) Start() {
+	s.t.Helper()
+	if s.cmd != nil {
+		s.t.Fatal("pgtest: server already running")
+	}
+	log, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer log.Close()
+	cmd := s.command(filepath.Join(s.bin, "postgres"), "-D", filepath.Join(s.dir, "data"),
+		"-p", strconv.Itoa(s.port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.dir,
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=200", "-c", "shared_buffers=64MB")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start postgres: %v", err)
+	}
+	s.cmd, s.exit = cmd, make(chan struct{})
+	go func() { cmd.Wait(); close(s.exit) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c, err := pgx.Connect(ctx, s.URL)
+		cancel()
+		if err == nil {
+			c.Close(context.Background())
+			return
+		}
+		select {
+		case <-s.exit:
+			s.cmd = nil
+			s.t.Fatalf("postgres exited at start:\n%s", s.Log())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("postgres did not take connections in 60s: %v\n%s", err, s.Log())
+		}
+	}
+}
+
+// Stop shuts the server down (fast shutdown: clients are disconnected)
+// and waits for it to exit. It does nothing when the server is stopped.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-s.exit:
+	case <-time.After(30 * time.Second):
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.exit
+	}
+	s.cmd = nil
+}
+
+// Log returns what the server wrote to its log.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,148 @@
+// Package pgqueue is calq's shared job queue on PostgreSQL: several
+// machines' `calq worker` processes claim and run the jobs that any
+// machine submits.
+//
+// # Entry points
+//
+// Open connects to the server and brings the schema up to date. Batch and
+// Submit queue jobs; Updates follows a batch's attempts as workers record
+// them. NewWorker makes a worker; Handle registers what runs each job
+// kind; Run claims and runs jobs until its context ends. Workers lists the
+// workers and their load for `calq worker --status`. History, Stats and
+// Prune answer calq's history queries on this store.
+//
+// # Claims, leases and failover
+//
+//   - Order. Submit gives each job a tag, its class's virtual finish time
+//     max(V, F_c) + 1/w_c with the weights 4/2/1/0.5 of P0..P3 and V the
+//     smallest tag still queued: self-clocked weighted fair queueing, kept
+//     in the table class_tags. Workers claim in tag order, so under
+//     saturation the classes share every worker in proportion to their
+//     weights.
+//   - Claims. A worker claims with one UPDATE over SELECT … FOR UPDATE SKIP
+//     LOCKED, at most as many jobs as it can start within a short horizon
+//     (its free slots, more when its jobs are short), so a faster machine,
+//     freeing its slots sooner, claims more: dispatch by marginal service
+//     rate without a dispatcher.
+//   - Leases. A claim holds until lease_until, in the server's clock
+//     (now()), never a machine's. Every Lease/3 a worker renews the leases
+//     of its jobs and writes its heartbeat and load into workers. A job
+//     whose lease the renewal did not extend, or every job when no renewal
+//     has succeeded for a whole lease (the worker was paused or cut off),
+//     is cancelled on the spot and its result never recorded: recording
+//     requires the lease to be held (lease_until > now()).
+//   - Failover. Every renewal tick, a worker returns jobs whose lease
+//     expired to the queue, but only once it has been connected without an
+//     error for a whole lease: a worker that has just reconnected after an
+//     outage of the server leaves the others one lease to renew theirs.
+//   - Failure isolation. A kind that fails FailLimit times in a row on a
+//     worker is no longer claimed there; after Cooldown the worker claims
+//     one job of it (half-open), and takes it back on success.
+//
+// What a failure costs: a worker killed, paused or cut off loses the jobs
+// it had started, which run again elsewhere after the lease expires (their
+// side effects may happen twice); jobs it had claimed and not started run
+// once. A server outage costs nothing if shorter than two thirds of a
+// lease; longer, the jobs running at the time are cancelled by their
+// workers and run again.
+//
+// # Storage
+//
+// The package owns its tables (batches, jobs, attempts, class_tags,
+// workers, blobs) and versions them in calq_schema. Times are timestamptz
+// written by the server.
+package pgqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultLease is the lease of a claim when Options.Lease is zero.
+const DefaultLease = 30 * time.Second
+
+// Options configure Open.
+type Options struct {
+	Lease    time.Duration // how long a claim holds without renewal; DefaultLease when zero
+	MaxConns int32         // the pool's size; 4 when zero
+}
+
+// Queue is an open connection pool to the shared queue.
+type Queue struct {
+	pool  *pgxpool.Pool
+	url   string
+	lease time.Duration
+}
+
+// IsURL reports whether s names a PostgreSQL database rather than a file.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Open connects to the database at url and migrates its schema.
+func Open(ctx context.Context, url string, o Options) (*Queue, error) {
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+	}
+	cfg.MaxConns = max(o.MaxConns, 4)
+	if cfg.ConnConfig.RuntimeParams == nil {
+		cfg.ConnConfig.RuntimeParams = map[string]string{}
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "calq"
+	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+	}
+	q := &Queue{pool: pool, url: url, lease: o.Lease}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+	}
+	return q, nil
+}
+
+// Close closes the pool.
+func (q *Queue) Close() { q.pool.Close() }
+
+// Lease returns the lease of claims made through q.
+func (q *Queue) Lease() time.Duration { return q.lease }
+
+// String names the database without its password.
+func (q *Queue) String() string { return redact(q.url) }
+
+// redact drops the password from a URL for messages.
+func redact(url string) string {
+	at := strings.LastIndex(url, "@")
+	scheme := strings.Index(url, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return url
+	}
+	userinfo := url[scheme+3 : at]
+	if i := strings.Index(userinfo, ":"); i >= 0 {
+		return url[:scheme+3] + userinfo[:i] + ":xxxxx" + url[at:]
+	}
+	return url
+}
+
+// hostname is this machine's name in worker records.
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "localhost"
+	}
+	return h
+}
+
+// ErrNotHeld is returned when a worker records a job whose lease it has lost.
+var ErrNotHeld = errors.New("job not held by this worker")

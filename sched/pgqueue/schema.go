@@ -1,0 +1,128 @@
+package pgqueue
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// component is this package's row in calq_schema.
+const component = "sched"
+
+// migrations are the schema's versions in order: migrations[i] brings
+// version i to i+1. Released entries never change; a new version appends.
+var migrations = []string{
+	`CREATE SEQUENCE calq_seq;
+	CREATE TABLE batches (
+		key     text PRIMARY KEY, -- name#gen, the prefix of its jobs' keys
+		name    text NOT NULL,
+		gen     integer NOT NULL,
+		created timestamptz NOT NULL DEFAULT now(),
+		UNIQUE (name, gen)
+	);
+	CREATE TABLE jobs (
+		id          bigserial PRIMARY KEY,
+		key         text NOT NULL UNIQUE,
+		batch       text NOT NULL DEFAULT '',
+		kind        text NOT NULL,
+		label       text NOT NULL DEFAULT '',
+		payload     bytea,
+		class       smallint NOT NULL, -- 0..3 for P0..P3
+		tag         double precision NOT NULL, -- claim order: the class's virtual finish time
+		state       text NOT NULL DEFAULT 'queued',
+		attempts    integer NOT NULL DEFAULT 0,
+		retries     integer NOT NULL DEFAULT 0,
+		timeout_s   double precision,
+		not_before  timestamptz,
+		enqueued    timestamptz NOT NULL DEFAULT now(),
+		started     timestamptz, -- first start
+		finished    timestamptz,
+		ran_on      text, -- the worker of the last attempt
+		worker      text, -- the worker holding it while running
+		lease_until timestamptz,
+		error       text,
+		reason      text,
+		wait_s      double precision,
+		run_s       double precision
+	);
+	CREATE INDEX jobs_claim ON jobs (tag, id) WHERE state = 'queued';
+	CREATE INDEX jobs_running ON jobs (worker) WHERE state = 'running';
+	CREATE INDEX jobs_batch ON jobs (batch);
+	CREATE TABLE attempts (
+		job_id   bigint NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+		attempt  integer NOT NULL,
+		seq      bigint NOT NULL DEFAULT nextval('calq_seq'), -- the order of records
+		xid      xid8 NOT NULL DEFAULT pg_current_xact_id(), -- its transaction: followers read past the xmin horizon
+		worker   text,
+		state    text NOT NULL,
+		final    boolean NOT NULL, -- the job's last attempt
+		started  timestamptz,
+		finished timestamptz NOT NULL DEFAULT now(),
+		error    text,
+		reason   text,
+		stdout   bytea,
+		stderr   bytea,
+		result   bytea, -- what the kind's worker returns
+		retry_at timestamptz, -- when the job runs again, after a failed attempt that is not final
+		retries  integer, -- the job's retry budget
+		PRIMARY KEY (job_id, attempt)
+	);
+	CREATE INDEX attempts_xid ON attempts (xid);
+	CREATE TABLE class_tags (
+		class  smallint PRIMARY KEY,
+		finish double precision NOT NULL
+	);
+	CREATE TABLE workers (
+		id        text PRIMARY KEY, -- host:pid:tag
+		host      text NOT NULL,
+		pid       integer NOT NULL,
+		kinds     text[] NOT NULL,
+		slots     integer NOT NULL,
+		running   integer NOT NULL DEFAULT 0,
+		done      bigint NOT NULL DEFAULT 0,
+		failed    bigint NOT NULL DEFAULT 0,
+		disabled  text[] NOT NULL DEFAULT '{}',
+		started   timestamptz NOT NULL DEFAULT now(),
+		heartbeat timestamptz NOT NULL DEFAULT now(),
+		stopped   timestamptz
+	);
+	CREATE TABLE blobs (
+		digest text NOT NULL, -- sha256 of the whole file, hex
+		seq    integer NOT NULL,
+		data   bytea NOT NULL,
+		PRIMARY KEY (digest, seq)
+	);`,
+}
+
+// migrate applies the migrations this database lacks, under an advisory
+// lock so that workers starting together migrate once, and refuses a
+// schema newer than this calq's.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('calq_schema'))`); err != nil {
+			return fmt.Errorf("lock schema: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS calq_schema
+			(component text PRIMARY KEY, version integer NOT NULL)`); err != nil {
+			return fmt.Errorf("create calq_schema: %w", err)
+		}
+		var v int
+		err := tx.QueryRow(ctx, `SELECT version FROM calq_schema WHERE component = $1`, component).Scan(&v)
+		if err != nil && err != pgx.ErrNoRows {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if v > len(migrations) {
+			return fmt.Errorf("schema version %d is newer than this calq's (%d)", v, len(migrations))
+		}
+		for ; v < len(migrations); v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO calq_schema VALUES ($1, $2)
+			ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version`, component, v)
+		return err
+	})
+}

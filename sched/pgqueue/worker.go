@@ -1,0 +1,775 @@
+package pgqueue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"calq/sched"
+)
+
+// ErrLeaseLost is the cause of a job's context when its worker lost the
+// job's lease: the worker was paused or cut off from the server for a
+// whole lease, or another worker requeued the job. The job is abandoned:
+// its result is not recorded.
+var ErrLeaseLost = errors.New("lease lost")
+
+// WorkerOptions configure a Worker. The zero value runs one job at a time.
+type WorkerOptions struct {
+	Jobs      int           // jobs run at once; default 1
+	FailLimit int           // failures of a kind in a row before the worker stops claiming it; default 5
+	Cooldown  time.Duration // how long a kind stays out before one more is claimed (half-open); default 1m
+	Backoff   sched.Backoff // retry delays; defaults as sched.Engine's
+	MaxClaim  int           // jobs claimed in one statement at most; default 32
+	// Horizon bounds how much work a worker claims beyond its free slots:
+	// as many more jobs as its slots finish in Horizon, by the mean service
+	// time seen so far. Default 50ms; negative claims only free slots.
+	Horizon time.Duration
+	Events  func(WorkerEvent) // what the worker does, for its log; nil: nothing
+	// Batch, when set, limits the worker to that batch's jobs: a
+	// submitter that also runs jobs (calq sched run -j N) runs only its own.
+	Batch string
+}
+
+// WorkerEvent is one thing a worker did.
+type WorkerEvent struct {
+	Type    string // started, done, failed, timed_out, retry, lost, released, requeued, disabled, enabled, error
+	Time    time.Time
+	Key     string
+	Kind    string
+	Attempt int
+	Err     error
+	N       int // requeued: how many jobs
+}
+
+// Worker claims jobs from the queue and runs them with its handlers.
+type Worker struct {
+	q        *Queue
+	o        WorkerOptions
+	id, host string
+	pid      int
+	handlers map[string]sched.Worker
+	kinds    []string
+
+	mu           sync.Mutex
+	tasks        map[int64]*task // claimed and not yet recorded
+	ready        []*task         // claimed, not started, in tag order
+	busy         int             // started, not finished
+	results      []*task         // finished, to record
+	lastRenew    time.Time       // start of the last successful renewal (monotonic)
+	healthySince time.Time       // first success after the last error; zero after an error
+	streak       map[string]int
+	outUntil     map[string]time.Time // kinds out of claims until then
+	probing      map[string]bool      // kinds with a half-open probe claimed
+	mean         float64              // mean service time in seconds, exponentially weighted
+	done, failed int64
+	wake         chan struct{}
+}
+
+type task struct {
+	id        int64
+	tag       float64
+	job       *sched.Job
+	claimedAt time.Time
+	ctx       context.Context
+	cancel    context.CancelCauseFunc
+	started   time.Time
+	finished  time.Time
+	err       error
+	lost      bool
+	stdout    []byte
+	stderr    []byte
+	result    []byte
+	probe     bool
+}
+
+// NewWorker makes a worker on q; Handle gives it the kinds it runs.
+func (q *Queue) NewWorker(o WorkerOptions) *Worker {
+	o.Jobs = max(o.Jobs, 1)
+	if o.FailLimit == 0 {
+		o.FailLimit = 5
+	}
+	if o.Cooldown == 0 {
+		o.Cooldown = time.Minute
+	}
+	o.Backoff = o.Backoff.OrDefault()
+	if o.MaxClaim <= 0 {
+		o.MaxClaim = 32
+	}
+	if o.Horizon == 0 {
+		o.Horizon = 50 * time.Millisecond
+	}
+	var tag [4]byte
+	rand.Read(tag[:])
+	host, pid := hostname(), os.Getpid()
+	return &Worker{q: q, o: o, host: host, pid: pid, id: fmt.Sprintf("%s:%d:%s", host, pid, hex.EncodeToString(tag[:])),
+		handlers: map[string]sched.Worker{}, tasks: map[int64]*task{}, streak: map[string]int{},
+		outUntil: map[string]time.Time{}, probing: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// ID names the worker in the database: host:pid:tag.
+func (w *Worker) ID() string { return w.id }
+
+// Handle makes w run jobs of kind with h. Call it before Run.
+func (w *Worker) Handle(kind string, h sched.Worker) {
+	w.handlers[kind] = h
+	w.kinds = append(w.kinds, kind)
+	slices.Sort(w.kinds)
+}
+
+type taskKey struct{}
+
+// Output records a job's output for its attempt's record: shell.Worker's
+// Output hook.
+func (w *Worker) Output(j *sched.Job, stdout, stderr []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range w.tasks {
+		if t.job == j {
+			t.stdout, t.stderr = slices.Clone(stdout), slices.Clone(stderr)
+		}
+	}
+}
+
+// SetResult records data as the result of the job whose context is ctx,
+// for its submitter (Update.Result). Handlers call it.
+func SetResult(ctx context.Context, data []byte) {
+	if t, ok := ctx.Value(taskKey{}).(*task); ok {
+		t.result = slices.Clone(data)
+	}
+}
+
+func (w *Worker) emit(ev WorkerEvent) {
+	if w.o.Events != nil {
+		ev.Time = time.Now()
+		w.o.Events(ev)
+	}
+}
+
+// Run registers the worker, claims and runs jobs until ctx ends, then
+// stops its running jobs, returns what it still holds to the queue and
+// marks itself stopped. It returns nil when ctx ended it.
+func (w *Worker) Run(ctx context.Context) error {
+	if len(w.kinds) == 0 {
+		return errors.New("worker: no job kinds")
+	}
+	if _, err := w.q.pool.Exec(ctx, `INSERT INTO workers (id, host, pid, kinds, slots) VALUES ($1, $2, $3, $4, $5)`,
+		w.id, w.host, w.pid, w.kinds, w.o.Jobs); err != nil {
+		return fmt.Errorf("register worker %s: %w", w.id, err)
+	}
+	now := time.Now()
+	w.lastRenew, w.healthySince = now, now
+	bg, stopBg := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); w.heartbeat(bg) }()
+	go func() { defer wg.Done(); w.watchdog(bg) }()
+	go func() { defer wg.Done(); w.listen(bg) }()
+	var jobs sync.WaitGroup
+	err := w.pump(ctx, &jobs)
+	w.stopAll(sched.ErrStopped)
+	jobs.Wait()
+	// Jobs that ended before the stop are recorded; those it cancelled
+	// go back to the queue.
+	if rerr := w.record(context.Background()); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	stopBg()
+	wg.Wait()
+	return errors.Join(err, w.release())
+}
+
+// pump starts claimed jobs, records finished ones and claims more, until
+// ctx ends.
+func (w *Worker) pump(ctx context.Context, jobs *sync.WaitGroup) error {
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for ctx.Err() == nil {
+		w.startReady(ctx, jobs)
+		if err := w.record(ctx); err != nil {
+			w.dbError(err)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		n, probes := w.wanted()
+		got := 0
+		if n > 0 || len(probes) > 0 {
+			var err error
+			got, err = w.claim(ctx, n, probes)
+			if err != nil {
+				w.dbError(err)
+			}
+		}
+		w.startReady(ctx, jobs)
+		if got > 0 && got == n {
+			continue // there may be more
+		}
+		select {
+		case <-ctx.Done():
+		case <-w.wake:
+		case <-poll.C:
+		}
+	}
+	return nil
+}
+
+// dbError notes a failed database operation: the worker is not healthy
+// again until an operation succeeds, and requeues others' work only a
+// lease after that.
+func (w *Worker) dbError(err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	w.mu.Lock()
+	w.healthySince = time.Time{}
+	w.mu.Unlock()
+	w.emit(WorkerEvent{Type: "error", Err: err})
+}
+
+func (w *Worker) dbOK() {
+	w.mu.Lock()
+	if w.healthySince.IsZero() {
+		w.healthySince = time.Now()
+	}
+	w.mu.Unlock()
+}
+
+func (w *Worker) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wanted says how many jobs to claim of the enabled kinds, and which
+// kinds are due a half-open probe.
+func (w *Worker) wanted() (int, []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	held := w.busy + len(w.ready)
+	capacity := w.o.Jobs
+	if w.o.Horizon > 0 && w.mean > 0 {
+		capacity += int(math.Min(float64(w.o.Jobs)*w.o.Horizon.Seconds()/w.mean, float64(2*w.o.MaxClaim)))
+	}
+	var probes []string
+	now := time.Now()
+	for k, until := range w.outUntil {
+		if now.After(until) && !w.probing[k] && held < capacity {
+			probes = append(probes, k)
+		}
+	}
+	sort.Strings(probes)
+	return min(max(capacity-held, 0), w.o.MaxClaim), probes
+}
+
+// enabled lists the kinds the worker claims freely.
+func (w *Worker) enabled() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var ks []string
+	for _, k := range w.kinds {
+		if _, out := w.outUntil[k]; !out {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+const claimSQL = `WITH c AS (
+		SELECT id FROM jobs
+		WHERE state = 'queued' AND kind = ANY($1) AND (not_before IS NULL OR not_before <= now())
+			AND ($5 = '' OR batch = $5)
+		ORDER BY tag, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+	UPDATE jobs j SET state = 'running', worker = $3, ran_on = $3,
+		lease_until = now() + $4 * interval '1 second', attempts = j.attempts + 1,
+		started = COALESCE(j.started, now()),
+		wait_s = COALESCE(j.wait_s, extract(epoch FROM now() - j.enqueued))
+	FROM c WHERE j.id = c.id
+	RETURNING j.id, j.tag, j.key, j.kind, j.label, j.payload, j.class, j.attempts, j.retries, j.timeout_s, j.enqueued`
+
+// claim claims up to n jobs of the enabled kinds and one of each probe
+// kind, and puts them in the ready list in tag order.
+func (w *Worker) claim(ctx context.Context, n int, probes []string) (int, error) {
+	lease := w.q.lease.Seconds()
+	var got []*task
+	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
+		got = got[:0]
+		read := func(kinds []string, limit int, probe bool) error {
+			rows, err := tx.Query(ctx, claimSQL, kinds, limit, w.id, lease, w.o.Batch)
+			if err != nil {
+				return err
+			}
+			ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*task, error) {
+				t := &task{job: &sched.Job{}, probe: probe}
+				var class int16
+				var timeout *float64
+				err := r.Scan(&t.id, &t.tag, &t.job.Key, &t.job.Kind, &t.job.Label, &t.job.Payload, &class,
+					&t.job.Attempts, &t.job.Retries, &timeout, &t.job.Enqueued)
+				t.job.Class = sched.ClassOf(int(class))
+				if timeout != nil {
+					t.job.Timeout = time.Duration(*timeout * float64(time.Second))
+				}
+				return t, err
+			})
+			got = append(got, ts...)
+			return err
+		}
+		if kinds := w.enabled(); n > 0 && len(kinds) > 0 {
+			if err := read(kinds, n, false); err != nil {
+				return err
+			}
+		}
+		for _, k := range probes {
+			if err := read([]string{k}, 1, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("claim jobs: %w", err)
+	}
+	w.dbOK()
+	now := time.Now()
+	sort.Slice(got, func(i, j int) bool { return got[i].tag < got[j].tag })
+	w.mu.Lock()
+	for _, t := range got {
+		t.claimedAt = now
+		w.tasks[t.id] = t
+		if t.probe {
+			w.probing[t.job.Kind] = true
+		}
+	}
+	w.ready = append(w.ready, got...)
+	w.mu.Unlock()
+	return len(got), nil
+}
+
+// startReady starts ready jobs while slots are free.
+func (w *Worker) startReady(ctx context.Context, jobs *sync.WaitGroup) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.busy < w.o.Jobs && len(w.ready) > 0 && ctx.Err() == nil {
+		t := w.ready[0]
+		w.ready = w.ready[1:]
+		w.busy++
+		t.started = time.Now()
+		var tctx context.Context = context.WithValue(ctx, taskKey{}, t)
+		tctx, t.cancel = context.WithCancelCause(context.WithoutCancel(tctx))
+		t.ctx = tctx
+		jobs.Add(1)
+		w.emitLocked(WorkerEvent{Type: "started", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts})
+		go w.runTask(t, jobs)
+	}
+}
+
+func (w *Worker) emitLocked(ev WorkerEvent) {
+	if w.o.Events != nil {
+		go w.emit(ev)
+	}
+}
+
+func (w *Worker) runTask(t *task, jobs *sync.WaitGroup) {
+	defer jobs.Done()
+	ctx := t.ctx
+	if t.job.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t.job.Timeout, sched.ErrTimeout)
+		defer cancel()
+	}
+	err := w.safeRun(ctx, t)
+	if c := context.Cause(ctx); errors.Is(c, sched.ErrTimeout) && err != nil {
+		err = fmt.Errorf("%w after %v", sched.ErrTimeout, t.job.Timeout)
+	}
+	w.mu.Lock()
+	t.finished, t.err = time.Now(), err
+	w.busy--
+	w.results = append(w.results, t)
+	w.mu.Unlock()
+	t.cancel(nil)
+	w.signal()
+}
+
+func (w *Worker) safeRun(ctx context.Context, t *task) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = sched.Permanent(fmt.Errorf("worker panicked: %v", p))
+		}
+	}()
+	return w.handlers[t.job.Kind].Run(ctx, t.job)
+}
+
+// outcome classifies a finished task as the engine does: its state, its
+// reason, and when it runs again (zero: it does not).
+func (w *Worker) outcome(t *task) (state sched.State, reason string, retryIn time.Duration) {
+	err := t.err
+	switch {
+	case err == nil:
+		return sched.StateDone, "", 0
+	case errors.Is(context.Cause(t.ctx), sched.ErrStopped):
+		return sched.StateCancelled, "cancelled", 0
+	case errors.Is(err, sched.ErrTimeout):
+		state, reason = sched.StateTimedOut, "timeout"
+	default:
+		state, reason = sched.StateFailed, sched.ReasonOf(err)
+	}
+	if !sched.IsPermanent(err) && t.job.Attempts <= t.job.Retries {
+		retryIn = w.o.Backoff.Delay(t.job.Attempts, mrand.Float64())
+	}
+	return state, reason, retryIn
+}
+
+const finishSQL = `WITH f AS (
+		UPDATE jobs SET state = $2, finished = CASE WHEN $3 THEN now() END, error = $4, reason = $5, run_s = $6,
+			not_before = CASE WHEN $3 THEN not_before ELSE now() + $7 * interval '1 second' END,
+			worker = NULL, lease_until = NULL
+		WHERE id = $1 AND worker = $8 AND state = 'running' AND attempts = $9 AND lease_until > now()
+		RETURNING id)
+	INSERT INTO attempts (job_id, attempt, worker, state, final, started, error, reason, stdout, stderr, result,
+		retry_at, retries)
+	SELECT id, $9, $8, $10, $3, $11, $4, $5, $12, $13, $14, CASE WHEN $3 THEN NULL ELSE now() + $7 * interval '1 second' END,
+		$15 FROM f
+	ON CONFLICT (job_id, attempt) DO NOTHING
+	RETURNING job_id`
+
+// record writes the finished jobs' attempts, in one transaction. A job
+// whose lease is lost is dropped unrecorded.
+func (w *Worker) record(ctx context.Context) error {
+	w.mu.Lock()
+	ts := w.results
+	w.results = nil
+	valid := time.Since(w.lastRenew) < w.q.lease*9/10
+	w.mu.Unlock()
+	if len(ts) == 0 {
+		return nil
+	}
+	type rec struct {
+		t       *task
+		state   sched.State
+		reason  string
+		retryIn time.Duration
+	}
+	var recs []rec
+	for _, t := range ts {
+		if t.lost || !valid || errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
+			w.forget(t, "lost")
+			continue
+		}
+		st, reason, retryIn := w.outcome(t)
+		recs = append(recs, rec{t, st, reason, retryIn})
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	held := make([]bool, len(recs))
+	err := pgx.BeginFunc(context.WithoutCancel(ctx), w.q.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for i, r := range recs {
+			t := r.t
+			final := r.retryIn == 0
+			state := r.state
+			if !final {
+				state = sched.StateQueued
+			}
+			if r.state == sched.StateCancelled {
+				final, state = false, sched.StateQueued
+			}
+			var errText *string
+			if t.err != nil {
+				s := t.err.Error()
+				errText = &s
+			}
+			var reason *string
+			if r.reason != "" {
+				reason = &r.reason
+			}
+			b.Queue(finishSQL, t.id, string(state), final, errText, reason, t.finished.Sub(t.started).Seconds(),
+				r.retryIn.Seconds(), w.id, t.job.Attempts, string(r.state), t.started, t.stdout, t.stderr, t.result,
+				t.job.Retries).
+				QueryRow(func(row pgx.Row) error {
+					var id int64
+					err := row.Scan(&id)
+					held[i] = err == nil
+					if errors.Is(err, pgx.ErrNoRows) {
+						return nil
+					}
+					return err
+				})
+		}
+		b.Queue(`SELECT pg_notify($1, '')`, notifyAttempts)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		// Not recorded: the jobs stay running under this worker's lease
+		// and are tried again at the next round, unless the lease is lost.
+		w.mu.Lock()
+		w.results = append(w.results, ts...)
+		w.mu.Unlock()
+		return fmt.Errorf("record %d jobs: %w", len(recs), err)
+	}
+	w.dbOK()
+	for i, r := range recs {
+		if !held[i] {
+			w.forget(r.t, "lost")
+			continue
+		}
+		typ := string(r.state)
+		if r.retryIn > 0 {
+			typ = "retry"
+		}
+		w.forget(r.t, "")
+		w.learn(r.t, r.state)
+		w.emit(WorkerEvent{Type: typ, Key: r.t.job.Key, Kind: r.t.job.Kind, Attempt: r.t.job.Attempts, Err: r.t.err})
+	}
+	return nil
+}
+
+// forget drops a task from the worker's books; a lost one is reported.
+func (w *Worker) forget(t *task, lost string) {
+	w.mu.Lock()
+	delete(w.tasks, t.id)
+	if t.probe {
+		delete(w.probing, t.job.Kind)
+	}
+	w.mu.Unlock()
+	if lost != "" {
+		w.emit(WorkerEvent{Type: lost, Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost})
+	}
+}
+
+// learn updates the service-time mean and the kind's failure streak.
+func (w *Worker) learn(t *task, state sched.State) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	run := t.finished.Sub(t.started).Seconds()
+	if w.mean == 0 {
+		w.mean = run
+	} else {
+		w.mean += 0.1 * (run - w.mean)
+	}
+	k := t.job.Kind
+	switch state {
+	case sched.StateDone:
+		w.done++
+		w.streak[k] = 0
+		if _, out := w.outUntil[k]; out && t.probe {
+			delete(w.outUntil, k)
+			w.emitLocked(WorkerEvent{Type: "enabled", Kind: k})
+		}
+	case sched.StateFailed, sched.StateTimedOut:
+		w.failed++
+		w.streak[k]++
+		if _, out := w.outUntil[k]; (out && t.probe) || (!out && w.o.FailLimit > 0 && w.streak[k] >= w.o.FailLimit) {
+			w.outUntil[k] = time.Now().Add(w.o.Cooldown)
+			w.emitLocked(WorkerEvent{Type: "disabled", Kind: k, N: w.streak[k]})
+		}
+	}
+}
+
+// stopAll cancels every running job with cause and drops the ready ones.
+func (w *Worker) stopAll(cause error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range w.tasks {
+		if t.cancel != nil {
+			t.cancel(cause)
+		}
+		if cause == ErrLeaseLost {
+			t.lost = true
+		}
+	}
+	if cause == ErrLeaseLost {
+		for _, t := range w.ready {
+			delete(w.tasks, t.id)
+		}
+		w.ready = nil
+	}
+}
+
+// heartbeat renews the worker's leases and record every Lease/3, and
+// requeues expired leases once the worker has been healthy for a lease.
+func (w *Worker) heartbeat(ctx context.Context) {
+	every := max(w.q.lease/3, 10*time.Millisecond)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		octx, cancel := context.WithTimeout(ctx, every)
+		err := w.renew(octx)
+		if err == nil {
+			err = w.requeueExpired(octx)
+		}
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			w.dbError(err)
+		}
+	}
+}
+
+// renew extends the leases of the jobs the worker holds and writes its
+// heartbeat. A job claimed before the renewal began that it did not
+// extend has been taken from the worker: it is cancelled and dropped.
+func (w *Worker) renew(ctx context.Context) error {
+	start := time.Now()
+	w.mu.Lock()
+	running, disabled := w.busy, make([]string, 0, len(w.outUntil))
+	for k := range w.outUntil {
+		disabled = append(disabled, k)
+	}
+	done, failed := w.done, w.failed
+	w.mu.Unlock()
+	var ids []int64
+	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE workers SET heartbeat = now(), running = $2, done = $3, failed = $4,
+			disabled = $5 WHERE id = $1`, w.id, running, done, failed, disabled); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `UPDATE jobs SET lease_until = now() + $2 * interval '1 second'
+			WHERE worker = $1 AND state = 'running' AND lease_until > now() RETURNING id`, w.id, w.q.lease.Seconds())
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("renew leases: %w", err)
+	}
+	w.dbOK()
+	kept := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		kept[id] = true
+	}
+	var lost []*task
+	w.mu.Lock()
+	w.lastRenew = start
+	for id, t := range w.tasks {
+		if !kept[id] && t.claimedAt.Before(start) && t.finished.IsZero() {
+			t.lost = true
+			lost = append(lost, t)
+			if t.cancel != nil {
+				t.cancel(ErrLeaseLost)
+			} else {
+				delete(w.tasks, id)
+				w.ready = slices.DeleteFunc(w.ready, func(r *task) bool { return r == t })
+			}
+		}
+	}
+	w.mu.Unlock()
+	for _, t := range lost {
+		w.emit(WorkerEvent{Type: "lost", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost})
+	}
+	return nil
+}
+
+// watchdog cancels every job as soon as no renewal has succeeded for 90 %
+// of a lease: the server's lease runs from a moment after the renewal
+// began, so the worker gives up before the server does.
+func (w *Worker) watchdog(ctx context.Context) {
+	tick := time.NewTicker(max(w.q.lease/20, 5*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		w.mu.Lock()
+		expired := time.Since(w.lastRenew) > w.q.lease*9/10 && len(w.tasks) > 0
+		w.mu.Unlock()
+		if expired {
+			w.stopAll(ErrLeaseLost)
+		}
+	}
+}
+
+const requeueSQL = `WITH x AS (
+		SELECT id FROM jobs WHERE state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED),
+	a AS (
+		INSERT INTO attempts (job_id, attempt, worker, state, final, started, reason)
+		SELECT j.id, j.attempts, j.worker, 'cancelled', false, j.started, 'lease expired'
+		FROM jobs j JOIN x USING (id)
+		ON CONFLICT (job_id, attempt) DO NOTHING)
+	UPDATE jobs j SET state = 'queued', worker = NULL, lease_until = NULL FROM x WHERE j.id = x.id`
+
+// requeueExpired returns to the queue the jobs whose lease expired, once
+// this worker has been healthy for a whole lease.
+func (w *Worker) requeueExpired(ctx context.Context) error {
+	w.mu.Lock()
+	ok := !w.healthySince.IsZero() && time.Since(w.healthySince) >= w.q.lease
+	w.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	tag, err := w.q.pool.Exec(ctx, requeueSQL)
+	if err != nil {
+		return fmt.Errorf("requeue expired leases: %w", err)
+	}
+	if n := tag.RowsAffected(); n > 0 {
+		w.emit(WorkerEvent{Type: "requeued", N: int(n)})
+		if _, err := w.q.pool.Exec(ctx, `SELECT pg_notify($1, '')`, notifyJobs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listen wakes the pump when jobs are submitted or requeued.
+func (w *Worker) listen(ctx context.Context) {
+	for ctx.Err() == nil {
+		conn, err := w.q.pool.Acquire(ctx)
+		if err == nil {
+			_, err = conn.Exec(ctx, "LISTEN "+notifyJobs)
+			for err == nil {
+				_, err = conn.Conn().WaitForNotification(ctx)
+				if err == nil {
+					w.signal()
+				}
+			}
+			conn.Conn().Close(context.Background()) // a listening connection is not given back
+			conn.Release()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// release returns the jobs the worker still holds to the queue (those it
+// never started keep their attempt count) and marks it stopped.
+func (w *Worker) release() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET state = 'queued', worker = NULL, lease_until = NULL,
+			attempts = attempts - 1 WHERE worker = $1 AND state = 'running'`, w.id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE workers SET stopped = now(), running = 0 WHERE id = $1`, w.id); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, notifyJobs)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("release worker %s: %w", w.id, err)
+	}
+	return nil
+}
