@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"calq/sched"
 )
@@ -242,12 +243,15 @@ func (q *Queue) Progress(ctx context.Context, batch string) (Progress, error) {
 // Follow calls fn with each attempt of batch once, in the order of
 // recording, until every job of the batch has ended or ctx is done. It wakes
 // on the workers' notifications and polls every second besides; when the
-// server goes away it tries again every second until ctx ends.
+// server goes away it tries again every second until ctx ends. An error
+// the server reports (a query it refuses) ends it.
 func (q *Queue) Follow(ctx context.Context, batch string, fn func(Update)) error {
 	f := &follower{batch: batch, seen: map[attemptKey]uint64{}, fn: fn}
 	for {
 		done, err := q.follow(ctx, f)
-		if done || ctx.Err() != nil {
+		var pe *pgconn.PgError
+		if done || ctx.Err() != nil || errors.As(err, &pe) {
+			// An error the server reported is no outage: give up.
 			if err == nil && ctx.Err() != nil {
 				err = context.Cause(ctx)
 			}
