@@ -359,8 +359,14 @@ func (w *Worker) claim(ctx context.Context, n int, probes []string) (int, error)
 
 // startReady starts ready jobs while slots are free.
 func (w *Worker) startReady(ctx context.Context, jobs *sync.WaitGroup) {
+	var evs []WorkerEvent
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer func() {
+		w.mu.Unlock()
+		for _, ev := range evs {
+			w.emit(ev)
+		}
+	}()
 	for w.busy < w.o.Jobs && len(w.ready) > 0 && ctx.Err() == nil {
 		t := w.ready[0]
 		w.ready = w.ready[1:]
@@ -370,14 +376,8 @@ func (w *Worker) startReady(ctx context.Context, jobs *sync.WaitGroup) {
 		tctx, t.cancel = context.WithCancelCause(context.WithoutCancel(tctx))
 		t.ctx = tctx
 		jobs.Add(1)
-		w.emitLocked(WorkerEvent{Type: "started", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts})
+		evs = append(evs, WorkerEvent{Type: "started", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts})
 		go w.runTask(t, jobs)
-	}
-}
-
-func (w *Worker) emitLocked(ev WorkerEvent) {
-	if w.o.Events != nil {
-		go w.emit(ev)
 	}
 }
 
@@ -551,8 +551,14 @@ func (w *Worker) forget(t *task, lost string) {
 
 // learn updates the service-time mean and the kind's failure streak.
 func (w *Worker) learn(t *task, state sched.State) {
+	var evs []WorkerEvent
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer func() {
+		w.mu.Unlock()
+		for _, ev := range evs {
+			w.emit(ev)
+		}
+	}()
 	run := t.finished.Sub(t.started).Seconds()
 	if w.mean == 0 {
 		w.mean = run
@@ -566,14 +572,14 @@ func (w *Worker) learn(t *task, state sched.State) {
 		w.streak[k] = 0
 		if _, out := w.outUntil[k]; out && t.probe {
 			delete(w.outUntil, k)
-			w.emitLocked(WorkerEvent{Type: "enabled", Kind: k})
+			evs = append(evs, WorkerEvent{Type: "enabled", Kind: k})
 		}
 	case sched.StateFailed, sched.StateTimedOut:
 		w.failed++
 		w.streak[k]++
 		if _, out := w.outUntil[k]; (out && t.probe) || (!out && w.o.FailLimit > 0 && w.streak[k] >= w.o.FailLimit) {
 			w.outUntil[k] = time.Now().Add(w.o.Cooldown)
-			w.emitLocked(WorkerEvent{Type: "disabled", Kind: k, N: w.streak[k]})
+			evs = append(evs, WorkerEvent{Type: "disabled", Kind: k, N: w.streak[k]})
 		}
 	}
 }
