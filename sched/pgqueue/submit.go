@@ -250,7 +250,8 @@ func (q *Queue) Follow(ctx context.Context, batch string, fn func(Update)) error
 	for {
 		done, err := q.follow(ctx, f)
 		var pe *pgconn.PgError
-		if done || ctx.Err() != nil || errors.As(err, &pe) {
+		refused := errors.As(err, &pe) && !transient(pe)
+		if done || ctx.Err() != nil || refused {
 			// An error the server reported is no outage: give up.
 			if err == nil && ctx.Err() != nil {
 				err = context.Cause(ctx)
@@ -277,6 +278,17 @@ type follower struct {
 	horizon uint64
 	seen    map[attemptKey]uint64 // attempt → its transaction
 	fn      func(Update)
+}
+
+// transient says whether the server's error is an outage rather than a
+// refusal: connection exceptions (08), lack of resources (53), operator
+// intervention such as a shutdown (57) and system errors (58).
+func transient(pe *pgconn.PgError) bool {
+	switch pe.Code[:2] {
+	case "08", "53", "57", "58":
+		return true
+	}
+	return false
 }
 
 // follow is one connection's share of Follow: it returns done once the

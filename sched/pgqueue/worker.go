@@ -451,6 +451,10 @@ func (w *Worker) record(ctx context.Context) error {
 	ts := w.results
 	w.results = nil
 	valid := time.Since(w.lastRenew) < w.q.lease*9/10
+	lost := make([]bool, len(ts))
+	for i, t := range ts {
+		lost[i] = t.lost // renew and stopAll set it under w.mu
+	}
 	w.mu.Unlock()
 	if len(ts) == 0 {
 		return nil
@@ -462,8 +466,8 @@ func (w *Worker) record(ctx context.Context) error {
 		retryIn time.Duration
 	}
 	var recs []rec
-	for _, t := range ts {
-		if t.lost || !valid || errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
+	for i, t := range ts {
+		if lost[i] || !valid || errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
 			w.forget(t, "lost")
 			continue
 		}
