@@ -18,7 +18,9 @@ import (
 	"golang.org/x/term"
 
 	"calq/convert/contacts"
+	"calq/sched/history"
 	"calq/sched/journal"
+	"calq/sched/pgqueue"
 )
 
 func init() {
@@ -73,6 +75,20 @@ func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	}
 	defer func() { err = errors.Join(err, j.Close()) }()
 	return fn(j)
+}
+
+// withHistory runs fn on the store of jobs that --db names: the shared
+// queue for a postgres:// URL, else the journal (which must exist).
+func withHistory(c *cli.Context, fn func(history.Store) error) error {
+	if db := journalPath(c); pgqueue.IsURL(db) {
+		q, err := pgqueue.Open(c.Context, db, pgqueue.Options{})
+		if err != nil {
+			return err
+		}
+		defer q.Close()
+		return fn(q)
+	}
+	return withJournal(c, func(j *journal.Journal) error { return fn(j) })
 }
 
 // withBook runs fn with the address book in the journal, which must

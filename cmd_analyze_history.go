@@ -12,6 +12,7 @@ import (
 
 	"calq/analyze"
 	"calq/sched"
+	"calq/sched/history"
 	"calq/sched/journal"
 )
 
@@ -56,8 +57,8 @@ func analyzeHistoryAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return withJournal(c, func(j *journal.Journal) error {
-		recs, err := j.List(c.Context, f)
+	return withHistory(c, func(s history.Store) error {
+		recs, err := s.List(c.Context, f)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 	"calq/convert/pdf"
 	"calq/internal/config"
 	"calq/sched"
+	"calq/sched/journal"
+	"calq/sched/pgqueue"
 )
 
 func convertCommand() *cli.Command {
@@ -78,6 +81,7 @@ func convertCommand() *cli.Command {
 			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file", DefaultText: "a share of the available memory, 1024 to 2048"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program", DefaultText: "found on PATH"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "with a postgres:// --db: files converted here at once; 0 only submits to calq worker processes", DefaultText: "the number of CPUs"},
 			jsonFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
 		}, dbFlag()),
@@ -91,7 +95,24 @@ func convertAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, err := openJournal(c)
+	// With a postgres:// --db the files go to the shared queue; the
+	// provenance of the PDFs, which live on this machine, stays in this
+	// machine's journal.
+	dbPath := journalPath(c)
+	if pgqueue.IsURL(dbPath) {
+		q, err := pgqueue.Open(c.Context, dbPath, pgqueue.Options{})
+		if err != nil {
+			return fmt.Errorf("convert: %w", err)
+		}
+		defer q.Close()
+		o.Shared, o.SharedJobs = q, runtime.NumCPU()
+		if c.IsSet("jobs") {
+			o.SharedJobs = c.Int("jobs")
+		}
+		home, _ := os.UserHomeDir()
+		dbPath = journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)
+	}
+	jn, err := journal.Open(c.Context, dbPath, journal.Options{})
 	if err != nil {
 		return fmt.Errorf("convert: %w", err)
 	}
@@ -183,8 +204,11 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		fail("--priority: %w", err)
 	}
-	if o.Timeout < 0 || o.Retries < 0 || c.Int("instances") < 0 || c.Int("memory-limit") < 0 {
-		fail("--timeout, --retries, --instances and --memory-limit must not be negative")
+	if c.IsSet("jobs") && !pgqueue.IsURL(journalPath(c)) {
+		fail("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
+	}
+	if o.Timeout < 0 || c.Int("jobs") < 0 || o.Retries < 0 || c.Int("instances") < 0 || c.Int("memory-limit") < 0 {
+		fail("--timeout, --retries, --instances, --jobs and --memory-limit must not be negative")
 	}
 	o.PDFA = prof.PDFA
 	if c.IsSet("pdfa") {

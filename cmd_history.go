@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/sched"
+	"calq/sched/history"
 	"calq/sched/journal"
 )
 
@@ -36,23 +38,23 @@ func historyCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "list at most `N` jobs; 0 for all"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
 			dbFlag()),
-		Action:      historyAction(true, (*journal.Journal).List, writeHistory),
+		Action:      historyAction(true, history.Store.List, writeHistory),
 		Subcommands: []*cli.Command{historyStatsCommand(), historyPruneCommand()},
 	}
 }
 
 // historyAction is the Action of calq history and calq history stats: it
 // reads the filter flags (and --limit if the command has it), asks the
-// journal with query and renders the answer.
-func historyAction[T any](limit bool, query func(*journal.Journal, context.Context, journal.Filter) (T, error),
+// store (--db) with query and renders the answer.
+func historyAction[T any](limit bool, query func(history.Store, context.Context, history.Filter) (T, error),
 	render func(w io.Writer, v T, asJSON bool) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		f, err := historyFilter(c, limit)
 		if err != nil {
 			return err
 		}
-		return withJournal(c, func(j *journal.Journal) error {
-			v, err := query(j, c.Context, f)
+		return withHistory(c, func(s history.Store) error {
+			v, err := query(s, c.Context, f)
 			if err != nil {
 				return err
 			}
@@ -147,7 +149,6 @@ func parseAgo(s string) (time.Duration, bool) {
 	return d, err == nil && d >= 0
 }
 
-// historyJob is a job in calq history --json.
 // historyJob is a job in calq history --json: the record, with what ran
 // and its payload as text (a JSON payload as itself), never base64.
 type historyJob struct {
@@ -157,13 +158,18 @@ type historyJob struct {
 }
 
 // jobWhat says what a job ran: a shell job's command line, a conversion's
-// input file; else its payload when it is text.
+// input file; else its payload when it is text. Jobs of the shared queue
+// carry JSON: a conversion its source, a shell job its command.
 func jobWhat(r journal.Record) string {
-	var conv struct {
-		In string `json:"in"`
+	var p struct {
+		In      string `json:"in"`
+		Source  string `json:"source"`
+		Command string `json:"command"`
 	}
-	if json.Unmarshal(r.Payload, &conv) == nil && conv.In != "" {
-		return conv.In
+	if json.Unmarshal(r.Payload, &p) == nil {
+		if w := cmp.Or(p.In, p.Source, p.Command); w != "" {
+			return w
+		}
 	}
 	if utf8.Valid(r.Payload) && !json.Valid(r.Payload) {
 		return string(r.Payload)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"calq/sched/history"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +12,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"calq/sched/journal"
 )
 
 func historyPruneCommand() *cli.Command {
@@ -42,8 +41,8 @@ func historyPruneCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withJournal(c, func(j *journal.Journal) error {
-				n, err := prune(c, j, p)
+			return withHistory(c, func(s history.Store) error {
+				n, err := prune(c, s, p)
 				if err != nil {
 					return err
 				}
@@ -93,10 +92,10 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 	return p, nil
 }
 
-// prune runs p on j, writing the archive through a file that Prune puts
+// prune runs p on s, writing the archive through a file that Prune puts
 // in place before it deletes.
-func prune(c *cli.Context, j *journal.Journal, p pruneReport) (int, error) {
-	o := journal.PruneOptions{Vacuum: p.Vacuumed, DryRun: p.DryRun}
+func prune(c *cli.Context, s history.Store, p pruneReport) (int, error) {
+	o := history.PruneOptions{Vacuum: p.Vacuumed, DryRun: p.DryRun}
 	if p.Archive != "" && !p.DryRun {
 		f, err := createAtomic(p.Archive, c.Bool("append"))
 		if err != nil {
@@ -105,7 +104,7 @@ func prune(c *cli.Context, j *journal.Journal, p pruneReport) (int, error) {
 		defer f.discard()
 		o.Archive = f
 	}
-	return j.Prune(c.Context, p.Before, o)
+	return s.Prune(c.Context, p.Before, o)
 }
 
 // atomicFile is written beside its path and appears there, complete and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/sched/history"
 	"calq/sched/journal"
 )
 
@@ -23,7 +24,7 @@ func historyStatsCommand() *cli.Command {
 			`"backend", "jobs", "states", "wait", "run", "reasons"}]}; wait and run hold` + "\n" +
 			`"n", "mean_s", "p50_s", "p90_s" and "p99_s".` + "\n\n" + whenHelp,
 		Flags:  append(filterFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}, dbFlag()),
-		Action: historyAction(false, (*journal.Journal).Stats, writeStats),
+		Action: historyAction(false, history.Store.Stats, writeStats),
 	}
 }
 

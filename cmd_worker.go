@@ -14,6 +14,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/convert"
+	"calq/convert/lo"
 	"calq/internal/childenv"
 	"calq/internal/proc"
 	"calq/sched/pgqueue"
@@ -21,7 +23,7 @@ import (
 )
 
 // workerKinds are the job kinds calq worker can run; shell only when named.
-var workerKinds = []string{shell.Kind}
+var workerKinds = []string{convert.RemoteKind, shell.Kind}
 
 func workerCommand() *cli.Command {
 	return &cli.Command{
@@ -31,7 +33,9 @@ func workerCommand() *cli.Command {
 			"--jobs at a time, until SIGINT or SIGTERM; then it stops its running jobs and\n" +
 			"returns them to the queue. Start one on each machine; submit from any with\n" +
 			"calq sched run --db postgres://... -j 0 FILE.\n\n" +
-			"--kinds names what it runs. shell runs only when named: a shell job from a\n" +
+			"--kinds names what it runs: convert (the default) converts the files of calq\n" +
+			"convert --db postgres://... on a pool of warm LibreOffice instances; shell runs\n" +
+			"only when named: a shell job from a\n" +
 			"shared database is remote execution, as any user able to write to that\n" +
 			"database can submit one. Jobs run with this worker's environment, without\n" +
 			"calq's secrets.\n\n" +
@@ -39,7 +43,9 @@ func workerCommand() *cli.Command {
 			"leases for a whole --lease (paused, cut off) kills its running jobs and records\n" +
 			"nothing; another worker runs them again. --status lists the workers.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kinds", Value: "", Usage: "job kinds to run, comma-separated: shell"},
+			&cli.StringFlag{Name: "kinds", Value: convert.RemoteKind, Usage: "job kinds to run, comma-separated: convert, shell"},
+			&cli.IntFlag{Name: "instances", Usage: "convert: LibreOffice instances, kept warm between jobs", DefaultText: "from cores and memory"},
+			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "convert: keep LibreOffice's profiles in `DIR`"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "how many jobs run at once"},
 			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "how long a claim holds without a heartbeat (every lease/3)"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a stopped job gets between SIGTERM and SIGKILL"},
@@ -68,13 +74,10 @@ func workerAction(c *cli.Context) error {
 	}
 	var kinds []string
 	if !c.Bool("status") {
-		if c.String("kinds") == "" {
-			return usageErrorf(c, "--kinds: name the kinds to run (%s); shell runs only when named", strings.Join(workerKinds, ", "))
-		}
 		for _, k := range strings.Split(c.String("kinds"), ",") {
 			k = strings.TrimSpace(k)
 			switch {
-			case k == "convert" || k == "sms":
+			case k == "sms":
 				return usageErrorf(c, "--kinds: %s: not yet served by calq worker (only %s)", k, strings.Join(workerKinds, ", "))
 			case !slices.Contains(workerKinds, k):
 				return usageErrorf(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
@@ -101,6 +104,14 @@ func workerAction(c *cli.Context) error {
 	keeper := proc.NewKeeper() // one helper that kills every job's group should calq die
 	defer keeper.Close()
 	for _, k := range kinds {
+		if k == convert.RemoteKind {
+			rw, err := convert.NewRemoteWorker(c.Context, q, lo.Options{Instances: c.Int("instances"), StateDir: c.String("state-dir")})
+			if err != nil {
+				return err
+			}
+			defer rw.Close()
+			w.Handle(k, rw)
+		}
 		if k == shell.Kind {
 			w.Handle(k, &shell.SharedWorker{Worker: shell.Worker{Grace: c.Duration("grace"),
 				Env: childenv.Without(os.Environ()), Output: w.Output, Keeper: keeper}})

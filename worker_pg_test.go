@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -14,17 +17,22 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"calq/convert/pdf"
 	"calq/internal/pgtest"
+	"calq/internal/tooltest"
 )
 
 // The tests below run calq worker processes against a real PostgreSQL
 // server and count executions through files the jobs append to: a job
 // that ran twice shows twice.
 
-// startWorker starts calq worker on url; the test's cleanup stops it.
+// startWorker starts calq worker on url, with its temporary files and
+// LibreOffice profiles in a directory of its own; the test's cleanup
+// stops it.
 func startWorker(t *testing.T, url string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := calqCmd(t, append([]string{"worker", "--db", url, "--kinds", "shell", "--quiet"}, args...)...)
+	cmd := calqCmd(t, append([]string{"worker", "--db", url, "--quiet"}, args...)...)
+	cmd.Env = append(cmd.Env, convertEnv(t.TempDir())...)
 	var log strings.Builder
 	cmd.Stderr = &log
 	if err := cmd.Start(); err != nil {
@@ -142,7 +150,7 @@ func TestWorkerKilled(t *testing.T) {
 	jobs := crashJobs(t, dir, n, "0.05")
 	var workers []*exec.Cmd
 	for range 3 {
-		workers = append(workers, startWorker(t, srv.URL, "-j", "4", "--lease", "3s"))
+		workers = append(workers, startWorker(t, srv.URL, "--kinds", "shell", "-j", "4", "--lease", "3s"))
 	}
 	sub, out := submit(t, srv.URL, jobs)
 	c := pgConn(t, srv.URL)
@@ -220,7 +228,7 @@ func TestWorkerPaused(t *testing.T) {
 	dir := t.TempDir()
 	const n = 2
 	jobs := crashJobs(t, dir, n, "20")
-	a := startWorker(t, srv.URL, "-j", "2", "--lease", "2s")
+	a := startWorker(t, srv.URL, "--kinds", "shell", "-j", "2", "--lease", "2s")
 	c := pgConn(t, srv.URL)
 	aID := workerID(t, c, a.Process.Pid)
 	sub, out := submit(t, srv.URL, jobs)
@@ -230,7 +238,7 @@ func TestWorkerPaused(t *testing.T) {
 	}
 	// b takes the jobs over once their lease has run out (and b has been
 	// connected for a lease); they start again.
-	b := startWorker(t, srv.URL, "-j", "2", "--lease", "2s")
+	b := startWorker(t, srv.URL, "--kinds", "shell", "-j", "2", "--lease", "2s")
 	waitLines(t, filepath.Join(dir, "started"), 2*n)
 	aPids := pgStrings(t, c, `SELECT DISTINCT worker FROM attempts WHERE reason = 'lease expired'`)
 	if !slices.Equal(aPids, []string{aID}) {
@@ -262,7 +270,7 @@ func TestServerOutage(t *testing.T) {
 	const n = 60
 	jobs := crashJobs(t, dir, n, "0.3")
 	for range 2 {
-		startWorker(t, srv.URL, "-j", "3", "--lease", "2s")
+		startWorker(t, srv.URL, "--kinds", "shell", "-j", "3", "--lease", "2s")
 	}
 	sub, out := submit(t, srv.URL, jobs)
 	waitLines(t, filepath.Join(dir, "done"), n/4)
@@ -289,4 +297,107 @@ func TestServerOutage(t *testing.T) {
 		t.Errorf("%d jobs ran twice, more than the workers held", repeated)
 	}
 	t.Logf("%d of %d jobs ran twice across the outage", repeated, n)
+}
+
+// TestConvertShared: calq convert -j 0 hands the files to two workers and
+// writes the same PDFs as a local run, byte for byte once their dates are
+// dropped; each worker's LibreOffice started once, whatever the number of
+// files it converted.
+func TestConvertShared(t *testing.T) {
+	tooltest.Require(t, "soffice")
+	srv := pgtest.Start(t)
+	for range 2 {
+		startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--instances", "1")
+	}
+	tmp := t.TempDir()
+	samples := filepath.Join("testdata", "convert", "samples")
+	remote := calqCmd(t, "convert", "-j", "0", "--db", srv.URL, "-o", filepath.Join(tmp, "remote"), samples)
+	remote.Env = append(remote.Env, convertEnv(tmp)...)
+	remote.Env = append(remote.Env, "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
+	if out, err := remote.CombinedOutput(); err != nil || !strings.Contains(string(out), "10 converted, 0 skipped, 0 failed") {
+		t.Fatalf("convert -j 0: %v\n%s", err, out)
+	}
+	// Two local runs: pdfcpu numbers the objects of some files
+	// differently from one run to the next, and those are compared by
+	// pages and text instead.
+	for _, name := range []string{"local", "local2"} {
+		local := calqCmd(t, "convert", "--db", filepath.Join(tmp, name+".db"), "-o", filepath.Join(tmp, name), samples)
+		local.Env = append(local.Env, convertEnv(tmp)...)
+		if out, err := local.CombinedOutput(); err != nil {
+			t.Fatalf("convert: %v\n%s", err, out)
+		}
+	}
+	pdfs, _ := filepath.Glob(filepath.Join(tmp, "local", "*.pdf"))
+	if len(pdfs) != 10 {
+		t.Fatalf("%d local PDFs, want 10", len(pdfs))
+	}
+	read := func(dir, name string) []byte {
+		b, err := os.ReadFile(filepath.Join(tmp, dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return undated(b)
+	}
+	bytewise := 0
+	for _, l := range pdfs {
+		name := filepath.Base(l)
+		if a := read("local", name); bytes.Equal(a, read("local2", name)) {
+			bytewise++
+			if !bytes.Equal(a, read("remote", name)) {
+				t.Errorf("%s: the workers' PDF differs from the local one beyond dates", name)
+			}
+			continue
+		}
+		li, lerr := pdf.Inspect(l, "")
+		ri, rerr := pdf.Inspect(filepath.Join(tmp, "remote", name), "")
+		lt, _ := pdf.Text(l, "")
+		rt, _ := pdf.Text(filepath.Join(tmp, "remote", name), "")
+		if lerr != nil || rerr != nil || li.Pages != ri.Pages || lt != rt {
+			t.Errorf("%s: the workers' PDF has %d pages (%v), the local one %d (%v), or other text", name, ri.Pages, rerr, li.Pages, lerr)
+		}
+	}
+	t.Logf("%d of %d PDFs compared byte for byte", bytewise, len(pdfs))
+	// Each worker's instance stayed warm: every office file it converted
+	// reports the instance's first start.
+	c := pgConn(t, srv.URL)
+	rows := pgStrings(t, c, `SELECT a.worker || ' ' || convert_from(a.result, 'UTF8') FROM attempts a WHERE a.state = 'done'`)
+	office := map[string]int{}
+	for _, r := range rows {
+		w, js, _ := strings.Cut(r, " ")
+		var res struct {
+			Instance string `json:"instance"`
+			Starts   int    `json:"starts"`
+		}
+		if err := json.Unmarshal([]byte(js), &res); err != nil {
+			t.Fatalf("result %q: %v", js, err)
+		}
+		if res.Instance == "" {
+			continue // an image or a PDF: pdfcpu
+		}
+		office[w]++
+		if res.Starts != 1 {
+			t.Errorf("worker %s: instance %s had started %d times, want 1 (kept warm)", w, res.Instance, res.Starts)
+		}
+	}
+	t.Logf("office files per worker: %v", office)
+	if len(office) == 0 {
+		t.Error("no office file went through LibreOffice")
+	}
+}
+
+// undated drops what differs between two conversions of one file: dates
+// (PDF and XMP), document IDs and the XMP's instance IDs.
+func undated(b []byte) []byte {
+	for _, re := range undatedRes {
+		b = re.ReplaceAll(b, []byte("X"))
+	}
+	return b
+}
+
+var undatedRes = []*regexp.Regexp{
+	regexp.MustCompile(`D:\d{8,14}[^)]*`),
+	regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[0-9.:+Z-]*`),
+	regexp.MustCompile(`/ID\s*\[[^\]]*\]`),
+	regexp.MustCompile(`uuid:[0-9a-fA-F-]+`),
+	regexp.MustCompile(`/DocChecksum\s*/[0-9A-F]+`),
 }

@@ -39,6 +39,12 @@ type Options struct {
 	Pool        *lo.Pool // LibreOffice instances already started (a bench); nil: Run starts its own when needed
 	Workers     int      // pdfcpu workers for images and PDFs; 0: the number of CPUs
 
+	// Shared, when set, hands the files to the shared queue that calq
+	// worker processes serve, instead of the local engine (see
+	// convertShared); SharedJobs of them at a time also convert here.
+	Shared     Shared
+	SharedJobs int
+
 	// Planned is called once with the number of files and, of those, how
 	// many need converting; Status with a line about what Run is doing
 	// ("starting 3 LibreOffice instances"); Progress with each file's

@@ -314,6 +314,9 @@ func (r *runner) convertAll(ctx context.Context, jobs []*sched.Job) error {
 	}
 	r.work = work
 	defer work.remove()
+	if r.o.Shared != nil {
+		return r.convertShared(ctx, jobs)
+	}
 	r.sizeOffice(ctx, jobs)
 	r.pool = &lazyPool{opts: r.o.LibreOffice, pool: r.o.Pool, shared: r.o.Pool != nil, base: ctx}
 	defer r.pool.close()

@@ -68,7 +68,7 @@ func TestLoadFailed(t *testing.T) {
 	if err := os.WriteFile(broken, whole[:len(whole)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	starts := inst.startCount()
+	starts := inst.Starts()
 	out := filepath.Join(dir, "truncated.pdf")
 	err = inst.Convert(t.Context(), broken, out, ConvertOptions{})
 	var ce *ConvertError
@@ -84,7 +84,7 @@ func TestLoadFailed(t *testing.T) {
 		t.Fatalf("next Convert = %v", err)
 	}
 	checkPDF(t, good, 1)
-	if got := inst.startCount(); got != starts {
+	if got := inst.Starts(); got != starts {
 		t.Errorf("instance started %d times during the test, want 0", got-starts)
 	}
 }
@@ -95,7 +95,7 @@ func TestLoadFailed(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	inst := sharedPool.get(t).Instances()[1]
 	dir := t.TempDir()
-	starts := inst.startCount()
+	starts := inst.Starts()
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
 	defer cancel()
 	out := filepath.Join(dir, "hang.pdf")
@@ -118,7 +118,7 @@ func TestTimeout(t *testing.T) {
 		t.Fatalf("Convert after the timeout = %v", err)
 	}
 	checkPDF(t, good, 1)
-	if got := inst.startCount() - starts; got != 1 {
+	if got := inst.Starts() - starts; got != 1 {
 		t.Errorf("instance started %d times, want 1 (a restart)", got)
 	}
 }
@@ -251,15 +251,9 @@ func TestRecycle(t *testing.T) {
 					t.Fatalf("conversion %d: %v", n+1, err)
 				}
 			}
-			if got := inst.startCount(); got != tt.wantStarts {
+			if got := inst.Starts(); got != tt.wantStarts {
 				t.Errorf("started %d times in %d conversions, want %d", got, tt.convs, tt.wantStarts)
 			}
 		})
 	}
-}
-
-func (i *Instance) startCount() int {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.starts
 }

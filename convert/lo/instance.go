@@ -27,7 +27,7 @@ type Instance struct {
 	run    *run      // the running soffice; nil when stopped
 	client *exec.Cmd // the client of the conversion in progress
 	convs  int       // conversions since the last start
-	starts int       // starts so far, for tests
+	starts int       // starts so far (Starts)
 
 	handing atomic.Bool // a request is with the UNO helper
 }
@@ -49,6 +49,14 @@ func newInstance(p *Pool, name, dir string, lock *os.File) *Instance {
 
 // Name returns the instance's name: "lo-1", "lo-2", ...
 func (i *Instance) Name() string { return i.name }
+
+// Starts returns how many times the instance's soffice has started: 1
+// for an instance that stayed warm since its start.
+func (i *Instance) Starts() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.starts
+}
 
 // acquire takes the instance for its caller, unless ctx is done or the
 // pool closed first.

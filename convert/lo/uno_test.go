@@ -37,12 +37,12 @@ func TestHelperDiedIdle(t *testing.T) {
 	h := helperOf(t, inst)
 	syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL) // its guard and python3
 	<-h.gone
-	starts := inst.startCount()
+	starts := inst.Starts()
 	if err := inst.Convert(t.Context(), testdata(t, "simple.odt"), filepath.Join(dir, "b.pdf"), ConvertOptions{}); err != nil {
 		t.Fatalf("Convert after the helper died = %v, want nil", err)
 	}
 	checkPDF(t, filepath.Join(dir, "b.pdf"), 1)
-	if got := inst.startCount() - starts; got != 1 {
+	if got := inst.Starts() - starts; got != 1 {
 		t.Errorf("instance started %d times, want 1", got)
 	}
 	if helperOf(t, inst) == h {

@@ -8,21 +8,25 @@ import (
 	"time"
 
 	"calq/sched"
+	"calq/sched/history"
 )
 
-// Filter selects jobs for List and Stats. Zero fields select everything.
-type Filter struct {
-	Kind    string // a kind ("convert-office"), or a family of kinds ("convert" matches convert-*)
-	State   sched.State
-	Backend string    // the backend of the last attempt (ran_on)
-	Label   string    // jobs whose label contains it
-	Since   time.Time // enqueued at or after
-	Until   time.Time // enqueued before
-	Limit   int       // List returns at most this many; 0 for all
-}
+// The history types are sched/history's; the journal is one of its
+// stores.
+type (
+	Filter       = history.Filter
+	Record       = history.Record
+	Stats        = history.Stats
+	Group        = history.Group
+	Summary      = history.Summary
+	ReasonCount  = history.ReasonCount
+	PruneOptions = history.PruneOptions
+)
+
+var _ history.Store = (*Journal)(nil)
 
 // where renders f as an SQL condition and its arguments.
-func (f Filter) where() (string, []any) {
+func where(f Filter) (string, []any) {
 	conds := []string{"1"}
 	var args []any
 	add := func(cond string, arg any) {
@@ -51,35 +55,6 @@ func (f Filter) where() (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-// Record is a job as the journal holds it. Times are UTC; a zero time, a
-// nil duration or an empty string is a NULL column, left out of JSON.
-type Record struct {
-	ID         int64       `json:"id"`
-	Key        string      `json:"key"`
-	Kind       string      `json:"kind"`
-	Label      string      `json:"label,omitempty"`
-	Payload    []byte      `json:"payload,omitempty"`
-	Class      sched.Class `json:"class"`
-	Backend    string      `json:"backend,omitempty"` // requested
-	State      sched.State `json:"state"`
-	Attempts   int         `json:"attempts"`
-	Retries    int         `json:"retries"`
-	TimeoutS   *float64    `json:"timeout_seconds,omitempty"`
-	NotBefore  time.Time   `json:"not_before,omitzero"`
-	Enqueued   time.Time   `json:"enqueued"`
-	Started    time.Time   `json:"started,omitzero"` // first start
-	Finished   time.Time   `json:"finished,omitzero"`
-	RanOn      string      `json:"ran_on,omitempty"` // backend of the last attempt
-	Error      string      `json:"error,omitempty"`
-	Reason     string      `json:"reason,omitempty"`
-	WaitS      *float64    `json:"wait_seconds,omitempty"` // first start - enqueued
-	RunS       *float64    `json:"run_seconds,omitempty"`  // the last attempt's duration
-	Owner      string      `json:"owner,omitempty"`
-	OwnerPid   int         `json:"owner_pid,omitempty"`
-	OwnerHost  string      `json:"owner_host,omitempty"`
-	LeaseUntil time.Time   `json:"lease_until,omitzero"`
-}
-
 // recordColumns are the columns scanRecord reads, in its order.
 const recordColumns = `id, key, kind, label, payload, class, backend, state, attempts, retries,
 	timeout_s, not_before, enqueued, started, finished, ran_on, error, reason, wait_s, run_s,
@@ -87,7 +62,7 @@ const recordColumns = `id, key, kind, label, payload, class, backend, state, att
 
 // List returns the jobs f selects, newest first.
 func (j *Journal) List(ctx context.Context, f Filter) ([]Record, error) {
-	where, args := f.where()
+	where, args := where(f)
 	q := `SELECT ` + recordColumns + ` FROM jobs WHERE ` + where + ` ORDER BY enqueued DESC, id DESC`
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)

@@ -8,17 +8,6 @@ import (
 	"time"
 )
 
-// PruneOptions configure Prune.
-type PruneOptions struct {
-	// Archive, when set, receives the pruned jobs as JSON lines, one
-	// Record each, before they are deleted. When it is an io.Closer, Prune
-	// closes it after the last line and deletes only if that succeeds, so
-	// a file can be made durable (synced, renamed into place) first.
-	Archive io.Writer
-	Vacuum  bool // compact the file afterwards (VACUUM), returning the space to the system
-	DryRun  bool // count the jobs only: write, delete and vacuum nothing
-}
-
 // Prune deletes the jobs that finished before before in a terminal state
 // (done, failed, timed_out), with their attempts and the batches left
 // without jobs, in one transaction. It returns how many jobs it deleted,

@@ -73,6 +73,16 @@ func TestQueue(t *testing.T) {
 	t.Run("faillimit", func(t *testing.T) { testFailLimit(t, srv.URL) })
 	t.Run("leaselost", func(t *testing.T) { testLeaseLost(t, srv.URL) })
 	t.Run("resubmit", func(t *testing.T) { testResubmit(t, srv.URL) })
+	t.Run("history", func(t *testing.T) { testHistory(t, emptyDB(t, srv.URL, "history")) })
+}
+
+// emptyDB creates database name on the server at url and returns its URL.
+func emptyDB(t *testing.T, url, name string) string {
+	q := open(t, url, 0)
+	if _, err := q.pool.Exec(context.Background(), "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Replace(url, "/postgres?", "/"+name+"?", 1)
 }
 
 func testMigrate(t *testing.T, url string) {

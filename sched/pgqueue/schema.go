@@ -92,6 +92,7 @@ var migrations = []string{
 		digest text NOT NULL, -- sha256 of the whole file, hex
 		seq    integer NOT NULL,
 		data   bytea NOT NULL,
+		created timestamptz NOT NULL DEFAULT now(),
 		PRIMARY KEY (digest, seq)
 	);`,
 }

@@ -177,22 +177,33 @@ func (w *Worker) Run(ctx context.Context) error {
 	go func() { defer wg.Done(); w.watchdog(bg) }()
 	go func() { defer wg.Done(); w.listen(bg) }()
 	var jobs sync.WaitGroup
-	err := w.pump(ctx, &jobs)
+	w.pump(ctx, &jobs)
 	w.stopAll(sched.ErrStopped)
 	jobs.Wait()
 	// Jobs that ended before the stop are recorded; those it cancelled
 	// go back to the queue.
-	if rerr := w.record(context.Background()); rerr != nil {
-		err = errors.Join(err, rerr)
-	}
+	err := w.record(context.Background())
 	stopBg()
 	wg.Wait()
 	return errors.Join(err, w.release())
 }
 
+// Start runs Run in the background, on a context that ctx's values reach
+// but not its end: the caller decides when the worker stops, by calling
+// stop, which returns Run's error.
+func (w *Worker) Start(ctx context.Context) (stop func() error) {
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	return func() error {
+		cancel()
+		return <-done
+	}
+}
+
 // pump starts claimed jobs, records finished ones and claims more, until
 // ctx ends.
-func (w *Worker) pump(ctx context.Context, jobs *sync.WaitGroup) error {
+func (w *Worker) pump(ctx context.Context, jobs *sync.WaitGroup) {
 	poll := time.NewTicker(time.Second)
 	defer poll.Stop()
 	for ctx.Err() == nil {
@@ -222,7 +233,6 @@ func (w *Worker) pump(ctx context.Context, jobs *sync.WaitGroup) error {
 		case <-poll.C:
 		}
 	}
-	return nil
 }
 
 // dbError notes a failed database operation: the worker is not healthy

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"calq/internal/proc"
 	"calq/sched"
@@ -93,18 +92,13 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 	if _, err := q.Submit(ctx, batch, jobs); err != nil {
 		return res, fmt.Errorf("run: %w", err)
 	}
-	var stopLocal func() error = func() error { return nil }
+	stopLocal := func() error { return nil }
 	if o.Workers > 0 {
 		w := q.NewWorker(pgqueue.WorkerOptions{Jobs: o.Workers, Batch: batch, Backoff: o.Backoff})
 		keeper := proc.NewKeeper()
 		defer keeper.Close()
 		w.Handle(Kind, &SharedWorker{Worker{Grace: o.Grace, Env: o.Env, Output: w.Output, Keeper: keeper}})
-		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		var wg sync.WaitGroup
-		var werr error
-		wg.Add(1)
-		go func() { defer wg.Done(); werr = w.Run(lctx) }()
-		stopLocal = func() error { cancel(); wg.Wait(); return werr }
+		stopLocal = w.Start(ctx)
 	}
 	err = q.Follow(ctx, batch, func(u pgqueue.Update) {
 		j := &sched.Job{Key: u.Key, Label: u.Label, Kind: u.Kind, Payload: []byte(SharedCommand(u.Payload)),
