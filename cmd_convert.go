@@ -81,6 +81,7 @@ func convertCommand() *cli.Command {
 			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file", DefaultText: "a share of the available memory, 1024 to 2048"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program", DefaultText: "found on PATH"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
+			&cli.StringFlag{Name: "shared-root", Usage: "with a postgres:// --db: the inputs and PDFs stay on this share, which every worker mounts (calq worker --shared-root), instead of travelling through the database"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "with a postgres:// --db: files converted here at once; 0 only submits to calq worker processes", DefaultText: "the number of CPUs"},
 			jsonFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
@@ -206,6 +207,19 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	}
 	if c.IsSet("jobs") && !pgqueue.IsURL(journalPath(c)) {
 		fail("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
+	}
+	if root := c.String("shared-root"); root != "" {
+		o.SharedRoot = root
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			fail("--shared-root %s: not a directory", root)
+		} else if !pgqueue.IsURL(journalPath(c)) {
+			fail("--shared-root: only with a postgres:// --db")
+		}
+		for _, in := range o.Inputs {
+			if _, err := convert.BelowRoot(root, in); err != nil {
+				fail("%s: %w", in, err)
+			}
+		}
 	}
 	if o.Timeout < 0 || c.Int("jobs") < 0 || o.Retries < 0 || c.Int("instances") < 0 || c.Int("memory-limit") < 0 {
 		fail("--timeout, --retries, --instances, --jobs and --memory-limit must not be negative")

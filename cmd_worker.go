@@ -45,6 +45,7 @@ func workerCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kinds", Value: convert.RemoteKind, Usage: "job kinds to run, comma-separated: convert, shell"},
 			&cli.IntFlag{Name: "instances", Usage: "convert: LibreOffice instances, kept warm between jobs", DefaultText: "from cores and memory"},
+			&cli.StringFlag{Name: "shared-root", Usage: "convert: where this machine mounts the share of calq convert --shared-root"},
 			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "convert: keep LibreOffice's profiles in `DIR`"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "how many jobs run at once"},
 			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "how long a claim holds without a heartbeat (every lease/3)"},
@@ -68,6 +69,11 @@ func workerAction(c *cli.Context) error {
 			return usageErrorf(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
 		}
 		return usageErrorf(c, "--db %s: calq worker needs a postgres:// URL; a journal file is not shared between machines", shell.Quote(url))
+	}
+	if root := c.String("shared-root"); root != "" {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			return usageErrorf(c, "--shared-root %s: not a directory", root)
+		}
 	}
 	if c.Duration("lease") < time.Second {
 		return usageErrorf(c, "--lease %v: want at least 1s", c.Duration("lease"))
@@ -110,6 +116,7 @@ func workerAction(c *cli.Context) error {
 				return err
 			}
 			defer rw.Close()
+			rw.SharedRoot = c.String("shared-root")
 			w.Handle(k, rw)
 		}
 		if k == shell.Kind {

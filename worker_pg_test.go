@@ -401,3 +401,30 @@ var undatedRes = []*regexp.Regexp{
 	regexp.MustCompile(`uuid:[0-9a-fA-F-]+`),
 	regexp.MustCompile(`/DocChecksum\s*/[0-9A-F]+`),
 }
+
+// TestConvertSharedRoot: with --shared-root the inputs and PDFs stay on
+// the share: nothing travels through the database.
+func TestConvertSharedRoot(t *testing.T) {
+	tooltest.Require(t, "soffice")
+	srv := pgtest.Start(t)
+	root := t.TempDir()
+	in := filepath.Join(root, "in")
+	if err := os.CopyFS(in, os.DirFS(filepath.Join("testdata", "convert", "samples"))); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--instances", "1", "--shared-root", root)
+	tmp := t.TempDir()
+	cmd := calqCmd(t, "convert", "-j", "0", "--db", srv.URL, "--shared-root", root, "-o", filepath.Join(tmp, "out"), in)
+	cmd.Env = append(cmd.Env, convertEnv(tmp)...)
+	cmd.Env = append(cmd.Env, "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "10 converted, 0 skipped, 0 failed") {
+		t.Fatalf("convert -j 0 --shared-root: %v\n%s", err, out)
+	}
+	c := pgConn(t, srv.URL)
+	if n := pgStrings(t, c, `SELECT count(*)::text FROM blobs`); n[0] != "0" {
+		t.Errorf("%s blobs in the database, want none", n[0])
+	}
+	if left, _ := os.ReadDir(filepath.Join(root, ".calq-shared")); len(left) != 0 {
+		t.Errorf("%d files left in the share's work directory", len(left))
+	}
+}

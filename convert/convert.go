@@ -44,6 +44,7 @@ type Options struct {
 	// convertShared); SharedJobs of them at a time also convert here.
 	Shared     Shared
 	SharedJobs int
+	SharedRoot string // with Shared: inputs and PDFs stay on this share, which every worker mounts, instead of travelling through the queue
 
 	// Planned is called once with the number of files and, of those, how
 	// many need converting; Status with a line about what Run is doing

@@ -43,12 +43,14 @@ type Blobs interface {
 	GetFile(ctx context.Context, digest, path string) error
 }
 
-// remotePayload is a shared conversion job: what a worker needs, and no
-// path of the submitting machine.
+// remotePayload is a shared conversion job: what a worker needs. The
+// input is a blob, or with a shared root a path below it and the digest
+// the submitter read there.
 type remotePayload struct {
-	Source   string     `json:"source"` // the input's path on the submitting machine, for calq history
-	Name     string     `json:"name"`   // the private copy's name: its extension tells LibreOffice the format
-	Input    string     `json:"input"`  // the input's blob
+	Source   string     `json:"source"`         // the input's path on the submitting machine, for calq history
+	Name     string     `json:"name"`           // the private copy's name: its extension tells LibreOffice the format
+	Input    string     `json:"input"`          // the input's blob, or with Path its SHA-256
+	Path     string     `json:"path,omitempty"` // the input below the shared root, slash-separated
 	Kind     sniff.Kind `json:"kind"`
 	PDFA     int        `json:"pdfa,omitempty"`
 	TimeoutS float64    `json:"timeout_s"`
@@ -97,6 +99,7 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 		if err != nil {
 			return err
 		}
+		rw.SharedRoot = r.o.SharedRoot
 		w.Handle(RemoteKind, rw)
 		stop := w.Start(ctx)
 		stopLocal = func() error { return errors.Join(stop(), rw.Close()) }
@@ -123,9 +126,9 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 			ev.Type = sched.EventRetry
 		case u.State == sched.StateDone:
 			var res remoteResult
-			if err := json.Unmarshal(u.Result, &res); err != nil || res.PDF == "" {
+			if err := json.Unmarshal(u.Result, &res); err != nil || res.PDF == "" && res.Path == "" {
 				ev.Type, ev.Err = sched.EventFailed, fmt.Errorf("the worker's result %q names no PDF", u.Result)
-			} else if err := r.collect(ctx, i, res.PDF, inSums[i]); err != nil {
+			} else if err := r.collect(ctx, i, res, inSums[i]); err != nil {
 				ev.Type, ev.Err = sched.EventFailed, err
 			}
 		}
@@ -147,26 +150,33 @@ func (r *runner) remoteJob(ctx context.Context, batch string, i int) (*sched.Job
 	if err != nil {
 		return nil, "", err
 	}
-	digest, err := r.o.Shared.PutFile(ctx, snap)
-	if err != nil {
+	p := remotePayload{Source: r.items[i].Input, Name: filepath.Base(snap), Kind: kind, PDFA: r.o.PDFA,
+		TimeoutS: r.limits[i].Seconds()}
+	if r.o.SharedRoot != "" {
+		// The workers read the input on the share; the digest tells
+		// them whether it is still what was submitted.
+		if p.Path, err = BelowRoot(r.o.SharedRoot, r.items[i].Input); err != nil {
+			return nil, "", sched.Permanent(err)
+		}
+		p.Input = inSum
+	} else if p.Input, err = r.o.Shared.PutFile(ctx, snap); err != nil {
 		return nil, "", err
 	}
-	p, _ := json.Marshal(remotePayload{Source: r.items[i].Input, Name: filepath.Base(snap), Input: digest, Kind: kind, PDFA: r.o.PDFA,
-		TimeoutS: r.limits[i].Seconds()})
-	return &sched.Job{Key: batch + "/" + strconv.Itoa(i), Kind: RemoteKind, Payload: p, Label: r.o.Label,
+	payload, _ := json.Marshal(p)
+	return &sched.Job{Key: batch + "/" + strconv.Itoa(i), Kind: RemoteKind, Payload: payload, Label: r.o.Label,
 		Class: r.o.Class, Retries: r.o.Retries}, inSum, nil
 }
 
-// collect fetches item i's PDF (blob digest) beside its output,
-// post-processes it and places it.
-func (r *runner) collect(ctx context.Context, i int, digest, inSum string) error {
+// collect fetches item i's PDF (a blob, or a file on the share) beside
+// its output, post-processes it and places it.
+func (r *runner) collect(ctx context.Context, i int, res remoteResult, inSum string) error {
 	it := r.items[i]
 	tmp, err := r.tempBeside(it.Output)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	if err := r.o.Shared.GetFile(ctx, digest, tmp); err != nil {
+	if err := r.fetch(ctx, res, tmp); err != nil {
 		return err
 	}
 	if !postEmpty(r.o.Post) && r.o.Merge == "" {
@@ -180,6 +190,45 @@ func (r *runner) collect(ctx context.Context, i int, digest, inSum string) error
 	return r.place(ctx, it, tmp, inSum)
 }
 
+// fetch copies the PDF a worker made into tmp: from the database, or from
+// the share, where it is then removed.
+func (r *runner) fetch(ctx context.Context, res remoteResult, tmp string) error {
+	if res.Path == "" {
+		return r.o.Shared.GetFile(ctx, res.PDF, tmp)
+	}
+	if r.o.SharedRoot == "" || !filepath.IsLocal(filepath.FromSlash(res.Path)) {
+		return fmt.Errorf("the worker's PDF %q is not below --shared-root", res.Path)
+	}
+	src := filepath.Join(r.o.SharedRoot, filepath.FromSlash(res.Path))
+	if err := copyFile(ctx, src, tmp); err != nil {
+		return fmt.Errorf("fetch the PDF from the share: %w", err)
+	}
+	os.Remove(src)
+	return nil
+}
+
+// BelowRoot returns path relative to root, slash-separated, or an error
+// when it is not below root: the paths a job on a shared root names.
+func BelowRoot(root, path string) (string, error) {
+	rootAbs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(rootAbs, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("not below --shared-root %s", root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// sharedWork is the directory below a shared root where workers leave
+// their PDFs for the submitter.
+const sharedWork = ".calq-shared"
+
 // RemoteWorker converts the shared queue's files (kind RemoteKind) for
 // calq worker: it fetches the input, converts it on its own pool of warm
 // LibreOffice instances (started at the first office file and kept
@@ -190,6 +239,10 @@ type RemoteWorker struct {
 	pool  *lazyPool
 	dir   string
 	next  atomic.Int64
+
+	// SharedRoot is where this machine mounts the share that jobs
+	// submitted with --shared-root name their files below.
+	SharedRoot string
 }
 
 // NewRemoteWorker makes a worker whose LibreOffice instances live as long
@@ -221,7 +274,7 @@ func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
 	}
 	defer os.RemoveAll(dir)
 	in := filepath.Join(dir, "in"+lo.SafeExt(p.Name))
-	if err := w.blobs.GetFile(ctx, p.Input, in); err != nil {
+	if err := w.input(ctx, p, in); err != nil {
 		return err
 	}
 	out := filepath.Join(dir, "out.pdf")
@@ -239,8 +292,8 @@ func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
 	if err := r.produce(ctx, 0, int(n), p.Kind, in, out); err != nil {
 		return r.hideWork(err, cmp.Or(p.Source, p.Name))
 	}
-	res := remoteResult{}
-	if res.PDF, err = w.blobs.PutFile(ctx, out); err != nil {
+	res, err := w.output(ctx, p, j.Key, out)
+	if err != nil {
 		return err
 	}
 	// The kinds that went through LibreOffice: its pool is started.
@@ -255,11 +308,70 @@ func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
 	return nil
 }
 
+// input puts the job's input at in: from the database, or copied from the
+// share while hashing, to check it is what was submitted.
+func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) error {
+	if p.Path == "" {
+		return w.blobs.GetFile(ctx, p.Input, in)
+	}
+	if w.SharedRoot == "" {
+		return sched.Permanent(errors.New("the job names a file on a shared root; start calq worker with --shared-root"))
+	}
+	if !filepath.IsLocal(filepath.FromSlash(p.Path)) {
+		return sched.Permanent(fmt.Errorf("the job's path %q is not below the shared root", p.Path))
+	}
+	src, _, err := openRegular(filepath.Join(w.SharedRoot, filepath.FromSlash(p.Path)))
+	if err != nil {
+		return sched.Permanent(fmt.Errorf("read %s on the share: %w", p.Path, err))
+	}
+	defer src.Close()
+	got, err := copyHashed(ctx, src, in)
+	if err != nil {
+		return fmt.Errorf("read %s on the share: %w", p.Path, err)
+	}
+	if got != p.Input {
+		return sched.Permanent(fmt.Errorf("%s changed on the share since it was submitted", p.Path))
+	}
+	return nil
+}
+
+// output hands the PDF at out to the submitter: as a blob, or for a job
+// on a shared root as a file below it (written aside, then renamed).
+func (w *RemoteWorker) output(ctx context.Context, p remotePayload, key, out string) (remoteResult, error) {
+	var res remoteResult
+	if p.Path == "" {
+		var err error
+		res.PDF, err = w.blobs.PutFile(ctx, out)
+		return res, err
+	}
+	dir := filepath.Join(w.SharedRoot, sharedWork)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return res, fmt.Errorf("write the PDF on the share: %w", err)
+	}
+	sum := sha256.Sum256([]byte(key))
+	name := hex.EncodeToString(sum[:12]) + ".pdf"
+	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return res, fmt.Errorf("write the PDF on the share: %w", err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	if err := copyFile(ctx, out, tmp.Name()); err != nil {
+		return res, fmt.Errorf("write the PDF on the share: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		return res, fmt.Errorf("write the PDF on the share: %w", err)
+	}
+	res.Path = sharedWork + "/" + name
+	return res, nil
+}
+
 // remoteResult is a shared conversion's result: the PDF's blob, and the
 // LibreOffice instance that made it with its start count (1 while it
 // stays warm between jobs).
 type remoteResult struct {
-	PDF      string `json:"pdf"`
+	PDF      string `json:"pdf,omitempty"`
+	Path     string `json:"path,omitempty"` // the PDF below the shared root, instead of a blob
 	Instance string `json:"instance,omitempty"`
 	Starts   int    `json:"starts,omitempty"`
 }

@@ -113,9 +113,20 @@ func (r *runner) snapshot(ctx context.Context, i int, in string) (string, string
 	}
 	defer src.Close()
 	path := filepath.Join(r.work.dir, strconv.Itoa(i)+lo.SafeExt(in))
-	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	sum, err := copyHashed(ctx, src, path)
 	if err != nil {
 		return "", "", fmt.Errorf("copy the input aside: %w", err)
+	}
+	return path, sum, nil
+}
+
+// copyHashed copies src into a new private file at path while hashing
+// it, and returns the SHA-256 of what it wrote; on failure it removes
+// the file.
+func copyHashed(ctx context.Context, src io.Reader, path string) (string, error) {
+	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", err
 	}
 	h := sha256.New()
 	_, err = copyCtx(ctx, io.MultiWriter(dst, h), src)
@@ -124,9 +135,9 @@ func (r *runner) snapshot(ctx context.Context, i int, in string) (string, string
 	}
 	if err != nil {
 		os.Remove(path)
-		return "", "", fmt.Errorf("copy the input aside: %w", err)
+		return "", err
 	}
-	return path, sumHex(h), nil
+	return sumHex(h), nil
 }
 
 // sniff checks the copy's content. A file whose content is another
