@@ -32,20 +32,19 @@ func workerCommand() *cli.Command {
 		Description: "Claims jobs from the shared queue in the PostgreSQL database --db and runs them,\n" +
 			"--jobs at a time, until SIGINT or SIGTERM; then it stops its running jobs and\n" +
 			"returns them to the queue. Start one on each machine; submit from any with\n" +
-			"calq sched run --db postgres://... -j 0 FILE.\n\n" +
-			"--kinds names what it runs: convert (the default) converts the files of calq\n" +
-			"convert --db postgres://... on a pool of warm LibreOffice instances; shell runs\n" +
-			"only when named: a shell job from a\n" +
-			"shared database is remote execution, as any user able to write to that\n" +
-			"database can submit one. Jobs run with this worker's environment, without\n" +
-			"calq's secrets.\n\n" +
+			"calq convert --db postgres://... -j 0 or calq sched run --db postgres://... -j 0.\n\n" +
+			"--kinds names what it runs. convert (the default) converts the files of calq\n" +
+			"convert on a pool of warm LibreOffice instances kept between jobs. shell runs\n" +
+			"only when named: a shell job from a shared database is remote execution, as\n" +
+			"any user able to write to that database can submit one. Jobs run with this\n" +
+			"worker's environment, without calq's secrets.\n\n" +
 			"Leases and heartbeats use the server's clock. A worker that cannot renew its\n" +
 			"leases for a whole --lease (paused, cut off) kills its running jobs and records\n" +
 			"nothing; another worker runs them again. --status lists the workers.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kinds", Value: convert.RemoteKind, Usage: "job kinds to run, comma-separated: convert, shell"},
 			&cli.IntFlag{Name: "instances", Usage: "convert: LibreOffice instances, kept warm between jobs", DefaultText: "from cores and memory"},
-			&cli.StringFlag{Name: "shared-root", Usage: "convert: where this machine mounts the share of calq convert --shared-root"},
+			&cli.StringFlag{Name: "shared-root", Usage: "convert: where this machine mounts the share of calq convert --shared-root `DIR`"},
 			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "convert: keep LibreOffice's profiles in `DIR`"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "how many jobs run at once"},
 			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "how long a claim holds without a heartbeat (every lease/3)"},
