@@ -144,7 +144,11 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 		r.cancelRest()
 		sum := r.summary()
 		sum.Seconds = time.Since(start).Seconds()
-		return sum, fmt.Errorf("%d of %d files not done: %w", sum.Cancelled, sum.Total, context.Cause(ctx))
+		err := fmt.Errorf("%d of %d files not done: %w", sum.Cancelled, sum.Total, context.Cause(ctx))
+		if o.Shared != nil {
+			err = fmt.Errorf("%w; they stay queued for the workers, and the same command again collects their PDFs", err)
+		}
+		return sum, err
 	}
 	sum := r.summary()
 	sum.Seconds = time.Since(start).Seconds()
