@@ -72,26 +72,6 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 	if err != nil {
 		return err
 	}
-	byIndex := map[int]*sched.Job{}
-	inSums := map[int]string{}
-	var submit []*sched.Job
-	for _, j := range jobs {
-		i := jobIndexOf(j)
-		byIndex[i] = j
-		sj, inSum, err := r.remoteJob(ctx, batch, i)
-		if err != nil {
-			r.event(sched.Event{Type: sched.EventFailed, Job: j, Err: r.hideWork(err, r.items[i].Input)})
-			continue
-		}
-		inSums[i] = inSum
-		submit = append(submit, sj)
-	}
-	if len(submit) == 0 {
-		return nil
-	}
-	if _, err := q.Submit(ctx, batch, submit); err != nil {
-		return err
-	}
 	stopLocal := func() error { return nil }
 	if r.o.SharedJobs > 0 {
 		w := q.NewWorker(pgqueue.WorkerOptions{Jobs: r.o.SharedJobs, Batch: batch})
@@ -103,6 +83,28 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 		w.Handle(RemoteKind, rw)
 		stop := w.Start(ctx)
 		stopLocal = func() error { return errors.Join(stop(), rw.Close()) }
+	}
+	// Each file is submitted as soon as it is stored, so that workers
+	// start on the first while the others are read.
+	byIndex := map[int]*sched.Job{}
+	inSums := map[int]string{}
+	for _, j := range jobs {
+		i := jobIndexOf(j)
+		sj, inSum, err := r.remoteJob(ctx, batch, i)
+		if err == nil {
+			_, err = q.Submit(ctx, batch, []*sched.Job{sj})
+		}
+		if ctx.Err() != nil {
+			return errors.Join(ctx.Err(), stopLocal())
+		}
+		if err != nil {
+			r.event(sched.Event{Type: sched.EventFailed, Job: j, Err: r.hideWork(err, r.items[i].Input)})
+			continue
+		}
+		byIndex[i], inSums[i] = j, inSum
+	}
+	if len(byIndex) == 0 {
+		return stopLocal()
 	}
 	err = q.Follow(ctx, batch, func(u pgqueue.Update) {
 		i, err := strconv.Atoi(u.Key[strings.LastIndexByte(u.Key, '/')+1:])
