@@ -146,7 +146,7 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 		sum.Seconds = time.Since(start).Seconds()
 		err := fmt.Errorf("%d of %d files not done: %w", sum.Cancelled, sum.Total, context.Cause(ctx))
 		if o.Shared != nil {
-			err = fmt.Errorf("%w; they stay queued for the workers, and the same command again collects their PDFs", err)
+			err = fmt.Errorf("%w; they stay queued for the workers; run the same command again to get their PDFs", err)
 		}
 		return sum, err
 	}
