@@ -115,9 +115,6 @@ func testRun(t *testing.T, url string) {
 		t.Fatal(err)
 	}
 	const n = 60
-	if added, err := q.Submit(ctx, batch, jobs(batch, "echo", n, sched.P2, func(i int) string { return fmt.Sprint(i) })); err != nil || added != n {
-		t.Fatalf("submit: %d, %v", added, err)
-	}
 	var ran atomic.Int64
 	var ws []*Worker
 	for range 2 {
@@ -130,6 +127,24 @@ func testRun(t *testing.T, url string) {
 		}))
 		ws = append(ws, w)
 		runWorker(t, w)
+	}
+	// Both registered before the jobs come, so that both are listed
+	// below however fast the first one is.
+	for {
+		live := 0
+		all, err := q.Workers(ctx)
+		for _, s := range all {
+			if s.Alive && (s.ID == ws[0].ID() || s.ID == ws[1].ID()) {
+				live++
+			}
+		}
+		if err != nil || live == 2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if added, err := q.Submit(ctx, batch, jobs(batch, "echo", n, sched.P2, func(i int) string { return fmt.Sprint(i) })); err != nil || added != n {
+		t.Fatalf("submit: %d, %v", added, err)
 	}
 	us := follow(t, q, batch)
 	seen := map[string]bool{}
@@ -150,8 +165,17 @@ func testRun(t *testing.T, url string) {
 		t.Errorf("second batch %q (%v), first %q", b2, err, batch)
 	}
 	ws2, err := q.Workers(ctx)
-	if err != nil || len(ws2) < 2 {
-		t.Fatalf("workers: %v, %v", ws2, err)
+	listed := 0
+	for _, s := range ws2 {
+		if s.ID == ws[0].ID() || s.ID == ws[1].ID() {
+			listed++
+			if s.Kinds[0] != "echo" || s.Slots != 3 || !s.Alive {
+				t.Errorf("worker status %+v", s)
+			}
+		}
+	}
+	if err != nil || listed != 2 {
+		t.Fatalf("workers: %v, %v; want both", ws2, err)
 	}
 }
 
