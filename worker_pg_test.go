@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,10 +52,10 @@ func startWorker(t *testing.T, url string, args ...string) *exec.Cmd {
 
 // submit runs calq sched run -j 0 on url in the background and returns
 // its command, whose Wait ends when every job has ended.
-func submit(t *testing.T, url, jobs string, args ...string) (*exec.Cmd, *strings.Builder) {
+func submit(t *testing.T, url, jobs string, args ...string) (*exec.Cmd, *lockedBuilder) {
 	t.Helper()
 	cmd := calqCmd(t, append([]string{"sched", "run", "--db", url, "-j", "0", "--quiet"}, append(args, jobs)...)...)
-	var out strings.Builder
+	var out lockedBuilder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -63,7 +64,26 @@ func submit(t *testing.T, url, jobs string, args ...string) (*exec.Cmd, *strings
 	return cmd, &out
 }
 
-func waitSubmit(t *testing.T, cmd *exec.Cmd, out *strings.Builder, want string) {
+// lockedBuilder is a strings.Builder that a command writes to while the
+// test reads it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func waitSubmit(t *testing.T, cmd *exec.Cmd, out *lockedBuilder, want string) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -81,7 +81,8 @@ type task struct {
 	id        int64
 	tag       float64
 	job       *sched.Job
-	claimedAt time.Time
+	claimedAt time.Time // after the claim committed
+	leaseFrom time.Time // before the claim began: its lease runs from no earlier
 	ctx       context.Context
 	cancel    context.CancelCauseFunc
 	started   time.Time
@@ -313,6 +314,7 @@ const claimSQL = `WITH c AS (
 // kind, and puts them in the ready list in tag order.
 func (w *Worker) claim(ctx context.Context, n int, probes []string) (int, error) {
 	lease := w.q.lease.Seconds()
+	from := time.Now()
 	var got []*task
 	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
 		got = got[:0]
@@ -356,7 +358,7 @@ func (w *Worker) claim(ctx context.Context, n int, probes []string) (int, error)
 	sort.Slice(got, func(i, j int) bool { return got[i].tag < got[j].tag })
 	w.mu.Lock()
 	for _, t := range got {
-		t.claimedAt = now
+		t.claimedAt, t.leaseFrom = now, from
 		w.tasks[t.id] = t
 		if t.probe {
 			w.probing[t.job.Kind] = true
@@ -460,10 +462,12 @@ func (w *Worker) record(ctx context.Context) error {
 	w.mu.Lock()
 	ts := w.results
 	w.results = nil
-	valid := time.Since(w.lastRenew) < w.q.lease*9/10
-	lost := make([]bool, len(ts))
+	now := time.Now()
+	// lost: reported when renew or the watchdog dropped it; lapsed: the
+	// lease ran out since, unreported.
+	lost, lapsed := make([]bool, len(ts)), make([]bool, len(ts))
 	for i, t := range ts {
-		lost[i] = t.lost // renew and stopAll set it under w.mu
+		lost[i], lapsed[i] = t.lost, !w.leaseValid(t, now)
 	}
 	w.mu.Unlock()
 	if len(ts) == 0 {
@@ -477,7 +481,11 @@ func (w *Worker) record(ctx context.Context) error {
 	}
 	var recs []rec
 	for i, t := range ts {
-		if lost[i] || !valid || errors.Is(context.Cause(t.ctx), ErrLeaseLost) {
+		switch {
+		case lost[i]:
+			w.forget(t, "")
+			continue
+		case lapsed[i]:
 			w.forget(t, "lost")
 			continue
 		}
@@ -598,7 +606,7 @@ func (w *Worker) learn(t *task, state sched.State) {
 	}
 }
 
-// stopAll cancels every running job with cause and drops the ready ones.
+// stopAll cancels every running job with cause.
 func (w *Worker) stopAll(cause error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -606,15 +614,34 @@ func (w *Worker) stopAll(cause error) {
 		if t.cancel != nil {
 			t.cancel(cause)
 		}
-		if cause == ErrLeaseLost {
-			t.lost = true
-		}
 	}
-	if cause == ErrLeaseLost {
-		for _, t := range w.ready {
-			delete(w.tasks, t.id)
-		}
-		w.ready = nil
+}
+
+// leaseValid says whether the worker may still count on t's lease at now:
+// the lease was last extended no earlier than the last successful renewal,
+// or the claim when that came later, and the worker gives it up at 90 %,
+// before the server does. The caller holds w.mu.
+func (w *Worker) leaseValid(t *task, now time.Time) bool {
+	from := w.lastRenew
+	if t.leaseFrom.After(from) {
+		from = t.leaseFrom
+	}
+	return now.Sub(from) < w.q.lease*9/10
+}
+
+// drop marks t lost and takes it off the worker: a running job is
+// cancelled (its result is dropped when it ends), a ready one is
+// forgotten. The caller holds w.mu.
+func (w *Worker) drop(t *task) {
+	t.lost = true
+	if t.cancel != nil {
+		t.cancel(ErrLeaseLost)
+		return
+	}
+	delete(w.tasks, t.id)
+	w.ready = slices.DeleteFunc(w.ready, func(r *task) bool { return r == t })
+	if t.probe {
+		delete(w.probing, t.job.Kind)
 	}
 }
 
@@ -653,6 +680,12 @@ func (w *Worker) renew(ctx context.Context) error {
 		disabled = append(disabled, k)
 	}
 	done, failed := w.done, w.failed
+	held := make([]int64, 0, len(w.tasks))
+	for id, t := range w.tasks {
+		if !t.lost {
+			held = append(held, id)
+		}
+	}
 	w.mu.Unlock()
 	var ids []int64
 	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
@@ -660,8 +693,11 @@ func (w *Worker) renew(ctx context.Context) error {
 			disabled = $5 WHERE id = $1`, w.id, running, done, failed, disabled); err != nil {
 			return err
 		}
+		// Only the jobs the worker holds: one it claimed and then dropped
+		// (its lease lapsed on this side) must expire on the server too.
 		rows, err := tx.Query(ctx, `UPDATE jobs SET lease_until = now() + $2 * interval '1 second'
-			WHERE worker = $1 AND state = 'running' AND lease_until > now() RETURNING id`, w.id, w.q.lease.Seconds())
+			WHERE worker = $1 AND state = 'running' AND lease_until > now() AND id = ANY($3) RETURNING id`,
+			w.id, w.q.lease.Seconds(), held)
 		if err != nil {
 			return err
 		}
@@ -680,15 +716,9 @@ func (w *Worker) renew(ctx context.Context) error {
 	w.mu.Lock()
 	w.lastRenew = start
 	for id, t := range w.tasks {
-		if !kept[id] && t.claimedAt.Before(start) && t.finished.IsZero() {
-			t.lost = true
+		if !kept[id] && !t.lost && t.claimedAt.Before(start) && t.finished.IsZero() {
 			lost = append(lost, t)
-			if t.cancel != nil {
-				t.cancel(ErrLeaseLost)
-			} else {
-				delete(w.tasks, id)
-				w.ready = slices.DeleteFunc(w.ready, func(r *task) bool { return r == t })
-			}
+			w.drop(t)
 		}
 	}
 	w.mu.Unlock()
@@ -698,9 +728,10 @@ func (w *Worker) renew(ctx context.Context) error {
 	return nil
 }
 
-// watchdog cancels every job as soon as no renewal has succeeded for 90 %
-// of a lease: the server's lease runs from a moment after the renewal
-// began, so the worker gives up before the server does.
+// watchdog drops each job whose lease the worker can no longer count on
+// (see leaseValid): no renewal has succeeded for 90 % of a lease since
+// the last one, or since the claim for a job claimed later. A job claimed
+// just after an outage keeps its fresh lease.
 func (w *Worker) watchdog(ctx context.Context) {
 	tick := time.NewTicker(max(w.q.lease/20, 5*time.Millisecond))
 	defer tick.Stop()
@@ -710,11 +741,18 @@ func (w *Worker) watchdog(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
+		var lost []*task
 		w.mu.Lock()
-		expired := time.Since(w.lastRenew) > w.q.lease*9/10 && len(w.tasks) > 0
+		now := time.Now()
+		for _, t := range w.tasks {
+			if !t.lost && t.finished.IsZero() && !w.leaseValid(t, now) {
+				lost = append(lost, t)
+				w.drop(t)
+			}
+		}
 		w.mu.Unlock()
-		if expired {
-			w.stopAll(ErrLeaseLost)
+		for _, t := range lost {
+			w.emit(WorkerEvent{Type: "lost", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost})
 		}
 	}
 }
