@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"calq/convert/contacts"
+	"calq/internal/dburl"
 	"calq/sched/history"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
@@ -66,7 +67,7 @@ func journalPath(c *cli.Context) string {
 // an error: reading history must not create one.
 func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	path := journalPath(c)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !dburl.IsURL(path) {
 		return &journalMissing{path: path}
 	}
 	j, err := journal.Open(c.Context, path, journal.Options{})

@@ -1,15 +1,23 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/config"
+	"calq/internal/dburl"
 	"calq/sched/journal"
+	"calq/sched/pgqueue"
 	"calq/sms"
 	"calq/sms/at"
+	"calq/sms/store"
 )
 
 func smsCommand() *cli.Command {
@@ -84,3 +92,45 @@ func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]
 	}
 	return specs, nil
 }
+
+// openSMS opens what calq sms keeps. With a journal file as --db: the
+// journal and the sms store in it. With a postgres:// --db: the shared
+// outbox and inbox there, and a journal for this machine's engine in the
+// state directory, one per database (sms-<digest>.db).
+func openSMS(c *cli.Context) (*journal.Journal, *store.Store, func() error, error) {
+	db := journalPath(c)
+	if !pgqueue.IsURL(db) {
+		jn, err := journal.Open(c.Context, db, journal.Options{})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		st, err := store.Open(c.Context, jn)
+		if err != nil {
+			jn.Close()
+			return nil, nil, nil, err
+		}
+		return jn, st, jn.Close, nil
+	}
+	pg, err := store.OpenPG(c.Context, db)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := store.Open(c.Context, pg)
+	if err != nil {
+		pg.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w", dburl.Redact(db), err)
+	}
+	home, _ := os.UserHomeDir()
+	sum := sha256.Sum256([]byte(dburl.Redact(db)))
+	path := filepath.Join(filepath.Dir(journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)),
+		"sms-"+hex.EncodeToString(sum[:6])+".db")
+	jn, err := journal.Open(c.Context, path, journal.Options{})
+	if err != nil {
+		pg.Close()
+		return nil, nil, nil, err
+	}
+	return jn, st, func() error { return errors.Join(jn.Close(), pg.Close()) }, nil
+}
+
+// sharedSMS reports whether --db is a shared outbox (PostgreSQL).
+func sharedSMS(c *cli.Context) bool { return pgqueue.IsURL(journalPath(c)) }

@@ -9,9 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/sched"
-	"calq/sched/journal"
 	"calq/sms"
-	"calq/sms/store"
 )
 
 func smsDaemonCommand() *cli.Command {
@@ -49,15 +47,12 @@ func smsDaemonAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	jn, st, closeSMS, err := openSMS(c)
 	if err != nil {
 		return err
 	}
-	defer jn.Close()
-	o.Journal = jn
-	if o.Store, err = store.Open(c.Context, jn); err != nil {
-		return err
-	}
+	defer closeSMS()
+	o.Journal, o.Store = jn, st
 	if err := sms.Daemon(c.Context, o); err != nil {
 		return fmt.Errorf("sms daemon: %w", err)
 	}

@@ -48,6 +48,9 @@ func smsModemsAction(c *cli.Context) error {
 	if c.Args().Present() {
 		return usageErrorf(c, "unexpected argument %q", c.Args().First())
 	}
+	if sharedSMS(c) {
+		return smsModemHolds(c)
+	}
 	specs, o, err := smsModemSpecs(c)
 	if err != nil {
 		return err
@@ -189,6 +192,36 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Device, state, dash(r.Maker), dash(r.Model),
 			dash(r.IMEI), dash(r.Registration), signalText(r.Signal), dash(r.SMSC))
+	}
+	return tw.Flush()
+}
+
+// smsModemHolds lists the modems the daemons hold on a shared outbox
+// (PostgreSQL), by host: each daemon surveys its own.
+func smsModemHolds(c *cli.Context) error {
+	if len(c.StringSlice("device")) > 0 {
+		return usageErrorf(c, "--device: with a PostgreSQL --db this lists the modems the daemons hold; survey a modem on its host")
+	}
+	_, st, closeSMS, err := openSMS(c)
+	if err != nil {
+		return err
+	}
+	defer closeSMS()
+	hs, err := st.ModemsHeld(c.Context)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return writeJSONLines(c.App.Writer, "sms_modem_hold", hs)
+	}
+	if len(hs) == 0 {
+		fmt.Fprintln(c.App.ErrWriter, "calq: no calq sms daemon holds a modem on this database")
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tDEVICE\tNAME\tDAEMON\tHELD UNTIL")
+	for _, h := range hs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Host, h.Device, h.Name, h.Owner, h.Until.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }

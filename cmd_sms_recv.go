@@ -13,10 +13,8 @@ import (
 
 	"calq/internal/childenv"
 	"calq/internal/config"
-	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/at"
-	"calq/sms/store"
 )
 
 func smsRecvCommand() *cli.Command {
@@ -67,31 +65,31 @@ func smsRecvAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	j, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	if sharedSMS(c) && !c.Bool("offline") {
+		return usageErrorf(c, "with a PostgreSQL --db the daemons on the modem hosts receive: read what they filed with --offline")
+	}
+	j, st, closeSMS, err := openSMS(c)
 	if err != nil {
 		return err
 	}
 	if !c.Bool("offline") {
 		if specs, err = daemonSpecs(c, j, specs); err != nil {
-			j.Close()
+			closeSMS()
 			return err
 		}
 		// A daemon polls the modems it holds and files what arrives in
 		// the journal; asking them here would only wait for its locks.
 		held, err := sms.DaemonHolds(c.Context, j, specs)
 		if err != nil {
-			j.Close()
+			closeSMS()
 			return err
 		}
 		if held {
 			specs = nil
 		}
 	}
-	st, err := store.Open(c.Context, j)
-	if err == nil {
-		_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, st, o)
-	}
-	if cerr := j.Close(); err == nil {
+	_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, st, o)
+	if cerr := closeSMS(); err == nil {
 		err = cerr
 	}
 	return err

@@ -13,10 +13,8 @@ import (
 	"golang.org/x/term"
 
 	"calq/sched"
-	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/pdu"
-	"calq/sms/store"
 )
 
 func smsSendCommand() *cli.Command {
@@ -69,16 +67,16 @@ func smsSendAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+	if sharedSMS(c) && len(o.Modems) > 0 {
+		return usageErrorf(c, "--device: with a PostgreSQL --db the daemons on the modem hosts send (calq sms daemon --db URL --device DEV there)")
+	}
+	jn, st, closeSMS, err := openSMS(c)
 	if err != nil {
 		return err
 	}
-	defer jn.Close()
-	o.Journal = jn
-	if o.Store, err = store.Open(c.Context, jn); err != nil {
-		return err
-	}
-	if !o.NoWait {
+	defer closeSMS()
+	o.Journal, o.Store = jn, st
+	if !o.NoWait && !sharedSMS(c) {
 		if o.Modems, err = daemonSpecs(c, jn, o.Modems); err != nil {
 			return err
 		}

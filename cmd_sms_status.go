@@ -51,16 +51,27 @@ func smsStatusCommand() *cli.Command {
 					return usageErrorf(c, "ID %q is not a message id", c.Args().First())
 				}
 			}
-			return withJournal(c, func(jn *journal.Journal) error {
-				st, err := store.Open(c.Context, jn)
-				if err != nil {
-					return err
-				}
+			show := func(st *store.Store) error {
 				ms, reports, err := sms.Status(c.Context, st, id, store.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
 				if err != nil {
 					return err
 				}
 				return renderStatus(c, ms, id > 0, reports)
+			}
+			if sharedSMS(c) {
+				_, st, closeSMS, err := openSMS(c)
+				if err != nil {
+					return err
+				}
+				defer closeSMS()
+				return show(st)
+			}
+			return withJournal(c, func(jn *journal.Journal) error {
+				st, err := store.Open(c.Context, jn)
+				if err != nil {
+					return err
+				}
+				return show(st)
 			})
 		},
 	}

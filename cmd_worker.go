@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,12 +19,18 @@ import (
 	"calq/convert/lo"
 	"calq/internal/childenv"
 	"calq/internal/proc"
+	"calq/sched"
 	"calq/sched/pgqueue"
 	"calq/sched/shell"
+	"calq/sms"
 )
 
 // workerKinds are the job kinds calq worker can run; shell only when named.
-var workerKinds = []string{convert.RemoteKind, shell.Kind}
+var workerKinds = []string{convert.RemoteKind, smsKind, shell.Kind}
+
+// smsKind is calq worker's kind for the shared outbox: what calq sms
+// daemon --db does, beside the other kinds.
+const smsKind = "sms"
 
 func workerCommand() *cli.Command {
 	return &cli.Command{
@@ -37,12 +44,14 @@ func workerCommand() *cli.Command {
 			"convert on a pool of warm LibreOffice instances kept between jobs. shell runs\n" +
 			"only when named: a shell job from a shared database is remote execution, as\n" +
 			"any user able to write to that database can submit one. Jobs run with this\n" +
-			"worker's environment, without calq's secrets.\n\n" +
+			"worker's environment, without calq's secrets. sms holds the modems of --device\n" +
+			"(or [[sms.modem]] in the config file) and sends the shared outbox's messages\n" +
+			"through them, as calq sms daemon --db postgres://... does.\n\n" +
 			"Leases and heartbeats use the server's clock. A worker that cannot renew its\n" +
 			"leases for a whole --lease (paused, cut off) kills its running jobs and records\n" +
 			"nothing; another worker runs them again. --status lists the workers.",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kinds", Value: convert.RemoteKind, Usage: "job kinds to run, comma-separated: convert, shell"},
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "kinds", Value: convert.RemoteKind, Usage: "job kinds to run, comma-separated: convert, sms, shell"},
 			&cli.IntFlag{Name: "instances", Usage: "convert: LibreOffice instances, kept warm between jobs", DefaultText: "from cores and memory"},
 			&cli.StringFlag{Name: "shared-root", Usage: "convert: where this machine mounts the share of calq convert --shared-root `DIR`"},
 			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "convert: keep LibreOffice's profiles in `DIR`"},
@@ -53,7 +62,7 @@ func workerCommand() *cli.Command {
 			jsonFlag,
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 			&cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"}, Usage: "the shared queue: a postgres:// `URL`"},
-		},
+		}, smsModemFlags()...),
 		Action: workerAction,
 	}
 }
@@ -82,8 +91,6 @@ func workerAction(c *cli.Context) error {
 		for _, k := range strings.Split(c.String("kinds"), ",") {
 			k = strings.TrimSpace(k)
 			switch {
-			case k == "sms":
-				return usageErrorf(c, "--kinds: %s: not yet served by calq worker (only %s)", k, strings.Join(workerKinds, ", "))
 			case !slices.Contains(workerKinds, k):
 				return usageErrorf(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
 			}
@@ -105,6 +112,62 @@ func workerAction(c *cli.Context) error {
 	if log.json {
 		log.w = c.App.Writer
 	}
+	if i := slices.Index(kinds, smsKind); i >= 0 {
+		kinds = slices.Delete(kinds, i, i+1)
+		return workerWithSMS(c, kinds, func(c *cli.Context) error { return runWorker(c, q, log, kinds) })
+	}
+	return runWorker(c, q, log, kinds)
+}
+
+// workerWithSMS runs the sms daemon on the shared outbox beside run (the
+// worker of the other kinds, when there are any) until both end; the
+// first to fail stops the other.
+func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error) error {
+	specs, atOpts, err := smsModemSpecs(c)
+	if err != nil {
+		return err
+	}
+	if len(specs) == 0 {
+		return usageErrorf(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
+	}
+	jn, st, closeSMS, err := openSMS(c)
+	if err != nil {
+		return err
+	}
+	defer closeSMS()
+	warn := func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq worker: sms: %v\n", err) }
+	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts, Warn: warn,
+		Recv:   sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout, Warn: warn},
+		Events: func(ev sched.Event) { logModemEvent(c.App.ErrWriter, ev) }}
+	if len(others) == 0 {
+		if err := sms.Daemon(c.Context, o); err != nil {
+			return fmt.Errorf("worker: sms: %w", err)
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() {
+		err := sms.Daemon(ctx, o)
+		if err != nil {
+			err = fmt.Errorf("worker: sms: %w", err)
+		}
+		cancel()
+		errs <- err
+	}()
+	go func() {
+		oc := *c
+		oc.Context = ctx
+		err := run(&oc)
+		cancel()
+		errs <- err
+	}()
+	return errors.Join(<-errs, <-errs)
+}
+
+// runWorker claims and runs jobs of kinds from q until c's context ends.
+func runWorker(c *cli.Context, q *pgqueue.Queue, log *workerLog, kinds []string) error {
 	w := q.NewWorker(pgqueue.WorkerOptions{Jobs: c.Int("jobs"), Events: log.event})
 	keeper := proc.NewKeeper() // one helper that kills every job's group should calq die
 	defer keeper.Close()

@@ -11,6 +11,7 @@ import (
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sms/at"
+	"calq/sms/store"
 )
 
 // DaemonOptions are the options of Daemon; Journal and Specs are required.
@@ -83,11 +84,24 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	if o.Journal == nil || o.Store == nil || len(o.Specs) == 0 {
 		return &usageError{errors.New("daemon: no journal or no modems")}
 	}
-	l, err := claimLease(ctx, o.Journal, o.Specs)
-	if err != nil {
-		return err
+	var claim func(ctx context.Context, limit int) ([]store.SMSMessage, error)
+	if ss, ok := sharedOf(o.Store); ok {
+		h, specs, err := holdShared(ctx, ss, o.Specs, o.Warn)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, h.release()) }()
+		o.Specs = specs
+		claim = func(ctx context.Context, limit int) ([]store.SMSMessage, error) {
+			return ss.ClaimDueSMS(ctx, h.owner, limit, SharedLease)
+		}
+	} else {
+		l, err := claimLease(ctx, o.Journal, o.Specs)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, l.release()) }()
 	}
-	defer func() { err = errors.Join(err, l.release()) }()
 	pool, dialErr := OpenPool(ctx, withPINs(o.Specs, o.Store), o.AT)
 	defer func() { err = errors.Join(err, pool.Close()) }()
 	if dialErr != nil {
@@ -103,6 +117,7 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	dd.claim, dd.limit = claim, 4*len(o.Specs)
 	defer func() { err = errors.Join(err, dd.close()) }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -128,6 +143,7 @@ func sendLoop(ctx context.Context, dd *daemonDispatcher, o DaemonOptions) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-dd.wake:
 		}
 	}
 }

@@ -17,6 +17,11 @@ type daemonDispatcher struct {
 
 	mu       sync.Mutex
 	inflight map[int64]bool
+	wake     chan struct{} // a message left the engine: claim more
+	// claim, on a shared store, claims up to limit due messages for this
+	// daemon instead of listing them all: limit bounds what it holds.
+	claim func(ctx context.Context, limit int) ([]store.SMSMessage, error)
+	limit int
 }
 
 // newDaemonDispatcher is newDispatcher with the inflight bookkeeping.
@@ -24,7 +29,7 @@ func newDaemonDispatcher(pool *Pool, o DaemonOptions) (*daemonDispatcher, error)
 	so := SendOptions{Journal: o.Journal, Store: o.Store, AllowDuplicates: o.AllowDuplicates, Retries: o.Retries,
 		Backoff: o.Backoff, FailLimit: o.FailLimit, Cooldown: o.Cooldown, HealthEvery: o.HealthEvery,
 		Metrics: o.Metrics, Events: o.Events}
-	dd := &daemonDispatcher{inflight: map[int64]bool{}}
+	dd := &daemonDispatcher{inflight: map[int64]bool{}, wake: make(chan struct{}, 1)}
 	d, err := newDispatcher(pool, so, dd.event)
 	if err != nil {
 		return nil, err
@@ -45,6 +50,10 @@ func (dd *daemonDispatcher) event(ev sched.Event) {
 			dd.mu.Lock()
 			delete(dd.inflight, id)
 			dd.mu.Unlock()
+			select {
+			case dd.wake <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
@@ -56,7 +65,16 @@ func (dd *daemonDispatcher) submitDue(ctx context.Context) error {
 	if dd.allOut() {
 		return nil
 	}
-	msgs, err := dd.box.ListSMS(ctx, store.SMSFilter{State: store.SMSQueued, DueUntil: time.Now()})
+	var msgs []store.SMSMessage
+	var err error
+	if dd.claim != nil {
+		dd.mu.Lock()
+		n := dd.limit - len(dd.inflight)
+		dd.mu.Unlock()
+		msgs, err = dd.claim(ctx, n)
+	} else {
+		msgs, err = dd.box.ListSMS(ctx, store.SMSFilter{State: store.SMSQueued, DueUntil: time.Now()})
+	}
 	if err != nil || len(msgs) == 0 {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"calq/sched/journal"
 	"calq/sms/store"
 )
 
@@ -22,10 +21,13 @@ var (
 // handedOver is the outcome of a NoWait send: the messages are queued
 // (ErrQueued), for a live daemon holding specs (any daemon, with no specs)
 // or, without one, for nobody until calq sms send --queued.
-func handedOver(ctx context.Context, jn *journal.Journal, specs []ModemSpec, res Result) error {
-	held, err := DaemonHolds(ctx, jn, specs)
+func handedOver(ctx context.Context, o SendOptions, res Result) error {
+	held, err := daemonHolds(ctx, o)
 	if err != nil {
 		return err
+	}
+	if !held && IsShared(o.Store) {
+		return ErrNoDaemon
 	}
 	if !held {
 		them := "them"
@@ -42,7 +44,7 @@ func handedOver(ctx context.Context, jn *journal.Journal, specs []ModemSpec, res
 // and returns their outcome; ok is false when no daemon holds them, or the
 // daemon went away before settling them, and Send must send itself.
 func sendThroughDaemon(ctx context.Context, o SendOptions, ids []int64) (res Result, ok bool, err error) {
-	if held, herr := DaemonHolds(ctx, o.Journal, o.Modems); herr != nil || !held {
+	if held, herr := daemonHolds(ctx, o); herr != nil || !held {
 		return res, false, nil
 	}
 	waitErr := waitSettled(ctx, o, ids)
@@ -72,7 +74,7 @@ func waitSettled(ctx context.Context, o SendOptions, ids []int64) error {
 			return err
 		}
 		if n%handOffRecheck == 0 {
-			held, err := DaemonHolds(ctx, o.Journal, o.Modems)
+			held, err := daemonHolds(ctx, o)
 			if err == nil && !held {
 				return errDaemonGone
 			}

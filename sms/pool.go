@@ -183,6 +183,9 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p st
 	// Recorded first, so that a crash while the modem has the PDU leaves
 	// the part unknown rather than pending (sent again by the next run).
 	if err := w.box.SMSPartSending(ctx, id, p.Seq, w.name); err != nil {
+		if errors.Is(err, store.ErrClaimLost) {
+			return sched.Permanent(err) // the message is another daemon's now
+		}
 		return err
 	}
 	mr, err := c.Modem.SendPDU(ctx, p.Hex, p.TPDULen)

@@ -123,7 +123,7 @@ func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 		if err != nil {
 			return res, classify(err)
 		}
-		return res, handedOver(ctx, o.Journal, o.Modems, res)
+		return res, handedOver(ctx, o, res)
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -132,6 +132,14 @@ func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 	}
 	if res, ok, err := sendThroughDaemon(ctx, o, ids); ok {
 		return res, err
+	}
+	if IsShared(o.Store) {
+		// Only the daemons send from a shared outbox.
+		res, err := collect(context.WithoutCancel(ctx), o.Store, ids)
+		if err != nil {
+			return res, classify(err)
+		}
+		return res, ErrNoDaemon
 	}
 	names, earlier, runErr := SendPending(ctx, o, ids)
 	rctx := context.WithoutCancel(ctx)
@@ -152,12 +160,19 @@ func send(ctx context.Context, o SendOptions, ids []int64) (Result, error) {
 // sendQueued sends what earlier runs left queued and is due: through the
 // daemon when one holds the modems (it sends them anyway), else itself.
 func sendQueued(ctx context.Context, o SendOptions) (Result, error) {
-	if held, err := DaemonHolds(ctx, o.Journal, o.Modems); err == nil && held {
+	if held, err := daemonHolds(ctx, o); err == nil && held {
 		n, err := stillQueued(ctx, o.Store, nil)
 		if err != nil {
 			return Result{}, err
 		}
 		return Result{StillQueued: n}, fmt.Errorf("%w: calq sms daemon holds the modems and sends the queued ones (%s)", ErrQueued, messages(n))
+	}
+	if IsShared(o.Store) {
+		n, err := stillQueued(ctx, o.Store, nil)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{StillQueued: n}, ErrNoDaemon
 	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -208,7 +223,7 @@ func checkSend(o SendOptions) error {
 		return errors.New("send: no recipients")
 	case strings.TrimSpace(o.Text) == "":
 		return errors.New("send: the text is empty")
-	case !o.NoWait && len(o.Modems) == 0:
+	case !o.NoWait && len(o.Modems) == 0 && !IsShared(o.Store):
 		return errors.New("send: no modems")
 	}
 	return nil

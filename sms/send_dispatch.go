@@ -144,6 +144,9 @@ func (d *dispatcher) settle(ev sched.Event) {
 		if errors.Is(ev.Err, sched.ErrNoBackend) && ev.Job.Backend == "" {
 			return // no modem could take it: it stays queued
 		}
+		if errors.Is(ev.Err, store.ErrClaimLost) {
+			return // another daemon claimed it: it stays queued, for that one
+		}
 		reason := describe(ev.Err)
 		if ev.Reason != "" && ev.Reason != "error" {
 			reason = ev.Reason + ": " + reason

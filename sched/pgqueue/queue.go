@@ -54,11 +54,11 @@
 package pgqueue
 
 import (
+	"calq/internal/dburl"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -81,9 +81,7 @@ type Queue struct {
 }
 
 // IsURL reports whether s names a PostgreSQL database rather than a file.
-func IsURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
+func IsURL(s string) bool { return dburl.IsPostgres(s) }
 
 // Open connects to the database at url and migrates its schema.
 func Open(ctx context.Context, url string, o Options) (*Queue, error) {
@@ -122,18 +120,7 @@ func (q *Queue) Lease() time.Duration { return q.lease }
 func (q *Queue) String() string { return redact(q.url) }
 
 // redact drops the password from a URL for messages.
-func redact(url string) string {
-	at := strings.LastIndex(url, "@")
-	scheme := strings.Index(url, "://")
-	if at < 0 || scheme < 0 || at < scheme {
-		return url
-	}
-	userinfo := url[scheme+3 : at]
-	if i := strings.Index(userinfo, ":"); i >= 0 {
-		return url[:scheme+3] + userinfo[:i] + ":xxxxx" + url[at:]
-	}
-	return url
-}
+func redact(url string) string { return dburl.Redact(url) }
 
 // hostname is this machine's name in worker records.
 func hostname() string {

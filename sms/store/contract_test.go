@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"calq/internal/pgtest"
 )
 
 // contract is every method of the store: the contract tests run against
@@ -42,6 +44,24 @@ var (
 	_ contract = (*Mem)(nil)
 )
 
+// openPG opens a Store on a new PostgreSQL server on clock c.
+func openPG(t testing.TB, c *clock) *Store {
+	t.Helper()
+	srv := pgtest.Start(t)
+	ctx := context.Background()
+	pg, err := OpenPG(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pg.Close() })
+	pg.now = c.Now
+	s, err := Open(ctx, pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // eachStore runs test against a Store in a new journal file and against
 // a Mem, each on a clock of its own at t0.
 func eachStore(t *testing.T, test func(t *testing.T, s contract, clk *clock)) {
@@ -52,6 +72,10 @@ func eachStore(t *testing.T, test func(t *testing.T, s contract, clk *clock)) {
 	t.Run("mem", func(t *testing.T) {
 		clk := newClock()
 		test(t, NewMem(clk.Now), clk)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		clk := newClock()
+		test(t, openPG(t, clk), clk)
 	})
 }
 

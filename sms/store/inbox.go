@@ -162,13 +162,9 @@ func recordInbox(ctx context.Context, tx *sql.Tx, modem string, listed []InboxSl
 		k := key{l.Slot, strings.ToUpper(l.PDU)}
 		p, ok := byKey[k]
 		if !ok {
-			res, err := tx.ExecContext(ctx, `INSERT INTO sms_inbox_pdus (modem, slot, pdu, received)
-				VALUES (?, ?, ?, ?)`, modem, k.slot, k.pdu, at)
-			if err != nil {
-				return nil, err
-			}
 			p = InboxPDU{Modem: modem, Slot: k.slot, PDU: k.pdu, Received: now.UTC().Truncate(time.Microsecond), OnModem: true, State: "new"}
-			if p.ID, err = res.LastInsertId(); err != nil {
+			if err := tx.QueryRowContext(ctx, `INSERT INTO sms_inbox_pdus (modem, slot, pdu, received)
+				VALUES (?, ?, ?, ?) RETURNING id`, modem, k.slot, k.pdu, at).Scan(&p.ID); err != nil {
 				return nil, err
 			}
 		}
@@ -316,15 +312,11 @@ func addInboxEntry(ctx context.Context, tx *sql.Tx, e InboxEntry, pduIDs []int64
 	if e.Kind == KindReport {
 		mr, st, digits = e.MR, e.ST, Digits(e.Sender)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO sms_inbox (kind, modem, sender, text, scts, received,
-		parts, total, missing, mr, st, dt, ra_digits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	var id int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO sms_inbox (kind, modem, sender, text, scts, received,
+		parts, total, missing, mr, st, dt, ra_digits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		e.Kind, e.Modem, e.Sender, e.Text, rfc3339OrNull(e.SCTS), sqltime.Text(e.Received),
-		max(e.Parts, 1), max(e.Total, 1), joinInts(e.Missing), mr, st, rfc3339OrNull(e.DT), digits)
-	if err != nil {
-		return 0, err
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
+		max(e.Parts, 1), max(e.Total, 1), joinInts(e.Missing), mr, st, rfc3339OrNull(e.DT), digits).Scan(&id); err != nil {
 		return 0, err
 	}
 	for _, p := range pduIDs {

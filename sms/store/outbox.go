@@ -203,6 +203,11 @@ func (s *Store) SMSPartPending(ctx context.Context, id int64, seq int) error {
 func (s *Store) setPartState(ctx context.Context, id int64, seq int, state, modem string) error {
 	now := sqltime.Text(s.now())
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if state == SMSSending && s.pg != nil && s.owner != "" {
+			if err := checkClaim(ctx, tx, id, s.owner); err != nil {
+				return err
+			}
+		}
 		_, err := tx.ExecContext(ctx, `UPDATE sms_parts SET state = ?3, modem = COALESCE(NULLIF(?4, ''), modem), updated = ?5
 			WHERE message_id = ?1 AND seq = ?2 AND state IN ('pending', 'sending', 'unknown')`, id, seq, state, modem, now)
 		return err

@@ -67,8 +67,10 @@ func (s *Store) RecordPINRejection(ctx context.Context, r PINRejection) error {
 		r.Rejected = s.now()
 	}
 	err := s.db.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sms_pin_rejections
-			(sim, modem, salt, fingerprint, reason, rejected) VALUES (?, ?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO sms_pin_rejections
+			(sim, modem, salt, fingerprint, reason, rejected) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (sim) DO UPDATE SET modem = excluded.modem, salt = excluded.salt,
+			fingerprint = excluded.fingerprint, reason = excluded.reason, rejected = excluded.rejected`,
 			r.SIM, r.Modem, r.Salt, r.Fingerprint, r.Reason, sqltime.Text(r.Rejected))
 		return err
 	})

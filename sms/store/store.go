@@ -32,8 +32,12 @@ type DB interface {
 // file. It is safe for concurrent use, and several processes may share
 // the file.
 type Store struct {
-	db  DB
-	now func() time.Time
+	db DB
+	pg *PG // when db is PostgreSQL: the store is shared (see Shared)
+	// owner, on a shared store, is the daemon that uses it: a part is
+	// sent only while its message's claim is this owner's (SetOwner).
+	owner string
+	now   func() time.Time
 }
 
 // migrations are the tables' versions, in order; see DB.Migrate. Version
@@ -49,10 +53,15 @@ func Open(ctx context.Context, db DB) (*Store, error) {
 	if c, ok := db.(interface{ Now() time.Time }); ok {
 		now = c.Now
 	}
-	if err := db.Migrate(ctx, "sms", migrations); err != nil {
+	pg, _ := db.(*PG)
+	ms := migrations
+	if pg != nil {
+		ms = pgMigrations
+	}
+	if err := db.Migrate(ctx, "sms", ms); err != nil {
 		return nil, fmt.Errorf("open the sms outbox and inbox: %w", err)
 	}
-	return &Store{db: db, now: now}, nil
+	return &Store{db: db, pg: pg, now: now}, nil
 }
 
 // querier is a read of the store's: a transaction, or the journal beside
