@@ -37,6 +37,7 @@ type Server struct {
 	cred *syscall.Credential // nil unless root
 	cmd  *exec.Cmd
 	exit chan struct{}
+	o    Options
 
 	// URL is the server's address for pgx and for calq's --db.
 	URL string
@@ -61,9 +62,25 @@ func version(initdb string) int {
 	return n
 }
 
+// Options are what a test may ask of its server beyond loopback.
+type Options struct {
+	// Listen is another address the server listens on (as well as
+	// 127.0.0.1), e.g. the host's end of a veth pair; it must exist
+	// before the server starts.
+	Listen string
+	// Trust is a network (CIDR) whose clients are trusted, as loopback is.
+	Trust string
+}
+
 // Start creates and starts a server that the test's cleanup stops and
 // removes.
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start with o.
+func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	bin, err := binDir()
 	if err != nil {
@@ -73,7 +90,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{t: t, bin: bin, dir: dir}
+	s := &Server{t: t, bin: bin, dir: dir, o: o}
 	t.Cleanup(func() {
 		s.Stop()
 		os.RemoveAll(dir)
@@ -94,6 +111,19 @@ func Start(t testing.TB) *Server {
 		"--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
 	if out, err := initdb.CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	if o.Trust != "" {
+		hba, err := os.OpenFile(filepath.Join(dir, "data", "pg_hba.conf"), os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = fmt.Fprintf(hba, "host all all %s trust\n", o.Trust)
+		if cerr := hba.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	s.port = freePort(t)
 	s.URL = fmt.Sprintf("postgres://calq@127.0.0.1:%d/postgres?sslmode=disable", s.port)
@@ -131,7 +161,7 @@ func (s *Server) Start() {
 	}
 	defer log.Close()
 	cmd := s.command(filepath.Join(s.bin, "postgres"), "-D", filepath.Join(s.dir, "data"),
-		"-p", strconv.Itoa(s.port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.dir,
+		"-p", strconv.Itoa(s.port), "-c", "listen_addresses="+strings.Join(slices.DeleteFunc([]string{"127.0.0.1", s.o.Listen}, func(a string) bool { return a == "" }), ","), "-c", "unix_socket_directories="+s.dir,
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=200", "-c", "shared_buffers=64MB")
 	cmd.Stdout, cmd.Stderr = log, log
@@ -181,4 +211,10 @@ func (s *Server) Stop() {
 func (s *Server) Log() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
 	return strings.TrimSpace(string(b))
+}
+
+// URLOn is the server's URL with host in place of 127.0.0.1: for a client
+// that reaches it at Options.Listen.
+func (s *Server) URLOn(host string) string {
+	return fmt.Sprintf("postgres://calq@%s/postgres?sslmode=disable", net.JoinHostPort(host, strconv.Itoa(s.port)))
 }

@@ -73,6 +73,7 @@ func TestQueue(t *testing.T) {
 	t.Run("faillimit", func(t *testing.T) { testFailLimit(t, srv.URL) })
 	t.Run("leaselost", func(t *testing.T) { testLeaseLost(t, srv.URL) })
 	t.Run("resubmit", func(t *testing.T) { testResubmit(t, srv.URL) })
+	t.Run("poison", func(t *testing.T) { testPoison(t, srv.URL) })
 	t.Run("history", func(t *testing.T) { testHistory(t, emptyDB(t, srv.URL, "history")) })
 }
 
@@ -402,5 +403,60 @@ func testResubmit(t *testing.T, url string) {
 	}
 	if _, err := q.Submit(ctx, batch, []*sched.Job{{Kind: "x"}}); err == nil {
 		t.Error("a job without a key was accepted")
+	}
+}
+
+// testPoison: a job whose worker is lost at every attempt (it kills or
+// hangs its worker) fails the MaxLost-th time, whatever its retries,
+// instead of being requeued for ever.
+func testPoison(t *testing.T, url string) {
+	const lease = 600 * time.Millisecond
+	q := open(t, url, lease)
+	ctx := context.Background()
+	batch, _ := q.Batch(ctx, "poison")
+	js := jobs(batch, "poison", 1, sched.P2, func(int) string { return "" })
+	js[0].Retries = 5 // lost attempts do not use them
+	if _, err := q.Submit(ctx, batch, js); err != nil {
+		t.Fatal(err)
+	}
+	// Each attempt is claimed by a worker that vanishes.
+	for attempt := 1; attempt <= MaxLost; attempt++ {
+		if _, err := q.pool.Exec(ctx, `UPDATE jobs SET state = 'running', worker = 'gone', attempts = $2,
+			started = now(), lease_until = now() - interval '1 second' WHERE batch = $1`, batch, attempt); err != nil {
+			t.Fatal(err)
+		}
+		w := q.NewWorker(WorkerOptions{})
+		w.Handle("other", sched.WorkerFunc(func(ctx context.Context, j *sched.Job) error { return nil }))
+		stop := runWorker(t, w)
+		want := "queued"
+		if attempt == MaxLost {
+			want = "failed"
+		}
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var state string
+			if err := q.pool.QueryRow(ctx, `SELECT state FROM jobs WHERE batch = $1`, batch).Scan(&state); err != nil {
+				t.Fatal(err)
+			}
+			if state == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("attempt %d: the job is %s after a minute, want %s", attempt, state, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop()
+	}
+	us := follow(t, q, batch)
+	var rows []string
+	for _, u := range us {
+		rows = append(rows, fmt.Sprintf("%d:%s:%s:%v", u.Attempt, u.State, u.Reason, u.Final))
+	}
+	if fmt.Sprint(rows) != "[1:cancelled:lease expired:false 2:cancelled:lease expired:false 3:failed:lease expired:true]" {
+		t.Errorf("attempts %v, want two requeued and the third failed, final", rows)
+	}
+	if !strings.Contains(us[len(us)-1].Err, "lost (killed, paused or cut off) 3 times") {
+		t.Errorf("the last attempt's error is %q, want it to say the worker was lost 3 times", us[len(us)-1].Err)
 	}
 }

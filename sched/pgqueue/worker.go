@@ -757,17 +757,32 @@ func (w *Worker) watchdog(ctx context.Context) {
 	}
 }
 
+// MaxLost is how many times a job's worker may be lost (its lease
+// expired: killed, paused, cut off) before the job fails. Lost attempts
+// do not use its retries: losing a machine is not the job's failure.
+const MaxLost = 3
+
 const requeueSQL = `WITH x AS (
-		SELECT id FROM jobs WHERE state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED),
+		SELECT id, (SELECT count(*) FROM attempts a WHERE a.job_id = jobs.id AND a.reason = 'lease expired') + 1 >= $1 AS spent
+		FROM jobs WHERE state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED),
 	a AS (
-		INSERT INTO attempts (job_id, attempt, worker, state, final, started, reason)
-		SELECT j.id, j.attempts, j.worker, 'cancelled', false, j.started, 'lease expired'
+		INSERT INTO attempts (job_id, attempt, worker, state, final, started, error, reason)
+		SELECT j.id, j.attempts, j.worker, CASE WHEN x.spent THEN 'failed' ELSE 'cancelled' END, x.spent, j.started,
+			CASE WHEN x.spent THEN format('its worker was lost (killed, paused or cut off) %s times: given up', $1) END,
+			'lease expired'
 		FROM jobs j JOIN x USING (id)
 		ON CONFLICT (job_id, attempt) DO NOTHING)
-	UPDATE jobs j SET state = 'queued', worker = NULL, lease_until = NULL FROM x WHERE j.id = x.id`
+	UPDATE jobs j SET state = CASE WHEN x.spent THEN 'failed' ELSE 'queued' END,
+		finished = CASE WHEN x.spent THEN now() END,
+		error = CASE WHEN x.spent THEN format('its worker was lost (killed, paused or cut off) %s times: given up', $1) END,
+		reason = CASE WHEN x.spent THEN 'lease expired' END,
+		worker = NULL, lease_until = NULL
+	FROM x WHERE j.id = x.id`
 
 // requeueExpired returns to the queue the jobs whose lease expired, once
-// this worker has been healthy for a whole lease.
+// this worker has been healthy for a whole lease. A job lost MaxLost
+// times fails instead, so a job that kills every worker running it does
+// not go round for ever.
 func (w *Worker) requeueExpired(ctx context.Context) error {
 	w.mu.Lock()
 	ok := !w.healthySince.IsZero() && time.Since(w.healthySince) >= w.q.lease
@@ -775,13 +790,13 @@ func (w *Worker) requeueExpired(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	tag, err := w.q.pool.Exec(ctx, requeueSQL)
+	tag, err := w.q.pool.Exec(ctx, requeueSQL, MaxLost)
 	if err != nil {
 		return fmt.Errorf("requeue expired leases: %w", err)
 	}
 	if n := tag.RowsAffected(); n > 0 {
 		w.emit(WorkerEvent{Type: "requeued", N: int(n)})
-		if _, err := w.q.pool.Exec(ctx, `SELECT pg_notify($1, '')`, notifyJobs); err != nil {
+		if _, err := w.q.pool.Exec(ctx, `SELECT pg_notify($1, ''), pg_notify($2, '')`, notifyJobs, notifyAttempts); err != nil {
 			return err
 		}
 	}
