@@ -103,17 +103,7 @@ func TestWorkerCutOff(t *testing.T) {
 		t.Errorf("requeued attempts belong to %v, want a (%s)", got, aID)
 	}
 	ns.Restore()
-	waitSubmit(t, sub, out, fmt.Sprintf("%d jobs: %d done", n, n))
-	checkRecordedOnce(t, c, n)
-	for k, v := range counts(t, filepath.Join(dir, "done")) {
-		if v != 1 {
-			t.Errorf("job %s finished %d times, want once (by b)", k, v)
-		}
-	}
-	bID := workerID(t, c, b.Process.Pid)
-	if got := pgStrings(t, c, `SELECT DISTINCT worker FROM attempts WHERE state = 'done'`); !slices.Equal(got, []string{bID}) {
-		t.Errorf("done attempts recorded by %v, want only b (%s)", got, bID)
-	}
+	checkTakenOver(t, c, dir, n, sub, out, b)
 	if !strings.Contains(aLog.String(), "lease lost") {
 		t.Errorf("worker a did not report its jobs lost:\n%s", aLog.String())
 	}

@@ -268,6 +268,14 @@ func TestWorkerPaused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// a's jobs die now; b's finish after their 20s.
+	checkTakenOver(t, c, dir, n, sub, out, b)
+}
+
+// checkTakenOver waits for the n jobs of dir submitted by sub and checks
+// that b alone finished and recorded them, each once: the worker that lost
+// them killed them rather than finishing them.
+func checkTakenOver(t *testing.T, c *pgx.Conn, dir string, n int, sub *exec.Cmd, out *lockedBuilder, b *exec.Cmd) {
+	t.Helper()
 	waitSubmit(t, sub, out, fmt.Sprintf("%d jobs: %d done", n, n))
 	checkRecordedOnce(t, c, n)
 	for k, v := range counts(t, filepath.Join(dir, "done")) {
