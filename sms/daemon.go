@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"calq/sched"
@@ -85,15 +86,25 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 		return &usageError{errors.New("daemon: no journal or no modems")}
 	}
 	var claim func(ctx context.Context, limit int) ([]store.SMSMessage, error)
+	var ddp atomic.Pointer[daemonDispatcher] // for the renewal of its claims
 	if ss, ok := sharedOf(o.Store); ok {
-		h, specs, err := holdShared(ctx, ss, o.Specs, o.Warn)
+		h, specs, err := holdShared(ctx, ss, o.Specs, func() []int64 {
+			if dd := ddp.Load(); dd != nil {
+				return dd.sending()
+			}
+			return nil
+		}, o.Warn)
 		if err != nil {
 			return err
 		}
 		defer func() { err = errors.Join(err, h.release()) }()
 		o.Specs = specs
+		names := make([]string, len(specs))
+		for i, s := range specs {
+			names[i] = s.Name
+		}
 		claim = func(ctx context.Context, limit int) ([]store.SMSMessage, error) {
-			return ss.ClaimDueSMS(ctx, h.owner, limit, SharedLease)
+			return ss.ClaimDueSMS(ctx, h.owner, names, limit, SharedLease)
 		}
 	} else {
 		l, err := claimLease(ctx, o.Journal, o.Specs)
@@ -118,6 +129,7 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 		return err
 	}
 	dd.claim, dd.limit = claim, 4*len(o.Specs)
+	ddp.Store(dd)
 	defer func() { err = errors.Join(err, dd.close()) }()
 	var wg sync.WaitGroup
 	defer wg.Wait()

@@ -58,6 +58,17 @@ func (dd *daemonDispatcher) event(ev sched.Event) {
 	}
 }
 
+// sending lists the messages in the engine.
+func (dd *daemonDispatcher) sending() []int64 {
+	dd.mu.Lock()
+	defer dd.mu.Unlock()
+	ids := make([]int64, 0, len(dd.inflight))
+	for id := range dd.inflight {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // submitDue submits the queued messages that are due and not in the
 // engine already, unless every modem is out (they would fail to route
 // and stay queued anyway).

@@ -27,10 +27,10 @@ type SharedStore interface {
 	Shared() bool
 	SetOwner(owner string)
 	HoldModems(ctx context.Context, owner string, holds []store.ModemHold, lease time.Duration) error
-	RenewHolds(ctx context.Context, owner string, lease time.Duration) (int, error)
+	RenewHolds(ctx context.Context, owner string, ids []int64, lease time.Duration) (int, error)
 	ReleaseHolds(ctx context.Context, owner string) error
 	ModemsHeld(ctx context.Context) ([]store.ModemHold, error)
-	ClaimDueSMS(ctx context.Context, owner string, limit int, lease time.Duration) ([]store.SMSMessage, error)
+	ClaimDueSMS(ctx context.Context, owner string, modems []string, limit int, lease time.Duration) ([]store.SMSMessage, error)
 }
 
 // SharedLease is how long a daemon's holds and claims on a shared store
@@ -62,9 +62,10 @@ type sharedHold struct {
 }
 
 // holdShared qualifies the names of specs with the host's name and holds
-// them in st for the daemon; renewing runs until release. warn receives a
-// failed renewal, and a hold found taken over.
-func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, warn func(error)) (*sharedHold, []ModemSpec, error) {
+// them in st for the daemon; renewing runs until release, and renews the
+// claims on the messages sending returns (those the daemon's engine has).
+// warn receives a failed renewal, and a hold found taken over.
+func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, sending func() []int64, warn func(error)) (*sharedHold, []ModemSpec, error) {
 	host, err := os.Hostname()
 	if err != nil {
 		return nil, nil, fmt.Errorf("daemon: host name: %w", err)
@@ -101,7 +102,7 @@ func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, warn fun
 				return
 			case <-t.C:
 			}
-			n, err := st.RenewHolds(rctx, owner, SharedLease)
+			n, err := st.RenewHolds(rctx, owner, sending(), SharedLease)
 			switch {
 			case err != nil && rctx.Err() == nil:
 				warn(err)

@@ -179,10 +179,11 @@ func (s *Store) HoldModems(ctx context.Context, owner string, holds []ModemHold,
 	})
 }
 
-// RenewHolds extends owner's modem holds and message claims by lease. It
-// returns how many modem holds it still had: fewer than it took means
-// another daemon took them over after they lapsed.
-func (s *Store) RenewHolds(ctx context.Context, owner string, lease time.Duration) (int, error) {
+// RenewHolds extends owner's modem holds, and its claims on the messages
+// ids (those it is sending), by lease. Its other claims lapse, for any
+// daemon to take. It returns how many modem holds it still had: fewer
+// than it took means another daemon took them over after they lapsed.
+func (s *Store) RenewHolds(ctx context.Context, owner string, ids []int64, lease time.Duration) (int, error) {
 	if s.pg == nil {
 		return 0, ErrNotShared
 	}
@@ -198,8 +199,11 @@ func (s *Store) RenewHolds(ctx context.Context, owner string, lease time.Duratio
 		if err != nil {
 			return err
 		}
+		if len(ids) == 0 {
+			return nil
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE sms_messages SET owner_until = now() + $2 * interval '1 second'
-			WHERE owner = $1 AND state = 'queued'`, owner, lease.Seconds())
+			WHERE owner = $1 AND state = 'queued' AND owner_until > now() AND id = ANY($3)`, owner, lease.Seconds(), ids)
 		return err
 	})
 	if err != nil {
@@ -253,8 +257,10 @@ func (s *Store) ModemsHeld(ctx context.Context) ([]ModemHold, error) {
 // ClaimDueSMS claims for owner, until lease, up to limit queued messages
 // that are due and that no live daemon has claimed, oldest first, and
 // returns them with their parts. Daemons claiming at once get different
-// messages.
-func (s *Store) ClaimDueSMS(ctx context.Context, owner string, limit int, lease time.Duration) ([]SMSMessage, error) {
+// messages. A message some of whose parts went out through a modem not
+// among modems is left to that modem's daemon: the rest must follow them
+// there, with the same reference.
+func (s *Store) ClaimDueSMS(ctx context.Context, owner string, modems []string, limit int, lease time.Duration) ([]SMSMessage, error) {
 	if s.pg == nil {
 		return nil, ErrNotShared
 	}
@@ -265,8 +271,10 @@ func (s *Store) ClaimDueSMS(ctx context.Context, owner string, limit int, lease 
 		WHERE id IN (SELECT id FROM sms_messages
 			WHERE state = 'queued' AND (not_before IS NULL OR not_before <= $4)
 				AND (owner IS NULL OR owner = $1 OR owner_until < now())
+				AND NOT EXISTS (SELECT 1 FROM sms_parts p WHERE p.message_id = sms_messages.id
+					AND p.state IN ('accepted', 'unknown') AND p.modem IS NOT NULL AND NOT p.modem = ANY($5))
 			ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)
-		RETURNING id`, owner, limit, lease.Seconds(), sqltime.Text(s.now()))
+		RETURNING id`, owner, limit, lease.Seconds(), sqltime.Text(s.now()), modems)
 	if err != nil {
 		return nil, fmt.Errorf("claim queued sms: %w", err)
 	}
