@@ -166,10 +166,19 @@ func TestSchedRunCrashRecovery(t *testing.T) {
 
 // TestSchedRunTwoProcesses runs the same batch from two overlapping calq
 // processes on one journal: each job runs once in all, and both share them.
+// The jobs wait at a gate until four have started, two per process (-j 2),
+// so the runs overlap however slowly the second one starts.
 func TestSchedRunTwoProcesses(t *testing.T) {
 	dir := t.TempDir()
 	const n = 16
-	jobs := crashJobs(t, dir, n, "0.05")
+	var script strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&script, "echo %d >> %s/started; while [ ! -e %s/gate ]; do sleep 0.01; done; echo %d >> %s/done\n", i, dir, dir, i, dir)
+	}
+	jobs := filepath.Join(dir, "jobs")
+	if err := os.WriteFile(jobs, []byte(script.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	db := filepath.Join(dir, "calq.db")
 	args := []string{"sched", "run", "--journal", "--db", db, "-j", "2", "--label", "twice", "--json", jobs}
 	a, b := calqCmd(t, args...), calqCmd(t, args...)
@@ -182,14 +191,18 @@ func TestSchedRunTwoProcesses(t *testing.T) {
 	if err := b.Start(); err != nil {
 		t.Fatal(err)
 	}
+	waitLines(t, filepath.Join(dir, "started"), 4)
+	if err := os.WriteFile(filepath.Join(dir, "gate"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if ea, eb := a.Wait(), b.Wait(); ea != nil || eb != nil {
 		t.Fatalf("runs ended with %v and %v\nA: %s\nB: %s", ea, eb, errA.String(), errB.String())
 	}
 	checkOnce(t, lines(t, filepath.Join(dir, "done")), n)
 	ranA := strings.Count(outA.String(), `"event":"done"`)
 	ranB := strings.Count(outB.String(), `"event":"done"`)
-	if ranA+ranB != n {
-		t.Errorf("process A ran %d jobs and B %d, want %d in all", ranA, ranB, n)
+	if ranA+ranB != n || ranA == 0 || ranB == 0 {
+		t.Errorf("process A ran %d jobs and B %d, want %d in all, shared", ranA, ranB, n)
 	}
 	t.Logf("process A ran %d jobs, B %d", ranA, ranB)
 }

@@ -101,7 +101,7 @@ func TestSMSSharedTwoHosts(t *testing.T) {
 			t.Fatal(err)
 		}
 		logs[h] = filepath.Join(dir, "emu.log")
-		pty := startEmulator(t, dir, "--log", logs[h], "--latency", "20ms", "--inbox", inbox)
+		pty := startEmulator(t, dir, "--log", logs[h], "--latency", "50ms", "--inbox", inbox)
 		startHost(t, h, pty, dev, srv.URL)
 	}
 	c := pgConn(t, srv.URL)

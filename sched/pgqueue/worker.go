@@ -809,6 +809,11 @@ func (w *Worker) listen(ctx context.Context) {
 		conn, err := w.q.pool.Acquire(ctx)
 		if err == nil {
 			_, err = conn.Exec(ctx, "LISTEN "+notifyJobs)
+			if err == nil {
+				// What was notified before LISTEN took effect (at the
+				// start, after a reconnection) is missed: look now.
+				w.signal()
+			}
 			for err == nil {
 				_, err = conn.Conn().WaitForNotification(ctx)
 				if err == nil {
