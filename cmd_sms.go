@@ -95,9 +95,10 @@ func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]
 
 // openSMS opens what calq sms keeps. With a journal file as --db: the
 // journal and the sms store in it. With a postgres:// --db: the shared
-// outbox and inbox there, and a journal for this machine's engine in the
-// state directory, one per database (sms-<digest>.db).
-func openSMS(c *cli.Context) (*journal.Journal, *store.Store, func() error, error) {
+// outbox and inbox there and, when engine is set (a daemon sends), a
+// journal for this machine's engine in the state directory, one per
+// database (sms-<digest>.db); else the journal is nil.
+func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func() error, error) {
 	db := journalPath(c)
 	if !pgqueue.IsURL(db) {
 		jn, err := journal.Open(c.Context, db, journal.Options{})
@@ -119,6 +120,9 @@ func openSMS(c *cli.Context) (*journal.Journal, *store.Store, func() error, erro
 	if err != nil {
 		pg.Close()
 		return nil, nil, nil, fmt.Errorf("%s: %w", dburl.Redact(db), err)
+	}
+	if !engine {
+		return nil, st, pg.Close, nil
 	}
 	home, _ := os.UserHomeDir()
 	sum := sha256.Sum256([]byte(dburl.Redact(db)))

@@ -47,7 +47,7 @@ func smsDaemonAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, st, closeSMS, err := openSMS(c)
+	jn, st, closeSMS, err := openSMS(c, true)
 	if err != nil {
 		return err
 	}
@@ -75,9 +75,7 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	if o.Retries == 0 {
 		o.Retries = -1 // the flag's 0 means none; DaemonOptions' 0 means the default
 	}
-	warn := func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
-	o.Warn, o.Recv.Warn = warn, warn
-	o.Events = func(ev sched.Event) { logModemEvent(c.App.ErrWriter, ev) }
+	daemonLog(c.App.ErrWriter, "calq: warning: ", &o)
 	if o.MetricsFile != "" {
 		o.Metrics = sched.NewMetrics()
 	}
@@ -87,6 +85,14 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 		err = usageErrorf(c, "no modems: give --device, or [[sms.modem]] in the config file")
 	}
 	return o, err
+}
+
+// daemonLog sends o's warnings to w, each line after prefix, and its
+// modems' events as logModemEvent prints them.
+func daemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
+	warn := func(err error) { fmt.Fprintf(w, "%s%v\n", prefix, err) }
+	o.Warn, o.Recv.Warn = warn, warn
+	o.Events = func(ev sched.Event) { logModemEvent(w, ev) }
 }
 
 // logModemEvent prints what happens to a modem (down, up, taken out by the

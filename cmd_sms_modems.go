@@ -202,7 +202,7 @@ func smsModemHolds(c *cli.Context) error {
 	if len(c.StringSlice("device")) > 0 {
 		return usageErrorf(c, "--device: with a PostgreSQL --db this lists the modems the daemons hold; survey a modem on its host")
 	}
-	_, st, closeSMS, err := openSMS(c)
+	_, st, closeSMS, err := openSMS(c, false)
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func smsRecvAction(c *cli.Context) error {
 	if sharedSMS(c) && !c.Bool("offline") {
 		return usageErrorf(c, "with a PostgreSQL --db the daemons on the modem hosts receive: read what they filed with --offline")
 	}
-	j, st, closeSMS, err := openSMS(c)
+	j, st, closeSMS, err := openSMS(c, false)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func smsSendAction(c *cli.Context) error {
 	if sharedSMS(c) && len(o.Modems) > 0 {
 		return usageErrorf(c, "--device: with a PostgreSQL --db the daemons on the modem hosts send (calq sms daemon --db URL --device DEV there)")
 	}
-	jn, st, closeSMS, err := openSMS(c)
+	jn, st, closeSMS, err := openSMS(c, false)
 	if err != nil {
 		return err
 	}

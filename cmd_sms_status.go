@@ -59,7 +59,7 @@ func smsStatusCommand() *cli.Command {
 				return renderStatus(c, ms, id > 0, reports)
 			}
 			if sharedSMS(c) {
-				_, st, closeSMS, err := openSMS(c)
+				_, st, closeSMS, err := openSMS(c, false)
 				if err != nil {
 					return err
 				}

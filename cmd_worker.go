@@ -19,7 +19,6 @@ import (
 	"calq/convert/lo"
 	"calq/internal/childenv"
 	"calq/internal/proc"
-	"calq/sched"
 	"calq/sched/pgqueue"
 	"calq/sched/shell"
 	"calq/sms"
@@ -130,15 +129,14 @@ func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error
 	if len(specs) == 0 {
 		return usageErrorf(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
 	}
-	jn, st, closeSMS, err := openSMS(c)
+	jn, st, closeSMS, err := openSMS(c, true)
 	if err != nil {
 		return err
 	}
 	defer closeSMS()
-	warn := func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq worker: sms: %v\n", err) }
-	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts, Warn: warn,
-		Recv:   sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout, Warn: warn},
-		Events: func(ev sched.Event) { logModemEvent(c.App.ErrWriter, ev) }}
+	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts,
+		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}}
+	daemonLog(c.App.ErrWriter, "calq worker: sms: ", &o)
 	if len(others) == 0 {
 		if err := sms.Daemon(c.Context, o); err != nil {
 			return fmt.Errorf("worker: sms: %w", err)

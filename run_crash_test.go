@@ -20,9 +20,16 @@ import (
 // their number to done: a job that ran to completion twice shows twice.
 func crashJobs(t *testing.T, dir string, n int, sleep string) string {
 	t.Helper()
+	return pausedJobs(t, dir, n, "sleep "+sleep)
+}
+
+// pausedJobs writes n job lines to dir/jobs that append their number to
+// dir/started, run pause, and append it to dir/done.
+func pausedJobs(t *testing.T, dir string, n int, pause string) string {
+	t.Helper()
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "echo %d >> %s/started; sleep %s; echo %d >> %s/done\n", i, dir, sleep, i, dir)
+		fmt.Fprintf(&b, "echo %d >> %s/started; %s; echo %d >> %s/done\n", i, dir, pause, i, dir)
 	}
 	path := filepath.Join(dir, "jobs")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -171,14 +178,7 @@ func TestSchedRunCrashRecovery(t *testing.T) {
 func TestSchedRunTwoProcesses(t *testing.T) {
 	dir := t.TempDir()
 	const n = 16
-	var script strings.Builder
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&script, "echo %d >> %s/started; while [ ! -e %s/gate ]; do sleep 0.01; done; echo %d >> %s/done\n", i, dir, dir, i, dir)
-	}
-	jobs := filepath.Join(dir, "jobs")
-	if err := os.WriteFile(jobs, []byte(script.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	jobs := pausedJobs(t, dir, n, fmt.Sprintf("while [ ! -e %s/gate ]; do sleep 0.01; done", dir))
 	db := filepath.Join(dir, "calq.db")
 	args := []string{"sched", "run", "--journal", "--db", db, "-j", "2", "--label", "twice", "--json", jobs}
 	a, b := calqCmd(t, args...), calqCmd(t, args...)

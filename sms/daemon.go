@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sms/at"
-	"calq/sms/store"
 )
 
 // DaemonOptions are the options of Daemon; Journal and Specs are required.
@@ -85,27 +83,12 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	if o.Journal == nil || o.Store == nil || len(o.Specs) == 0 {
 		return &usageError{errors.New("daemon: no journal or no modems")}
 	}
-	var claim func(ctx context.Context, limit int) ([]store.SMSMessage, error)
-	var ddp atomic.Pointer[daemonDispatcher] // for the renewal of its claims
+	var shared *sharedHold // on a shared store
 	if ss, ok := sharedOf(o.Store); ok {
-		h, specs, err := holdShared(ctx, ss, o.Specs, func() []int64 {
-			if dd := ddp.Load(); dd != nil {
-				return dd.sending()
-			}
-			return nil
-		}, o.Warn)
-		if err != nil {
+		if shared, o.Specs, err = holdShared(ctx, ss, o.Specs, o.Warn); err != nil {
 			return err
 		}
-		defer func() { err = errors.Join(err, h.release()) }()
-		o.Specs = specs
-		names := make([]string, len(specs))
-		for i, s := range specs {
-			names[i] = s.Name
-		}
-		claim = func(ctx context.Context, limit int) ([]store.SMSMessage, error) {
-			return ss.ClaimDueSMS(ctx, h.owner, names, limit, SharedLease)
-		}
+		defer func() { err = errors.Join(err, shared.release()) }()
 	} else {
 		l, err := claimLease(ctx, o.Journal, o.Specs)
 		if err != nil {
@@ -128,8 +111,10 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	dd.claim, dd.limit = claim, 4*len(o.Specs)
-	ddp.Store(dd)
+	if shared != nil {
+		dd.claim, dd.limit = shared.claim, 4*len(o.Specs)
+		shared.follow(dd.sending)
+	}
 	defer func() { err = errors.Join(err, dd.close()) }()
 	var wg sync.WaitGroup
 	defer wg.Wait()

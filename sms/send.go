@@ -17,7 +17,8 @@ import (
 )
 
 // SendOptions are the options of Send; Journal, Store, To and Modems are required
-// (Modems unless NoWait).
+// (Modems unless NoWait; neither Journal nor Modems on a shared Store,
+// where only daemons send).
 type SendOptions struct {
 	Journal *journal.Journal // the engine's jobs
 	Store   Store            // the outbox and the PIN rejections (store.Open on the journal)
@@ -210,7 +211,7 @@ func stillQueued(ctx context.Context, jn Outbox, ids []int64) (int, error) {
 
 func checkSend(o SendOptions) error {
 	switch {
-	case o.Journal == nil:
+	case o.Journal == nil && !IsShared(o.Store):
 		return errors.New("send: no journal")
 	case o.Store == nil:
 		return errors.New("send: no outbox")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"calq/sched/journal"
@@ -54,18 +55,29 @@ func IsShared(s Store) bool {
 // modem: the messages stay queued for one (exit status 4, as ErrQueued).
 var ErrNoDaemon = fmt.Errorf("%w: no calq sms daemon holds a modem on the shared outbox; the messages wait for one", ErrQueued)
 
-// sharedHold is a daemon's hold on its modems in a shared store.
+// sharedHold is a daemon's hold on its modems in a shared store, and its
+// claims on messages.
 type sharedHold struct {
-	st    SharedStore
-	owner string
-	stop  func()
+	st      SharedStore
+	owner   string
+	names   []string                       // its modems, host/name
+	sending atomic.Pointer[func() []int64] // the messages whose claims it renews (follow)
+	stop    func()
+}
+
+// follow makes the renewals extend the claims on the messages sending
+// returns (those the daemon's engine has); until then none are renewed.
+func (h *sharedHold) follow(sending func() []int64) { h.sending.Store(&sending) }
+
+// claim claims up to limit due messages for the daemon (ClaimDueSMS).
+func (h *sharedHold) claim(ctx context.Context, limit int) ([]store.SMSMessage, error) {
+	return h.st.ClaimDueSMS(ctx, h.owner, h.names, limit, SharedLease)
 }
 
 // holdShared qualifies the names of specs with the host's name and holds
-// them in st for the daemon; renewing runs until release, and renews the
-// claims on the messages sending returns (those the daemon's engine has).
-// warn receives a failed renewal, and a hold found taken over.
-func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, sending func() []int64, warn func(error)) (*sharedHold, []ModemSpec, error) {
+// them in st for the daemon; renewing runs until release. warn receives a
+// failed renewal, and a hold found taken over.
+func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, warn func(error)) (*sharedHold, []ModemSpec, error) {
 	host, err := os.Hostname()
 	if err != nil {
 		return nil, nil, fmt.Errorf("daemon: host name: %w", err)
@@ -75,9 +87,11 @@ func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, sending 
 	owner := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(b))
 	specs = append([]ModemSpec(nil), specs...)
 	holds := make([]store.ModemHold, len(specs))
+	h := &sharedHold{st: st, owner: owner, names: make([]string, len(specs))}
 	for i := range specs {
 		specs[i].Name = host + "/" + specs[i].Name
 		holds[i] = store.ModemHold{Host: host, Device: specs[i].Device, Name: specs[i].Name}
+		h.names[i] = specs[i].Name
 	}
 	err = st.HoldModems(ctx, owner, holds, SharedLease)
 	if errors.Is(err, store.ErrHeld) && releaseDead(ctx, st, host) {
@@ -102,7 +116,11 @@ func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, sending 
 				return
 			case <-t.C:
 			}
-			n, err := st.RenewHolds(rctx, owner, sending(), SharedLease)
+			var ids []int64
+			if f := h.sending.Load(); f != nil {
+				ids = (*f)()
+			}
+			n, err := st.RenewHolds(rctx, owner, ids, SharedLease)
 			switch {
 			case err != nil && rctx.Err() == nil:
 				warn(err)
@@ -115,7 +133,8 @@ func holdShared(ctx context.Context, st SharedStore, specs []ModemSpec, sending 
 			}
 		}
 	}()
-	return &sharedHold{st: st, owner: owner, stop: func() { cancel(); <-done }}, specs, nil
+	h.stop = func() { cancel(); <-done }
+	return h, specs, nil
 }
 
 // releaseDead releases the holds and claims of daemons of host whose

@@ -90,7 +90,7 @@ func Open(ctx context.Context, url string, o Options) (*Queue, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+		return nil, fmt.Errorf("open %s: %w", dburl.Redact(url), err)
 	}
 	cfg.MaxConns = max(o.MaxConns, 4)
 	if cfg.ConnConfig.RuntimeParams == nil {
@@ -100,12 +100,12 @@ func Open(ctx context.Context, url string, o Options) (*Queue, error) {
 	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+		return nil, fmt.Errorf("open %s: %w", dburl.Redact(url), err)
 	}
 	q := &Queue{pool: pool, url: url, lease: o.Lease}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+		return nil, fmt.Errorf("open %s: %w", dburl.Redact(url), err)
 	}
 	return q, nil
 }
@@ -117,10 +117,7 @@ func (q *Queue) Close() { q.pool.Close() }
 func (q *Queue) Lease() time.Duration { return q.lease }
 
 // String names the database without its password.
-func (q *Queue) String() string { return redact(q.url) }
-
-// redact drops the password from a URL for messages.
-func redact(url string) string { return dburl.Redact(url) }
+func (q *Queue) String() string { return dburl.Redact(q.url) }
 
 // hostname is this machine's name in worker records.
 func hostname() string {

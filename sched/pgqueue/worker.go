@@ -483,10 +483,10 @@ func (w *Worker) record(ctx context.Context) error {
 	for i, t := range ts {
 		switch {
 		case lost[i]:
-			w.forget(t, "")
+			w.forget(t, false)
 			continue
 		case lapsed[i]:
-			w.forget(t, "lost")
+			w.forget(t, true)
 			continue
 		}
 		st, reason, retryIn := w.outcome(t)
@@ -544,14 +544,14 @@ func (w *Worker) record(ctx context.Context) error {
 	w.dbOK()
 	for i, r := range recs {
 		if !held[i] {
-			w.forget(r.t, "lost")
+			w.forget(r.t, true)
 			continue
 		}
 		typ := string(r.state)
 		if r.retryIn > 0 {
 			typ = "retry"
 		}
-		w.forget(r.t, "")
+		w.forget(r.t, false)
 		w.learn(r.t, r.state)
 		w.emit(WorkerEvent{Type: typ, Key: r.t.job.Key, Kind: r.t.job.Kind, Attempt: r.t.job.Attempts, Err: r.t.err})
 	}
@@ -559,15 +559,15 @@ func (w *Worker) record(ctx context.Context) error {
 }
 
 // forget drops a task from the worker's books; a lost one is reported.
-func (w *Worker) forget(t *task, lost string) {
+func (w *Worker) forget(t *task, lost bool) {
 	w.mu.Lock()
 	delete(w.tasks, t.id)
 	if t.probe {
 		delete(w.probing, t.job.Kind)
 	}
 	w.mu.Unlock()
-	if lost != "" {
-		w.emit(WorkerEvent{Type: lost, Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost})
+	if lost {
+		w.emit(lostEvent(t))
 	}
 }
 
@@ -712,20 +712,33 @@ func (w *Worker) renew(ctx context.Context) error {
 	for _, id := range ids {
 		kept[id] = true
 	}
-	var lost []*task
 	w.mu.Lock()
 	w.lastRenew = start
+	w.mu.Unlock()
+	w.dropIf(func(id int64, t *task) bool { return !kept[id] && t.claimedAt.Before(start) })
+	return nil
+}
+
+// dropIf drops (see drop) each task not yet lost nor finished for which
+// lose holds, called under w.mu, and reports them lost.
+func (w *Worker) dropIf(lose func(id int64, t *task) bool) {
+	var lost []*task
+	w.mu.Lock()
 	for id, t := range w.tasks {
-		if !kept[id] && !t.lost && t.claimedAt.Before(start) && t.finished.IsZero() {
+		if !t.lost && t.finished.IsZero() && lose(id, t) {
 			lost = append(lost, t)
 			w.drop(t)
 		}
 	}
 	w.mu.Unlock()
 	for _, t := range lost {
-		w.emit(WorkerEvent{Type: "lost", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost})
+		w.emit(lostEvent(t))
 	}
-	return nil
+}
+
+// lostEvent is the event of a job whose lease the worker lost.
+func lostEvent(t *task) WorkerEvent {
+	return WorkerEvent{Type: "lost", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost}
 }
 
 // watchdog drops each job whose lease the worker can no longer count on
@@ -741,19 +754,8 @@ func (w *Worker) watchdog(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		var lost []*task
-		w.mu.Lock()
 		now := time.Now()
-		for _, t := range w.tasks {
-			if !t.lost && t.finished.IsZero() && !w.leaseValid(t, now) {
-				lost = append(lost, t)
-				w.drop(t)
-			}
-		}
-		w.mu.Unlock()
-		for _, t := range lost {
-			w.emit(WorkerEvent{Type: "lost", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost})
-		}
+		w.dropIf(func(_ int64, t *task) bool { return !w.leaseValid(t, now) })
 	}
 }
 
