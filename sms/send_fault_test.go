@@ -108,7 +108,7 @@ func (r *rig) inject(t *testing.T, n int, stop <-chan struct{}) {
 		}
 		if !vanished && got > n/3 {
 			vanished = true
-			r.e.Inject(devs[len(devs)-1], emu.Fault{Vanish: true})
+			r.vanish(len(devs) - 1)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,6 +74,11 @@ type rig struct {
 	jn  *journal.Journal
 	st  *store.Store // in jn
 	dir string
+	// links are the modems' device paths that calq uses: a symlink per
+	// pty in dir, removed when the modem vanishes. A vanished pty's
+	// number is soon another process's pty (another test's emulator),
+	// and redialling it would talk to that one.
+	links []string
 }
 
 func newRig(t *testing.T, o emu.Options) *rig {
@@ -84,8 +91,22 @@ func newRig(t *testing.T, o emu.Options) *rig {
 	}
 	t.Cleanup(func() { e.Close() })
 	r.e = e
+	for i, d := range e.Devices() {
+		link := filepath.Join(r.dir, fmt.Sprintf("modem%d", i))
+		if err := os.Symlink(d, link); err != nil {
+			t.Fatal(err)
+		}
+		r.links = append(r.links, link)
+	}
 	r.jn = r.openJournal(t)
 	return r
+}
+
+// vanish makes modem i vanish, its device path with it, as a modem
+// unplugged.
+func (r *rig) vanish(i int) {
+	os.Remove(r.links[i])
+	r.e.Inject(r.e.Devices()[i], emu.Fault{Vanish: true})
 }
 
 func (r *rig) openJournal(t *testing.T) *journal.Journal {
@@ -104,7 +125,7 @@ func (r *rig) openJournal(t *testing.T) *journal.Journal {
 // opts are SendOptions for the rig's modems with short timeouts and backoffs.
 func (r *rig) opts(to []string, text string) SendOptions {
 	var specs []ModemSpec
-	for i, d := range r.e.Devices() {
+	for i, d := range r.links {
 		specs = append(specs, ModemSpec{Name: "m" + string(rune('0'+i)), Device: d})
 	}
 	return SendOptions{Journal: r.jn, Store: r.st, To: to, Text: text, Modems: specs,
