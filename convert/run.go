@@ -215,8 +215,9 @@ func (r *runner) look(ctx context.Context, it Item, recs map[string]Record) look
 // sameInput says whether a record's input (a real path; before calq
 // recorded real paths, the path as walked) is the item's: a PDF belongs
 // to one input, whatever path reached it.
+// An older job that named no input tells nothing: it counts as the item's.
 func sameInput(recorded string, it Item) bool {
-	return recorded == it.Real || recorded == it.Input || realPath(recorded) == it.Real
+	return recorded == "" || recorded == it.Real || recorded == it.Input || realPath(recorded) == it.Real
 }
 
 // legacyStore is a Store that knows the outputs an older calq recorded
