@@ -75,7 +75,7 @@ func convertCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Usage: "per file, e.g. 2m", DefaultText: "60s + 30s per MiB"},
 			&cli.IntFlag{Name: "retries", Value: 1, Usage: "retries of a file whose converter crashed"},
 			&cli.BoolFlag{Name: "force", Usage: "convert everything again, even unchanged files"},
-			&cli.BoolFlag{Name: "overwrite", Usage: "replace files at the output paths that calq did not write"},
+			&cli.BoolFlag{Name: "overwrite", Usage: "replace files at the output paths that calq did not write, or wrote for another input"},
 			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances", DefaultText: "from cores and memory"},
 			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "keep LibreOffice's profiles in `DIR` between runs; empty: a new temporary one each run"},
 			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file", DefaultText: "a share of the available memory, 1024 to 2048"},

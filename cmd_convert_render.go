@@ -164,6 +164,13 @@ func (r *convertRenderer) finish(s convert.Summary) {
 	for _, in := range s.Empty {
 		fmt.Fprintf(r.stderr, "calq: %s: nothing to convert there\n", quoteName(in))
 	}
+	for _, d := range s.Duplicates {
+		how := "the same input as"
+		if !d.Same {
+			how = "already part of"
+		}
+		fmt.Fprintf(r.stderr, "calq: %s: %s %s; converted once\n", quoteName(d.Input), how, quoteName(d.Of))
+	}
 	if len(s.Orphans) > 0 && !r.quiet {
 		fmt.Fprintf(r.stderr, "calq: %s whose input is gone (kept, not deleted):\n", plural(len(s.Orphans), "PDF"))
 		for _, o := range s.Orphans {

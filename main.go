@@ -23,6 +23,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/convert"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched/bench"
@@ -281,7 +282,8 @@ func exitCode(err error) int {
 		return exitUnknown
 	case errors.Is(err, sms.ErrQueued):
 		return exitQueued
-	case errors.As(err, &ue), errors.Is(err, sms.ErrUsage), errors.Is(err, bench.ErrBenchOptions), errors.Is(err, analyze.ErrInput):
+	case errors.As(err, &ue), errors.Is(err, sms.ErrUsage), errors.Is(err, bench.ErrBenchOptions), errors.Is(err, analyze.ErrInput),
+		errors.Is(err, convert.ErrUsage):
 		return exitUsage
 	case errors.Is(err, exitcode.ErrPartial):
 		return exitPartial

@@ -88,20 +88,21 @@ const (
 
 // Summary counts a run's files: {"message_type":"summary", ...} in --json.
 type Summary struct {
-	Type        string   `json:"message_type"` // "summary"
-	Total       int      `json:"total"`
-	Converted   int      `json:"converted"`
-	Skipped     int      `json:"skipped"`
-	Failed      int      `json:"failed"` // failed or timed out
-	Cancelled   int      `json:"cancelled"`
-	Unsupported int      `json:"unsupported"`
-	Hidden      int      `json:"hidden"`            // hidden files and directories passed over
-	Orphans     []string `json:"orphans,omitempty"` // PDFs under --out whose input is gone; never deleted
-	Empty       []string `json:"empty,omitempty"`   // inputs that held nothing to convert
-	Seconds     float64  `json:"seconds"`
-	Merged      string   `json:"merged,omitempty"`
-	Outputs     []string `json:"-"` // the PDFs of converted and unchanged files, in input order
-	New         []string `json:"-"` // the PDFs this run wrote, in input order
+	Type        string      `json:"message_type"` // "summary"
+	Total       int         `json:"total"`
+	Converted   int         `json:"converted"`
+	Skipped     int         `json:"skipped"`
+	Failed      int         `json:"failed"` // failed or timed out
+	Cancelled   int         `json:"cancelled"`
+	Unsupported int         `json:"unsupported"`
+	Hidden      int         `json:"hidden"`               // hidden files and directories passed over
+	Orphans     []string    `json:"orphans,omitempty"`    // PDFs under --out whose input is gone; never deleted
+	Empty       []string    `json:"empty,omitempty"`      // inputs that held nothing to convert
+	Duplicates  []Duplicate `json:"duplicates,omitempty"` // inputs given more than once, taken once
+	Seconds     float64     `json:"seconds"`
+	Merged      string      `json:"merged,omitempty"`
+	Outputs     []string    `json:"-"` // the PDFs of converted and unchanged files, in input order
+	New         []string    `json:"-"` // the PDFs this run wrote, in input order
 }
 
 // ErrNothingRan is returned when no file could be converted at all because
@@ -155,10 +156,11 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	if o.Merge != "" && len(sum.Outputs) > 0 && (len(sum.New) > 0 || !exists(o.Merge)) {
-		if err := merge(ctx, o, sum.Outputs); err != nil {
-			return sum, fmt.Errorf("merge into %s: %w", o.Merge, err)
-		}
+	merged, err := r.mergeAll(ctx, sum)
+	if err != nil {
+		return sum, fmt.Errorf("merge into %s: %w", o.Merge, err)
+	}
+	if merged {
 		sum.Merged = o.Merge
 		sum.Seconds = time.Since(start).Seconds()
 	}
@@ -189,8 +191,10 @@ type runner struct {
 	pool    *lazyPool
 	heldBy  map[int]string // items another calq holds, by index: its owner
 
+	mergeTarget string // the --merge target, absolute
+
 	legacyOnce sync.Once
-	legacy     map[string]bool // outputs an older calq wrote (see legacyOutput)
+	legacy     map[string]string // outputs an older calq wrote, and their inputs (see legacyRecord)
 }
 
 // utf8Safe fills the byte fields of a result whose paths are not UTF-8.
@@ -226,7 +230,8 @@ func (r *runner) report(i int, f FileResult) {
 func (r *runner) summary() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sum := Summary{Type: "summary", Hidden: r.plan.Hidden, Orphans: r.orphans, Empty: r.plan.Empty}
+	sum := Summary{Type: "summary", Hidden: r.plan.Hidden, Orphans: r.orphans, Empty: r.plan.Empty,
+		Duplicates: r.plan.Duplicates}
 	count := func(res FileResult) {
 		sum.Total++
 		switch res.State {

@@ -153,12 +153,13 @@ func slowHash(secret string, salt []byte) (string, error) {
 	return hex.EncodeToString(k), nil
 }
 
-// jobKey names the job that turns an input with digest inSum into output
-// over whatever is there now (outSum, "" for nothing), with options opts.
-// Two runs planning the same work name it alike, so the journal's claim
-// lets only one of them do it.
-func jobKey(output, opts, inSum, outSum string) string {
+// jobKey names the job that turns the input real, with digest inSum,
+// into output over whatever is there now (outSum, "" for nothing), with
+// options opts. Two runs planning the same work name it alike, so the
+// journal's claim lets only one of them do it; two inputs of the same
+// bytes are different work.
+func jobKey(output, real, opts, inSum, outSum string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s", output, opts, inSum, outSum)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s", output, real, opts, inSum, outSum)
 	return "convert:" + sumHex(h)[:32]
 }

@@ -12,7 +12,9 @@
 // renamed into it, and its provenance (digests of the input, of the
 // options and of the PDF) goes to a Store, kept in the journal's file
 // (SQLStore); a file whose PDF on disk is what these inputs and options
-// produce is skipped. Doctor checks the environment behind calq doctor.
+// produce is skipped. A PDF belongs to one input, identified by its real
+// path: one that calq wrote for another input is refused like a file it
+// did not write, and so is a merged file of other inputs. Doctor checks the environment behind calq doctor.
 // The packages beside it: convert/mail delivers the PDFs by e-mail,
 // convert/contacts keeps the address book, convert/sniff tells a file's
 // type by its bytes, and convert/convertbench measures calq against
@@ -30,7 +32,8 @@
 //
 // # Reading the code
 //
-// Start with convert.go (Options, Run), then plan.go (what is converted
-// and where it goes), run.go and work.go (the engine and each file's
-// job), held.go (files another run holds) and store.go (provenance).
+// Start with convert.go (Options, Run), then plan.go and inputs.go (what
+// is converted and where it goes; each input once), run.go and work.go (the engine and each file's
+// job), held.go (files another run holds), store.go (provenance) and
+// merge.go (the merged file and its provenance).
 package convert

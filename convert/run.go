@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"calq/convert/lo"
@@ -30,6 +31,9 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	if err := r.planFiles(outAbs, recs); err != nil {
+		return err
+	}
+	if err := r.checkMerge(ctx); err != nil {
 		return err
 	}
 	r.orphans = orphans(recs)
@@ -77,7 +81,7 @@ func (r *runner) planFiles(outAbs string, recs map[string]Record) error {
 		}
 	}
 	plan, err := PlanFiles(PlanOptions{Inputs: r.o.Inputs, Out: outAbs, Include: r.o.Include, Exclude: r.o.Exclude,
-		Remembered: func(in string) (string, bool) { out, ok := byInput[in]; return out, ok }})
+		Merge: r.o.Merge, Remembered: func(in string) (string, bool) { out, ok := byInput[in]; return out, ok }})
 	if err != nil {
 		return err
 	}
@@ -105,6 +109,9 @@ func (r *runner) reportExtra() {
 func orphans(recs map[string]Record) []string {
 	var out []string
 	for _, rec := range recs {
+		if strings.HasPrefix(rec.Input, "\x00") {
+			continue // a merged PDF: its inputs are the roots (see mergeOf)
+		}
 		if _, err := os.Lstat(rec.Input); errors.Is(err, os.ErrNotExist) && exists(rec.Output) {
 			out = append(out, rec.Output)
 		}
@@ -188,34 +195,52 @@ func (r *runner) look(ctx context.Context, it Item, recs map[string]Record) look
 		return look{fail: fmt.Sprintf("cannot read the output %s: %v", it.Output, unwrapPath(err))}
 	}
 	rec, ok := recs[it.Output]
-	if !ok && r.legacyOutput(ctx, it.Output) {
+	if !ok {
 		// An older calq's PDF: calq's, but with no provenance to trust.
-		rec, ok = Record{OutputSum: d.outSum, PendingSum: d.outSum}, true
+		rec, ok = r.legacyRecord(ctx, it.Output, d.outSum)
 	}
+	mine := !ok || sameInput(rec.Input, it)
 	switch {
-	case ok && rec.PendingSum == "" && rec.OutputSum == d.outSum && rec.InputSum == inSum && rec.Options == r.opts && !r.o.Force:
+	case ok && mine && rec.PendingSum == "" && rec.OutputSum == d.outSum && rec.InputSum == inSum && rec.Options == r.opts && !r.o.Force:
 		d.unchanged = true
-	case !r.o.Overwrite && !ours(rec, ok, d.outSum):
+	case r.o.Overwrite:
+	case !ours(rec, ok, d.outSum):
 		d.fail = overwriteReason(it.Output, ok)
+	case !mine:
+		d.fail = otherInputReason(it.Output, rec.Input, it.Input)
 	}
 	return d
+}
+
+// sameInput says whether a record's input (a real path; before calq
+// recorded real paths, the path as walked) is the item's: a PDF belongs
+// to one input, whatever path reached it.
+// An older job that named no input tells nothing: it counts as the item's.
+func sameInput(recorded string, it Item) bool {
+	return recorded == "" || recorded == it.Real || recorded == it.Input || realPath(recorded) == it.Real
 }
 
 // legacyStore is a Store that knows the outputs an older calq recorded
 // only as jobs (*SQLStore).
 type legacyStore interface {
-	LegacyOutputs(ctx context.Context, dir string) (map[string]bool, error)
+	LegacyOutputs(ctx context.Context, dir string) (map[string]string, error)
 }
 
-// legacyOutput says whether an older calq wrote output; read once a run.
-func (r *runner) legacyOutput(ctx context.Context, output string) bool {
+// legacyRecord is the record of output that an older calq converted
+// (its input as the job named it), as calq's file with digest sum; read
+// once a run.
+func (r *runner) legacyRecord(ctx context.Context, output, sum string) (Record, bool) {
 	r.legacyOnce.Do(func() {
 		if l, ok := r.o.Store.(legacyStore); ok {
 			abs, _ := filepath.Abs(r.o.Out)
 			r.legacy, _ = l.LegacyOutputs(ctx, abs)
 		}
 	})
-	return r.legacy[output]
+	in, ok := r.legacy[output]
+	if !ok {
+		return Record{}, false
+	}
+	return Record{Output: output, Input: in, OutputSum: sum, PendingSum: sum}, true
 }
 
 // ours says whether a file with digest sum at a recorded output is one
@@ -229,6 +254,12 @@ func overwriteReason(output string, recorded bool) string {
 		return fmt.Sprintf("%s changed since calq wrote it; --overwrite replaces it", output)
 	}
 	return fmt.Sprintf("%s exists and calq did not write it; --overwrite replaces it", output)
+}
+
+// otherInputReason refuses a PDF that calq wrote for another input: two
+// inputs never take turns at one PDF.
+func otherInputReason(output, owner, input string) string {
+	return fmt.Sprintf("%s is %s, not of %s; --overwrite replaces it", output, ownerName(owner), input)
 }
 
 // readFailure is the reason for an input that cannot be read.
@@ -261,7 +292,7 @@ func (r *runner) job(i int, it Item, d look) *sched.Job {
 	// The worker keeps the timeout itself, so that it leaves out
 	// LibreOffice's start-up.
 	r.limits[i] = r.timeout(d.size)
-	return &sched.Job{Key: jobKey(it.Output, r.opts, d.inSum, d.outSum), Kind: kind, Payload: p,
+	return &sched.Job{Key: jobKey(it.Output, it.Real, r.opts, d.inSum, d.outSum), Kind: kind, Payload: p,
 		Label: r.o.Label, Class: r.o.Class, Retries: r.o.Retries}
 }
 

@@ -16,7 +16,7 @@ import (
 // or PendingSum (placed by a run killed before it could record it).
 type Record struct {
 	Output     string // the PDF's absolute path, bytes as on disk
-	Input      string // the input's absolute path as walked
+	Input      string // the input's real path (symlinks resolved); from before calq 22, as walked
 	InputSum   string // SHA-256 of the input bytes actually converted
 	Options    string // digest of the options (see fingerprint)
 	OutputSum  string // SHA-256 of the PDF, once placed; "" before
@@ -51,7 +51,9 @@ type SQLJournal interface {
 }
 
 // SQLStore keeps the records in a table of the journal's file. Paths are
-// BLOBs, so that names that are not UTF-8 survive.
+// BLOBs, so that names that are not UTF-8 survive. Its input column holds
+// the input's real path since calq records which input a PDF belongs to;
+// rows from before hold the path as walked, which sameInput also accepts.
 type SQLStore struct{ j SQLJournal }
 
 const storeSchema = `
@@ -230,25 +232,28 @@ func (m *memStore) Salt(context.Context) ([]byte, error) {
 }
 
 // LegacyOutputs returns the outputs below dir that a calq from before
-// the provenance records converted, as its finished jobs name them: they
-// count as calq's, so an upgrade does not turn every PDF into a file
-// calq did not write. Such a PDF is converted again once.
-func (s *SQLStore) LegacyOutputs(ctx context.Context, dir string) (map[string]bool, error) {
-	rows, err := s.j.Query(ctx, `SELECT json_extract(CAST(payload AS TEXT), '$.out') FROM jobs
+// the provenance records converted, as its finished jobs name them, each
+// with the input of the last such job: they count as calq's, so an
+// upgrade does not turn every PDF into a file calq did not write. Such a
+// PDF is converted again once.
+func (s *SQLStore) LegacyOutputs(ctx context.Context, dir string) (map[string]string, error) {
+	rows, err := s.j.Query(ctx, `SELECT json_extract(CAST(payload AS TEXT), '$.out'),
+		COALESCE(json_extract(CAST(payload AS TEXT), '$.in'), '') FROM jobs
 		WHERE kind IN ('convert-office', 'convert-image', 'convert-pdf') AND state = 'done'
-		AND json_valid(CAST(payload AS TEXT))`)
+		AND json_valid(CAST(payload AS TEXT)) ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("read earlier conversions: %w", err)
 	}
 	defer rows.Close()
-	outs := map[string]bool{}
+	outs := map[string]string{}
 	for rows.Next() {
 		var out sql.NullString
-		if err := rows.Scan(&out); err != nil {
+		var in string
+		if err := rows.Scan(&out, &in); err != nil {
 			return nil, fmt.Errorf("read earlier conversions: %w", err)
 		}
 		if out.Valid && len(out.String) > len(dir) && out.String[:len(dir)+1] == dir+"/" {
-			outs[out.String] = true
+			outs[out.String] = in
 		}
 	}
 	return outs, rows.Err()

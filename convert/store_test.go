@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -90,8 +91,25 @@ func TestUpgradeKeepsOldOutputs(t *testing.T) {
 	out := t.TempDir()
 	old := filepath.Join(out, "pages_3.pdf")
 	copyTo(t, filepath.Join(testdata, "testPDF.pdf"), old)
-	job := &sched.Job{Key: "convert:old", Kind: kindPDF, Class: sched.P2,
-		Payload: []byte(`{"i":0,"in":"` + filepath.Join(in, "pages_3.pdf") + `","out":"` + old + `"}`)}
+	finishOldJob(t, j, filepath.Join(in, "pages_3.pdf"), old)
+	store, err := OpenStore(ctx, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(ctx, Options{Inputs: []string{in}, Out: out, Journal: j, Store: store})
+	if err != nil || sum.Converted != 1 {
+		t.Errorf("upgrade run: %+v, %v; want the old PDF converted again", sum, err)
+	}
+}
+
+// finishOldJob records in j a conversion of in into out, finished, as a
+// calq from before the provenance records left it: a job whose payload
+// alone names them.
+func finishOldJob(t *testing.T, j *journal.Journal, in, out string) {
+	t.Helper()
+	ctx := context.Background()
+	p, _ := json.Marshal(payload{Input: in, Output: out})
+	job := &sched.Job{Key: "convert:old:" + out, Kind: kindPDF, Class: sched.P2, Payload: p}
 	if _, err := j.Enqueue(ctx, []*sched.Job{job}); err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +119,6 @@ func TestUpgradeKeepsOldOutputs(t *testing.T) {
 	if err := j.Finish(ctx, sched.Attempt{Job: job, Backend: "pdfcpu", Attempt: 1, State: sched.StateDone,
 		Started: time.Now(), Finished: time.Now()}); err != nil {
 		t.Fatal(err)
-	}
-	store, err := OpenStore(ctx, j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := Run(ctx, Options{Inputs: []string{in}, Out: out, Journal: j, Store: store})
-	if err != nil || sum.Converted != 1 {
-		t.Errorf("upgrade run: %+v, %v; want the old PDF converted again", sum, err)
 	}
 }
 

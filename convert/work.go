@@ -334,10 +334,10 @@ func (r *runner) place(ctx context.Context, it Item, tmp, inSum string) error {
 	if err != nil {
 		return fmt.Errorf("digest the PDF: %w", err)
 	}
-	if err := r.mayReplace(ctx, it.Output); err != nil {
+	if err := r.mayReplace(ctx, it); err != nil {
 		return err
 	}
-	rec := Record{Output: it.Output, Input: it.Input, InputSum: inSum, Options: r.opts, PendingSum: outSum, Converted: time.Now()}
+	rec := Record{Output: it.Output, Input: it.Real, InputSum: inSum, Options: r.opts, PendingSum: outSum, Converted: time.Now()}
 	if err := r.o.Store.Pending(ctx, rec); err != nil {
 		return err
 	}
@@ -350,12 +350,14 @@ func (r *runner) place(ctx context.Context, it Item, tmp, inSum string) error {
 	return r.o.Store.Placed(context.WithoutCancel(ctx), it.Output)
 }
 
-// mayReplace checks, just before the rename, that whatever is at output
-// now is calq's (or absent), unless Overwrite.
-func (r *runner) mayReplace(ctx context.Context, output string) error {
+// mayReplace checks, just before the rename, that whatever is at the
+// item's output now is calq's PDF of this input (or absent), unless
+// Overwrite: an overlapping run may have placed another input's there.
+func (r *runner) mayReplace(ctx context.Context, it Item) error {
 	if r.o.Overwrite {
 		return nil
 	}
+	output := it.Output
 	fi, err := os.Lstat(output)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -371,8 +373,14 @@ func (r *runner) mayReplace(ctx context.Context, output string) error {
 	if err != nil {
 		return err
 	}
-	if !ours(rec, ok, sum) && (ok || !r.legacyOutput(ctx, output)) {
+	if !ok {
+		rec, ok = r.legacyRecord(ctx, output, sum)
+	}
+	switch {
+	case !ours(rec, ok, sum):
 		return sched.Permanent(errors.New(overwriteReason(output, ok)))
+	case !sameInput(rec.Input, it):
+		return sched.Permanent(errors.New(otherInputReason(output, rec.Input, it.Input)))
 	}
 	return nil
 }
