@@ -66,8 +66,11 @@ func SharedCommand(payload []byte) string {
 // batch and waits while workers run them, reporting each attempt and its
 // output through o.Events and o.Output as they are recorded. With
 // o.Workers > 0 it runs that many of the batch's jobs at once itself, as a
-// worker limited to this batch. A re-run of the same lines and label
-// resumes the batch. Stopping (ctx) leaves the jobs queued for workers.
+// worker limited to this batch; with none, it first makes sure a live
+// worker runs shell jobs (pgqueue.ErrNoWorker). The same lines and label
+// again resume the batch, or, once it has ended, print what it recorded
+// (a submitter stopped before the end); o.Force starts a new generation.
+// Stopping (ctx) leaves the jobs queued for workers.
 func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, error) {
 	if len(o.Commands) == 0 {
 		return RunResult{}, errors.New("run: no commands")
@@ -77,7 +80,12 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 	for _, c := range o.Commands {
 		fmt.Fprintf(h, "%s\x00", c)
 	}
-	batch, err := q.Batch(ctx, fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12]))
+	if o.Workers == 0 {
+		if err := q.Unserved(ctx, []string{Kind}, ""); err != nil {
+			return RunResult{}, fmt.Errorf("run: %w", err)
+		}
+	}
+	batch, err := q.Batch(ctx, fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12]), o.Force)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("run: %w", err)
 	}
