@@ -95,6 +95,9 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 			kinds[j.Kind] = true
 		}
 		if err := q.Unserved(ctx, slices.Sorted(maps.Keys(kinds)), share); err != nil {
+			if share != "" {
+				return fmt.Errorf("--shared-root %s: %w", r.o.SharedRoot, err)
+			}
 			return err
 		}
 	}
