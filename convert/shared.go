@@ -58,15 +58,15 @@ type Blobs interface {
 // input is a blob, or with a shared root a path below it and the digest
 // the submitter read there.
 type remotePayload struct {
-	Source   string     `json:"source"`         // the input's path on the submitting machine, for calq history
-	Name     string     `json:"name"`           // the private copy's name: its extension tells LibreOffice the format
-	Input    string     `json:"input"`          // the input's blob, or with Path its SHA-256
-	Path     string     `json:"path,omitempty"` // the input below the shared root, slash-separated
+	Source   string     `json:"source"`          // the input's path on the submitting machine, for calq history
+	Name     string     `json:"name"`            // the private copy's name: its extension tells LibreOffice the format
+	Input    string     `json:"input"`           // the input's blob, or with Path its SHA-256
+	Path     string     `json:"path,omitempty"`  // the input below the shared root, slash-separated
 	Share    string     `json:"share,omitempty"` // with Path: the share's id (ShareID)
 	Kind     sniff.Kind `json:"kind"`
 	PDFA     int        `json:"pdfa,omitempty"`
 	Timeout  float64    `json:"timeout_seconds"`
-	TimeoutS float64    `json:"timeout_s,omitempty"` // what a calq before 0.22 wrote instead
+	TimeoutS float64    `json:"timeout_s,omitempty"` // what a calq before issue 22 wrote instead
 }
 
 // convertShared hands the jobs to the shared queue: each input is copied
@@ -408,7 +408,7 @@ func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) er
 	}
 	if w.SharedRoot == "" || p.Share != "" && p.Share != w.ShareID {
 		// The claim keeps such jobs from this worker; one from a calq
-		// before 0.22 names no share.
+		// before issue 22 names no share.
 		return sched.Permanent(fmt.Errorf("the job names a file on the share %s, which this worker does not mount; start calq worker with --shared-root", cmp.Or(p.Share, "of its submitter")))
 	}
 	if !filepath.IsLocal(filepath.FromSlash(p.Path)) {

@@ -67,8 +67,8 @@ type Worker struct {
 	o              WorkerOptions
 	id, host, name string
 	pid            int
-	handlers map[string]sched.Worker
-	kinds    []string
+	handlers       map[string]sched.Worker
+	kinds          []string
 
 	mu           sync.Mutex
 	tasks        map[int64]*task // claimed and not yet recorded
