@@ -280,7 +280,9 @@ func runSharedAction(c *cli.Context, url string, o shell.RunOptions, out *runRen
 	}
 	defer q.Close()
 	res, err := shell.RunShared(c.Context, q, o)
-	out.finish(res)
+	if res.Batch != "" {
+		out.finish(res) // else nothing was submitted (no live worker): no summary of nothing
+	}
 	if err != nil {
 		if c.Context.Err() != nil && res.Batch != "" {
 			fmt.Fprintf(c.App.ErrWriter, "calq: stopped waiting; the open jobs of batch %s stay queued for the workers\n", res.Batch)

@@ -859,7 +859,12 @@ func (w *Worker) release() error {
 			attempts = attempts - 1 WHERE worker = $1 AND state = 'running'`, w.id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE workers SET stopped = now(), running = 0 WHERE id = $1`, w.id); err != nil {
+		w.mu.Lock()
+		done, failed := w.done, w.failed
+		w.mu.Unlock()
+		// Its counts as they end: the last heartbeat may be a lease/3 old.
+		if _, err := tx.Exec(ctx, `UPDATE workers SET stopped = now(), running = 0, done = $2, failed = $3 WHERE id = $1`,
+			w.id, done, failed); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, notifyJobs)
