@@ -55,7 +55,7 @@ func TestSchedRunRerun(t *testing.T) {
 	const n = 4
 	gate := filepath.Join(dir, "gate")
 	jobs := pausedJobs(t, dir, n, fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done", gate))
-	startWorker(t, srv.URL, "--kinds", "shell", "-j", "4")
+	worker := startWorker(t, srv.URL, "--kinds", "shell", "-j", "4")
 	sub, out := submit(t, srv.URL, jobs)
 	waitLines(t, filepath.Join(dir, "started"), n)
 	sub.Process.Signal(syscall.SIGINT)
@@ -67,6 +67,9 @@ func TestSchedRunRerun(t *testing.T) {
 	}
 	os.WriteFile(gate, nil, 0o644)
 	waitSQL(t, srv.URL, fmt.Sprint(n), `SELECT count(*)::text FROM jobs WHERE state = 'done'`)
+	// Collecting needs no worker.
+	worker.Process.Signal(syscall.SIGTERM)
+	worker.Wait()
 
 	again := calqCmd(t, "sched", "run", "--db", srv.URL, "-j", "0", "--quiet", "--json", jobs)
 	got, code := exitStatus(t, again)
@@ -77,7 +80,13 @@ func TestSchedRunRerun(t *testing.T) {
 	if c := counts(t, filepath.Join(dir, "started")); len(c) != n || slices.Max(mapValues(c)) != 1 {
 		t.Errorf("runs by line after the re-run: %v, want each once", c)
 	}
+	// Running again does: none is live.
 	force := calqCmd(t, "sched", "run", "--db", srv.URL, "-j", "0", "--quiet", "--force", jobs)
+	if got, code := exitStatus(t, force); code != 1 || !strings.Contains(got, "no live calq worker runs shell") {
+		t.Errorf("--force without a live worker: exit %d, want 1\n%s", code, got)
+	}
+	startWorker(t, srv.URL, "--kinds", "shell", "-j", "4")
+	force = calqCmd(t, "sched", "run", "--db", srv.URL, "-j", "0", "--quiet", "--force", jobs)
 	if got, code := exitStatus(t, force); code != 0 {
 		t.Fatalf("--force: exit %d\n%s", code, got)
 	}
@@ -182,6 +191,9 @@ func TestConvertSharedRerun(t *testing.T) {
 	if pdfs, _ := filepath.Glob(filepath.Join(out, "*.pdf")); len(pdfs) != 0 {
 		t.Fatalf("PDFs placed by a killed submitter: %v", pdfs)
 	}
+	// Collecting needs no worker; converting again does.
+	worker.Process.Signal(syscall.SIGTERM)
+	worker.Wait()
 
 	got, code := exitStatus(t, convert())
 	if code != 0 || !strings.Contains(got, "3 converted, 0 skipped, 0 failed") {
@@ -199,6 +211,10 @@ func TestConvertSharedRerun(t *testing.T) {
 		t.Errorf("a third run: want all skipped\n%s", got)
 	}
 	os.Remove(filepath.Join(out, "testPNG.pdf"))
+	if got, code := exitStatus(t, convert()); code != 1 || !strings.Contains(got, "no live calq worker runs convert-image") {
+		t.Errorf("a PDF to convert again, no worker: exit %d, want 1\n%s", code, got)
+	}
+	startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--name", "box")
 	if got, code := exitStatus(t, convert()); code != 0 || !strings.Contains(got, "1 converted, 2 skipped") {
 		t.Errorf("after a PDF was deleted: exit %d, want it converted again\n%s", code, got)
 	}

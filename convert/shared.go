@@ -89,21 +89,18 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 			return err
 		}
 	}
-	if r.o.SharedJobs == 0 {
-		kinds := map[string]bool{}
-		for _, j := range jobs {
-			kinds[j.Kind] = true
-		}
-		if err := q.Unserved(ctx, slices.Sorted(maps.Keys(kinds)), share); err != nil {
-			if share != "" {
-				return fmt.Errorf("--shared-root %s: %w", r.o.SharedRoot, err)
-			}
-			return err
-		}
-	}
 	batch, err := q.Batch(ctx, r.sharedBatch(), r.o.Force)
 	if err != nil {
 		return err
+	}
+	states, err := r.priorStates(ctx, batch, jobs)
+	if err != nil {
+		return err
+	}
+	if r.o.SharedJobs == 0 {
+		if err := r.checkWorkers(ctx, batch, share, jobs, states); err != nil {
+			return err
+		}
 	}
 	stopLocal := func() error { return nil }
 	if r.o.SharedJobs > 0 {
@@ -123,14 +120,12 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 	// start on the first while the others are read.
 	byKey := map[string]*sched.Job{}
 	inSums := map[int]string{}
-	failed, err := r.failedBefore(ctx, batch, jobs)
-	if err != nil {
-		return errors.Join(err, stopLocal())
-	}
 	for _, j := range jobs {
 		i := jobIndexOf(j)
 		sj, inSum, err := r.remoteJob(ctx, batch, share, j)
-		if err == nil && failed[sj.Key] {
+		if st := states[sharedKey(batch, j)]; err == nil && (st == sched.StateFailed || st == sched.StateTimedOut) {
+			// As on one machine, a failure runs again: the fault may be
+			// fixed. What is done is collected.
 			sj.Key += ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
 		}
 		if err == nil {
@@ -195,23 +190,34 @@ func (r *runner) sharedBatch() string {
 	return fmt.Sprintf("convert:%s:%s", r.o.Label, hex.EncodeToString(h.Sum(nil))[:12])
 }
 
-// failedBefore tells which of the jobs' keys in batch ended failed or
-// timed out in an earlier run: they are submitted again, under a new key,
-// as on one machine (the fault may be fixed). Those done are collected.
-func (r *runner) failedBefore(ctx context.Context, batch string, jobs []*sched.Job) (map[string]bool, error) {
+// priorStates returns the states of the jobs an earlier run of batch
+// submitted (the same command, interrupted), by shared key.
+func (r *runner) priorStates(ctx context.Context, batch string, jobs []*sched.Job) (map[string]sched.State, error) {
 	keys := make([]string, len(jobs))
 	for i, j := range jobs {
 		keys[i] = sharedKey(batch, j)
 	}
-	states, err := r.o.Shared.States(ctx, keys)
-	if err != nil {
-		return nil, err
+	return r.o.Shared.States(ctx, keys)
+}
+
+// checkWorkers fails with the kinds that no live worker takes (mounting
+// the share), among the jobs that are not done already: a re-run that
+// only collects needs no worker.
+func (r *runner) checkWorkers(ctx context.Context, batch, share string, jobs []*sched.Job, states map[string]sched.State) error {
+	kinds := map[string]bool{}
+	for _, j := range jobs {
+		if states[sharedKey(batch, j)] != sched.StateDone {
+			kinds[j.Kind] = true
+		}
 	}
-	failed := map[string]bool{}
-	for k, st := range states {
-		failed[k] = st == sched.StateFailed || st == sched.StateTimedOut
+	if len(kinds) == 0 {
+		return nil
 	}
-	return failed, nil
+	err := r.o.Shared.Unserved(ctx, slices.Sorted(maps.Keys(kinds)), share)
+	if err != nil && share != "" {
+		return fmt.Errorf("--shared-root %s: %w", r.o.SharedRoot, err)
+	}
+	return err
 }
 
 // sharedKey is job j's key in the shared batch: what it turns into what.

@@ -67,7 +67,7 @@ func SharedCommand(payload []byte) string {
 // output through o.Events and o.Output as they are recorded. With
 // o.Workers > 0 it runs that many of the batch's jobs at once itself, as a
 // worker limited to this batch; with none, it first makes sure a live
-// worker runs shell jobs (pgqueue.ErrNoWorker). The same lines and label
+// worker runs shell jobs, unless the batch has ended (pgqueue.ErrNoWorker). The same lines and label
 // again resume the batch, or, once it has ended, print what it recorded
 // (a submitter stopped before the end); o.Force starts a new generation.
 // Stopping (ctx) leaves the jobs queued for workers.
@@ -80,11 +80,6 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 	for _, c := range o.Commands {
 		fmt.Fprintf(h, "%s\x00", c)
 	}
-	if o.Workers == 0 {
-		if err := q.Unserved(ctx, []string{Kind}, ""); err != nil {
-			return RunResult{}, fmt.Errorf("run: %w", err)
-		}
-	}
 	batch, err := q.Batch(ctx, fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12]), o.Force)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("run: %w", err)
@@ -94,6 +89,11 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 		p, _ := json.Marshal(sharedPayload{Command: c, Shell: o.Shell})
 		jobs[i] = &sched.Job{Key: fmt.Sprintf("%s/%d", batch, i+1), Kind: Kind, Payload: p, Label: o.Label,
 			Class: o.Class, NotBefore: o.At, Timeout: o.Timeout, Retries: o.Retries}
+	}
+	if o.Workers == 0 {
+		if err := checkWorkers(ctx, q, jobs); err != nil {
+			return RunResult{}, fmt.Errorf("run: %w", err)
+		}
 	}
 	res := RunResult{Batch: batch}
 	res.Submitted = len(jobs)
@@ -150,4 +150,23 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 		return res, fmt.Errorf("run: batch %s: %w", batch, err)
 	}
 	return res, outcome(res.Summary)
+}
+
+// checkWorkers fails when no live worker runs shell jobs and some of jobs
+// have not ended: a re-run that only prints what was recorded needs none.
+func checkWorkers(ctx context.Context, q *pgqueue.Queue, jobs []*sched.Job) error {
+	keys := make([]string, len(jobs))
+	for i, j := range jobs {
+		keys[i] = j.Key
+	}
+	states, err := q.States(ctx, keys)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if !states[k].Terminal() {
+			return q.Unserved(ctx, []string{Kind}, "")
+		}
+	}
+	return nil
 }
