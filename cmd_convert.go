@@ -41,7 +41,9 @@ func convertCommand() *cli.Command {
 			"Every file is a job in the journal (--db): a re-run converts only what is new\n" +
 			"or changed (content and options), --force redoes all, a killed run resumes,\n" +
 			"and two runs at once never convert a file twice. calq history and calq\n" +
-			"analyze history show the jobs.\n\n" +
+			"analyze history show the jobs. On a postgres:// --db, the same command again\n" +
+			"collects the PDFs the workers made since it was interrupted, and -j 0 fails at\n" +
+			"once when no live calq worker takes some file's kind (or mounts --shared-root).\n\n" +
 			"Profiles in the config file (--config, default $XDG_CONFIG_HOME/calq/config.toml)\n" +
 			"hold these options under [profiles.NAME]; flags override them.\n\n" +
 			`--json prints one line per file {"message_type":"file","input","output","state",` + "\n" +

@@ -41,8 +41,11 @@ func schedRunCommand() *cli.Command {
 			"it, and two overlapping runs of it share the jobs, each running once.\n\n" +
 			"With a postgres:// --db the lines go to the shared queue that calq worker\n" +
 			"processes serve (kind shell), and calq waits, printing each job's output as\n" +
-			"its worker records it; -j 0 only submits, -j N also runs N of them here.\n" +
-			"Interrupted, it stops waiting: the jobs stay queued for the workers.\n\n" +
+			"its worker records it; -j 0 only submits (and fails at once when no live worker\n" +
+			"runs shell jobs), -j N also runs N of them here. Interrupted, it stops waiting:\n" +
+			"the jobs stay queued for the workers. The same command again waits for the\n" +
+			"rest and prints every recorded output, also once all have ended: nothing runs\n" +
+			"twice. --force runs the lines again, as a new batch.\n\n" +
 			"The first SIGINT or SIGTERM stops starting jobs and stops the running ones\n" +
 			"(SIGTERM, then SIGKILL after --grace); a second one exits at once.",
 		Flags: append([]cli.Flag{
@@ -55,6 +58,7 @@ func schedRunCommand() *cli.Command {
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a stopped job gets between SIGTERM and SIGKILL"},
 			&cli.StringFlag{Name: "shell", Value: "/bin/sh", Usage: "the shell that runs each line"},
 			&cli.BoolFlag{Name: "journal", Usage: "record the jobs in the journal (see --db)"},
+			&cli.BoolFlag{Name: "force", Usage: "run the lines as a new batch, even when the same batch is recorded (with --journal or a postgres:// --db)"},
 			&cli.StringFlag{Name: "metrics-file", EnvVars: []string{"CALQ_METRICS_FILE"}, Usage: "write Prometheus metrics to `FILE` (textfile collector format)"},
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
@@ -90,7 +94,7 @@ func schedRunCommand() *cli.Command {
 // runOptions reads and checks the flags and arguments of calq sched run.
 func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	o := shell.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
-		Label: c.String("label"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
+		Label: c.String("label"), Force: c.Bool("force"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
 		Env: childenv.Without(os.Environ())}
 	var errs []error
 	var err error
@@ -114,6 +118,9 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	}
 	if c.IsSet("label") && !c.Bool("journal") && !shared {
 		errs = append(errs, errors.New("--label: only with --journal (the label names the batch in the journal)"))
+	}
+	if o.Force && !c.Bool("journal") && !shared {
+		errs = append(errs, errors.New("--force: only with --journal or a postgres:// --db (without a record every line runs anyway)"))
 	}
 	if len(errs) > 0 {
 		return o, usageErrorf(c, "%w", errors.Join(errs...))
@@ -273,10 +280,13 @@ func runSharedAction(c *cli.Context, url string, o shell.RunOptions, out *runRen
 	}
 	defer q.Close()
 	res, err := shell.RunShared(c.Context, q, o)
-	out.finish(res)
+	if res.Batch != "" {
+		out.finish(res) // else nothing was submitted (no live worker): no summary of nothing
+	}
 	if err != nil {
 		if c.Context.Err() != nil && res.Batch != "" {
 			fmt.Fprintf(c.App.ErrWriter, "calq: stopped waiting; the open jobs of batch %s stay queued for the workers\n", res.Batch)
+			fmt.Fprintln(c.App.ErrWriter, "calq: hint: run the same command again to wait for them and print their outputs; --force runs the lines again")
 		}
 		return fmt.Errorf("sched run: %w", err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,7 +25,8 @@ import (
 )
 
 // workerKinds are the job kinds calq worker can run; shell only when named.
-var workerKinds = []string{convert.RemoteKind, smsKind, shell.Kind}
+// convert is the group of convert.RemoteKinds (what it has always meant).
+var workerKinds = append([]string{convert.KindGroup}, append(slices.Clone(convert.RemoteKinds), smsKind, shell.Kind)...)
 
 // smsKind is calq worker's kind for the shared outbox: what calq sms
 // daemon --db does, beside the other kinds.
@@ -40,7 +41,8 @@ func workerCommand() *cli.Command {
 			"returns them to the queue. Start one on each machine; submit from any with\n" +
 			"calq convert --db postgres://... -j 0 or calq sched run --db postgres://... -j 0.\n\n" +
 			"--kinds names what it runs. convert (the default) converts the files of calq\n" +
-			"convert on a pool of warm LibreOffice instances kept between jobs. shell runs\n" +
+			"convert on a pool of warm LibreOffice instances kept between jobs; it stands for\n" +
+			"convert-office, convert-image and convert-pdf, which may be named alone. shell runs\n" +
 			"only when named: a shell job from a shared database is remote execution, as\n" +
 			"any user able to write to that database can submit one. Jobs run with this\n" +
 			"worker's environment, without calq's secrets. sms holds the modems of --device\n" +
@@ -48,9 +50,14 @@ func workerCommand() *cli.Command {
 			"through them, as calq sms daemon --db postgres://... does.\n\n" +
 			"Leases and heartbeats use the server's clock. A worker that cannot renew its\n" +
 			"leases for a whole --lease (paused, cut off) kills its running jobs and records\n" +
-			"nothing; another worker runs them again. --status lists the workers.",
+			"nothing; another worker runs them again. --status lists the workers.\n\n" +
+			"The jobs it runs record its --name (the host's by default), so history stats\n" +
+			"group them by machine across restarts. With --shared-root it also claims the\n" +
+			"jobs of calq convert --shared-root on that share (known by its .calq-shared/id),\n" +
+			"and only a worker that mounts a job's share claims it.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "kinds", Value: convert.RemoteKind, Usage: "job kinds to run, comma-separated: convert, sms, shell"},
+			&cli.StringFlag{Name: "kinds", Value: convert.KindGroup, Usage: "job kinds to run, comma-separated: convert (or convert-office, convert-image, convert-pdf), sms, shell"},
+			&cli.StringFlag{Name: "name", Usage: "the worker's name in the jobs it runs and in history stats", DefaultText: "the host's name"},
 			&cli.IntFlag{Name: "instances", Usage: "convert: LibreOffice instances, kept warm between jobs", DefaultText: "from cores and memory"},
 			&cli.StringFlag{Name: "shared-root", Usage: "convert: where this machine mounts the share of calq convert --shared-root `DIR`"},
 			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "convert: keep LibreOffice's profiles in `DIR`"},
@@ -92,8 +99,16 @@ func workerAction(c *cli.Context) error {
 			switch {
 			case !slices.Contains(workerKinds, k):
 				return usageErrorf(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
+			case k == convert.KindGroup:
+				kinds = append(kinds, convert.RemoteKinds...)
+			default:
+				kinds = append(kinds, k)
 			}
-			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		kinds = slices.Compact(kinds)
+		if name := c.String("name"); c.IsSet("name") && (name == "" || strings.ContainsFunc(name, unicode.IsSpace)) {
+			return usageErrorf(c, "--name %q: want a name without spaces", name)
 		}
 		if c.Int("jobs") < 1 {
 			return usageErrorf(c, "--jobs: %d, want at least 1", c.Int("jobs"))
@@ -166,17 +181,30 @@ func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error
 
 // runWorker claims and runs jobs of kinds from q until c's context ends.
 func runWorker(c *cli.Context, q *pgqueue.Queue, log *workerLog, kinds []string) error {
-	w := q.NewWorker(pgqueue.WorkerOptions{Jobs: c.Int("jobs"), Events: log.event})
+	o := pgqueue.WorkerOptions{Jobs: c.Int("jobs"), Events: log.event, Name: c.String("name")}
+	root, share := c.String("shared-root"), ""
+	if root != "" {
+		var err error
+		if share, err = convert.ShareID(root); err != nil {
+			return fmt.Errorf("worker: --shared-root: %w", err)
+		}
+		o.Shares = []string{share}
+	}
+	w := q.NewWorker(o)
 	keeper := proc.NewKeeper() // one helper that kills every job's group should calq die
 	defer keeper.Close()
+	var rw *convert.RemoteWorker // one pool of LibreOffice instances for every convert kind
 	for _, k := range kinds {
-		if k == convert.RemoteKind {
-			rw, err := convert.NewRemoteWorker(c.Context, q, lo.Options{Instances: c.Int("instances"), StateDir: c.String("state-dir")})
-			if err != nil {
-				return err
+		if slices.Contains(convert.RemoteKinds, k) {
+			if rw == nil {
+				var err error
+				rw, err = convert.NewRemoteWorker(c.Context, q, lo.Options{Instances: c.Int("instances"), StateDir: c.String("state-dir")})
+				if err != nil {
+					return err
+				}
+				defer rw.Close()
+				rw.SharedRoot, rw.ShareID = root, share
 			}
-			defer rw.Close()
-			rw.SharedRoot = c.String("shared-root")
 			w.Handle(k, rw)
 		}
 		if k == shell.Kind {
@@ -204,20 +232,8 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.json {
-		line := map[string]any{"message_type": "worker_event", "event": ev.Type, "time": ev.Time.Format(time.RFC3339Nano)}
-		for k, v := range map[string]string{"key": ev.Key, "kind": ev.Kind, "error": errText(ev.Err)} {
-			if v != "" {
-				line[k] = v
-			}
-		}
-		if ev.Attempt > 0 {
-			line["attempt"] = ev.Attempt
-		}
-		if ev.N > 0 {
-			line["n"] = ev.N
-		}
-		b, _ := json.Marshal(line)
-		l.w.Write(append(b, '\n'))
+		writeJSONLine(l.w, "worker_event", workerEventLine{Event: ev.Type, Time: ev.Time.Format(time.RFC3339Nano),
+			Key: ev.Key, Kind: ev.Kind, Attempt: ev.Attempt, N: ev.N, Error: errText(ev.Err)})
 		return
 	}
 	bad := ev.Type == "failed" || ev.Type == "timed_out" || ev.Type == "lost" || ev.Type == "error" || ev.Type == "disabled"
@@ -241,6 +257,17 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 		}
 	}
 	fmt.Fprintln(l.w, s)
+}
+
+// workerEventLine is a worker_event of --json, after its message_type.
+type workerEventLine struct {
+	Event   string `json:"event"`
+	Time    string `json:"time"`
+	Key     string `json:"key,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Attempt int    `json:"attempt,omitempty"`
+	N       int    `json:"n,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 func errText(err error) string {

@@ -127,6 +127,7 @@ func (r *runner) decide(ctx context.Context, recs map[string]Record) ([]*sched.J
 	pre := map[int]FileResult{}
 	var jobs []*sched.Job
 	var keys []string
+	redo := map[string]bool{}
 	for i, it := range r.items {
 		res := FileResult{Input: it.Input, Output: it.Output}
 		d := r.look(ctx, it, recs)
@@ -149,11 +150,16 @@ func (r *runner) decide(ctx context.Context, recs map[string]Record) ([]*sched.J
 			res.State, res.Reason = StateSkipped, "unchanged"
 			pre[i] = res
 		default:
-			jobs = append(jobs, r.job(i, it, d))
-			keys = append(keys, jobs[len(jobs)-1].Key)
+			j := r.job(i, it, d)
+			jobs, keys = append(jobs, j), append(keys, j.Key)
+			// The shared queue keeps a finished job's result, and a
+			// re-run collects it: not this one's, whose PDF this
+			// machine placed already and has lost since.
+			rec, ok := recs[it.Output]
+			redo[j.Key] = r.o.Shared != nil && ok && rec.OutputSum != "" && rec.InputSum == d.inSum && rec.Options == r.opts
 		}
 	}
-	if err := r.freshKeys(ctx, jobs, keys); err != nil {
+	if err := r.freshKeys(ctx, jobs, keys, redo); err != nil {
 		return nil, nil, err
 	}
 	return jobs, pre, nil
@@ -297,11 +303,11 @@ func (r *runner) job(i int, it Item, d look) *sched.Job {
 }
 
 // freshKeys gives a job the journal has finished (done, failed, timed
-// out) a new key, so that it runs again: the PDF it made was replaced
-// since, or the fault may be fixed. With Force every job runs again. A
-// job queued, or running when a killed run stopped, resumes under its
-// key.
-func (r *runner) freshKeys(ctx context.Context, jobs []*sched.Job, keys []string) error {
+// out), and one in redo, a new key, so that it runs again: the PDF it made
+// was replaced since, or the fault may be fixed. With Force every job runs
+// again. A job queued, or running when a killed run stopped, resumes under
+// its key.
+func (r *runner) freshKeys(ctx context.Context, jobs []*sched.Job, keys []string, redo map[string]bool) error {
 	states := map[string]sched.State{}
 	if l, ok := r.o.Journal.(StateLookup); ok && len(keys) > 0 {
 		var err error
@@ -311,7 +317,7 @@ func (r *runner) freshKeys(ctx context.Context, jobs []*sched.Job, keys []string
 	}
 	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for _, j := range jobs {
-		if st := states[j.Key]; r.o.Force || st.Terminal() {
+		if st := states[j.Key]; r.o.Force || st.Terminal() || redo[j.Key] {
 			j.Key += ":" + nonce
 		}
 	}

@@ -3,13 +3,16 @@ package convert
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,17 +25,25 @@ import (
 	"calq/sched/pgqueue"
 )
 
-// RemoteKind is the job kind of a file converted by calq worker.
-const RemoteKind = "convert"
+// KindGroup names the job kinds of conversions together, as calq worker
+// --kinds and calq history --kind take it: RemoteKinds.
+const KindGroup = "convert"
+
+// RemoteKinds are the kinds of conversion jobs, the same in the journal
+// and in the shared queue: a file goes by its extension to LibreOffice
+// (office) or pdfcpu (image, PDF).
+var RemoteKinds = []string{kindOffice, kindImage, kindPDF}
 
 // Shared is the queue that calq worker processes on other machines serve
 // (sched/pgqueue): Options.Shared hands the files to it. Inputs and
 // outputs travel through it as blobs keyed by their SHA-256.
 type Shared interface {
-	Batch(ctx context.Context, name string) (string, error)
-	Submit(ctx context.Context, batch string, jobs []*sched.Job) (int, error)
+	Batch(ctx context.Context, name string, fresh bool) (string, error)
+	SubmitOn(ctx context.Context, batch, share string, jobs []*sched.Job) (int, error)
 	Follow(ctx context.Context, batch string, fn func(pgqueue.Update)) error
 	NewWorker(o pgqueue.WorkerOptions) *pgqueue.Worker
+	Unserved(ctx context.Context, kinds []string, share string) error
+	States(ctx context.Context, keys []string) (map[string]sched.State, error)
 	Blobs
 }
 
@@ -47,13 +58,15 @@ type Blobs interface {
 // input is a blob, or with a shared root a path below it and the digest
 // the submitter read there.
 type remotePayload struct {
-	Source   string     `json:"source"`         // the input's path on the submitting machine, for calq history
-	Name     string     `json:"name"`           // the private copy's name: its extension tells LibreOffice the format
-	Input    string     `json:"input"`          // the input's blob, or with Path its SHA-256
-	Path     string     `json:"path,omitempty"` // the input below the shared root, slash-separated
+	Source   string     `json:"source"`          // the input's path on the submitting machine, for calq history
+	Name     string     `json:"name"`            // the private copy's name: its extension tells LibreOffice the format
+	Input    string     `json:"input"`           // the input's blob, or with Path its SHA-256
+	Path     string     `json:"path,omitempty"`  // the input below the shared root, slash-separated
+	Share    string     `json:"share,omitempty"` // with Path: the share's id (ShareID)
 	Kind     sniff.Kind `json:"kind"`
 	PDFA     int        `json:"pdfa,omitempty"`
-	TimeoutS float64    `json:"timeout_s"`
+	Timeout  float64    `json:"timeout_seconds"`
+	TimeoutS float64    `json:"timeout_s,omitempty"` // what a calq before issue 22 wrote instead
 }
 
 // convertShared hands the jobs to the shared queue: each input is copied
@@ -61,38 +74,62 @@ type remotePayload struct {
 // then, as workers record their PDFs, each is fetched beside its output,
 // post-processed and placed, in the same order of steps as on one
 // machine. With SharedJobs > 0 this process converts too, as a worker
-// limited to its own batch.
+// limited to its own batch; with none, it first makes sure that some
+// live worker takes each kind (and mounts the share).
+//
+// The batch is the command's (sharedBatch): the same command again, after
+// an interrupt, collects the PDFs of the jobs the workers finished since
+// instead of converting them again; --force starts a new generation.
 func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 	q := r.o.Shared
-	h := sha256.New()
-	for _, j := range jobs {
-		fmt.Fprintf(h, "%s\x00", j.Key)
+	share := ""
+	if r.o.SharedRoot != "" {
+		var err error
+		if share, err = ShareID(r.o.SharedRoot); err != nil {
+			return err
+		}
 	}
-	batch, err := q.Batch(ctx, fmt.Sprintf("convert:%s:%s", r.o.Label, hex.EncodeToString(h.Sum(nil))[:12]))
+	batch, err := q.Batch(ctx, r.sharedBatch(), r.o.Force)
 	if err != nil {
 		return err
 	}
+	states, err := r.priorStates(ctx, batch, jobs)
+	if err != nil {
+		return err
+	}
+	if r.o.SharedJobs == 0 {
+		if err := r.checkWorkers(ctx, batch, share, jobs, states); err != nil {
+			return err
+		}
+	}
 	stopLocal := func() error { return nil }
 	if r.o.SharedJobs > 0 {
-		w := q.NewWorker(pgqueue.WorkerOptions{Jobs: r.o.SharedJobs, Batch: batch})
+		w := q.NewWorker(pgqueue.WorkerOptions{Jobs: r.o.SharedJobs, Batch: batch, Shares: nonEmpty(share)})
 		rw, err := NewRemoteWorker(ctx, q, r.o.LibreOffice)
 		if err != nil {
 			return err
 		}
-		rw.SharedRoot = r.o.SharedRoot
-		w.Handle(RemoteKind, rw)
+		rw.SharedRoot, rw.ShareID = r.o.SharedRoot, share
+		for _, k := range RemoteKinds {
+			w.Handle(k, rw)
+		}
 		stop := w.Start(ctx)
 		stopLocal = func() error { return errors.Join(stop(), rw.Close()) }
 	}
 	// Each file is submitted as soon as it is stored, so that workers
 	// start on the first while the others are read.
-	byIndex := map[int]*sched.Job{}
+	byKey := map[string]*sched.Job{}
 	inSums := map[int]string{}
 	for _, j := range jobs {
 		i := jobIndexOf(j)
-		sj, inSum, err := r.remoteJob(ctx, batch, i)
+		sj, inSum, err := r.remoteJob(ctx, batch, share, j)
+		if st := states[sharedKey(batch, j)]; err == nil && (st == sched.StateFailed || st == sched.StateTimedOut) {
+			// As on one machine, a failure runs again: the fault may be
+			// fixed. What is done is collected.
+			sj.Key += ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		}
 		if err == nil {
-			_, err = q.Submit(ctx, batch, []*sched.Job{sj})
+			_, err = q.SubmitOn(ctx, batch, share, []*sched.Job{sj})
 		}
 		if ctx.Err() != nil {
 			return errors.Join(ctx.Err(), stopLocal())
@@ -101,17 +138,17 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 			r.event(sched.Event{Type: sched.EventFailed, Job: j, Err: r.hideWork(err, r.items[i].Input)})
 			continue
 		}
-		byIndex[i], inSums[i] = j, inSum
+		byKey[sj.Key], inSums[i] = j, inSum
 	}
-	if len(byIndex) == 0 {
+	if len(byKey) == 0 {
 		return stopLocal()
 	}
 	err = q.Follow(ctx, batch, func(u pgqueue.Update) {
-		i, err := strconv.Atoi(u.Key[strings.LastIndexByte(u.Key, '/')+1:])
-		j := byIndex[i]
-		if err != nil || j == nil {
-			return
+		j, ok := byKey[u.Key]
+		if !ok {
+			return // another run's job in the batch, or one this run has already
 		}
+		i := jobIndexOf(j)
 		ev := sched.Event{Type: sched.EventType(u.State), Job: j, Backend: u.Worker, Attempt: u.Attempt,
 			Reason: u.Reason, State: u.State}
 		if !u.Started.IsZero() {
@@ -139,9 +176,67 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 	return errors.Join(err, stopLocal())
 }
 
-// remoteJob copies item i aside, checks its content and stores it, and
-// returns its shared job and the input's digest.
-func (r *runner) remoteJob(ctx context.Context, batch string, i int) (*sched.Job, string, error) {
+// sharedBatch names the command's batch in the shared queue: its label,
+// output directory, inputs, filters and options, so that running the same
+// command again finds it whichever of its files are left to do.
+func (r *runner) sharedBatch() string {
+	h := sha256.New()
+	out, _ := filepath.Abs(r.o.Out)
+	fmt.Fprintf(h, "%s\x00%s\x00%q\x00%q\x00%s\x00", r.o.Label, out, r.o.Include, r.o.Exclude, r.opts)
+	for _, in := range r.o.Inputs {
+		abs, _ := filepath.Abs(in)
+		fmt.Fprintf(h, "%s\x00", abs)
+	}
+	return fmt.Sprintf("convert:%s:%s", r.o.Label, hex.EncodeToString(h.Sum(nil))[:12])
+}
+
+// priorStates returns the states of the jobs an earlier run of batch
+// submitted (the same command, interrupted), by shared key.
+func (r *runner) priorStates(ctx context.Context, batch string, jobs []*sched.Job) (map[string]sched.State, error) {
+	keys := make([]string, len(jobs))
+	for i, j := range jobs {
+		keys[i] = sharedKey(batch, j)
+	}
+	return r.o.Shared.States(ctx, keys)
+}
+
+// checkWorkers fails with the kinds that no live worker takes (mounting
+// the share), among the jobs that are not done already: a re-run that
+// only collects needs no worker.
+func (r *runner) checkWorkers(ctx context.Context, batch, share string, jobs []*sched.Job, states map[string]sched.State) error {
+	kinds := map[string]bool{}
+	for _, j := range jobs {
+		if states[sharedKey(batch, j)] != sched.StateDone {
+			kinds[j.Kind] = true
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	err := r.o.Shared.Unserved(ctx, slices.Sorted(maps.Keys(kinds)), share)
+	if err != nil && share != "" {
+		return fmt.Errorf("--shared-root %s: %w", r.o.SharedRoot, err)
+	}
+	return err
+}
+
+// sharedKey is job j's key in the shared batch: what it turns into what.
+func sharedKey(batch string, j *sched.Job) string {
+	return batch + "/" + strings.TrimPrefix(j.Key, "convert:")
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// remoteJob copies job j's item aside, checks its content and stores it
+// (or, on a share, names it there), and returns its shared job, keyed in
+// batch by j's own key (what it turns into what), and the input's digest.
+func (r *runner) remoteJob(ctx context.Context, batch, share string, j *sched.Job) (*sched.Job, string, error) {
+	i := jobIndexOf(j)
 	snap, inSum, err := r.snapshot(ctx, i, r.items[i].Input)
 	if err != nil {
 		return nil, "", err
@@ -153,20 +248,20 @@ func (r *runner) remoteJob(ctx context.Context, batch string, i int) (*sched.Job
 		return nil, "", err
 	}
 	p := remotePayload{Source: r.items[i].Input, Name: filepath.Base(snap), Kind: kind, PDFA: r.o.PDFA,
-		TimeoutS: r.limits[i].Seconds()}
+		Timeout: r.limits[i].Seconds()}
 	if r.o.SharedRoot != "" {
 		// The workers read the input on the share; the digest tells
 		// them whether it is still what was submitted.
 		if p.Path, err = BelowRoot(r.o.SharedRoot, r.items[i].Input); err != nil {
 			return nil, "", sched.Permanent(err)
 		}
-		p.Input = inSum
+		p.Input, p.Share = inSum, share
 	} else if p.Input, err = r.o.Shared.PutFile(ctx, snap); err != nil {
 		return nil, "", err
 	}
 	payload, _ := json.Marshal(p)
-	return &sched.Job{Key: batch + "/" + strconv.Itoa(i), Kind: RemoteKind, Payload: payload, Label: r.o.Label,
-		Class: r.o.Class, Retries: r.o.Retries}, inSum, nil
+	return &sched.Job{Key: sharedKey(batch, j), Kind: j.Kind, Payload: payload,
+		Label: r.o.Label, Class: r.o.Class, Retries: r.o.Retries}, inSum, nil
 }
 
 // collect fetches item i's PDF (a blob, or a file on the share) beside
@@ -243,8 +338,9 @@ type RemoteWorker struct {
 	next  atomic.Int64
 
 	// SharedRoot is where this machine mounts the share that jobs
-	// submitted with --shared-root name their files below.
-	SharedRoot string
+	// submitted with --shared-root name their files below, and ShareID
+	// that share's id (ShareID).
+	SharedRoot, ShareID string
 }
 
 // NewRemoteWorker makes a worker whose LibreOffice instances live as long
@@ -285,7 +381,7 @@ func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
 		return err
 	}
 	f.Close()
-	limit := time.Duration(p.TimeoutS * float64(time.Second))
+	limit := time.Duration(cmp.Or(p.Timeout, p.TimeoutS) * float64(time.Second))
 	if limit <= 0 {
 		limit = 10 * time.Minute
 	}
@@ -316,8 +412,10 @@ func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) er
 	if p.Path == "" {
 		return w.blobs.GetFile(ctx, p.Input, in)
 	}
-	if w.SharedRoot == "" {
-		return sched.Permanent(errors.New("the job names a file on a shared root; start calq worker with --shared-root"))
+	if w.SharedRoot == "" || p.Share != "" && p.Share != w.ShareID {
+		// The claim keeps such jobs from this worker; one from a calq
+		// before issue 22 names no share.
+		return sched.Permanent(fmt.Errorf("the job names a file on the share %s, which this worker does not mount; start calq worker with --shared-root", cmp.Or(p.Share, "of its submitter")))
 	}
 	if !filepath.IsLocal(filepath.FromSlash(p.Path)) {
 		return sched.Permanent(fmt.Errorf("the job's path %q is not below the shared root", p.Path))
@@ -376,4 +474,57 @@ type remoteResult struct {
 	Path     string `json:"path,omitempty"` // the PDF below the shared root, instead of a blob
 	Instance string `json:"instance,omitempty"`
 	Starts   int    `json:"starts,omitempty"`
+}
+
+// shareIDFile is the file below a shared root that holds the share's id.
+const shareIDFile = sharedWork + "/id"
+
+// ShareID returns the id of the share mounted at root, from its
+// .calq-shared/id; whoever first uses the share writes one. Two machines
+// that mount one share at different paths read the same id, which the
+// share's jobs carry and the workers that mount it register.
+func ShareID(root string) (string, error) {
+	path := filepath.Join(root, filepath.FromSlash(shareIDFile))
+	for range 2 {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			id := strings.TrimSpace(string(b))
+			if len(id) < 8 || strings.ContainsAny(id, " \t\n/") {
+				return "", fmt.Errorf("share %s: %s holds no share id", root, path)
+			}
+			return id, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("share %s: %w", root, err)
+		}
+		if err := writeShareID(root, path); err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("share %s: %s vanished as it was written", root, path)
+}
+
+// writeShareID writes a new id at path, unless another process wrote one
+// first: the id is written aside and linked into place, which fails when
+// the name exists.
+func writeShareID(root, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("share %s: %w", root, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".id.*")
+	if err != nil {
+		return fmt.Errorf("share %s: %w", root, err)
+	}
+	defer os.Remove(tmp.Name())
+	var b [12]byte
+	rand.Read(b[:])
+	_, err = tmp.WriteString(hex.EncodeToString(b[:]) + "\n")
+	if err = errors.Join(err, tmp.Close()); err != nil {
+		return fmt.Errorf("share %s: %w", root, err)
+	}
+	os.Chmod(tmp.Name(), 0o644) // the other machines' workers read it
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("share %s: write its id: %w", root, err)
+	}
+	return nil
 }

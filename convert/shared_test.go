@@ -22,7 +22,7 @@ func TestRemoteWorkerSharedInput(t *testing.T) {
 	}
 	sum := sha256.Sum256([]byte("hello"))
 	good := hex.EncodeToString(sum[:])
-	w := &RemoteWorker{SharedRoot: root}
+	w := &RemoteWorker{SharedRoot: root, ShareID: "share-1"}
 	tests := []struct {
 		name    string
 		p       remotePayload
@@ -32,6 +32,8 @@ func TestRemoteWorkerSharedInput(t *testing.T) {
 		{"changed", remotePayload{Path: "a.txt", Input: strings.Repeat("0", 64)}, "changed on the share since it was submitted"},
 		{"outside", remotePayload{Path: "../etc/passwd", Input: good}, "is not below the shared root"},
 		{"missing", remotePayload{Path: "b.txt", Input: good}, "read b.txt on the share"},
+		{"its share", remotePayload{Path: "a.txt", Input: good, Share: "share-1"}, ""},
+		{"another share", remotePayload{Path: "a.txt", Input: good, Share: "share-2"}, "on the share share-2, which this worker does not mount"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +66,56 @@ func TestBelowRoot(t *testing.T) {
 		got, err := BelowRoot(root, tt.path)
 		if got != tt.want || (tt.want == "") != (err != nil) {
 			t.Errorf("BelowRoot(%s): %q, %v; want %q", tt.path, got, err, tt.want)
+		}
+	}
+}
+
+// TestShareID: the first use of a share writes its id; every later one,
+// through any path to it, reads the same; what is not an id is refused.
+func TestShareID(t *testing.T) {
+	root := t.TempDir()
+	first, err := ShareID(root)
+	if err != nil || len(first) != 24 {
+		t.Fatalf("first use: %q, %v; want a new 24-digit id", first, err)
+	}
+	link := filepath.Join(t.TempDir(), "mnt")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{root, link} {
+		if again, err := ShareID(r); err != nil || again != first {
+			t.Errorf("ShareID(%s) = %q, %v; want %q", r, again, err, first)
+		}
+	}
+	left, _ := os.ReadDir(filepath.Join(root, sharedWork))
+	if len(left) != 1 || left[0].Name() != "id" {
+		t.Errorf("%v in %s, want only id", left, sharedWork)
+	}
+	if err := os.WriteFile(filepath.Join(root, sharedWork, "id"), []byte("a b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ShareID(root); err == nil || !strings.Contains(err.Error(), "holds no share id") {
+		t.Errorf("a damaged id: %v", err)
+	}
+}
+
+// TestShareIDRace: machines that first use a share at once agree on its id.
+func TestShareIDRace(t *testing.T) {
+	root := t.TempDir()
+	ids := make(chan string, 8)
+	for range 8 {
+		go func() {
+			id, err := ShareID(root)
+			if err != nil {
+				t.Error(err)
+			}
+			ids <- id
+		}()
+	}
+	first := <-ids
+	for range 7 {
+		if id := <-ids; id != first {
+			t.Errorf("ids %q and %q for one share", first, id)
 		}
 	}
 }

@@ -94,7 +94,7 @@ func sharedPass(ctx context.Context, url string, jobs int, handlers []sched.Work
 	defer q.Close()
 	batches := make([]string, len(handlers))
 	for i := range batches {
-		if batches[i], err = q.Batch(ctx, fmt.Sprintf("bench:%d", time.Now().UnixNano())); err != nil {
+		if batches[i], err = q.Batch(ctx, fmt.Sprintf("bench:%d", time.Now().UnixNano()), true); err != nil {
 			return 0, 0, err
 		}
 		if !split {

@@ -5,8 +5,10 @@
 // # Entry points
 //
 // Open connects to the server and brings the schema up to date. Batch and
-// Submit queue jobs; Updates follows a batch's attempts as workers record
-// them. NewWorker makes a worker; Handle registers what runs each job
+// Submit (SubmitOn for jobs on a share) queue jobs; Unserved tells a
+// submitter first whether a live worker takes them; States says which an
+// earlier run finished; Updates and Follow follow a batch's attempts as
+// workers record them. NewWorker makes a worker; Handle registers what runs each job
 // kind; Run claims and runs jobs until its context ends. Workers lists the
 // workers and their load for `calq worker --status`. History, Stats and
 // Prune answer calq's history queries on this store.
@@ -35,6 +37,9 @@
 //     expired to the queue, but only once it has been connected without an
 //     error for a whole lease: a worker that has just reconnected after an
 //     outage of the server leaves the others one lease to renew theirs.
+//   - Shares. A job submitted on a share (its id) is claimed only by a
+//     worker that registered that share; a worker records its stable name
+//     (WorkerOptions.Name) in the jobs it runs, its run's id in the leases.
 //   - Failure isolation. A kind that fails FailLimit times in a row on a
 //     worker is no longer claimed there; after Cooldown the worker claims
 //     one job of it (half-open), and takes it back on success.

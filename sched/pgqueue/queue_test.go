@@ -111,7 +111,7 @@ func testMigrate(t *testing.T, url string) {
 func testRun(t *testing.T, url string) {
 	q := open(t, url, 0)
 	ctx := context.Background()
-	batch, err := q.Batch(ctx, "run")
+	batch, err := q.Batch(ctx, "run", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,9 +161,14 @@ func testRun(t *testing.T, url string) {
 	if len(seen) != n || ran.Load() != n {
 		t.Errorf("%d jobs reported, %d ran; want %d", len(seen), ran.Load(), n)
 	}
-	// The same name again: its batch has ended, so a new generation.
-	if b2, err := q.Batch(ctx, "run"); err != nil || b2 == batch {
-		t.Errorf("second batch %q (%v), first %q", b2, err, batch)
+	// The same name again: the batch, although it has ended, so that a
+	// submitter stopped before the end collects its results; a new
+	// generation only when asked for.
+	if b2, err := q.Batch(ctx, "run", false); err != nil || b2 != batch {
+		t.Errorf("the same name again: batch %q (%v), want %q", b2, err, batch)
+	}
+	if b2, err := q.Batch(ctx, "run", true); err != nil || b2 == batch {
+		t.Errorf("fresh batch %q (%v), first %q", b2, err, batch)
 	}
 	ws2, err := q.Workers(ctx)
 	listed := 0
@@ -183,7 +188,7 @@ func testRun(t *testing.T, url string) {
 func testRetry(t *testing.T, url string) {
 	q := open(t, url, 0)
 	ctx := context.Background()
-	batch, _ := q.Batch(ctx, "retry")
+	batch, _ := q.Batch(ctx, "retry", false)
 	js := jobs(batch, "flaky", 3, sched.P1, func(i int) string { return fmt.Sprint(i) })
 	js[0].Retries = 2                     // fails twice, then succeeds
 	js[1].Retries = 1                     // fails twice: failed
@@ -238,7 +243,7 @@ func testRetry(t *testing.T, url string) {
 func testFair(t *testing.T, url string) {
 	q := open(t, url, 0)
 	ctx := context.Background()
-	batch, _ := q.Batch(ctx, "fair")
+	batch, _ := q.Batch(ctx, "fair", false)
 	const per = 800
 	var all []*sched.Job
 	for c := sched.P0; c <= sched.P3; c++ {
@@ -301,7 +306,7 @@ func testFair(t *testing.T, url string) {
 func testFailLimit(t *testing.T, url string) {
 	q := open(t, url, 0)
 	ctx := context.Background()
-	batch, _ := q.Batch(ctx, "faillimit")
+	batch, _ := q.Batch(ctx, "faillimit", false)
 	js := append(jobs(batch, "bad", 8, sched.P2, func(int) string { return "" }),
 		jobs(batch, "good", 4, sched.P3, func(int) string { return "" })...)
 	if _, err := q.Submit(ctx, batch, js); err != nil {
@@ -349,13 +354,13 @@ func testLeaseLost(t *testing.T, url string) {
 	const lease = 600 * time.Millisecond
 	q := open(t, url, lease)
 	ctx := context.Background()
-	batch, _ := q.Batch(ctx, "leaselost")
+	batch, _ := q.Batch(ctx, "leaselost", false)
 	if _, err := q.Submit(ctx, batch, jobs(batch, "slow", 1, sched.P2, func(int) string { return "" })); err != nil {
 		t.Fatal(err)
 	}
 	causes := make(chan error, 2)
 	started := make(chan struct{}, 2)
-	a := q.NewWorker(WorkerOptions{})
+	a := q.NewWorker(WorkerOptions{Name: "a"})
 	a.Handle("slow", sched.WorkerFunc(func(ctx context.Context, j *sched.Job) error {
 		if j.Attempts > 1 {
 			return nil // a may claim the requeued job itself
@@ -372,7 +377,7 @@ func testLeaseLost(t *testing.T, url string) {
 	if _, err := q.pool.Exec(ctx, `UPDATE jobs SET lease_until = now() - interval '1 second' WHERE batch = $1`, batch); err != nil {
 		t.Fatal(err)
 	}
-	b := q.NewWorker(WorkerOptions{})
+	b := q.NewWorker(WorkerOptions{Name: "b"})
 	b.Handle("slow", sched.WorkerFunc(func(ctx context.Context, j *sched.Job) error { return nil }))
 	runWorker(t, b)
 	if c := <-causes; !errors.Is(c, ErrLeaseLost) {
@@ -382,7 +387,7 @@ func testLeaseLost(t *testing.T, url string) {
 	stopA()
 	var rows []string
 	for _, u := range us {
-		rows = append(rows, fmt.Sprintf("%d:%s:%s:%v", u.Attempt, u.State, u.Reason, u.Worker == a.ID() && u.Attempt == 1))
+		rows = append(rows, fmt.Sprintf("%d:%s:%s:%v", u.Attempt, u.State, u.Reason, u.Worker == a.Name() && u.Attempt == 1))
 	}
 	if fmt.Sprint(rows) != "[1:cancelled:lease expired:true 2:done::false]" {
 		t.Errorf("attempts %v, want a's first cancelled by the requeue (a records nothing) and a second done", rows)
@@ -393,7 +398,7 @@ func testLeaseLost(t *testing.T, url string) {
 func testResubmit(t *testing.T, url string) {
 	q := open(t, url, 0)
 	ctx := context.Background()
-	batch, _ := q.Batch(ctx, "again")
+	batch, _ := q.Batch(ctx, "again", false)
 	js := jobs(batch, "x", 5, sched.P0, func(int) string { return "" })
 	if n, err := q.Submit(ctx, batch, js); err != nil || n != 5 {
 		t.Fatalf("submit: %d, %v", n, err)
@@ -413,7 +418,7 @@ func testPoison(t *testing.T, url string) {
 	const lease = 600 * time.Millisecond
 	q := open(t, url, lease)
 	ctx := context.Background()
-	batch, _ := q.Batch(ctx, "poison")
+	batch, _ := q.Batch(ctx, "poison", false)
 	js := jobs(batch, "poison", 1, sched.P2, func(int) string { return "" })
 	js[0].Retries = 5 // lost attempts do not use them
 	if _, err := q.Submit(ctx, batch, js); err != nil {

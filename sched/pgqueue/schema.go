@@ -95,6 +95,20 @@ var migrations = []string{
 		created timestamptz NOT NULL DEFAULT now(),
 		PRIMARY KEY (digest, seq)
 	);`,
+	// 2: a worker's stable name (ran_on, attempts: stats group by it, not
+	// by process) and the shares it mounts; a job's share, which only
+	// such a worker claims; conversions take the kinds they have on
+	// SQLite (the payload's sniffed kind: 2 image, 3 PDF, else office).
+	`ALTER TABLE workers ADD COLUMN name text, ADD COLUMN shares text[] NOT NULL DEFAULT '{}',
+		ADD COLUMN batch text NOT NULL DEFAULT ''; -- a submitter's own worker serves only its batch
+	UPDATE workers SET name = host;
+	ALTER TABLE workers ALTER COLUMN name SET NOT NULL;
+	ALTER TABLE jobs ADD COLUMN share text NOT NULL DEFAULT '';
+	UPDATE jobs SET kind = CASE
+		WHEN position('"kind":2'::bytea IN payload) > 0 THEN 'convert-image'
+		WHEN position('"kind":3'::bytea IN payload) > 0 THEN 'convert-pdf'
+		ELSE 'convert-office' END
+	WHERE kind = 'convert';`,
 }
 
 // migrate applies the migrations this database lacks, under an advisory

@@ -24,10 +24,13 @@ const (
 	notifyAttempts = "calq_attempts"
 )
 
-// Batch returns the key prefix "name#gen" for a batch named name: the
-// latest generation while it has no jobs or an unfinished one (a re-run
-// resumes it), else a new one. Keys of its jobs are "name#gen/<n>".
-func (q *Queue) Batch(ctx context.Context, name string) (string, error) {
+// Batch returns the key prefix "name#gen" for a batch named name: its
+// latest generation, finished or not, so that the same command again
+// resumes it or collects what it left (a submitter interrupted while the
+// workers went on); a new generation when fresh (--force) or when there
+// is none (history prune deletes the batches it empties). Keys of its
+// jobs are "name#gen/<id>".
+func (q *Queue) Batch(ctx context.Context, name string, fresh bool) (string, error) {
 	if name == "" {
 		return "", errors.New("batch: empty name")
 	}
@@ -36,15 +39,12 @@ func (q *Queue) Batch(ctx context.Context, name string) (string, error) {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('calq_batch:' || $1))`, name); err != nil {
 			return err
 		}
-		var gen, open int
-		var jobs int
-		err := tx.QueryRow(ctx, `SELECT b.gen, count(j.id), count(j.id) FILTER (WHERE j.state NOT IN `+terminal+`)
-			FROM batches b LEFT JOIN jobs j ON j.batch = b.key
-			WHERE b.name = $1 GROUP BY b.gen ORDER BY b.gen DESC LIMIT 1`, name).Scan(&gen, &jobs, &open)
+		var gen int
+		err := tx.QueryRow(ctx, `SELECT gen FROM batches WHERE name = $1 ORDER BY gen DESC LIMIT 1`, name).Scan(&gen)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		if err == nil && (jobs == 0 || open > 0) {
+		if err == nil && !fresh {
 			key = name + "#" + strconv.Itoa(gen)
 			return nil
 		}
@@ -62,6 +62,13 @@ func (q *Queue) Batch(ctx context.Context, name string) (string, error) {
 // keeps its state), gives each new one its fair-queueing tag and wakes
 // the workers. It returns how many jobs were new.
 func (q *Queue) Submit(ctx context.Context, batch string, jobs []*sched.Job) (int, error) {
+	return q.SubmitOn(ctx, batch, "", jobs)
+}
+
+// SubmitOn is Submit for jobs whose files are on the share with id share
+// (ShareID): only a worker that mounts it (WorkerOptions.Shares) claims
+// them. An empty share is Submit.
+func (q *Queue) SubmitOn(ctx context.Context, batch, share string, jobs []*sched.Job) (int, error) {
 	n := len(jobs)
 	keys, kinds, labels := make([]string, n), make([]string, n), make([]string, n)
 	payloads := make([][]byte, n)
@@ -89,12 +96,12 @@ func (q *Queue) Submit(ctx context.Context, batch string, jobs []*sched.Job) (in
 		if err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO jobs (key, batch, kind, label, payload, class, tag, retries, timeout_s, not_before)
-			SELECT k, $2, kd, l, p, c, t, r, ts, nb
+		tag, err := tx.Exec(ctx, `INSERT INTO jobs (key, batch, kind, label, payload, class, tag, retries, timeout_s, not_before, share)
+			SELECT k, $2, kd, l, p, c, t, r, ts, nb, $11
 			FROM unnest($1::text[], $3::text[], $4::text[], $5::bytea[], $6::smallint[], $7::float8[],
 				$8::integer[], $9::float8[], $10::timestamptz[]) AS u(k, kd, l, p, c, t, r, ts, nb)
 			ON CONFLICT (key) DO NOTHING`,
-			keys, batch, kinds, labels, payloads, classes, tags, retries, timeouts, notBefore)
+			keys, batch, kinds, labels, payloads, classes, tags, retries, timeouts, notBefore, share)
 		if err != nil {
 			return err
 		}
@@ -345,4 +352,24 @@ func (q *Queue) follow(ctx context.Context, f *follower) (bool, error) {
 			return false, fmt.Errorf("follow %s: %w", batch, err)
 		}
 	}
+}
+
+// States returns the states of the jobs with keys, by key; a key with no
+// job is absent. A submitter asks which of its jobs an earlier run of the
+// batch has finished.
+func (q *Queue) States(ctx context.Context, keys []string) (map[string]sched.State, error) {
+	rows, err := q.pool.Query(ctx, `SELECT key, state FROM jobs WHERE key = ANY($1)`, keys)
+	if err != nil {
+		return nil, fmt.Errorf("read the states of %d jobs: %w", len(keys), err)
+	}
+	states := map[string]sched.State{}
+	var key, state string
+	_, err = pgx.ForEachRow(rows, []any{&key, &state}, func() error {
+		states[key] = sched.State(state)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the states of %d jobs: %w", len(keys), err)
+	}
+	return states, nil
 }

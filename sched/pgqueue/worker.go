@@ -1,6 +1,7 @@
 package pgqueue
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -40,6 +41,13 @@ type WorkerOptions struct {
 	// Batch, when set, limits the worker to that batch's jobs: a
 	// submitter that also runs jobs (calq sched run -j N) runs only its own.
 	Batch string
+	// Name is the worker's stable name, what the jobs' ran_on and their
+	// attempts record (history stats group by it); the host's when empty.
+	Name string
+	// Shares are the ids (ShareID) of the shares this machine mounts: the
+	// worker claims jobs submitted on those (SubmitOn), and no others
+	// that name a share.
+	Shares []string
 }
 
 // WorkerEvent is one thing a worker did.
@@ -55,12 +63,12 @@ type WorkerEvent struct {
 
 // Worker claims jobs from the queue and runs them with its handlers.
 type Worker struct {
-	q        *Queue
-	o        WorkerOptions
-	id, host string
-	pid      int
-	handlers map[string]sched.Worker
-	kinds    []string
+	q              *Queue
+	o              WorkerOptions
+	id, host, name string
+	pid            int
+	handlers       map[string]sched.Worker
+	kinds          []string
 
 	mu           sync.Mutex
 	tasks        map[int64]*task // claimed and not yet recorded
@@ -114,13 +122,22 @@ func (q *Queue) NewWorker(o WorkerOptions) *Worker {
 	var tag [4]byte
 	rand.Read(tag[:])
 	host, pid := hostname(), os.Getpid()
-	return &Worker{q: q, o: o, host: host, pid: pid, id: fmt.Sprintf("%s:%d:%s", host, pid, hex.EncodeToString(tag[:])),
+	name := cmp.Or(o.Name, host)
+	if o.Shares == nil {
+		o.Shares = []string{}
+	}
+	return &Worker{q: q, o: o, host: host, name: name, pid: pid, id: fmt.Sprintf("%s:%d:%s", name, pid, hex.EncodeToString(tag[:])),
 		handlers: map[string]sched.Worker{}, tasks: map[int64]*task{}, streak: map[string]int{},
 		outUntil: map[string]time.Time{}, probing: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
-// ID names the worker in the database: host:pid:tag.
+// ID names this run of the worker in the database: name:pid:tag. Its
+// leases are held under it.
 func (w *Worker) ID() string { return w.id }
+
+// Name is the worker's stable name (WorkerOptions.Name, or the host's),
+// which the jobs it ran record.
+func (w *Worker) Name() string { return w.name }
 
 // Handle makes w run jobs of kind with h. Call it before Run.
 func (w *Worker) Handle(kind string, h sched.Worker) {
@@ -165,8 +182,8 @@ func (w *Worker) Run(ctx context.Context) error {
 	if len(w.kinds) == 0 {
 		return errors.New("worker: no job kinds")
 	}
-	if _, err := w.q.pool.Exec(ctx, `INSERT INTO workers (id, host, pid, kinds, slots) VALUES ($1, $2, $3, $4, $5)`,
-		w.id, w.host, w.pid, w.kinds, w.o.Jobs); err != nil {
+	if _, err := w.q.pool.Exec(ctx, `INSERT INTO workers (id, host, pid, kinds, slots, name, shares, batch)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, w.id, w.host, w.pid, w.kinds, w.o.Jobs, w.name, w.o.Shares, w.o.Batch); err != nil {
 		return fmt.Errorf("register worker %s: %w", w.id, err)
 	}
 	now := time.Now()
@@ -301,9 +318,9 @@ func (w *Worker) enabled() []string {
 const claimSQL = `WITH c AS (
 		SELECT id FROM jobs
 		WHERE state = 'queued' AND kind = ANY($1) AND (not_before IS NULL OR not_before <= now())
-			AND ($5 = '' OR batch = $5)
+			AND ($5 = '' OR batch = $5) AND (share = '' OR share = ANY($6))
 		ORDER BY tag, id LIMIT $2 FOR UPDATE SKIP LOCKED)
-	UPDATE jobs j SET state = 'running', worker = $3, ran_on = $3,
+	UPDATE jobs j SET state = 'running', worker = $3, ran_on = $7,
 		lease_until = now() + $4 * interval '1 second', attempts = j.attempts + 1,
 		started = COALESCE(j.started, now()),
 		wait_s = COALESCE(j.wait_s, extract(epoch FROM now() - j.enqueued))
@@ -319,7 +336,7 @@ func (w *Worker) claim(ctx context.Context, n int, probes []string) (int, error)
 	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
 		got = got[:0]
 		read := func(kinds []string, limit int, probe bool) error {
-			rows, err := tx.Query(ctx, claimSQL, kinds, limit, w.id, lease, w.o.Batch)
+			rows, err := tx.Query(ctx, claimSQL, kinds, limit, w.id, lease, w.o.Batch, w.o.Shares, w.name)
 			if err != nil {
 				return err
 			}
@@ -451,7 +468,7 @@ const finishSQL = `WITH f AS (
 		RETURNING id)
 	INSERT INTO attempts (job_id, attempt, worker, state, final, started, error, reason, stdout, stderr, result,
 		retry_at, retries)
-	SELECT id, $9, $8, $10, $3, $11, $4, $5, $12, $13, $14, CASE WHEN $3 THEN NULL ELSE now() + $7 * interval '1 second' END,
+	SELECT id, $9, $16, $10, $3, $11, $4, $5, $12, $13, $14, CASE WHEN $3 THEN NULL ELSE now() + $7 * interval '1 second' END,
 		$15 FROM f
 	ON CONFLICT (job_id, attempt) DO NOTHING
 	RETURNING job_id`
@@ -519,7 +536,7 @@ func (w *Worker) record(ctx context.Context) error {
 			}
 			b.Queue(finishSQL, t.id, string(state), final, errText, reason, t.finished.Sub(t.started).Seconds(),
 				r.retryIn.Seconds(), w.id, t.job.Attempts, string(r.state), t.started, t.stdout, t.stderr, t.result,
-				t.job.Retries).
+				t.job.Retries, w.name).
 				QueryRow(func(row pgx.Row) error {
 					var id int64
 					err := row.Scan(&id)
@@ -769,7 +786,7 @@ const requeueSQL = `WITH x AS (
 		FROM jobs WHERE state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED),
 	a AS (
 		INSERT INTO attempts (job_id, attempt, worker, state, final, started, error, reason)
-		SELECT j.id, j.attempts, j.worker, CASE WHEN x.spent THEN 'failed' ELSE 'cancelled' END, x.spent, j.started,
+		SELECT j.id, j.attempts, COALESCE((SELECT w.name FROM workers w WHERE w.id = j.worker), j.worker), CASE WHEN x.spent THEN 'failed' ELSE 'cancelled' END, x.spent, j.started,
 			CASE WHEN x.spent THEN format('its worker was lost (killed, paused or cut off) %s times: given up', $1) END,
 			'lease expired'
 		FROM jobs j JOIN x USING (id)
@@ -842,7 +859,12 @@ func (w *Worker) release() error {
 			attempts = attempts - 1 WHERE worker = $1 AND state = 'running'`, w.id); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE workers SET stopped = now(), running = 0 WHERE id = $1`, w.id); err != nil {
+		w.mu.Lock()
+		done, failed := w.done, w.failed
+		w.mu.Unlock()
+		// Its counts as they end: the last heartbeat may be a lease/3 old.
+		if _, err := tx.Exec(ctx, `UPDATE workers SET stopped = now(), running = 0, done = $2, failed = $3 WHERE id = $1`,
+			w.id, done, failed); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `SELECT pg_notify($1, '')`, notifyJobs)

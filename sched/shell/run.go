@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ type RunOptions struct {
 	Timeout  time.Duration // per attempt; zero means none
 	At       time.Time     // start no earlier than this
 	Label    string        // names the batch in the journal and in `calq history`
+	Force    bool          // a new batch, even when these lines' batch is recorded, finished or not
 	Shell    string        // default /bin/sh
 	Env      []string      // the jobs' environment; nil: calq's own (calq's secrets are removed either way)
 	Grace    time.Duration // SIGTERM to SIGKILL on timeout or stop; default 5s
@@ -158,6 +160,9 @@ func shellJobs(ctx context.Context, o RunOptions) ([]*sched.Job, string, error) 
 			fmt.Fprintf(h, "%s\x00", c)
 		}
 		name := fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12])
+		if o.Force {
+			name += ":" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		}
 		var err error
 		if prefix, err = o.Journal.Batch(ctx, name); err != nil {
 			return nil, "", fmt.Errorf("run: open batch in journal: %w", err)

@@ -66,8 +66,11 @@ func SharedCommand(payload []byte) string {
 // batch and waits while workers run them, reporting each attempt and its
 // output through o.Events and o.Output as they are recorded. With
 // o.Workers > 0 it runs that many of the batch's jobs at once itself, as a
-// worker limited to this batch. A re-run of the same lines and label
-// resumes the batch. Stopping (ctx) leaves the jobs queued for workers.
+// worker limited to this batch; with none, it first makes sure a live
+// worker runs shell jobs, unless the batch has ended (pgqueue.ErrNoWorker). The same lines and label
+// again resume the batch, or, once it has ended, print what it recorded
+// (a submitter stopped before the end); o.Force starts a new generation.
+// Stopping (ctx) leaves the jobs queued for workers.
 func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, error) {
 	if len(o.Commands) == 0 {
 		return RunResult{}, errors.New("run: no commands")
@@ -77,7 +80,7 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 	for _, c := range o.Commands {
 		fmt.Fprintf(h, "%s\x00", c)
 	}
-	batch, err := q.Batch(ctx, fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12]))
+	batch, err := q.Batch(ctx, fmt.Sprintf("run:%s:%s", o.Label, hex.EncodeToString(h.Sum(nil))[:12]), o.Force)
 	if err != nil {
 		return RunResult{}, fmt.Errorf("run: %w", err)
 	}
@@ -86,6 +89,11 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 		p, _ := json.Marshal(sharedPayload{Command: c, Shell: o.Shell})
 		jobs[i] = &sched.Job{Key: fmt.Sprintf("%s/%d", batch, i+1), Kind: Kind, Payload: p, Label: o.Label,
 			Class: o.Class, NotBefore: o.At, Timeout: o.Timeout, Retries: o.Retries}
+	}
+	if o.Workers == 0 {
+		if err := checkWorkers(ctx, q, jobs); err != nil {
+			return RunResult{}, fmt.Errorf("run: %w", err)
+		}
 	}
 	res := RunResult{Batch: batch}
 	res.Submitted = len(jobs)
@@ -142,4 +150,23 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 		return res, fmt.Errorf("run: batch %s: %w", batch, err)
 	}
 	return res, outcome(res.Summary)
+}
+
+// checkWorkers fails when no live worker runs shell jobs and some of jobs
+// have not ended: a re-run that only prints what was recorded needs none.
+func checkWorkers(ctx context.Context, q *pgqueue.Queue, jobs []*sched.Job) error {
+	keys := make([]string, len(jobs))
+	for i, j := range jobs {
+		keys[i] = j.Key
+	}
+	states, err := q.States(ctx, keys)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if !states[k].Terminal() {
+			return q.Unserved(ctx, []string{Kind}, "")
+		}
+	}
+	return nil
 }
