@@ -17,6 +17,7 @@ import (
 	"calq/convert/mail"
 	"calq/convert/pdf"
 	"calq/internal/config"
+	"calq/internal/exitcode"
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
@@ -131,6 +132,9 @@ func convertAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf(c, "--mail-to: %w", err)
 		}
+		if m.Undelivered, err = mail.OpenUndelivered(c.Context, jn); err != nil {
+			return fmt.Errorf("convert: %w", err)
+		}
 	}
 	if o.Store, err = convert.OpenStore(c.Context, jn); err != nil {
 		return fmt.Errorf("convert: %w", err)
@@ -143,12 +147,27 @@ func convertAction(c *cli.Context) error {
 	if m != nil && c.Context.Err() == nil {
 		res, merr := m.Deliver(c.Context, sum.New, sum.Merged, time.Now())
 		out.mail(res)
+		if merr != nil && err == nil {
+			// Every PDF was made; only their delivery failed, and the
+			// next run sends them.
+			merr = &mailError{err: fmt.Errorf("%w (%w)", merr, exitcode.ErrPartial)}
+		}
 		err = errors.Join(err, merr)
 	}
 	if err != nil {
 		return fmt.Errorf("convert: %w", err)
 	}
 	return nil
+}
+
+// mailError is a failed delivery of PDFs that were all made; its hint
+// says that they are not lost.
+type mailError struct{ err error }
+
+func (e *mailError) Error() string { return e.err.Error() }
+func (e *mailError) Unwrap() error { return e.err }
+func (e *mailError) Hint() string {
+	return "the PDFs are written; the next calq convert with the same --mail-to mails them"
 }
 
 // convertOptions reads the flags over the profile, the environment's

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/mail"
 	"os"
 	"path/filepath"
@@ -79,4 +81,96 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestConvertMailFailedIsSentNext: a mail that failed (SMTP down) with
+// every PDF made exits 3 and says so; once the server is back, the next
+// run with nothing new mails the PDFs it left undelivered (the merged
+// one with --merge), once: the run after sends nothing.
+func TestConvertMailFailedIsSentNext(t *testing.T) {
+	srv := smtptest.Start(t, "")
+	tests := []struct {
+		name  string
+		args  []string
+		files []string // the attachments of the mail that makes up for the failed one
+	}{
+		{"files", nil, []string{"a_report.pdf", "b_report.pdf"}},
+		{"merged", []string{"--merge", "all.pdf"}, []string{"all.pdf"}},
+	}
+	mails := 0
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in")
+			for _, sub := range []string{"a", "b"} {
+				must(t, os.MkdirAll(filepath.Join(in, sub), 0o755))
+				copyData(t, "testPNG.png", filepath.Join(in, sub, "report.png"))
+			}
+			cfg := filepath.Join(dir, "config.toml")
+			smtpAt := func(port int) {
+				writeFile(t, cfg, fmt.Sprintf("[smtp]\nhost = \"127.0.0.1\"\nport = %d\nfrom = \"calq@example.com\"\nstarttls = \"none\"\n", port))
+			}
+			run := func(wantCode int) (stdout, stderr string) {
+				t.Helper()
+				args := append([]string{"convert", "--json", "--config", cfg, "--db", filepath.Join(dir, "j.db"),
+					"-o", filepath.Join(dir, "out"), "--mail-to", "records@example.com"}, tt.args...)
+				cmd := calqCmd(t, append(args, in)...)
+				cmd.Dir = dir
+				var o, e bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &o, &e
+				_ = cmd.Run()
+				if got := cmd.ProcessState.ExitCode(); got != wantCode {
+					t.Fatalf("calq convert exited %d, want %d\n%s%s", got, wantCode, o.String(), e.String())
+				}
+				return o.String(), e.String()
+			}
+
+			smtpAt(closedPort(t))
+			out, errs := run(3)
+			if !strings.Contains(out, `"message_type":"mail"`) || !strings.Contains(out, `"state":"failed"`) {
+				t.Errorf("the failed mail's line is missing:\n%s", out)
+			}
+			if !strings.Contains(out, `"converted":2,`) {
+				t.Errorf("the PDFs were not all made:\n%s", out)
+			}
+			if !strings.Contains(errs, "calq: hint: the PDFs are written; the next calq convert with the same --mail-to mails them") {
+				t.Errorf("stderr lacks the hint:\n%s", errs)
+			}
+
+			smtpAt(srv.Port)
+			out, _ = run(0)
+			want := fmt.Sprintf(`"message_type":"mail","to":["records@example.com"],"attachments":%s,"state":"sent","earlier":%[1]s}`,
+				jsonStrings(tt.files))
+			if !strings.Contains(out, want) {
+				t.Errorf("the run after the failure: mail line\n%s\nwant %s", out, want)
+			}
+			mails++
+			if raws, _ := srv.Received(t); len(raws) != mails {
+				t.Fatalf("%d mails received, want %d", len(raws), mails)
+			}
+
+			out, _ = run(0)
+			if !strings.Contains(out, `"attachments":[],"state":"not_sent","reason":"nothing new was converted"}`) {
+				t.Errorf("the third run's mail line is not not_sent:\n%s", out)
+			}
+			if raws, _ := srv.Received(t); len(raws) != mails {
+				t.Errorf("%d mails received after a run with nothing left, want still %d", len(raws), mails)
+			}
+		})
+	}
+}
+
+// closedPort is a loopback port nothing listens on: an SMTP server that
+// is down.
+func closedPort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	must(t, l.Close())
+	return port
+}
+
+func jsonStrings(ss []string) string {
+	b, _ := json.Marshal(ss)
+	return string(b)
 }
