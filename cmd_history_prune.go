@@ -18,7 +18,7 @@ func historyPruneCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "prune",
 		Usage: "delete the jobs that finished before a time",
-		Description: "Deletes the jobs that finished (done, failed or timed out) before --before,\n" +
+		Description: "Deletes the jobs that finished (done, failed, timed out or cancelled) before --before,\n" +
 			"with their attempts, in one transaction. --archive first writes them to FILE\n" +
 			"as JSON lines, one job a line as calq history --json prints it but without\n" +
 			"message_type. An existing FILE is refused unless --append is given; then\n" +

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"calq/convert"
 	"calq/convert/convertbench"
+	"calq/sched"
 )
 
 // requireSoffice skips without LibreOffice, or fails under
@@ -292,6 +294,10 @@ func TestConvertCtrlC(t *testing.T) {
 	}
 	if secs, _ := strconv.ParseFloat(m[3], 64); secs <= 0 {
 		t.Errorf("summary time %ss, want the run's duration", m[3])
+	}
+	// The files not started are recorded cancelled, not left queued.
+	if states := journalStates(t, db); slices.Contains(states, sched.StateQueued) {
+		t.Errorf("journal after Ctrl-C: %v, want no job queued", states)
 	}
 }
 
