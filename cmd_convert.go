@@ -205,20 +205,24 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 			fail("--include/--exclude: %w", err)
 		}
 	}
-	switch fi, err := os.Stat(o.Out); {
+	switch {
 	case o.Out == "":
 		fail("--out: required (the directory for the PDFs)")
 	case o.Out == "-":
 		fail("--out -: calq writes PDFs into a directory, not to standard output")
-	case err == nil && !fi.IsDir():
-		fail("--out %s: is a file; give a directory", o.Out)
+	default:
+		if err := checkDirWritable("--out", o.Out); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if o.Merge != "" {
-		dir := filepath.Dir(o.Merge)
-		if fi, err := os.Stat(o.Merge); err == nil && fi.IsDir() {
-			fail("--merge %s: is a directory; give a file", o.Merge)
-		} else if fi, err := os.Stat(dir); (err != nil || !fi.IsDir()) && !within(dir, o.Out) {
-			fail("--merge %s: no directory %s to write it in", o.Merge, dir)
+		if dir := filepath.Dir(o.Merge); within(dir, o.Out) {
+			// calq creates --out and the directories below it.
+			if fi, err := os.Stat(o.Merge); err == nil && fi.IsDir() {
+				fail("--merge %s: is a directory; give a file", o.Merge)
+			}
+		} else if err := checkFileWritable("--merge", o.Merge); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {

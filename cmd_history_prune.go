@@ -85,6 +85,10 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 		errs = append(errs, fmt.Errorf("--archive %s: is a directory", p.Archive))
 	case err == nil && !c.Bool("append"):
 		errs = append(errs, fmt.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive))
+	default:
+		if err := checkFileWritable("--archive", p.Archive); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return p, usageErrorf(c, "%w", errors.Join(errs...))

@@ -115,6 +115,18 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	if c.IsSet("label") && !c.Bool("journal") && !shared {
 		errs = append(errs, errors.New("--label: only with --journal (the label names the batch in the journal)"))
 	}
+	if !shared {
+		// Here they are this machine's; with the shared queue, the
+		// workers' (and --metrics-file is refused below).
+		if err := checkProgram("--shell", o.Shell); err != nil {
+			errs = append(errs, err)
+		}
+		if o.MetricsFile != "" {
+			if err := checkFileWritable("--metrics-file", o.MetricsFile); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	if len(errs) > 0 {
 		return o, usageErrorf(c, "%w", errors.Join(errs...))
 	}

@@ -54,6 +54,17 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	o := at.Options{PromptTimeout: c.Duration("prompt-timeout"), ResultTimeout: c.Duration("result-timeout")}
 	devices := c.StringSlice("device")
 	if len(devices) > 0 {
+		// A device that is not there is a typo: checked before anything
+		// is recorded for it.
+		var errs []error
+		for _, d := range devices {
+			if err := checkDevice("--device", d); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if len(errs) > 0 {
+			return nil, o, usageErrorf(c, "%w", errors.Join(errs...))
+		}
 		specs, err := sms.Specs(config.SMS{}, devices, os.Getenv)
 		return specs, o, err
 	}

@@ -158,6 +158,9 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 	}
 	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
 	if o.NoWait {
+		if c.IsSet("device") {
+			return o, usageErrorf(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
+		}
 		return o, nil
 	}
 	o.Modems, o.AT, err = smsModemSpecs(c)
