@@ -73,8 +73,16 @@ func (r *runner) direct(ctx context.Context, j *sched.Job) error {
 // convert is every worker's frame: copy the input aside while hashing
 // it, check its content, convert the copy into a temporary file beside
 // the output, post-process, check, and place it. Nothing half-written is
-// left behind on failure.
-func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) error {
+// left behind on failure. An error of the file system that a retry
+// meets again (permanentFS), at any step, fails the file for good;
+// LibreOffice's errors classify has judged already.
+func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) (err error) {
+	defer func() {
+		var ce *lo.ConvertError
+		if err != nil && ctx.Err() == nil && !errors.As(err, &ce) && permanentFS(err) {
+			err = sched.Permanent(err)
+		}
+	}()
 	var p payload
 	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Index < 0 || p.Index >= len(r.items) {
 		return sched.Permanent(fmt.Errorf("bad job payload %q", j.Payload))
