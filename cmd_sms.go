@@ -82,6 +82,25 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	return specs, o, nil
 }
 
+// checkSomeModem refuses modems of the config file none of which is
+// there (each a typo, or all unplugged): a message recorded for them
+// would go out only days later, with the next --queued. One missing
+// modem of a pool is no error: the others send.
+func checkSomeModem(c *cli.Context, specs []sms.ModemSpec) error {
+	if c.IsSet("device") || len(specs) == 0 {
+		return nil // --device was checked, each one
+	}
+	var errs []error
+	for _, s := range specs {
+		err := checkDevice("[[sms.modem]] device", s.Device)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return usageErrorf(c, "no modem of the config file is there: %w", errors.Join(errs...))
+}
+
 // errNoModems is the usage error of a command that found no modem at all.
 func errNoModems(c *cli.Context) error {
 	return usageErrorf(c, "no modems: give --device, or [[sms.modem]] in the config file, or start calq sms daemon --device DEV")
