@@ -144,6 +144,13 @@ func convertAction(c *cli.Context) error {
 	o.Planned, o.Status, o.Progress = out.planned, out.status, out.progress
 	sum, err := convert.Run(c.Context, o)
 	out.finish(sum)
+	if m != nil && c.Context.Err() != nil {
+		// Interrupted: what this run made is mailed by the next, which
+		// will find it unchanged.
+		res, merr := m.Hold(c.Context, sum.New, sum.Merged, "interrupted; the next run mails what this one converted")
+		out.mail(res)
+		err = errors.Join(err, merr)
+	}
 	if m != nil && c.Context.Err() == nil {
 		res, merr := m.Deliver(c.Context, sum.New, sum.Merged, time.Now())
 		out.mail(res)

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	mailpkg "calq/convert/mail"
 	"calq/internal/smtptest"
 )
 
@@ -173,4 +175,80 @@ func closedPort(t *testing.T) int {
 func jsonStrings(ss []string) string {
 	b, _ := json.Marshal(ss)
 	return string(b)
+}
+
+// TestConvertMailInterrupted: Ctrl-C after some PDFs are made mails
+// nothing but keeps them for the next run, which finds them unchanged and
+// mails them with the rest, in one mail.
+func TestConvertMailInterrupted(t *testing.T) {
+	requireSoffice(t)
+	srv := smtptest.Start(t, "")
+	const n = 10
+	in, out, db := convertFixture(t, n)
+	tmp := t.TempDir()
+	cfg := filepath.Join(tmp, "config.toml")
+	writeFile(t, cfg, fmt.Sprintf("[smtp]\nhost = \"127.0.0.1\"\nport = %d\nfrom = \"calq@example.com\"\nstarttls = \"none\"\n", srv.Port))
+	args := []string{"convert", "--json", "--instances", "1", "--db", db, "-o", out, "--config", cfg, "--mail-to", "records@example.com", in}
+
+	cmd := calqCmd(t, args...)
+	cmd.Env = append(cmd.Env, convertEnv(tmp)...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	must(t, cmd.Start())
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if pdfs, _ := filepath.Glob(filepath.Join(out, "*.pdf")); len(pdfs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no file converted in 3 minutes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	must(t, cmd.Process.Signal(os.Interrupt))
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit status %d, want 130\n%s", code, stdout.String())
+	}
+	var first struct {
+		Converted int `json:"converted"`
+	}
+	var held struct {
+		State, Reason string
+	}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		switch {
+		case strings.Contains(line, `"message_type":"summary"`):
+			must(t, json.Unmarshal([]byte(line), &first))
+		case strings.Contains(line, `"message_type":"mail"`):
+			must(t, json.Unmarshal([]byte(line), &held))
+		}
+	}
+	if held.State != "not_sent" || !strings.Contains(held.Reason, "interrupted") || first.Converted == 0 {
+		t.Errorf("after Ctrl-C: mail %+v, %d converted; want not_sent, interrupted, some converted\n%s", held, first.Converted, stdout.String())
+	}
+	if raws, _ := srv.Received(t); len(raws) != 0 {
+		t.Errorf("%d mails sent by an interrupted run, want 0", len(raws))
+	}
+
+	cmd = calqCmd(t, args...)
+	cmd.Env = append(cmd.Env, convertEnv(tmp)...)
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the second run: %v\n%s", err, b)
+	}
+	var sent mailpkg.Result
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, `"message_type":"mail"`) {
+			must(t, json.Unmarshal([]byte(line), &sent))
+		}
+	}
+	if sent.State != "sent" || len(sent.Attachments) != n || len(sent.Earlier) != first.Converted {
+		t.Errorf("the second run's mail: %s with %d attachments, %d earlier; want sent, %d, %d",
+			sent.State, len(sent.Attachments), len(sent.Earlier), n, first.Converted)
+	}
+	if raws, _ := srv.Received(t); len(raws) != 1 {
+		t.Errorf("%d mails after the second run, want 1", len(raws))
+	}
 }

@@ -108,6 +108,26 @@ func (d *Delivery) Deliver(ctx context.Context, written []string, merged string,
 	return res, d.record(context.WithoutCancel(ctx), nil)
 }
 
+// Hold records what a run wrote (as Deliver takes it) undelivered
+// without mailing it, for the next run: the run was interrupted before
+// its mail. The Result says so (not_sent).
+func (d *Delivery) Hold(ctx context.Context, written []string, merged string, reason string) (Result, error) {
+	files := absAll(written)
+	if merged != "" && len(files) > 0 {
+		files = absAll([]string{merged})
+	}
+	ctx = context.WithoutCancel(ctx) // the run was interrupted: ctx is done
+	earlier, _, err := d.earlier(ctx, files)
+	if err == nil {
+		err = d.record(ctx, append(files, earlier...))
+	}
+	res := Result{To: d.to, Attachments: AttachmentNames(d.out, files), State: "not_sent", Reason: reason}
+	if err != nil {
+		return res, fmt.Errorf("mail: %w", err)
+	}
+	return res, nil
+}
+
 // earlier returns the PDFs earlier failed mails left undelivered that
 // are not among files: those still on disk, and those gone since.
 func (d *Delivery) earlier(ctx context.Context, files []string) (left, gone []string, err error) {
