@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	mailpkg "calq/convert/mail"
 	"calq/internal/smtptest"
@@ -195,17 +194,7 @@ func TestConvertMailInterrupted(t *testing.T) {
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	must(t, cmd.Start())
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if pdfs, _ := filepath.Glob(filepath.Join(out, "*.pdf")); len(pdfs) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no file converted in 3 minutes")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFirstPDF(t, cmd, out)
 	must(t, cmd.Process.Signal(os.Interrupt))
 	_ = cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
