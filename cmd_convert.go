@@ -17,6 +17,7 @@ import (
 	"calq/convert/mail"
 	"calq/convert/pdf"
 	"calq/internal/config"
+	"calq/internal/exitcode"
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
@@ -133,6 +134,9 @@ func convertAction(c *cli.Context) error {
 		if err != nil {
 			return usageErrorf(c, "--mail-to: %w", err)
 		}
+		if m.Undelivered, err = mail.OpenUndelivered(c.Context, jn); err != nil {
+			return fmt.Errorf("convert: %w", err)
+		}
 	}
 	if o.Store, err = convert.OpenStore(c.Context, jn); err != nil {
 		return fmt.Errorf("convert: %w", err)
@@ -142,15 +146,37 @@ func convertAction(c *cli.Context) error {
 	o.Planned, o.Status, o.Progress = out.planned, out.status, out.progress
 	sum, err := convert.Run(c.Context, o)
 	out.finish(sum)
+	if m != nil && c.Context.Err() != nil {
+		// Interrupted: what this run made is mailed by the next, which
+		// will find it unchanged.
+		res, merr := m.Hold(c.Context, sum.New, sum.Merged, "interrupted; the next run mails what this one converted")
+		out.mail(res)
+		err = errors.Join(err, merr)
+	}
 	if m != nil && c.Context.Err() == nil {
 		res, merr := m.Deliver(c.Context, sum.New, sum.Merged, time.Now())
 		out.mail(res)
+		if merr != nil && err == nil {
+			// Every PDF was made; only their delivery failed, and the
+			// next run sends them.
+			merr = &mailError{err: fmt.Errorf("%w (%w)", merr, exitcode.ErrPartial)}
+		}
 		err = errors.Join(err, merr)
 	}
 	if err != nil {
 		return fmt.Errorf("convert: %w", err)
 	}
 	return nil
+}
+
+// mailError is a failed delivery of PDFs that were all made; its hint
+// says that they are not lost.
+type mailError struct{ err error }
+
+func (e *mailError) Error() string { return e.err.Error() }
+func (e *mailError) Unwrap() error { return e.err }
+func (e *mailError) Hint() string {
+	return "the PDFs are written; the next calq convert with the same --mail-to mails them"
 }
 
 // convertOptions reads the flags over the profile, the environment's
@@ -188,20 +214,24 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 			fail("--include/--exclude: %w", err)
 		}
 	}
-	switch fi, err := os.Stat(o.Out); {
+	switch {
 	case o.Out == "":
 		fail("--out: required (the directory for the PDFs)")
 	case o.Out == "-":
 		fail("--out -: calq writes PDFs into a directory, not to standard output")
-	case err == nil && !fi.IsDir():
-		fail("--out %s: is a file; give a directory", o.Out)
+	default:
+		if err := checkDirWritable("--out", o.Out); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if o.Merge != "" {
-		dir := filepath.Dir(o.Merge)
-		if fi, err := os.Stat(o.Merge); err == nil && fi.IsDir() {
-			fail("--merge %s: is a directory; give a file", o.Merge)
-		} else if fi, err := os.Stat(dir); (err != nil || !fi.IsDir()) && !within(dir, o.Out) {
-			fail("--merge %s: no directory %s to write it in", o.Merge, dir)
+		if dir := filepath.Dir(o.Merge); within(dir, o.Out) {
+			// calq creates --out and the directories below it.
+			if fi, err := os.Stat(o.Merge); err == nil && fi.IsDir() {
+				fail("--merge %s: is a directory; give a file", o.Merge)
+			}
+		} else if err := checkFileWritable("--merge", o.Merge); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {

@@ -20,6 +20,8 @@ import (
 	"calq/sched"
 	"calq/sched/history"
 	"calq/sched/journal"
+	"calq/sched/pgqueue"
+	"calq/sched/shell"
 )
 
 const whenHelp = "TIME is RFC 3339, 2006-01-02 or '2006-01-02 15:04' (local time), or a\n" +
@@ -38,7 +40,7 @@ func historyCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "list at most `N` jobs; 0 for all"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
 			dbFlag()),
-		Action:      historyAction(true, history.Store.List, writeHistory),
+		Action:      historyAction(true, listJobs, writeHistory),
 		Subcommands: []*cli.Command{historyStatsCommand(), historyPruneCommand()},
 	}
 }
@@ -157,10 +159,34 @@ type historyJob struct {
 	Payload any    `json:"payload,omitempty"`
 }
 
+// jobList is what calq history lists: the records, and whether they come
+// from the shared queue, whose shell jobs carry JSON (the command and its
+// shell) where the journal's carry the command line itself.
+type jobList struct {
+	recs   []journal.Record
+	shared bool
+}
+
+func listJobs(s history.Store, ctx context.Context, f history.Filter) (jobList, error) {
+	recs, err := s.List(ctx, f)
+	_, shared := s.(*pgqueue.Queue)
+	return jobList{recs: recs, shared: shared}, err
+}
+
+// shellText says whether a job's payload is its command line as text: a
+// shell job's in the journal is, whatever it reads as (true, 0, null and
+// [1] are command lines too).
+func (l jobList) shellText(r journal.Record) bool {
+	return r.Kind == shell.Kind && !l.shared
+}
+
 // jobWhat says what a job ran: a shell job's command line, a conversion's
 // input file; else its payload when it is text. Jobs of the shared queue
 // carry JSON: a conversion its source, a shell job its command.
-func jobWhat(r journal.Record) string {
+func (l jobList) jobWhat(r journal.Record) string {
+	if l.shellText(r) {
+		return string(r.Payload)
+	}
 	var p struct {
 		In      string `json:"in"`
 		Source  string `json:"source"`
@@ -178,12 +204,14 @@ func jobWhat(r journal.Record) string {
 }
 
 // payloadJSON is a payload as JSON shows it best: itself when it is a JSON
-// value, a string when it is text, base64 bytes only when it is neither.
-func payloadJSON(p []byte) any {
+// value (and not a shell job's command line), a string when it is text,
+// base64 bytes only when it is neither.
+func (l jobList) payloadJSON(r journal.Record) any {
+	p := r.Payload
 	switch {
 	case len(p) == 0:
 		return nil
-	case json.Valid(p):
+	case json.Valid(p) && !l.shellText(r):
 		return json.RawMessage(p)
 	case utf8.Valid(p):
 		return string(p)
@@ -191,10 +219,11 @@ func payloadJSON(p []byte) any {
 	return p
 }
 
-func writeHistory(w io.Writer, recs []journal.Record, asJSON bool) error {
+func writeHistory(w io.Writer, l jobList, asJSON bool) error {
+	recs := l.recs
 	if asJSON {
 		for _, r := range recs {
-			if err := writeJSONLine(w, "job", historyJob{r, jobWhat(r), payloadJSON(r.Payload)}); err != nil {
+			if err := writeJSONLine(w, "job", historyJob{r, l.jobWhat(r), l.payloadJSON(r)}); err != nil {
 				return err
 			}
 		}
@@ -204,7 +233,7 @@ func writeHistory(w io.Writer, recs []journal.Record, asJSON bool) error {
 	fmt.Fprintln(tw, "ID\tKEY\tKIND\tWHAT\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
 	for _, r := range recs {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Key, r.Kind,
-			orDash(safeText(firstLine(jobWhat(r), 50))), r.State, r.Attempts,
+			orDash(safeText(firstLine(l.jobWhat(r), 50))), r.State, r.Attempts,
 			orDash(r.RanOn), r.Enqueued.Local().Format(time.DateTime), seconds(r.WaitS), seconds(r.RunS),
 			orDash(firstLine(r.Error, 60)))
 	}

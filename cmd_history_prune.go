@@ -18,7 +18,7 @@ func historyPruneCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "prune",
 		Usage: "delete the jobs that finished before a time",
-		Description: "Deletes the jobs that finished (done, failed or timed out) before --before,\n" +
+		Description: "Deletes the jobs that finished (done, failed, timed out or cancelled) before --before,\n" +
 			"with their attempts, in one transaction. --archive first writes them to FILE\n" +
 			"as JSON lines, one job a line as calq history --json prints it but without\n" +
 			"message_type. An existing FILE is refused unless --append is given; then\n" +
@@ -85,6 +85,10 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 		errs = append(errs, fmt.Errorf("--archive %s: is a directory", p.Archive))
 	case err == nil && !c.Bool("append"):
 		errs = append(errs, fmt.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive))
+	default:
+		if err := checkFileWritable("--archive", p.Archive); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return p, usageErrorf(c, "%w", errors.Join(errs...))

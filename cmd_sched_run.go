@@ -122,6 +122,18 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	if o.Force && !c.Bool("journal") && !shared {
 		errs = append(errs, errors.New("--force: only with --journal or a postgres:// --db (without a record every line runs anyway)"))
 	}
+	if !shared {
+		// Here they are this machine's; with the shared queue, the
+		// workers' (and --metrics-file is refused below).
+		if err := checkProgram("--shell", o.Shell); err != nil {
+			errs = append(errs, err)
+		}
+		if o.MetricsFile != "" {
+			if err := checkFileWritable("--metrics-file", o.MetricsFile); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	if len(errs) > 0 {
 		return o, usageErrorf(c, "%w", errors.Join(errs...))
 	}

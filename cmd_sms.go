@@ -54,6 +54,17 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	o := at.Options{PromptTimeout: c.Duration("prompt-timeout"), ResultTimeout: c.Duration("result-timeout")}
 	devices := c.StringSlice("device")
 	if len(devices) > 0 {
+		// A device that is not there is a typo: checked before anything
+		// is recorded for it.
+		var errs []error
+		for _, d := range devices {
+			if err := checkDevice("--device", d); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if len(errs) > 0 {
+			return nil, o, usageErrorf(c, "%w", errors.Join(errs...))
+		}
 		specs, err := sms.Specs(config.SMS{}, devices, os.Getenv)
 		return specs, o, err
 	}
@@ -69,6 +80,25 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 		return nil, o, usageErrorf(c, "%w", err)
 	}
 	return specs, o, nil
+}
+
+// checkSomeModem refuses modems of the config file none of which is
+// there (each a typo, or all unplugged): a message recorded for them
+// would go out only days later, with the next --queued. One missing
+// modem of a pool is no error: the others send.
+func checkSomeModem(c *cli.Context, specs []sms.ModemSpec) error {
+	if c.IsSet("device") || len(specs) == 0 {
+		return nil // --device was checked, each one
+	}
+	var errs []error
+	for _, s := range specs {
+		err := checkDevice("[[sms.modem]] device", s.Device)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return usageErrorf(c, "no modem of the config file is there: %w", errors.Join(errs...))
 }
 
 // errNoModems is the usage error of a command that found no modem at all.

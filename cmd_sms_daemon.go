@@ -77,6 +77,9 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	}
 	daemonLog(c.App.ErrWriter, "calq: warning: ", &o)
 	if o.MetricsFile != "" {
+		if err := checkFileWritable("--metrics-file", o.MetricsFile); err != nil {
+			return o, usageErrorf(c, "%w", err)
+		}
 		o.Metrics = sched.NewMetrics()
 	}
 	var err error

@@ -158,10 +158,15 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 	}
 	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
 	if o.NoWait {
+		if c.IsSet("device") {
+			return o, usageErrorf(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
+		}
 		return o, nil
 	}
-	o.Modems, o.AT, err = smsModemSpecs(c)
-	return o, err
+	if o.Modems, o.AT, err = smsModemSpecs(c); err != nil {
+		return o, err
+	}
+	return o, checkSomeModem(c, o.Modems)
 }
 
 func noWait(c *cli.Context) bool { return c.Bool("no-wait") || !c.Bool("wait") }
@@ -191,8 +196,10 @@ func smsQueuedOptions(c *cli.Context) (sms.SendOptions, error) {
 	}
 	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
 	var err error
-	o.Modems, o.AT, err = smsModemSpecs(c)
-	return o, err
+	if o.Modems, o.AT, err = smsModemSpecs(c); err != nil {
+		return o, err
+	}
+	return o, checkSomeModem(c, o.Modems)
 }
 
 // looksLikeNumber says whether s reads as a phone number (separators

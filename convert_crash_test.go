@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"calq/convert"
 	"calq/convert/convertbench"
+	"calq/sched"
 )
 
 // requireSoffice skips without LibreOffice, or fails under
@@ -266,17 +268,7 @@ func TestConvertCtrlC(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Interrupt once the first file is done: output of a PDF.
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if pdfs, _ := filepath.Glob(filepath.Join(out, "*.pdf")); len(pdfs) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no file converted in 3 minutes")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFirstPDF(t, cmd, out)
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
@@ -292,6 +284,28 @@ func TestConvertCtrlC(t *testing.T) {
 	}
 	if secs, _ := strconv.ParseFloat(m[3], 64); secs <= 0 {
 		t.Errorf("summary time %ss, want the run's duration", m[3])
+	}
+	// The files not started are recorded cancelled, not left queued.
+	if states := journalStates(t, db); slices.Contains(states, sched.StateQueued) {
+		t.Errorf("journal after Ctrl-C: %v, want no job queued", states)
+	}
+}
+
+// waitFirstPDF waits until the convert run cmd has put a PDF in out; it
+// kills cmd and fails t when none comes within 3 minutes. (A poll: the
+// run's output is the only sign outside it.)
+func waitFirstPDF(t *testing.T, cmd *exec.Cmd, out string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if pdfs, _ := filepath.Glob(filepath.Join(out, "*.pdf")); len(pdfs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no file converted in 3 minutes")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -73,8 +73,16 @@ func (r *runner) direct(ctx context.Context, j *sched.Job) error {
 // convert is every worker's frame: copy the input aside while hashing
 // it, check its content, convert the copy into a temporary file beside
 // the output, post-process, check, and place it. Nothing half-written is
-// left behind on failure.
-func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) error {
+// left behind on failure. An error of the file system that a retry
+// meets again (permanentFS), at any step, fails the file for good;
+// LibreOffice's errors classify has judged already.
+func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) (err error) {
+	defer func() {
+		var ce *lo.ConvertError
+		if err != nil && ctx.Err() == nil && !errors.As(err, &ce) && permanentFS(err) {
+			err = sched.Permanent(err)
+		}
+	}()
 	var p payload
 	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Index < 0 || p.Index >= len(r.items) {
 		return sched.Permanent(fmt.Errorf("bad job payload %q", j.Payload))
@@ -389,8 +397,10 @@ func (r *runner) mayReplace(ctx context.Context, it Item) error {
 // deterministic failure costs its time twice: a document LibreOffice
 // cannot load or that hangs it (its own timeout), what pdfcpu or an image
 // decoder rejects (the same bytes give the same error), a password, a
-// missing tool. Transient are an instance that died or could not start
-// and errors of the file system (a full disk may have room again).
+// missing tool, and errors of the file system that fail the same way
+// again (permanentErrnos: a read-only or missing output directory).
+// Transient are an instance that died or could not start and the other
+// errors of the file system (a full disk may have room again).
 func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Duration) error {
 	var ce *lo.ConvertError
 	switch {
@@ -401,10 +411,13 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 	case errors.Is(err, pdf.ErrEncrypted), errors.Is(err, lo.ErrNotInstalled):
 		return sched.Permanent(err)
 	case errors.As(err, &ce):
-		if permanentReason[ce.Reason] {
+		ioReason := ce.Reason == lo.ReasonInput || ce.Reason == lo.ReasonOutput
+		if permanentReason[ce.Reason] || ioReason && permanentFS(err) {
 			return sched.Permanent(err)
 		}
 		return err
+	case permanentFS(err):
+		return sched.Permanent(err)
 	case isFSError(err):
 		return err
 	case kind != sniff.Office:
@@ -417,6 +430,21 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 // document.
 var permanentReason = map[string]bool{lo.ReasonLoadFailed: true, lo.ReasonBadOutput: true, lo.ReasonTimeout: true,
 	lo.ReasonMemoryLimit: true}
+
+// permanentErrnos are the file system's errors that a retry meets
+// again: only a person changes permissions, mounts or paths.
+var permanentErrnos = []syscall.Errno{syscall.EACCES, syscall.EPERM, syscall.ENOENT, syscall.EROFS,
+	syscall.ENOTDIR, syscall.EISDIR, syscall.ENAMETOOLONG, syscall.ELOOP}
+
+// permanentFS says whether err is one of permanentErrnos.
+func permanentFS(err error) bool {
+	for _, e := range permanentErrnos {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // isFSError says whether err came from the file system rather than from
 // the content.

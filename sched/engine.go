@@ -131,6 +131,9 @@ type Engine struct {
 	outbox   []Event // raised under mu, delivered by unlock
 	isQuiet  bool
 	drainDue bool // pending reached 0: unlock closes drained
+	// unstarted are the jobs a stop left queued, for Stop to record
+	// cancelled in the journal.
+	unstarted []*Job
 
 	wake    chan struct{} // pokes the timer loop
 	quit    chan struct{}
@@ -246,9 +249,19 @@ func (e *Engine) Wait(ctx context.Context) (Summary, error) {
 
 // Stop stops dispatching, cancels the running jobs (their context's cause
 // is ErrStopped) and waits up to the grace period for them to return and
-// be recorded as cancelled. Jobs still queued stay queued in the journal,
-// for a re-run to resume.
+// be recorded as cancelled. Jobs still queued are not started (NotRun),
+// and a journal that is a QueueCanceller records them cancelled too, so
+// that none is left queued for ever; a re-run resumes them all.
 func (e *Engine) Stop() error {
+	err := e.stop()
+	e.mu.Lock()
+	jobs := e.unstarted
+	e.unstarted = nil
+	e.mu.Unlock()
+	return errors.Join(err, e.cancelUnstarted(jobs))
+}
+
+func (e *Engine) stop() error {
 	e.mu.Lock()
 	if !e.stopping {
 		e.stopping = true
@@ -327,4 +340,33 @@ func (e *Engine) Pending() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.pending
+}
+
+// QueueCanceller is a Journal that records jobs it holds queued as
+// cancelled, with a reason: the jobs a stop leaves unstarted
+// (*journal.Journal is one). Cancelled jobs are claimed again by a
+// re-run, as queued ones are.
+type QueueCanceller interface {
+	CancelQueued(ctx context.Context, jobs []*Job, reason string) error
+}
+
+// notStarted counts j as not run: the engine stops before it starts. e.mu
+// is held.
+func (e *Engine) notStarted(j *Job) {
+	e.sum.NotRun++
+	e.settled()
+	e.unstarted = append(e.unstarted, j)
+}
+
+// cancelUnstarted records jobs that a stop left unstarted as cancelled in
+// the journal, when it can.
+func (e *Engine) cancelUnstarted(jobs []*Job) error {
+	qc, ok := e.opts.Journal.(QueueCanceller)
+	if !ok || len(jobs) == 0 {
+		return nil
+	}
+	if err := qc.CancelQueued(context.Background(), jobs, "stopped before it started"); err != nil {
+		return fmt.Errorf("stop: %w", err)
+	}
+	return nil
 }

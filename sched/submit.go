@@ -33,7 +33,8 @@ func (e *Engine) Submit(ctx context.Context, jobs ...*Job) error {
 	e.mu.Lock()
 	if e.stopping {
 		e.mu.Unlock()
-		return errors.Join(append(errs, errors.New("submit: engine is stopping"))...)
+		// The journal has them queued: they will not start.
+		return errors.Join(append(errs, errors.New("submit: engine is stopping"), e.cancelUnstarted(ok))...)
 	}
 	for i, j := range ok {
 		e.sum.Submitted++
@@ -130,8 +131,7 @@ func (e *Engine) settled() {
 // wakes an idle worker of that backend. e.mu is held.
 func (e *Engine) route(j *Job, avoid *backend, now time.Time) {
 	if e.stopping {
-		e.sum.NotRun++
-		e.settled()
+		e.notStarted(j)
 		return
 	}
 	b := e.pick(j, avoid)

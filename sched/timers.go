@@ -150,8 +150,7 @@ func (e *Engine) abandonQueued() {
 				break
 			}
 			e.classLen[j.Class.Index()]--
-			e.sum.NotRun++
-			e.settled()
+			e.notStarted(j)
 		}
 	}
 	var keep []timerEvent
@@ -162,8 +161,7 @@ func (e *Engine) abandonQueued() {
 			break
 		}
 		if ev.kind == evReady {
-			e.sum.NotRun++
-			e.settled()
+			e.notStarted(ev.job)
 			continue
 		}
 		keep, keys = append(keep, ev), append(keys, k)

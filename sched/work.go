@@ -244,8 +244,7 @@ func (e *Engine) settle(res *result) {
 	if !res.retryAt.IsZero() {
 		e.sum.Retries++
 		if e.stopping {
-			e.sum.NotRun++
-			e.settled()
+			e.notStarted(r.job)
 			return
 		}
 		e.pushTimer(res.retryAt, timerEvent{kind: evReady, job: r.job})

@@ -324,3 +324,25 @@ func ignoreNoRows(err error) error {
 	}
 	return err
 }
+
+// CancelQueued records jobs still queued (not running, not finished) as
+// cancelled, for reason, finished now: the jobs a stopped engine never
+// started. A cancelled job is claimed again like a queued one, so a
+// re-run resumes it, and Prune removes it once it is old enough. Jobs
+// that another process claimed meanwhile are left alone.
+func (j *Journal) CancelQueued(ctx context.Context, jobs []*sched.Job, reason string) error {
+	now := timeText(j.now())
+	err := j.do(ctx, &request{fn: func(t *txn) error {
+		for _, job := range jobs {
+			if _, err := t.tx.ExecContext(t.ctx, `UPDATE jobs SET state = 'cancelled', finished = ?, reason = 'cancelled',
+				error = ? WHERE key = ? AND state = 'queued'`, now, reason, job.Key); err != nil {
+				return fmt.Errorf("job %q: %w", job.Key, err)
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		return fmt.Errorf("cancel %d queued jobs: %w", len(jobs), err)
+	}
+	return nil
+}

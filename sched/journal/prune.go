@@ -9,7 +9,8 @@ import (
 )
 
 // Prune deletes the jobs that finished before before in a terminal state
-// (done, failed, timed_out), with their attempts and the batches left
+// (done, failed, timed_out) or cancelled (by a stop, before or while they
+// ran: a re-run would have resumed them by now), with their attempts and the batches left
 // without jobs, in one transaction. It returns how many jobs it deleted,
 // or would delete on a dry run. Prune writes alone, beside no other
 // write, and when ctx is done it stops and deletes nothing.
@@ -31,7 +32,7 @@ func (j *Journal) Prune(ctx context.Context, before time.Time, o PruneOptions) (
 }
 
 // pruned is the SQL condition on the jobs that Prune deletes.
-const pruned = `state IN ` + terminalStates + ` AND finished < ?`
+const pruned = `(state IN ` + terminalStates + ` OR state = 'cancelled') AND finished < ?`
 
 func prune(t *txn, before any, o PruneOptions) (int, error) {
 	if o.DryRun {
