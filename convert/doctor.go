@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"calq/convert/lo"
+	"calq/internal/childenv"
 )
 
 // Check is one thing calq doctor looked at.
@@ -72,7 +73,9 @@ func Doctor(ctx context.Context, o DoctorOptions) []Check {
 }
 
 func fontChecks(ctx context.Context) []Check {
-	out, err := exec.CommandContext(ctx, "fc-list", ":", "family").Output()
+	cmd := exec.CommandContext(ctx, "fc-list", ":", "family")
+	cmd.Env = childenv.Allowed(os.Environ()) // a helper program: the allow-list, as LibreOffice's
+	out, err := cmd.Output()
 	if err != nil {
 		return []Check{{Name: "fonts", Detail: "fc-list did not run: " + err.Error(), Fix: "apt-get install fontconfig"}}
 	}
