@@ -10,6 +10,7 @@ package dburl
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -130,10 +131,10 @@ func skip(s string, i int, set string) int {
 	return i
 }
 
-// Redact replaces the passwords of a PostgreSQL address (a URL's user
+// Redact replaces the passwords of a database address (a URL's user
 // information and password or sslpassword parameters, a keyword/value
-// string's password and sslpassword) with xxxxx. Anything else is
-// returned as it is.
+// string's password and sslpassword, a password=VALUE in what is neither)
+// with xxxxx, for messages that name the address.
 func Redact(s string) string {
 	return rewrite(s, func(string) string { return "xxxxx" })
 }
@@ -188,13 +189,27 @@ func Scrub(text, db string) string {
 // when repl is nil.
 func rewrite(s string, repl func(string) string) string {
 	switch {
-	case isPostgresURL(s):
+	case IsURL(s):
 		return rewriteURL(s, repl)
 	case IsDSN(s):
 		return rewriteDSN(s, repl)
 	}
-	return s
+	// Not an address calq takes, such as a DSN with an unterminated quote,
+	// which a usage error quotes: a password in it is hidden all the same.
+	return looseKV.ReplaceAllStringFunc(s, func(kv string) string {
+		i := strings.IndexByte(kv, '=') + 1
+		i = skip(kv, i, dsnSpace)
+		if repl == nil {
+			return ""
+		}
+		return kv[:i] + repl(kv[i:])
+	})
 }
+
+// looseKV is a password=VALUE in a string that is not a well-formed
+// keyword/value string: the value is quoted (perhaps without its closing
+// quote, then to the end) or runs to the next white space.
+var looseKV = regexp.MustCompile(`\b(?:ssl)?password\s*=\s*(?:'(?:[^'\\]|\\.)*'?|\S*)`)
 
 func rewriteURL(s string, repl func(string) string) string {
 	scheme := strings.Index(s, "://") + 3
@@ -280,3 +295,19 @@ func unescapeDSN(v string) string {
 	}
 	return b.String()
 }
+
+// Wrap is err as "op ADDRESS: err", for errors of opening or reaching
+// the database db: the address redacted, and every password it carries
+// scrubbed from err's text too (a driver's message may quote what it was
+// given). errors.Is and errors.As see err.
+func Wrap(op, db string, err error) error {
+	return &wrapped{msg: op + " " + Redact(db) + ": " + Scrub(err.Error(), db), err: err}
+}
+
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (e *wrapped) Error() string { return e.msg }
+func (e *wrapped) Unwrap() error { return e.err }

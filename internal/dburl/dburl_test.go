@@ -1,6 +1,7 @@
 package dburl
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -24,6 +25,9 @@ func TestRedact(t *testing.T) {
 		{"dsn password last", "user=calq sslpassword=k password=pw", "user=calq sslpassword=xxxxx password=xxxxx"},
 		{"dsn without password", "host=/run/postgresql dbname=calq", "host=/run/postgresql dbname=calq"},
 		{"file with =", "a=b.db", "a=b.db"},
+		{"other scheme", "mysql://u:pw@h/d", "mysql://u:xxxxx@h/d"},
+		{"broken dsn", "host=db password='s3 cret", "host=db password=xxxxx"},
+		{"broken dsn sslpassword", "user=x sslpassword=k port='5432", "user=x sslpassword=xxxxx port='5432"},
 	} {
 		if got := Redact(tt.in); got != tt.want {
 			t.Errorf("%s: Redact(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
@@ -141,4 +145,16 @@ func FuzzScrub(f *testing.F) {
 			t.Errorf("Scrub(%q) = %q holds the password %q", s, got, cfg.Password)
 		}
 	})
+}
+
+func TestWrap(t *testing.T) {
+	inner := errors.New(`cannot parse "host=db password='s3 cret'": bad`)
+	db := "host=db password='s3 cret'"
+	err := Wrap("open", db, inner)
+	if want := `open host=db password=xxxxx: cannot parse "host=db password=xxxxx": bad`; err.Error() != want {
+		t.Errorf("Wrap = %q, want %q", err, want)
+	}
+	if !errors.Is(err, inner) {
+		t.Error("Wrap's error does not unwrap to its cause")
+	}
 }
