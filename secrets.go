@@ -12,9 +12,10 @@ import (
 
 // hidingSecrets runs action after hiding this run's secrets from every
 // child calq starts (childenv.Hide, which internal/proc applies to each):
-// the variables the config file names (*_env) and, when the database is
-// PostgreSQL, libpq's password variables. One place, before any command
-// can start a child, so that no caller has to pass the names on.
+// the variables the config file names (*_env) and, when calq uses
+// PostgreSQL (--db or CALQ_DB names a database), libpq's password
+// variables. One place, before any command can start a child, so that no
+// caller has to pass the names on.
 func hidingSecrets(action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		childenv.Hide(secretEnv(c)...)
@@ -25,7 +26,7 @@ func hidingSecrets(action cli.ActionFunc) cli.ActionFunc {
 // secretEnv names the variables that hold this run's secrets.
 func secretEnv(c *cli.Context) []string {
 	names := config.SecretEnv(configPath(c))
-	if dburl.IsPostgres(journalPath(c)) {
+	if dburl.IsPostgres(journalPath(c)) || dburl.IsPostgres(os.Getenv("CALQ_DB")) {
 		names = append(names, "PGPASSWORD", "PGSSLPASSWORD")
 	}
 	return names
