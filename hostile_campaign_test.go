@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -437,4 +438,84 @@ func TestSecretsReachNoChild(t *testing.T) {
 		checkNoSecrets(t, "the worker's shell job", string(out),
 			"CALQ_DB="+dburl.WithoutPassword(url)+"\n")
 	})
+}
+
+// TestDBPasswordWrittenNowhere: after a shared run with the password in
+// the database's address (CALQ_DB), and commands that fail to reach a
+// database given with a password in either of libpq's forms, the password
+// is in nothing calq wrote: stdout, stderr and --json of every command,
+// the worker's log, the files under the state directory (journals), and
+// every row of the shared tables. The job printed its environment, which
+// the worker recorded in the shared tables: that is searched too.
+func TestDBPasswordWrittenNowhere(t *testing.T) {
+	srv := pgtest.Start(t)
+	url := strings.Replace(srv.URL, "calq@", "calq:"+dbSecret+"@", 1)
+	dir := t.TempDir()
+	env := []string{"CALQ_DB=" + url, "XDG_STATE_HOME=" + filepath.Join(dir, "state"), "TMPDIR=" + dir}
+	var written strings.Builder
+	run := func(args ...string) {
+		cmd := calqCmd(t, args...)
+		cmd.Env = append(cmd.Env, env...)
+		out, _ := cmd.CombinedOutput() // some fail on purpose; their messages are searched
+		// The command line itself is the test's, not calq's output.
+		fmt.Fprintf(&written, "$ calq %s\n%s", strings.ReplaceAll(strings.Join(args, " "), dbSecret, "PASSWORD"), out)
+	}
+	w := calqCmd(t, "worker", "--kinds", "shell", "--json")
+	w.Env = append(w.Env, env...)
+	var wlog lockedBuilder
+	w.Stdout, w.Stderr = &wlog, &wlog
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run("sched", "run", "-j", "0", "--json", "--", "env")
+	run("sched", "run", "-j", "0", "--retries", "0", "--", "echo $CALQ_DB; exit 3")
+	run("history", "--json")
+	run("history")
+	run("history", "stats", "--json")
+	run("worker", "--status")
+	run("worker", "--status", "--json")
+	run("doctor", "--json")
+	run("doctor")
+	run("sms", "send", "--no-wait", "+491701234567", "hello")
+	run("sms", "status", "--json")
+	run("contacts", "list")
+	run("history", "--db", "host=127.0.0.1 port=1 user=calq password='"+dbSecret+"' dbname=calq")
+	run("worker", "--db", "postgres://calq:"+dbSecret+"@127.0.0.1:1/calq")
+	run("worker", "--db", "host=db password='"+dbSecret)
+	run("sched", "run", "--db", "user=calq password="+dbSecret+" dbname=calq", "--", "true")
+	w.Process.Signal(syscall.SIGTERM)
+	w.Wait()
+	fmt.Fprintf(&written, "$ calq worker\n%s", wlog.String())
+
+	if !strings.Contains(written.String(), `"message_type":"job"`) || !strings.Contains(written.String(), "CALQ_DB=postgres://calq@127.0.0.1") {
+		t.Errorf("the runs did not go as planned:\n%s", written.String())
+	}
+	if strings.Contains(written.String(), dbSecret) {
+		t.Errorf("the password is in calq's output:\n%s", written.String())
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(dbSecret)) {
+				t.Errorf("the password is in %s", path)
+			}
+		}
+		return nil
+	})
+	c := pgConn(t, srv.URL)
+	var rows strings.Builder
+	for _, table := range pgStrings(t, c, "SELECT schemaname || '.' || quote_ident(tablename) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')") {
+		for _, row := range pgStrings(t, c, "SELECT t::text FROM "+table+" t") {
+			fmt.Fprintf(&rows, "%s: %s\n", table, row)
+		}
+	}
+	// Outputs are bytea, which ::text shows in hex.
+	has := func(s string) bool {
+		return strings.Contains(rows.String(), s) || strings.Contains(rows.String(), hex.EncodeToString([]byte(s)))
+	}
+	if !has("CALQ_DB=postgres://calq@127.0.0.1") {
+		t.Errorf("the job's environment is not in the shared tables:\n%s", rows.String())
+	}
+	if has(dbSecret) {
+		t.Errorf("the password is in the shared tables")
+	}
 }
