@@ -446,7 +446,8 @@ func TestSecretsReachNoChild(t *testing.T) {
 // is in nothing calq wrote: stdout, stderr and --json of every command,
 // the worker's log, the files under the state directory (journals), and
 // every row of the shared tables. The job printed its environment, which
-// the worker recorded in the shared tables: that is searched too.
+// the worker recorded in the shared tables: that is searched too. Each
+// command given the password in --db warns that ps shows it.
 func TestDBPasswordWrittenNowhere(t *testing.T) {
 	srv := pgtest.Start(t)
 	url := strings.Replace(srv.URL, "calq@", "calq:"+dbSecret+"@", 1)
@@ -492,6 +493,10 @@ func TestDBPasswordWrittenNowhere(t *testing.T) {
 	}
 	if strings.Contains(written.String(), dbSecret) {
 		t.Errorf("the password is in calq's output:\n%s", written.String())
+	}
+	// A password on the command line is in ps: calq says so, each time.
+	if n := strings.Count(written.String(), "calq: warning: the password in --db is visible to every user"); n != 4 {
+		t.Errorf("%d warnings of a password in --db, want 4:\n%s", n, written.String())
 	}
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {

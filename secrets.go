@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -19,6 +20,11 @@ import (
 func hidingSecrets(action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		childenv.Hide(secretEnv(c)...)
+		if db := journalPath(c); db != os.Getenv("CALQ_DB") && dburl.HasPassword(db) {
+			// Too late to hide it, but not to say so.
+			fmt.Fprintln(c.App.ErrWriter, "calq: warning: the password in --db is visible to every user of this machine (ps); "+
+				"give it in PGPASSWORD or ~/.pgpass instead")
+		}
 		return action(c)
 	}
 }
