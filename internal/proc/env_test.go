@@ -20,14 +20,7 @@ import (
 // PGPASSWORD), and the password in CALQ_DB. The rest of the environment
 // is passed on, CALQ_DB without its password.
 func TestNoSecretsInEnviron(t *testing.T) {
-	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
-	t.Setenv("CALQ_USER_PASSWORD", "user-secret")
-	t.Setenv("CALQ_SMTP_PASSWORD", "smtp-secret")
-	t.Setenv("GSM1_PIN", "pin-secret")
-	t.Setenv("PGPASSWORD", "pg-secret")
-	t.Setenv("CALQ_DB", "postgres://calq:db-secret@db/calq")
-	hideForTest(t, "GSM1_PIN", "PGPASSWORD")
-	t.Setenv("PROC_TEST_KEPT", "kept")
+	setSecrets(t)
 	tests := []struct {
 		name string
 		env  []string
@@ -64,11 +57,7 @@ func TestNoSecretsInEnviron(t *testing.T) {
 // TestChildEnv: a Child, which runs without a guard, gets no secret
 // either.
 func TestChildEnv(t *testing.T) {
-	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
-	t.Setenv("GSM1_PIN", "pin-secret")
-	t.Setenv("CALQ_DB", "postgres://calq:db-secret@db/calq")
-	t.Setenv("PROC_TEST_KEPT", "kept")
-	hideForTest(t, "GSM1_PIN")
+	setSecrets(t)
 	out, err := Child(t.Context(), Options{}, "/usr/bin/env").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -76,10 +65,18 @@ func TestChildEnv(t *testing.T) {
 	checkEnviron(t, "Child's env", strings.Split(string(out), "\n"))
 }
 
-// hideForTest hides names from children for the test (childenv.Hide, as
-// calq does once per command).
-func hideForTest(t *testing.T, names ...string) {
-	childenv.Hide(names...)
+// setSecrets sets a secret of each kind in calq's environment for the
+// test, hides the run's (childenv.Hide, as calq does once per command),
+// and sets PROC_TEST_KEPT, which is not a secret.
+func setSecrets(t *testing.T) {
+	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
+	t.Setenv("CALQ_USER_PASSWORD", "user-secret")
+	t.Setenv("CALQ_SMTP_PASSWORD", "smtp-secret")
+	t.Setenv("GSM1_PIN", "pin-secret")
+	t.Setenv("PGPASSWORD", "pg-secret")
+	t.Setenv("CALQ_DB", "postgres://calq:db-secret@db/calq")
+	t.Setenv("PROC_TEST_KEPT", "kept")
+	childenv.Hide("GSM1_PIN", "PGPASSWORD")
 	t.Cleanup(func() { childenv.Hide() })
 }
 

@@ -197,12 +197,7 @@ func TestKeeperGone(t *testing.T) {
 // TestKeeperEnv: calq's secrets stay out of the commands' environment,
 // and of the keeper's own, whether given or inherited.
 func TestKeeperEnv(t *testing.T) {
-	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
-	t.Setenv("GSM1_PIN", "pin-secret")
-	t.Setenv("PGPASSWORD", "pg-secret")
-	t.Setenv("CALQ_DB", "postgres://calq:db-secret@db/calq")
-	t.Setenv("PROC_TEST_KEPT", "kept")
-	hideForTest(t, "GSM1_PIN", "PGPASSWORD")
+	setSecrets(t)
 	k := NewKeeper()
 	t.Cleanup(func() { k.Close() })
 	for _, env := range [][]string{nil, append(os.Environ(), "CALQ_USER_PASSWORD=user-secret")} {
