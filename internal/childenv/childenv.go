@@ -93,14 +93,6 @@ func Hide(names ...string) {
 	hiddenNames.Store(&ns)
 }
 
-// Hidden returns the names of Hide's latest call.
-func Hidden() []string {
-	if p := hiddenNames.Load(); p != nil {
-		return append([]string(nil), *p...)
-	}
-	return nil
-}
-
 func hidden(k string) bool {
 	p := hiddenNames.Load()
 	return p != nil && contains(*p, k)
