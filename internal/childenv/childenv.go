@@ -59,7 +59,7 @@ func Allowed(environ []string) []string {
 
 // Without is environ without calq's secrets: the variables Secret names,
 // those Hide named, and the ones in names; CALQ_DB, when it is a
-// PostgreSQL address with a password, is kept without the password.
+// database address with a password, is kept without the password.
 func Without(environ []string, names ...string) []string {
 	var out []string
 	for _, kv := range environ {
@@ -67,7 +67,7 @@ func Without(environ []string, names ...string) []string {
 		switch {
 		case Secret(k) || hidden(k) || k != "" && contains(names, k):
 			continue
-		case k == "CALQ_DB" && dburl.IsPostgres(v):
+		case k == "CALQ_DB" && dburl.HasPassword(v):
 			kv = k + "=" + dburl.WithoutPassword(v)
 		}
 		out = append(out, kv)

@@ -82,6 +82,7 @@ func TestWithoutDBPassword(t *testing.T) {
 		"CALQ_DB=postgres://calq:s3cret@db/calq":                "CALQ_DB=postgres://calq@db/calq",
 		"CALQ_DB=host=db user=calq password='s3 cret' dbname=q": "CALQ_DB=host=db user=calq dbname=q",
 		"CALQ_DB=/tmp/j.db":                                     "CALQ_DB=/tmp/j.db",
+		"CALQ_DB=host=db password='s3cret":                      "CALQ_DB=host=db",
 	} {
 		if got := Without([]string{"PATH=/bin", in}); !slices.Equal(got, []string{"PATH=/bin", want}) {
 			t.Errorf("Without(%q) = %q, want %q", in, got, want)

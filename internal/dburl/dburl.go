@@ -196,7 +196,7 @@ func rewrite(s string, repl func(string) string) string {
 	}
 	// Not an address calq takes, such as a DSN with an unterminated quote,
 	// which a usage error quotes: a password in it is hidden all the same.
-	return looseKV.ReplaceAllStringFunc(s, func(kv string) string {
+	out := looseKV.ReplaceAllStringFunc(s, func(kv string) string {
 		i := strings.IndexByte(kv, '=') + 1
 		i = skip(kv, i, dsnSpace)
 		if repl == nil {
@@ -204,6 +204,10 @@ func rewrite(s string, repl func(string) string) string {
 		}
 		return kv[:i] + repl(kv[i:])
 	})
+	if repl == nil {
+		out = strings.TrimRight(out, dsnSpace)
+	}
+	return out
 }
 
 // looseKV is a password=VALUE in a string that is not a well-formed

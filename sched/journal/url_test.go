@@ -11,7 +11,8 @@ import (
 // is refused, not taken for a path: no directory named "postgres:" nor
 // file named "host=..." appears, and the password is not shown.
 func TestOpenURL(t *testing.T) {
-	for _, db := range []string{"postgres://calq:secret@db/calq", "host=db user=calq password=secret dbname=calq"} {
+	for _, db := range []string{"postgres://calq:secret@db/calq", "host=db user=calq password=secret dbname=calq",
+		"host=db password='secret"} {
 		t.Chdir(t.TempDir())
 		_, err := Open(context.Background(), db, Options{})
 		if err == nil || !strings.Contains(err.Error(), "a database address, not a file") || strings.Contains(err.Error(), "secret") {
