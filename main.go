@@ -144,11 +144,11 @@ func setupCommands(cmds []*cli.Command, sms bool) {
 		c.OnUsageError = onUsageError
 		if len(c.Subcommands) == 0 {
 			c.CustomHelpTemplate = cli.CommandHelpTemplate + exitStatusHelp(sms)
-			if c.ArgsUsage == "" && c.Action != nil {
-				c.Action = noArgs(c.Action)
-			}
 			if c.Action != nil {
 				c.Action = hidingSecrets(c.Action)
+			}
+			if c.ArgsUsage == "" && c.Action != nil {
+				c.Action = noArgs(c.Action) // a usage error before the rest
 			}
 			continue
 		}

@@ -11,7 +11,7 @@
 //
 // calq's secrets are the variables [Secret] names (CALQ_*PASSWORD*, ...),
 // the ones [Hide] adds for the run (those its config file names, libpq's
-// with a PostgreSQL --db), and the password of a PostgreSQL address in
+// with a PostgreSQL --db), and the password of the database address in
 // CALQ_DB, which a child gets without it. calq calls Hide once, before it
 // starts any child; internal/proc applies Without to every child it
 // starts, so no caller has to pass the names on. All functions are safe
