@@ -59,6 +59,13 @@ func journalPath(c *cli.Context) string {
 	if env != "" {
 		return env
 	}
+	return defaultJournalPath()
+}
+
+// defaultJournalPath is the journal's path when --db and $CALQ_DB name
+// none (or name the shared database, beside which this machine keeps its
+// own journal).
+func defaultJournalPath() string {
 	home, _ := os.UserHomeDir()
 	return journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)
 }
@@ -67,7 +74,7 @@ func journalPath(c *cli.Context) string {
 // an error: reading history must not create one.
 func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	path := journalPath(c)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !dburl.IsURL(path) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !dburl.IsURL(path) && !dburl.IsPostgres(path) {
 		return &journalMissing{path: path}
 	}
 	j, err := journal.Open(c.Context, path, journal.Options{})

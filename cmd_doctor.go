@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert"
+	"calq/internal/dburl"
 )
 
 func doctorCommand() *cli.Command {
@@ -17,8 +18,9 @@ func doctorCommand() *cli.Command {
 		Usage: "check the environment: LibreOffice, fonts, writable directories",
 		Description: "Checks what calq convert needs: soffice and its version, the fonts that\n" +
 			"Office documents expect (Carlito for Calibri, Caladea for Cambria, Liberation,\n" +
-			"DejaVu), and that the journal's directory (--db) and --out, if given, are\n" +
-			"writable; says how to fix what is missing. Exits 1 when LibreOffice is\n" +
+			"DejaVu), that the journal's directory (--db) and --out, if given, are\n" +
+			"writable, and that a PostgreSQL --db takes a connection (its password is\n" +
+			"never shown); says how to fix what is missing. Exits 1 when LibreOffice is\n" +
 			"missing or a directory is not writable (the checks with \"fatal\": true); a\n" +
 			"missing font is advice. --json prints a line per check:\n" +
 			`{"message_type":"check","name","ok","detail","fix","fatal"}.`,
@@ -29,11 +31,16 @@ func doctorCommand() *cli.Command {
 			dbFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			dirs := []string{filepath.Dir(journalPath(c))}
-			if out := c.String("out"); out != "" {
-				dirs = append(dirs, out)
+			o := convert.DoctorOptions{Soffice: c.String("soffice"), Dirs: []string{filepath.Dir(journalPath(c))}}
+			if db := journalPath(c); dburl.IsPostgres(db) {
+				// The shared queue is checked by connecting; the
+				// PDFs' provenance stays in this machine's journal.
+				o.DB, o.Dirs = db, []string{filepath.Dir(defaultJournalPath())}
 			}
-			checks := convert.Doctor(c.Context, convert.DoctorOptions{Soffice: c.String("soffice"), Dirs: dirs})
+			if out := c.String("out"); out != "" {
+				o.Dirs = append(o.Dirs, out)
+			}
+			checks := convert.Doctor(c.Context, o)
 			if err := writeChecks(c.App.Writer, checks, c.Bool("json")); err != nil {
 				return err
 			}

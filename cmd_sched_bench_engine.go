@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/dburl"
 	"calq/sched"
 	"calq/sched/bench"
 	"calq/sched/journal"
@@ -28,7 +29,7 @@ func benchEngineAction(c *cli.Context) error {
 		return usageErrorf(c, "--workers must be at least 1 and --engine-jobs not negative")
 	}
 	if db := c.String("db"); db != "" && !pgqueue.IsURL(db) {
-		return usageErrorf(c, "--db %s: want a postgres:// URL (the SQLite journal is measured anyway)", shell.Quote(db))
+		return usageErrorf(c, "--db %s: want a PostgreSQL address (the SQLite journal is measured anyway)", shell.Quote(dburl.Redact(db)))
 	}
 	dir, err := os.MkdirTemp("", "calq-bench-")
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -149,7 +148,7 @@ func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func(
 	st, err := store.Open(c.Context, pg)
 	if err != nil {
 		pg.Close()
-		return nil, nil, nil, fmt.Errorf("%s: %w", dburl.Redact(db), err)
+		return nil, nil, nil, dburl.Wrap("open", db, err)
 	}
 	if !engine {
 		return nil, st, pg.Close, nil

@@ -18,6 +18,7 @@ import (
 	"calq/convert"
 	"calq/convert/lo"
 	"calq/internal/childenv"
+	"calq/internal/dburl"
 	"calq/internal/proc"
 	"calq/sched/pgqueue"
 	"calq/sched/shell"
@@ -82,7 +83,7 @@ func workerAction(c *cli.Context) error {
 		if url == "" {
 			return usageErrorf(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
 		}
-		return usageErrorf(c, "--db %s: calq worker needs a postgres:// URL; a journal file is not shared between machines", shell.Quote(url))
+		return usageErrorf(c, "--db %s: calq worker needs a PostgreSQL address (postgres://... or host=... dbname=...); a journal file is not shared between machines", shell.Quote(dburl.Redact(url)))
 	}
 	if root := c.String("shared-root"); root != "" {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {

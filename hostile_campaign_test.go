@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -25,7 +26,10 @@ import (
 
 	"calq/convert"
 	"calq/convert/pdf"
+	"calq/internal/dburl"
+	"calq/internal/pgtest"
 	"calq/internal/tooltest"
+	"calq/sched/shell"
 )
 
 // The hostile-input campaign's cases, kept (issue 12): what held must go
@@ -328,4 +332,195 @@ func TestZerosStream(t *testing.T) {
 		t.Fatalf("zeros: %d bytes, err %v", len(b), err)
 	}
 	t.Logf("3 MiB of zeros in %d bytes", len(data))
+}
+
+// childSecrets are a secret of every kind calq is given, by variable:
+// those a config file names (pin_env, password_env), calq's own, libpq's,
+// and the password of the database's address.
+var childSecrets = map[string]string{
+	"GSM1_PIN":            "4711",
+	"MAIL_PW":             "mail-pw-Zq81",
+	"CALQ_SMTP_PASSWORD":  "calq-smtp-Zq82",
+	"CALQ_OWNER_PASSWORD": "owner-Zq83",
+	"PGPASSWORD":          "pgpassword-Zq84",
+}
+
+// dbSecret is the password in the database's address.
+const dbSecret = "db-pw-Zq85"
+
+// secretsConfig writes a config file naming GSM1_PIN and MAIL_PW as
+// secrets, for the modem at device, and returns the environment that
+// gives calq that file and every secret of childSecrets.
+func secretsConfig(t *testing.T, dir, device string) []string {
+	t.Helper()
+	path := filepath.Join(dir, "config.toml")
+	conf := fmt.Sprintf("[smtp]\nhost = \"mail.invalid\"\nusername = \"calq\"\npassword_env = \"MAIL_PW\"\n"+
+		"[[sms.modem]]\nname = \"gsm1\"\ndevice = %q\npin_env = \"GSM1_PIN\"\n", device)
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"CALQ_CONFIG=" + path, "XDG_STATE_HOME=" + filepath.Join(dir, "state")}
+	for k, v := range childSecrets {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// checkNoSecrets fails the test if text, what a child printed of its
+// environment (want shows it did), holds a secret or a secret's variable.
+func checkNoSecrets(t *testing.T, what, text, want string) {
+	t.Helper()
+	if !strings.Contains(text, want) {
+		t.Fatalf("%s: want %q in:\n%s", what, want, text)
+	}
+	for k, v := range childSecrets {
+		if strings.Contains(text, k+"=") || strings.Contains(text, v) {
+			t.Errorf("%s: the child saw %s (%s)", what, k, v)
+		}
+	}
+	if strings.Contains(text, dbSecret) {
+		t.Errorf("%s: the child saw the database's password", what)
+	}
+}
+
+// TestSecretsReachNoChild: a child of each kind calq starts with the
+// user's environment (a shell job of calq sched run, under the keeper; a
+// calq sms recv --exec handler; a worker's shell job from the shared
+// queue) sees none of the run's secrets, though calq was started with
+// all of them set, and CALQ_DB only without its password. (LibreOffice,
+// the UNO helper, the guard and the keeper are checked in convert/lo and
+// internal/proc.)
+func TestSecretsReachNoChild(t *testing.T) {
+	calqDB := "CALQ_DB=postgres://calq:" + dbSecret + "@127.0.0.1:1/calq"
+	t.Run("sched run", func(t *testing.T) {
+		dir := t.TempDir()
+		cmd := calqCmd(t, "sched", "run", "--db", filepath.Join(dir, "j.db"), "--", "env")
+		cmd.Env = append(append(cmd.Env, secretsConfig(t, dir, "/dev/null")...), calqDB)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sched run: %v\n%s", err, out)
+		}
+		checkNoSecrets(t, "sched run's job", string(out), "CALQ_DB=postgres://calq@127.0.0.1:1/calq\n")
+	})
+	t.Run("sms recv --exec", func(t *testing.T) {
+		dir := t.TempDir()
+		inbox := filepath.Join(dir, "inbox.txt")
+		if err := os.WriteFile(inbox, []byte("00040C919471103254760000522082901300400BE8329BFD06DDDF723619\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dev := startEmulator(t, dir, "--inbox", inbox, "--pin", childSecrets["GSM1_PIN"])
+		envs := filepath.Join(dir, "envs.txt")
+		cmd := calqCmd(t, "sms", "recv", "--db", filepath.Join(dir, "j.db"), "--exec", "env >> "+shell.Quote(envs))
+		cmd.Env = append(append(cmd.Env, secretsConfig(t, dir, dev)...), calqDB)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("sms recv: %v\n%s", err, out)
+		}
+		b, _ := os.ReadFile(envs)
+		checkNoSecrets(t, "the --exec handler", string(b), "SMS_FROM=+491701234567\n")
+	})
+	t.Run("worker", func(t *testing.T) {
+		srv := pgtest.Start(t)
+		url := strings.Replace(srv.URL, "calq@", "calq:"+dbSecret+"@", 1)
+		dir := t.TempDir()
+		env := append(secretsConfig(t, dir, "/dev/null"), "CALQ_DB="+url)
+		w := calqCmd(t, "worker", "--kinds", "shell", "--quiet")
+		w.Env = append(w.Env, env...)
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Process.Signal(syscall.SIGTERM); w.Wait() })
+		sub := calqCmd(t, "sched", "run", "-j", "0", "--", "env")
+		sub.Env = append(sub.Env, env...)
+		out, err := sub.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sched run -j 0: %v\n%s", err, out)
+		}
+		checkNoSecrets(t, "the worker's shell job", string(out),
+			"CALQ_DB="+dburl.WithoutPassword(url)+"\n")
+	})
+}
+
+// TestDBPasswordWrittenNowhere: after a shared run with the password in
+// the database's address (CALQ_DB), and commands that fail to reach a
+// database given with a password in either of libpq's forms, the password
+// is in nothing calq wrote: stdout, stderr and --json of every command,
+// the worker's log, the files under the state directory (journals), and
+// every row of the shared tables. The job printed its environment, which
+// the worker recorded in the shared tables: that is searched too. Each
+// command given the password in --db warns that ps shows it.
+func TestDBPasswordWrittenNowhere(t *testing.T) {
+	srv := pgtest.Start(t)
+	url := strings.Replace(srv.URL, "calq@", "calq:"+dbSecret+"@", 1)
+	dir := t.TempDir()
+	env := []string{"CALQ_DB=" + url, "XDG_STATE_HOME=" + filepath.Join(dir, "state"), "TMPDIR=" + dir}
+	var written strings.Builder
+	run := func(args ...string) {
+		cmd := calqCmd(t, args...)
+		cmd.Env = append(cmd.Env, env...)
+		out, _ := cmd.CombinedOutput() // some fail on purpose; their messages are searched
+		// The command line itself is the test's, not calq's output.
+		fmt.Fprintf(&written, "$ calq %s\n%s", strings.ReplaceAll(strings.Join(args, " "), dbSecret, "PASSWORD"), out)
+	}
+	w := calqCmd(t, "worker", "--kinds", "shell", "--json")
+	w.Env = append(w.Env, env...)
+	var wlog lockedBuilder
+	w.Stdout, w.Stderr = &wlog, &wlog
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run("sched", "run", "-j", "0", "--json", "--", "env")
+	run("sched", "run", "-j", "0", "--retries", "0", "--", "echo $CALQ_DB; exit 3")
+	run("history", "--json")
+	run("history")
+	run("history", "stats", "--json")
+	run("worker", "--status")
+	run("worker", "--status", "--json")
+	run("doctor", "--json")
+	run("doctor")
+	run("sms", "send", "--no-wait", "+491701234567", "hello")
+	run("sms", "status", "--json")
+	run("contacts", "list")
+	run("history", "--db", "host=127.0.0.1 port=1 user=calq password='"+dbSecret+"' dbname=calq")
+	run("worker", "--db", "postgres://calq:"+dbSecret+"@127.0.0.1:1/calq")
+	run("worker", "--db", "host=db password='"+dbSecret)
+	run("sched", "run", "--db", "user=calq password="+dbSecret+" dbname=calq", "--", "true")
+	w.Process.Signal(syscall.SIGTERM)
+	w.Wait()
+	fmt.Fprintf(&written, "$ calq worker\n%s", wlog.String())
+
+	if !strings.Contains(written.String(), `"message_type":"job"`) || !strings.Contains(written.String(), "CALQ_DB=postgres://calq@127.0.0.1") {
+		t.Errorf("the runs did not go as planned:\n%s", written.String())
+	}
+	if strings.Contains(written.String(), dbSecret) {
+		t.Errorf("the password is in calq's output:\n%s", written.String())
+	}
+	// A password on the command line is in ps: calq says so, each time.
+	if n := strings.Count(written.String(), "calq: warning: the password in --db is visible to every user"); n != 4 {
+		t.Errorf("%d warnings of a password in --db, want 4:\n%s", n, written.String())
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(dbSecret)) {
+				t.Errorf("the password is in %s", path)
+			}
+		}
+		return nil
+	})
+	c := pgConn(t, srv.URL)
+	var rows strings.Builder
+	for _, table := range pgStrings(t, c, "SELECT schemaname || '.' || quote_ident(tablename) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')") {
+		for _, row := range pgStrings(t, c, "SELECT t::text FROM "+table+" t") {
+			fmt.Fprintf(&rows, "%s: %s\n", table, row)
+		}
+	}
+	// Outputs are bytea, which ::text shows in hex.
+	has := func(s string) bool {
+		return strings.Contains(rows.String(), s) || strings.Contains(rows.String(), hex.EncodeToString([]byte(s)))
+	}
+	if !has("CALQ_DB=postgres://calq@127.0.0.1") {
+		t.Errorf("the job's environment is not in the shared tables:\n%s", rows.String())
+	}
+	if has(dbSecret) {
+		t.Errorf("the password is in the shared tables")
+	}
 }

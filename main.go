@@ -137,15 +137,19 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 
 // setupCommands gives every command calq's usage-error handling and the
 // EXIT STATUS section in its help (calq sms's with the SMS-only
-// statuses), and makes groups reject unknown subcommands.
+// statuses), hides the run's secrets from children before a command
+// runs, and makes groups reject unknown subcommands.
 func setupCommands(cmds []*cli.Command, sms bool) {
 	for _, c := range cmds {
 		sms := sms || c.Name == "sms"
 		c.OnUsageError = onUsageError
 		if len(c.Subcommands) == 0 {
 			c.CustomHelpTemplate = cli.CommandHelpTemplate + exitStatusHelp(sms)
+			if c.Action != nil {
+				c.Action = hidingSecrets(c.Action)
+			}
 			if c.ArgsUsage == "" && c.Action != nil {
-				c.Action = noArgs(c.Action)
+				c.Action = noArgs(c.Action) // a usage error before the rest
 			}
 			continue
 		}
@@ -153,6 +157,7 @@ func setupCommands(cmds []*cli.Command, sms bool) {
 		if c.Action == nil {
 			c.Action = groupAction
 		}
+		c.Action = hidingSecrets(c.Action)
 		setupCommands(c.Subcommands, sms)
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"calq/convert/lo"
+	"calq/internal/childenv"
+	"calq/internal/dburl"
+	"calq/sched/pgqueue"
 )
 
 // Check is one thing calq doctor looked at.
@@ -40,6 +43,7 @@ func Problems(checks []Check) error {
 type DoctorOptions struct {
 	Soffice  string   // "" finds it on PATH
 	Dirs     []string // directories calq must be able to write (state, output)
+	DB       string   // a PostgreSQL address to connect to; "" for none
 	Optional bool     // fonts are advice, not failures
 }
 
@@ -53,7 +57,8 @@ var fonts = []struct{ family, pkg, why string }{
 }
 
 // Doctor checks the environment calq convert needs: LibreOffice and its
-// version, the fonts Office documents expect, and writable directories.
+// version, the fonts Office documents expect, writable directories, and
+// that the shared database, if any, takes a connection.
 // It never fails itself; each Check says what is wrong and how to fix it.
 func Doctor(ctx context.Context, o DoctorOptions) []Check {
 	var checks []Check
@@ -68,11 +73,30 @@ func Doctor(ctx context.Context, o DoctorOptions) []Check {
 	for _, d := range o.Dirs {
 		checks = append(checks, writable(d))
 	}
+	if o.DB != "" {
+		checks = append(checks, database(ctx, o.DB))
+	}
 	return checks
 }
 
+// database checks that the PostgreSQL database db takes a connection.
+// Neither the check's name nor its detail holds the password.
+func database(ctx context.Context, db string) Check {
+	c := Check{Name: "database", Fatal: true}
+	version, err := pgqueue.Ping(ctx, db)
+	if err != nil {
+		c.Detail = err.Error()
+		c.Fix = "start the server or correct the address; give the password in PGPASSWORD or ~/.pgpass"
+		return c
+	}
+	c.OK, c.Detail = true, "PostgreSQL "+version+" at "+dburl.Redact(db)
+	return c
+}
+
 func fontChecks(ctx context.Context) []Check {
-	out, err := exec.CommandContext(ctx, "fc-list", ":", "family").Output()
+	cmd := exec.CommandContext(ctx, "fc-list", ":", "family")
+	cmd.Env = childenv.Allowed(os.Environ()) // a helper program: the allow-list, as LibreOffice's
+	out, err := cmd.Output()
 	if err != nil {
 		return []Check{{Name: "fonts", Detail: "fc-list did not run: " + err.Error(), Fix: "apt-get install fontconfig"}}
 	}

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"calq/internal/childenv"
 )
 
 // Tests of the parts that need no LibreOffice.
@@ -109,6 +112,28 @@ func TestInstanceEnv(t *testing.T) {
 	want := "PATH=/bin SAL_LOG=+WARN HOME=/h TMPDIR=/tmp2 LANG=C.UTF-8 LC_ALL=C.UTF-8"
 	if got != want {
 		t.Errorf("instanceEnv = %s, want %s", got, want)
+	}
+}
+
+// TestHelperEnvHidesSecrets: a variable the run hid (a config's pin_env
+// may name any variable, even one the allow-list passes) reaches neither
+// LibreOffice nor the UNO helper.
+func TestHelperEnvHidesSecrets(t *testing.T) {
+	t.Setenv("SAL_GSM1_PIN", "pin-secret")
+	t.Setenv("CALQ_DB", "postgres://calq:db-secret@db/calq")
+	childenv.Hide("SAL_GSM1_PIN")
+	t.Cleanup(func() { childenv.Hide() })
+	for name, env := range map[string][]string{
+		"instance": instanceEnv(os.Environ(), "/h", "/t"), "helper": pythonEnv(),
+	} {
+		for _, kv := range env {
+			if strings.Contains(kv, "secret") {
+				t.Errorf("the %s's environment holds %s", name, kv)
+			}
+		}
+		if !slices.Contains(env, "LANG=C.UTF-8") {
+			t.Errorf("the %s's environment = %q, want LANG=C.UTF-8", name, env)
+		}
 	}
 }
 

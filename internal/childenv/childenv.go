@@ -8,9 +8,22 @@
 // from an allow-list. Commands the user runs on purpose (calq sched run's
 // jobs, calq sms recv --exec) get the user's environment [Without] calq's
 // secrets.
+//
+// calq's secrets are the variables [Secret] names (CALQ_*PASSWORD*, ...),
+// the ones [Hide] adds for the run (those its config file names, libpq's
+// with a PostgreSQL --db), and the password of the database address in
+// CALQ_DB, which a child gets without it. calq calls Hide once, before it
+// starts any child; internal/proc applies Without to every child it
+// starts, so no caller has to pass the names on. All functions are safe
+// for concurrent use and cost one pass over the environment.
 package childenv
 
-import "strings"
+import (
+	"strings"
+	"sync/atomic"
+
+	"calq/internal/dburl"
+)
 
 // allowed are the variables a helper program may see: where programs
 // and libraries are, who and where the user is, language and time zone,
@@ -37,32 +50,61 @@ func Allowed(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if (allowed[k] || hasPrefix(k, allowedPrefixes)) && !Secret(k) {
+		if (allowed[k] || hasPrefix(k, allowedPrefixes)) && !Secret(k) && !hidden(k) {
 			out = append(out, kv)
 		}
 	}
 	return out
 }
 
-// Without is environ without calq's secrets: the variables Secret names
-// and the ones in names (those that a config file names as holding a
-// password or PIN, e.g. smtp.password_env).
+// Without is environ without calq's secrets: the variables Secret names,
+// those Hide named, and the ones in names; CALQ_DB, when it is a
+// database address with a password, is kept without the password.
 func Without(environ []string, names ...string) []string {
 	var out []string
-outer:
 	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if Secret(k) {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case Secret(k) || hidden(k) || k != "" && contains(names, k):
 			continue
-		}
-		for _, n := range names {
-			if n != "" && k == n {
-				continue outer
-			}
+		case k == "CALQ_DB" && dburl.HasPassword(v):
+			kv = k + "=" + dburl.WithoutPassword(v)
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+// hiddenNames are the names of Hide's latest call.
+var hiddenNames atomic.Pointer[[]string]
+
+// Hide makes the variables names secret for this process from now on,
+// beside those Secret names: the ones a config file names as holding a
+// password or PIN (smtp.password_env, a modem's pin_env), libpq's
+// PGPASSWORD when calq uses PostgreSQL. Each call replaces the names of
+// the one before: calq calls it once, before it starts a child.
+func Hide(names ...string) {
+	var ns []string
+	for _, n := range names {
+		if n != "" {
+			ns = append(ns, n)
+		}
+	}
+	hiddenNames.Store(&ns)
+}
+
+func hidden(k string) bool {
+	p := hiddenNames.Load()
+	return p != nil && contains(*p, k)
+}
+
+func contains(names []string, k string) bool {
+	for _, n := range names {
+		if n == k {
+			return true
+		}
+	}
+	return false
 }
 
 // Secret says whether the variable k is one of calq's secrets: a CALQ_

@@ -46,3 +46,49 @@ func TestSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestHide: the names of the run's config (pin_env, password_env) and
+// libpq's password variable reach neither kind of child once hidden, and
+// a later Hide replaces them.
+func TestHide(t *testing.T) {
+	env := []string{"PATH=/usr/bin", "GSM1_PIN=4711", "MAIL_PW=smtp", "PGPASSWORD=pg", "TZ=UTC", "KEEP=1"}
+	t.Cleanup(func() { Hide() })
+	Hide("GSM1_PIN", "MAIL_PW", "PGPASSWORD", "TZ", "")
+	for name, got := range map[string][]string{"Without": Without(env), "Allowed": Allowed(env)} {
+		for _, kv := range got {
+			switch kv {
+			case "GSM1_PIN=4711", "MAIL_PW=smtp", "PGPASSWORD=pg", "TZ=UTC":
+				t.Errorf("%s kept the hidden %s", name, kv)
+			}
+		}
+		if !slices.Contains(got, "PATH=/usr/bin") {
+			t.Errorf("%s = %q, want PATH kept", name, got)
+		}
+	}
+	if got := Without(env); !slices.Contains(got, "KEEP=1") {
+		t.Errorf("Without = %q, want KEEP=1 kept", got)
+	}
+	Hide("KEEP")
+	got := Without(env)
+	if slices.Contains(got, "KEEP=1") || !slices.Contains(got, "GSM1_PIN=4711") {
+		t.Errorf("after Hide(KEEP): Without = %q, want KEEP dropped and GSM1_PIN no longer hidden", got)
+	}
+}
+
+// TestWithoutDBPassword: CALQ_DB reaches a job without the password of
+// the PostgreSQL address it holds, in either of libpq's forms.
+func TestWithoutDBPassword(t *testing.T) {
+	for in, want := range map[string]string{
+		"CALQ_DB=postgres://calq:s3cret@db/calq":                "CALQ_DB=postgres://calq@db/calq",
+		"CALQ_DB=host=db user=calq password='s3 cret' dbname=q": "CALQ_DB=host=db user=calq dbname=q",
+		"CALQ_DB=/tmp/j.db":                                     "CALQ_DB=/tmp/j.db",
+		"CALQ_DB=host=db password='s3cret":                      "CALQ_DB=host=db",
+	} {
+		if got := Without([]string{"PATH=/bin", in}); !slices.Equal(got, []string{"PATH=/bin", want}) {
+			t.Errorf("Without(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Allowed([]string{"CALQ_DB=postgres://calq:s3cret@db/calq"}); len(got) != 0 {
+		t.Errorf("Allowed kept %q", got)
+	}
+}

@@ -7,7 +7,7 @@
 // calq looks for the file. The file names secrets but never holds them:
 // ReadSecret reads a password or PIN file, SMTP.Password the SMTP
 // password, and a modem's PIN comes from its pin_file or pin_env, read by
-// calq sms.
+// calq sms. SecretEnv lists the variables a file names as holding secrets.
 //
 // Loading costs one small file read; a Config is a plain value, safe to
 // share once loaded. The package reads no environment variable but

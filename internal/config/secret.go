@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // ReadSecret reads a password from the file at path: its whole contents
@@ -41,4 +44,41 @@ func (s SMTP) Password(getenv func(string) string) (string, error) {
 		return "", errors.New("smtp.password_env: $" + s.PasswordEnv + " is not set")
 	}
 	return "", nil
+}
+
+// SecretEnv returns the environment variables that the config file at
+// path names as holding a secret: the value of every key ending in _env
+// (smtp.password_env, a modem's pin_env). It reads the file as loosely as
+// it can, so that a file Load refuses (an unknown key, a bad value) still
+// names them; a file that is missing or not TOML names none. Commands
+// that start children hide these names from them (internal/childenv).
+func SecretEnv(path string) []string {
+	var doc map[string]any
+	if _, err := toml.DecodeFile(path, &doc); err != nil {
+		return nil
+	}
+	var names []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if s, ok := e.(string); ok && strings.HasSuffix(k, "_env") && s != "" {
+					names = append(names, s)
+				}
+				walk(e)
+			}
+		case []map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
+	slices.Sort(names)
+	return slices.Compact(names)
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -59,5 +60,46 @@ func TestPassword(t *testing.T) {
 				t.Errorf("Password() = %q, %v, want %q, %q", got, err, tt.want, tt.err)
 			}
 		})
+	}
+}
+
+func TestSecretEnv(t *testing.T) {
+	tests := []struct {
+		name, contents string
+		want           []string
+	}{
+		{"smtp and modems", `
+[smtp]
+host = "mail"
+password_env = "MAIL_PW"
+[[sms.modem]]
+device = "/dev/ttyUSB0"
+pin_env = "GSM1_PIN"
+[[sms.modem]]
+device = "/dev/ttyUSB1"
+pin_env = "GSM2_PIN"
+`, []string{"GSM1_PIN", "GSM2_PIN", "MAIL_PW"}},
+		{"a file Load refuses still names them", `
+[smtp]
+password_env = "MAIL_PW"
+bogus = 1
+[[sms.modem]]
+pin_env = "GSM1_PIN"
+`, []string{"GSM1_PIN", "MAIL_PW"}},
+		{"none", "[profiles.a]\nwatermark = \"x\"\n", nil},
+		{"not TOML", "pin_env = ", nil},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name+".toml")
+			must(t, os.WriteFile(path, []byte(tt.contents), 0o600))
+			if got := SecretEnv(path); !slices.Equal(got, tt.want) {
+				t.Errorf("SecretEnv() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := SecretEnv(filepath.Join(dir, "missing.toml")); got != nil {
+		t.Errorf("SecretEnv(missing) = %q, want none", got)
 	}
 }

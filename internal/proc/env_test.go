@@ -5,20 +5,22 @@ package proc
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"calq/internal/childenv"
 )
 
 // TestNoSecretsInEnviron: calq's secrets, set in calq's environment,
 // reach neither the command nor its guard (/proc/PID/environ), whether
-// the command inherits calq's environment or is given one holding them;
-// the rest of the environment is passed on.
+// the command inherits calq's environment or is given one holding them:
+// calq's own variables, those the run hid (a config's pin_env, libpq's
+// PGPASSWORD), and the password in CALQ_DB. The rest of the environment
+// is passed on, CALQ_DB without its password.
 func TestNoSecretsInEnviron(t *testing.T) {
-	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
-	t.Setenv("CALQ_USER_PASSWORD", "user-secret")
-	t.Setenv("CALQ_SMTP_PASSWORD", "smtp-secret")
-	t.Setenv("PROC_TEST_KEPT", "kept")
+	setSecrets(t)
 	tests := []struct {
 		name string
 		env  []string
@@ -44,19 +46,56 @@ func TestNoSecretsInEnviron(t *testing.T) {
 					t.Fatalf("%s: %v", tt.name, err)
 				}
 				env := string(b)
-				for _, bad := range []string{"owner-secret", "user-secret", "smtp-secret", "4711"} {
-					if strings.Contains(env, bad) {
-						t.Errorf("%s: /proc/%d/environ holds %q", tt.name, pid, bad)
-					}
-				}
-				if !strings.Contains(env, "\x00PROC_TEST_KEPT=kept\x00") {
-					t.Errorf("%s: /proc/%d/environ lacks PROC_TEST_KEPT=kept", tt.name, pid)
-				}
+				checkEnviron(t, tt.name+": /proc/"+strconv.Itoa(pid)+"/environ", strings.Split(env, "\x00"))
 			}
 			cancel()
 			cmd.Wait()
 		}
 	})
+}
+
+// TestChildEnv: a Child, which runs without a guard, gets no secret
+// either.
+func TestChildEnv(t *testing.T) {
+	setSecrets(t)
+	out, err := Child(t.Context(), Options{}, "/usr/bin/env").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEnviron(t, "Child's env", strings.Split(string(out), "\n"))
+}
+
+// setSecrets sets a secret of each kind in calq's environment for the
+// test, hides the run's (childenv.Hide, as calq does once per command),
+// and sets PROC_TEST_KEPT, which is not a secret.
+func setSecrets(t *testing.T) {
+	t.Setenv("CALQ_OWNER_PASSWORD", "owner-secret")
+	t.Setenv("CALQ_USER_PASSWORD", "user-secret")
+	t.Setenv("CALQ_SMTP_PASSWORD", "smtp-secret")
+	t.Setenv("GSM1_PIN", "pin-secret")
+	t.Setenv("PGPASSWORD", "pg-secret")
+	t.Setenv("CALQ_DB", "postgres://calq:db-secret@db/calq")
+	t.Setenv("PROC_TEST_KEPT", "kept")
+	childenv.Hide("GSM1_PIN", "PGPASSWORD")
+	t.Cleanup(func() { childenv.Hide() })
+}
+
+// checkEnviron fails the test if env holds a secret the tests above set,
+// or lacks what is not a secret.
+func checkEnviron(t *testing.T, what string, env []string) {
+	t.Helper()
+	for _, kv := range env {
+		for _, bad := range []string{"owner-secret", "user-secret", "smtp-secret", "4711", "pin-secret", "pg-secret", "db-secret"} {
+			if strings.Contains(kv, bad) {
+				t.Errorf("%s holds %q", what, kv)
+			}
+		}
+	}
+	for _, want := range []string{"PROC_TEST_KEPT=kept", "CALQ_DB=postgres://calq@db/calq"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("%s lacks %s", what, want)
+		}
+	}
 }
 
 // TestEmptyEnvStaysEmpty: an empty, non-nil environment is not taken for

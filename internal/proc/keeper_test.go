@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,17 +194,22 @@ func TestKeeperGone(t *testing.T) {
 	k.Close()
 }
 
-// TestKeeperEnv: calq's secrets stay out of the commands' environment.
+// TestKeeperEnv: calq's secrets stay out of the commands' environment,
+// and of the keeper's own, whether given or inherited.
 func TestKeeperEnv(t *testing.T) {
-	t.Setenv("CALQ_OWNER_PASSWORD", "s3cret")
+	setSecrets(t)
 	k := NewKeeper()
 	t.Cleanup(func() { k.Close() })
-	var out bytes.Buffer
-	if err := k.Shell(t.Context(), Options{Env: []string{"A=1", "CALQ_OWNER_PASSWORD=x"}}, "/bin/sh",
-		"env", &out, nil); err != nil {
+	for _, env := range [][]string{nil, append(os.Environ(), "CALQ_USER_PASSWORD=user-secret")} {
+		var out bytes.Buffer
+		if err := k.Shell(t.Context(), Options{Env: env}, "/bin/sh", "env", &out, nil); err != nil {
+			t.Fatal(err)
+		}
+		checkEnviron(t, "a keeper's command's env", strings.Split(out.String(), "\n"))
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(k.cmd.Process.Pid) + "/environ")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(out.String(), "CALQ_OWNER_PASSWORD") || !strings.Contains(out.String(), "A=1") {
-		t.Errorf("environment:\n%s", out.String())
-	}
+	checkEnviron(t, "the keeper's /proc/PID/environ", strings.Split(string(b), "\x00"))
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"calq/internal/childenv"
 	"calq/sched/shell"
 )
 
@@ -91,6 +92,7 @@ func BenchRunner(ctx context.Context, o RunnerBenchOptions) ([]RunnerBenchRow, e
 // timeRun runs argv with its output discarded and returns how long it took.
 func timeRun(ctx context.Context, argv []string) (time.Duration, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = childenv.Without(os.Environ()) // like every child of calq's: none of its secrets
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()

@@ -79,10 +79,12 @@ func DefaultPath(xdgStateHome, home string) string {
 // (mode 0700) when missing, and recovers the jobs that dead or silent
 // processes left running. The caller must Close it.
 func Open(ctx context.Context, path string, opts Options) (*Journal, error) {
-	if dburl.IsURL(path) {
-		// A URL (postgres://...) given to a command that keeps its
-		// journal in SQLite: a file must not be made under "postgres:".
-		return nil, fmt.Errorf("journal %s: a database URL, not a file: this command keeps its journal in SQLite, give a file path", dburl.Redact(path))
+	if dburl.IsURL(path) || dburl.IsPostgres(path) || dburl.HasPassword(path) {
+		// A URL (postgres://...) or a keyword/value string given to a
+		// command that keeps its journal in SQLite: a file must not be
+		// made under "postgres:" or named "host=... password=..." (even
+		// when pgx could not read it either).
+		return nil, fmt.Errorf("journal %s: a database address, not a file: this command keeps its journal in SQLite, give a file path", dburl.Redact(path))
 	}
 	j, err := open(ctx, path, opts)
 	if err != nil {

@@ -62,7 +62,6 @@ import (
 	"calq/internal/dburl"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -95,7 +94,7 @@ func Open(ctx context.Context, url string, o Options) (*Queue, error) {
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dburl.Redact(url), err)
+		return nil, dburl.Wrap("open", url, err)
 	}
 	cfg.MaxConns = max(o.MaxConns, 4)
 	if cfg.ConnConfig.RuntimeParams == nil {
@@ -105,12 +104,12 @@ func Open(ctx context.Context, url string, o Options) (*Queue, error) {
 	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dburl.Redact(url), err)
+		return nil, dburl.Wrap("open", url, err)
 	}
 	q := &Queue{pool: pool, url: url, lease: o.Lease}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("open %s: %w", dburl.Redact(url), err)
+		return nil, dburl.Wrap("open", url, err)
 	}
 	return q, nil
 }

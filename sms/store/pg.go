@@ -40,13 +40,13 @@ func (p *PG) Now() time.Time {
 func OpenPG(ctx context.Context, url string) (*PG, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dburl.Redact(url), err)
+		return nil, dburl.Wrap("open", url, err)
 	}
 	db := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(8)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to %s: %w", dburl.Redact(url), err)
+		return nil, dburl.Wrap("connect to", url, err)
 	}
 	return &PG{db: db}, nil
 }
