@@ -18,10 +18,13 @@ import (
 	"calq/convert"
 	"calq/convert/lo"
 	"calq/internal/childenv"
+	"calq/internal/dburl"
+	"calq/internal/pgdb"
 	"calq/internal/proc"
 	"calq/sched/pgqueue"
 	"calq/sched/shell"
 	"calq/sms"
+	"calq/sms/store"
 )
 
 // workerKinds are the job kinds calq worker can run; shell only when named.
@@ -99,7 +102,14 @@ func workerAction(c *cli.Context) error {
 			return usageErrorf(c, "--jobs: %d, want at least 1", c.Int("jobs"))
 		}
 	}
-	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{Lease: c.Duration("lease")})
+	log := &workerLog{w: c.App.ErrWriter, json: c.Bool("json"), quiet: c.Bool("quiet")}
+	if log.json {
+		log.w = c.App.Writer
+	}
+	// Started at boot before the database, a worker waits for it, as it
+	// does when the database goes away later; --status does not.
+	link := log.link(url)
+	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{Lease: c.Duration("lease"), Wait: !c.Bool("status"), Link: link})
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
@@ -107,21 +117,17 @@ func workerAction(c *cli.Context) error {
 	if c.Bool("status") {
 		return workerStatus(c, q)
 	}
-	log := &workerLog{w: c.App.ErrWriter, json: c.Bool("json"), quiet: c.Bool("quiet")}
-	if log.json {
-		log.w = c.App.Writer
-	}
 	if i := slices.Index(kinds, smsKind); i >= 0 {
 		kinds = slices.Delete(kinds, i, i+1)
-		return workerWithSMS(c, kinds, func(c *cli.Context) error { return runWorker(c, q, log, kinds) })
+		return workerWithSMS(c, kinds, link, func(c *cli.Context) error { return runWorker(c, q, log, kinds) })
 	}
 	return runWorker(c, q, log, kinds)
 }
 
 // workerWithSMS runs the sms daemon on the shared outbox beside run (the
 // worker of the other kinds, when there are any) until both end; the
-// first to fail stops the other.
-func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error) error {
+// first to fail stops the other. Both report outages to link.
+func workerWithSMS(c *cli.Context, others []string, link *pgdb.Link, run func(*cli.Context) error) error {
 	specs, atOpts, err := smsModemSpecs(c)
 	if err != nil {
 		return err
@@ -129,7 +135,7 @@ func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error
 	if len(specs) == 0 {
 		return usageErrorf(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
 	}
-	jn, st, closeSMS, err := openSMS(c, true)
+	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
 		return err
 	}
@@ -137,6 +143,7 @@ func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error
 	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts,
 		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}}
 	daemonLog(c.App.ErrWriter, "calq worker: sms: ", &o)
+	quietOutage(link, &o)
 	if len(others) == 0 {
 		if err := sms.Daemon(c.Context, o); err != nil {
 			return fmt.Errorf("worker: sms: %w", err)
@@ -241,6 +248,32 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 		}
 	}
 	fmt.Fprintln(l.w, s)
+}
+
+// link reports the outages of the database at url: a line each when one
+// begins and ends, or JSON lines with event "disconnected" (and its
+// error) and "reconnected" (and down_s, how long it lasted).
+func (l *workerLog) link(url string) *pgdb.Link {
+	if !l.json {
+		return dbLink(l.w, "calq worker: ", url)
+	}
+	say := func(event string, err error, down time.Duration) {
+		line := map[string]any{"message_type": "worker_event", "event": event, "time": time.Now().Format(time.RFC3339Nano),
+			"db": dburl.Redact(url)}
+		if err != nil {
+			line["error"] = pgdb.Reason(err)
+		} else {
+			line["down_s"] = down.Seconds()
+		}
+		b, _ := json.Marshal(line)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.w.Write(append(b, '\n'))
+	}
+	return &pgdb.Link{
+		Lost: func(err error) { say("disconnected", err, 0) },
+		Back: func(d time.Duration) { say("reconnected", nil, d) },
+	}
 }
 
 func errText(err error) string {
