@@ -29,7 +29,9 @@ func smsDaemonCommand() *cli.Command {
 			"whose device vanished is dialled again by a health check. With --metrics-file\n" +
 			"it writes Prometheus metrics every 15 s and on exit.\n\n" +
 			"A modem that does not answer at the start is reported and dialled again\n" +
-			"like a vanished one; the daemon starts even when none answers.\n\n" +
+			"like a vanished one; the daemon starts even when none answers. With a\n" +
+			"postgres:// --db it waits for a server that is down at the start or goes away,\n" +
+			"with one line when it is lost and one when it is back.\n\n" +
 			"Exit status 130 when interrupted (SIGINT, SIGTERM), after releasing the\n" +
 			"modems; 1 when it could not start, e.g. another daemon holds a modem.",
 		Flags: append(smsModemFlags(),

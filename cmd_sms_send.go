@@ -38,7 +38,9 @@ func smsSendCommand() *cli.Command {
 			"running calq sms daemon sends them; without one, calq says nothing will until\n" +
 			"calq sms send --queued. When a daemon holds the modems, send records the\n" +
 			"messages for it and waits for their outcome; while the daemon's modems are all\n" +
-			"down that wait has no end but --timeout.\n" +
+			"down that wait has no end but --timeout. On a postgres:// --db whose server is\n" +
+			"down, send waits for it within --timeout; if it never answers, nothing is\n" +
+			"recorded (exit 1).\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
 			`--json prints a line per message, {"message_type":"sms_result","id","to",` + "\n" +
 			`"state","reason","modem","parts","mr" (per part, null if none),"earlier"}, then` + "\n" +

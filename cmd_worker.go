@@ -51,7 +51,10 @@ func workerCommand() *cli.Command {
 			"through them, as calq sms daemon --db postgres://... does.\n\n" +
 			"Leases and heartbeats use the server's clock. A worker that cannot renew its\n" +
 			"leases for a whole --lease (paused, cut off) kills its running jobs and records\n" +
-			"nothing; another worker runs them again. --status lists the workers.",
+			"nothing; another worker runs them again. --status lists the workers.\n\n" +
+			"A server that is down at the start, or goes away, is waited for, with one line\n" +
+			"when it is lost and one when it is back; a refusal (bad password, no such\n" +
+			"database) ends the worker at once.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "kinds", Value: convert.RemoteKind, Usage: "job kinds to run, comma-separated: convert, sms, shell"},
 			&cli.IntFlag{Name: "instances", Usage: "convert: LibreOffice instances, kept warm between jobs", DefaultText: "from cores and memory"},
