@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"calq/internal/pgtest"
 )
@@ -231,5 +234,51 @@ func TestStartRefusals(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSMSSendWaitsThroughOutage: the server restarts while calq sms send
+// waits for a daemon to send its message; both ride it out (one line each
+// when it is lost and when it is back) and send reports the message sent.
+func TestSMSSendWaitsThroughOutage(t *testing.T) {
+	srv := pgtest.Start(t)
+	dir := t.TempDir()
+	dev := startEmulator(t, dir, "--latency", "4s")
+	daemon := calqCmd(t, "sms", "daemon", "--db", srv.URL, "--device", dev, "--send-every", "100ms")
+	daemon.Env = append(daemon.Env, "XDG_STATE_HOME="+t.TempDir())
+	dl := startLogged(t, daemon)
+	c := pgConn(t, srv.URL)
+	awaitRow(t, c, `SELECT 1 FROM calq.sms_modem_holds`) // the daemon holds its modem
+	send := calqCmd(t, "sms", "send", "--db", srv.URL, "--timeout", "2m", "+491701234567", "through a restart")
+	var out strings.Builder
+	send.Stdout = &out
+	sl := startLogged(t, send)
+	awaitRow(t, c, `SELECT 1 FROM calq.sms_parts WHERE state = 'sending'`) // on its way to the modem
+	c.Close(context.Background())
+	srv.Stop()
+	sl.await(t, "^calq: "+lostLine, 1)
+	srv.Start()
+	<-sl.done
+	if err := send.Wait(); err != nil || !regexp.MustCompile(`(?m)^\d+ +\+491701234567 +sent `).MatchString(out.String()) {
+		t.Fatalf("sms send: %v, want the message sent\n%s\n%s", err, out.String(), sl.String())
+	}
+	if sl.count(lostLine) != 1 || sl.count(backLine) != 1 || dl.count(lostLine) != 1 || dl.count(backLine) != 1 {
+		t.Errorf("send logged:\n%s\nthe daemon logged:\n%s\nwant one lost and one back line each", sl.String(), dl.String())
+	}
+}
+
+// awaitRow polls until query returns a row (its tables may not exist yet).
+func awaitRow(t *testing.T, c *pgx.Conn, query string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var one int
+		if c.QueryRow(context.Background(), query).Scan(&one) == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no row from %s after a minute", query)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
