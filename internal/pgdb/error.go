@@ -51,13 +51,14 @@ func (e *Error) Hint() string {
 	return ""
 }
 
-// Reason is the gist of err: for a failed connection, the server's
-// message or the innermost network error ("connection refused",
-// "timed out"); anything else as it reads.
+// Reason is the gist of err, on one line: for a failed connection, the
+// server's message or the innermost network error ("connection refused",
+// "timed out"); anything else as it reads, its lines (errors.Join's)
+// joined by "; ".
 func Reason(err error) string {
 	var ce *pgconn.ConnectError
 	if !errors.As(err, &ce) {
-		return err.Error()
+		return strings.Join(strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' }), "; ")
 	}
 	var pe *pgconn.PgError
 	var dns *net.DNSError

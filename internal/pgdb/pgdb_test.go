@@ -95,6 +95,17 @@ func TestErrorIsOneRedactedLine(t *testing.T) {
 	}
 }
 
+func TestReasonIsOneLine(t *testing.T) {
+	err := errors.Join(fmt.Errorf("lock schema: %w", &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating"}),
+		pgconn.ErrConnClosed)
+	if got, want := Reason(err), "lock schema: FATAL: terminating (SQLSTATE 57P01); conn closed"; got != want {
+		t.Errorf("Reason = %q, want %q", got, want)
+	}
+	if got := Reason(refused(t)); got != "connection refused" {
+		t.Errorf("Reason of a refused connection = %q, want %q", got, "connection refused")
+	}
+}
+
 func TestLinkReportsEachOutageOnce(t *testing.T) {
 	var got []string
 	l := &Link{
