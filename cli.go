@@ -5,6 +5,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -97,6 +99,20 @@ func withHistory(c *cli.Context, fn func(history.Store) error) error {
 		return fn(q)
 	}
 	return withJournal(c, func(j *journal.Journal) error { return fn(j) })
+}
+
+// submitWait bounds how long a submitter (calq convert -j 0, calq sched
+// run -j 0) waits at start for a shared queue whose server is down.
+const submitWait = time.Minute
+
+// openSubmitQueue opens the shared queue at url for a submitter: a server
+// that is down (a restart, a failover) is waited for up to submitWait,
+// and that outage, like those met while following the jobs, is told in a
+// line on stderr when it begins and one when it ends.
+func openSubmitQueue(c *cli.Context, url string) (*pgqueue.Queue, error) {
+	ctx, cancel := context.WithTimeout(c.Context, submitWait)
+	defer cancel()
+	return pgqueue.Open(ctx, url, pgqueue.Options{Wait: true, Link: dbLink(c.App.ErrWriter, "calq: ", url)})
 }
 
 // withBook runs fn with the address book in the journal, which must

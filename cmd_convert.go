@@ -104,7 +104,7 @@ func convertAction(c *cli.Context) error {
 	// machine's journal.
 	dbPath := journalPath(c)
 	if pgqueue.IsURL(dbPath) {
-		q, err := pgqueue.Open(c.Context, dbPath, pgqueue.Options{})
+		q, err := openSubmitQueue(c, dbPath)
 		if err != nil {
 			return fmt.Errorf("convert: %w", err)
 		}

@@ -286,7 +286,7 @@ func runSharedAction(c *cli.Context, url string, o shell.RunOptions, out *runRen
 	if o.MetricsFile != "" {
 		return usageErrorf(c, "--metrics-file: not with a postgres:// --db (the workers run the jobs)")
 	}
-	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{})
+	q, err := openSubmitQueue(c, url)
 	if err != nil {
 		return fmt.Errorf("sched run: %w", err)
 	}

@@ -126,8 +126,15 @@ func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]
 // journal and the sms store in it. With a postgres:// --db: the shared
 // outbox and inbox there and, when engine is set (a daemon sends), a
 // journal for this machine's engine in the state directory, one per
-// database (sms-<digest>.db); else the journal is nil.
+// database (sms-<digest>.db); else the journal is nil. It does not wait
+// for a server that is down: see openSMSWith.
 func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func() error, error) {
+	return openSMSWith(c, engine, store.PGOptions{})
+}
+
+// openSMSWith is openSMS with o for a postgres:// --db: whether to wait
+// for the server, and who hears of its outages.
+func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journal, *store.Store, func() error, error) {
 	db := journalPath(c)
 	if !pgqueue.IsURL(db) {
 		jn, err := journal.Open(c.Context, db, journal.Options{})
@@ -141,7 +148,7 @@ func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func(
 		}
 		return jn, st, jn.Close, nil
 	}
-	pg, err := store.OpenPG(c.Context, db)
+	pg, err := store.OpenPG(c.Context, db, o)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -8,8 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/dburl"
+	"calq/internal/pgdb"
 	"calq/sched"
 	"calq/sms"
+	"calq/sms/store"
 )
 
 func smsDaemonCommand() *cli.Command {
@@ -26,7 +29,9 @@ func smsDaemonCommand() *cli.Command {
 			"whose device vanished is dialled again by a health check. With --metrics-file\n" +
 			"it writes Prometheus metrics every 15 s and on exit.\n\n" +
 			"A modem that does not answer at the start is reported and dialled again\n" +
-			"like a vanished one; the daemon starts even when none answers.\n\n" +
+			"like a vanished one; the daemon starts even when none answers. With a\n" +
+			"postgres:// --db it waits for a server that is down at the start or goes away,\n" +
+			"with one line when it is lost and one when it is back.\n\n" +
 			"Exit status 130 when interrupted (SIGINT, SIGTERM), after releasing the\n" +
 			"modems; 1 when it could not start, e.g. another daemon holds a modem.",
 		Flags: append(smsModemFlags(),
@@ -47,7 +52,10 @@ func smsDaemonAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, st, closeSMS, err := openSMS(c, true)
+	// Started at boot before the database, the daemon waits for it.
+	link := dbLink(c.App.ErrWriter, "calq: warning: ", journalPath(c))
+	quietOutage(link, &o)
+	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
 		return err
 	}
@@ -96,6 +104,35 @@ func daemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
 	warn := func(err error) { fmt.Fprintf(w, "%s%v\n", prefix, err) }
 	o.Warn, o.Recv.Warn = warn, warn
 	o.Events = func(ev sched.Event) { logModemEvent(w, ev) }
+}
+
+// dbLink reports the outages of the database at url that a long-running
+// command meets on w, a line after prefix when one begins and one when it
+// ends, however many operations fail in between.
+func dbLink(w io.Writer, prefix, url string) *pgdb.Link {
+	addr := dburl.Redact(url)
+	return &pgdb.Link{
+		Lost: func(err error) {
+			fmt.Fprintf(w, "%sdatabase %s unreachable, retrying: %s\n", prefix, addr, pgdb.Reason(err))
+		},
+		Back: func(d time.Duration) {
+			fmt.Fprintf(w, "%sdatabase %s back after %v\n", prefix, addr, d.Round(time.Second))
+		},
+	}
+}
+
+// quietOutage drops o's warnings about an outage of the database while
+// link reports one (the store's reads and writes tell it): they would
+// repeat its line every second.
+func quietOutage(link *pgdb.Link, o *sms.DaemonOptions) {
+	quiet := func(warn func(error)) func(error) {
+		return func(err error) {
+			if !link.Down() || !pgdb.Transient(err) {
+				warn(err)
+			}
+		}
+	}
+	o.Warn, o.Recv.Warn = quiet(o.Warn), quiet(o.Recv.Warn)
 }
 
 // logModemEvent prints what happens to a modem (down, up, taken out by the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +14,10 @@ import (
 	"golang.org/x/term"
 
 	"calq/sched"
+	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/pdu"
+	"calq/sms/store"
 )
 
 func smsSendCommand() *cli.Command {
@@ -35,7 +38,9 @@ func smsSendCommand() *cli.Command {
 			"running calq sms daemon sends them; without one, calq says nothing will until\n" +
 			"calq sms send --queued. When a daemon holds the modems, send records the\n" +
 			"messages for it and waits for their outcome; while the daemon's modems are all\n" +
-			"down that wait has no end but --timeout.\n" +
+			"down that wait has no end but --timeout. On a postgres:// --db whose server is\n" +
+			"down, send waits for it within --timeout; if it never answers, nothing is\n" +
+			"recorded (exit 1).\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
 			`--json prints a line per message, {"message_type":"sms_result","id","to",` + "\n" +
 			`"state","reason","modem","parts","mr" (per part, null if none),"earlier"}, then` + "\n" +
@@ -70,7 +75,7 @@ func smsSendAction(c *cli.Context) error {
 	if sharedSMS(c) && len(o.Modems) > 0 {
 		return usageErrorf(c, "--device: with a PostgreSQL --db the daemons on the modem hosts send (calq sms daemon --db URL --device DEV there)")
 	}
-	jn, st, closeSMS, err := openSMS(c, false)
+	jn, st, closeSMS, err := openSendStore(c, &o)
 	if err != nil {
 		return err
 	}
@@ -89,6 +94,32 @@ func smsSendAction(c *cli.Context) error {
 		return rerr
 	}
 	return err
+}
+
+// openSendStore opens the outbox. A shared one whose server is down (a
+// restart, a failover) is waited for within --timeout, without it until
+// interrupted, so that an alert is not lost; the wait counts against
+// o.Timeout.
+func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store.Store, func() error, error) {
+	if !sharedSMS(c) {
+		return openSMS(c, false)
+	}
+	start, ctx := time.Now(), c.Context
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	oc := *c
+	oc.Context = ctx
+	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: true, Link: dbLink(c.App.ErrWriter, "calq: ", journalPath(c))})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("sms send: %w; nothing was recorded", err)
+	}
+	if o.Timeout > 0 {
+		o.Timeout = max(o.Timeout-time.Since(start), time.Millisecond)
+	}
+	return jn, st, closeSMS, nil
 }
 
 // smsSendOptions reads the arguments and flags of calq sms send.

@@ -19,10 +19,12 @@ import (
 	"calq/convert/lo"
 	"calq/internal/childenv"
 	"calq/internal/dburl"
+	"calq/internal/pgdb"
 	"calq/internal/proc"
 	"calq/sched/pgqueue"
 	"calq/sched/shell"
 	"calq/sms"
+	"calq/sms/store"
 )
 
 // workerKinds are the job kinds calq worker can run; shell only when named.
@@ -55,7 +57,10 @@ func workerCommand() *cli.Command {
 			"The jobs it runs record its --name (the host's by default), so history stats\n" +
 			"group them by machine across restarts. With --shared-root it also claims the\n" +
 			"jobs of calq convert --shared-root on that share (known by its .calq-shared/id),\n" +
-			"and only a worker that mounts a job's share claims it.",
+			"and only a worker that mounts a job's share claims it.\n\n" +
+			"A server that is down at the start, or goes away, is waited for, with one line\n" +
+			"when it is lost and one when it is back; a refusal (bad password, no such\n" +
+			"database) ends the worker at once.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "kinds", Value: convert.KindGroup, Usage: "job kinds to run, comma-separated: convert (or convert-office, convert-image, convert-pdf), sms, shell"},
 			&cli.StringFlag{Name: "name", Usage: "the worker's name in the jobs it runs and in history stats", DefaultText: "the host's name"},
@@ -115,7 +120,14 @@ func workerAction(c *cli.Context) error {
 			return usageErrorf(c, "--jobs: %d, want at least 1", c.Int("jobs"))
 		}
 	}
-	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{Lease: c.Duration("lease")})
+	log := &workerLog{w: c.App.ErrWriter, json: c.Bool("json"), quiet: c.Bool("quiet")}
+	if log.json {
+		log.w = c.App.Writer
+	}
+	// Started at boot before the database, a worker waits for it, as it
+	// does when the database goes away later; --status does not.
+	link := log.link(url)
+	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{Lease: c.Duration("lease"), Wait: !c.Bool("status"), Link: link})
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
@@ -123,21 +135,17 @@ func workerAction(c *cli.Context) error {
 	if c.Bool("status") {
 		return workerStatus(c, q)
 	}
-	log := &workerLog{w: c.App.ErrWriter, json: c.Bool("json"), quiet: c.Bool("quiet")}
-	if log.json {
-		log.w = c.App.Writer
-	}
 	if i := slices.Index(kinds, smsKind); i >= 0 {
 		kinds = slices.Delete(kinds, i, i+1)
-		return workerWithSMS(c, kinds, func(c *cli.Context) error { return runWorker(c, q, log, kinds) })
+		return workerWithSMS(c, kinds, link, func(c *cli.Context) error { return runWorker(c, q, log, kinds) })
 	}
 	return runWorker(c, q, log, kinds)
 }
 
 // workerWithSMS runs the sms daemon on the shared outbox beside run (the
 // worker of the other kinds, when there are any) until both end; the
-// first to fail stops the other.
-func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error) error {
+// first to fail stops the other. Both report outages to link.
+func workerWithSMS(c *cli.Context, others []string, link *pgdb.Link, run func(*cli.Context) error) error {
 	specs, atOpts, err := smsModemSpecs(c)
 	if err != nil {
 		return err
@@ -145,7 +153,7 @@ func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error
 	if len(specs) == 0 {
 		return usageErrorf(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
 	}
-	jn, st, closeSMS, err := openSMS(c, true)
+	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
 		return err
 	}
@@ -153,6 +161,7 @@ func workerWithSMS(c *cli.Context, others []string, run func(*cli.Context) error
 	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts,
 		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}}
 	daemonLog(c.App.ErrWriter, "calq worker: sms: ", &o)
+	quietOutage(link, &o)
 	if len(others) == 0 {
 		if err := sms.Daemon(c.Context, o); err != nil {
 			return fmt.Errorf("worker: sms: %w", err)
@@ -262,13 +271,37 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 
 // workerEventLine is a worker_event of --json, after its message_type.
 type workerEventLine struct {
-	Event   string `json:"event"`
-	Time    string `json:"time"`
-	Key     string `json:"key,omitempty"`
-	Kind    string `json:"kind,omitempty"`
-	Attempt int    `json:"attempt,omitempty"`
-	N       int    `json:"n,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Event   string   `json:"event"`
+	Time    string   `json:"time"`
+	Key     string   `json:"key,omitempty"`
+	Kind    string   `json:"kind,omitempty"`
+	Attempt int      `json:"attempt,omitempty"`
+	N       int      `json:"n,omitempty"`
+	Error   string   `json:"error,omitempty"`
+	DB      string   `json:"db,omitempty"`
+	Down    *float64 `json:"down_seconds,omitempty"`
+}
+
+// link reports the outages of the database at url: a line each when one
+// begins and ends, or worker_event lines "disconnected" (with db and its
+// error) and "reconnected" (with db and down_seconds, how long it lasted).
+func (l *workerLog) link(url string) *pgdb.Link {
+	if !l.json {
+		return dbLink(l.w, "calq worker: ", url)
+	}
+	say := func(line workerEventLine) {
+		line.Time = time.Now().Format(time.RFC3339Nano)
+		line.DB = dburl.Redact(url)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		writeJSONLine(l.w, "worker_event", line)
+	}
+	return &pgdb.Link{
+		Lost: func(err error) {
+			say(workerEventLine{Event: "disconnected", Error: dburl.Scrub(pgdb.Reason(err), url)})
+		},
+		Back: func(d time.Duration) { secs := d.Seconds(); say(workerEventLine{Event: "reconnected", Down: &secs}) },
+	}
 }
 
 func errText(err error) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"calq/internal/pgdb"
 	"calq/sms/store"
 )
 
@@ -64,14 +65,19 @@ func sendThroughDaemon(ctx context.Context, o SendOptions, ids []int64) (res Res
 var errDaemonGone = errors.New("the daemon no longer holds the modems")
 
 // waitSettled polls the outbox until no message of ids is queued, ctx ends
-// (nil: the states tell), or the daemon's hold ends (errDaemonGone).
+// (nil: the states tell), or the daemon's hold ends (errDaemonGone). A
+// shared outbox's server that goes away meanwhile is waited for: the
+// daemon sends on once it is back (the store's Link tells of the outage).
 func waitSettled(ctx context.Context, o SendOptions, ids []int64) error {
 	t := time.NewTicker(handOffPoll)
 	defer t.Stop()
 	for n := 1; ; n++ {
 		done, err := settled(ctx, o.Store, ids)
-		if err != nil || done {
+		switch {
+		case err != nil && !pgdb.Transient(err):
 			return err
+		case err == nil && done:
+			return nil
 		}
 		if n%handOffRecheck == 0 {
 			held, err := daemonHolds(ctx, o)

@@ -218,3 +218,47 @@ func (s *Server) Log() string {
 func (s *Server) URLOn(host string) string {
 	return fmt.Sprintf("postgres://calq@%s/postgres?sslmode=disable", net.JoinHostPort(host, strconv.Itoa(s.port)))
 }
+
+// CreateDB creates the database name on the server and returns its URL.
+func (s *Server) CreateDB(name string) string {
+	s.t.Helper()
+	Exec(s.t, s.URL, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	return strings.Replace(s.URL, "/postgres?", "/"+name+"?", 1)
+}
+
+// Relations lists the tables, sequences and views in schema of the
+// database at url, by name.
+func Relations(t testing.TB, url, schema string) []string {
+	t.Helper()
+	var names []string
+	query(t, url, func(ctx context.Context, c *pgx.Conn) (err error) {
+		rows, _ := c.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relkind IN ('r', 'S', 'v') ORDER BY 1`, schema)
+		names, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return names
+}
+
+// Exec runs sql on the database at url, failing t on an error.
+func Exec(t testing.TB, url, sql string) {
+	t.Helper()
+	query(t, url, func(ctx context.Context, c *pgx.Conn) error {
+		_, err := c.Exec(ctx, sql)
+		return err
+	})
+}
+
+// query runs fn on a connection to url, failing t on an error.
+func query(t testing.TB, url string, fn func(context.Context, *pgx.Conn) error) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if err := fn(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+}

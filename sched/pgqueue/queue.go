@@ -54,12 +54,14 @@
 // # Storage
 //
 // The package owns its tables (batches, jobs, attempts, class_tags,
-// workers, blobs) and versions them in calq_schema. Times are timestamptz
+// workers, blobs) and versions them in calq_schema, in calq's schema
+// (pgdb.Migrate; tables an older calq left in public move there). Times are timestamptz
 // written by the server.
 package pgqueue
 
 import (
 	"calq/internal/dburl"
+	"calq/internal/pgdb"
 	"context"
 	"errors"
 	"os"
@@ -75,6 +77,14 @@ const DefaultLease = 30 * time.Second
 type Options struct {
 	Lease    time.Duration // how long a claim holds without renewal; DefaultLease when zero
 	MaxConns int32         // the pool's size; 4 when zero
+	// Wait makes Open wait for a server that is away (down, starting,
+	// unreachable: pgdb.Transient) until ctx ends; without it Open fails
+	// at once. A wrong password or a missing database fails at once
+	// either way.
+	Wait bool
+	// Link, when set, hears of the outages Open waits through and those
+	// a Worker meets (once each when they begin and end).
+	Link *pgdb.Link
 }
 
 // Queue is an open connection pool to the shared queue.
@@ -82,12 +92,14 @@ type Queue struct {
 	pool  *pgxpool.Pool
 	url   string
 	lease time.Duration
+	link  *pgdb.Link
 }
 
 // IsURL reports whether s names a PostgreSQL database rather than a file.
 func IsURL(s string) bool { return dburl.IsPostgres(s) }
 
-// Open connects to the database at url and migrates its schema.
+// Open connects to the database at url and migrates its schema: calq's
+// tables live in a schema of their own (see pgdb.Configure).
 func Open(ctx context.Context, url string, o Options) (*Queue, error) {
 	if o.Lease <= 0 {
 		o.Lease = DefaultLease
@@ -97,19 +109,21 @@ func Open(ctx context.Context, url string, o Options) (*Queue, error) {
 		return nil, dburl.Wrap("open", url, err)
 	}
 	cfg.MaxConns = max(o.MaxConns, 4)
-	if cfg.ConnConfig.RuntimeParams == nil {
-		cfg.ConnConfig.RuntimeParams = map[string]string{}
-	}
-	cfg.ConnConfig.RuntimeParams["application_name"] = "calq"
-	cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	schema := pgdb.Configure(cfg.ConnConfig)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, dburl.Wrap("open", url, err)
 	}
-	q := &Queue{pool: pool, url: url, lease: o.Lease}
-	if err := migrate(ctx, pool); err != nil {
+	q := &Queue{pool: pool, url: url, lease: o.Lease, link: o.Link}
+	op := func(ctx context.Context) error { return migrate(ctx, pool, schema) }
+	if o.Wait {
+		err = pgdb.Retry(ctx, o.Link, op)
+	} else {
+		err = op(ctx)
+	}
+	if err != nil {
 		pool.Close()
-		return nil, dburl.Wrap("open", url, err)
+		return nil, pgdb.OpenError(url, err)
 	}
 	return q, nil
 }

@@ -2,7 +2,8 @@ package pgqueue
 
 import (
 	"context"
-	"fmt"
+
+	"calq/internal/pgdb"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -111,33 +112,21 @@ var migrations = []string{
 	WHERE kind = 'convert';`,
 }
 
-// migrate applies the migrations this database lacks, under an advisory
-// lock so that workers starting together migrate once, and refuses a
-// schema newer than this calq's.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+// migrate applies the migrations this database lacks (see pgdb.Migrate).
+func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('calq_schema'))`); err != nil {
-			return fmt.Errorf("lock schema: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS calq_schema
-			(component text PRIMARY KEY, version integer NOT NULL)`); err != nil {
-			return fmt.Errorf("create calq_schema: %w", err)
-		}
-		var v int
-		err := tx.QueryRow(ctx, `SELECT version FROM calq_schema WHERE component = $1`, component).Scan(&v)
-		if err != nil && err != pgx.ErrNoRows {
-			return fmt.Errorf("read schema version: %w", err)
-		}
-		if v > len(migrations) {
-			return fmt.Errorf("schema version %d is newer than this calq's (%d)", v, len(migrations))
-		}
-		for ; v < len(migrations); v++ {
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
-			}
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO calq_schema VALUES ($1, $2)
-			ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version`, component, v)
-		return err
+		return pgdb.Migrate(ctx, pgxTx{tx}, schema, component, migrations)
 	})
+}
+
+// pgxTx is a pgx transaction as pgdb.Migrate takes it.
+type pgxTx struct{ tx pgx.Tx }
+
+func (t pgxTx) Exec(ctx context.Context, sql string, args ...any) error {
+	_, err := t.tx.Exec(ctx, sql, args...)
+	return err
+}
+
+func (t pgxTx) QueryRow(ctx context.Context, sql string, args ...any) interface{ Scan(...any) error } {
+	return t.tx.QueryRow(ctx, sql, args...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"calq/internal/pgdb"
 	"calq/sched"
 )
 
@@ -250,14 +251,18 @@ func (q *Queue) Progress(ctx context.Context, batch string) (Progress, error) {
 // Follow calls fn with each attempt of batch once, in the order of
 // recording, until every job of the batch has ended or ctx is done. It wakes
 // on the workers' notifications and polls every second besides; when the
-// server goes away it tries again every second until ctx ends. An error
-// the server reports (a query it refuses) ends it.
+// server goes away it tries again every second until ctx ends, telling
+// Options.Link when the outage begins and when it ends. An error the
+// server reports (a query it refuses) ends it.
 func (q *Queue) Follow(ctx context.Context, batch string, fn func(Update)) error {
 	f := &follower{batch: batch, seen: map[attemptKey]uint64{}, fn: fn}
 	for {
 		done, err := q.follow(ctx, f)
 		var pe *pgconn.PgError
 		refused := errors.As(err, &pe) && !transient(pe)
+		if err != nil && !refused && ctx.Err() == nil {
+			q.link.Fail(err)
+		}
 		if done || ctx.Err() != nil || refused {
 			// An error the server reported is no outage: give up.
 			if err == nil && ctx.Err() != nil {
@@ -288,15 +293,8 @@ type follower struct {
 }
 
 // transient says whether the server's error is an outage rather than a
-// refusal: connection exceptions (08), lack of resources (53), operator
-// intervention such as a shutdown (57) and system errors (58).
-func transient(pe *pgconn.PgError) bool {
-	switch pe.Code[:2] {
-	case "08", "53", "57", "58":
-		return true
-	}
-	return false
-}
+// refusal (see pgdb.TransientCode).
+func transient(pe *pgconn.PgError) bool { return pgdb.TransientCode(pe.Code) }
 
 // follow is one connection's share of Follow: it returns done once the
 // batch has ended, and an error when the connection failed.
@@ -310,6 +308,7 @@ func (q *Queue) follow(ctx context.Context, f *follower) (bool, error) {
 	if _, err := conn.Exec(ctx, "LISTEN "+notifyAttempts); err != nil {
 		return false, fmt.Errorf("follow %s: %w", batch, err)
 	}
+	q.link.OK()
 	defer conn.Exec(context.WithoutCancel(ctx), "UNLISTEN "+notifyAttempts)
 	deliver := func() error {
 		us, horizon, err := q.Updates(ctx, batch, f.horizon)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"calq/internal/pgdb"
 	"calq/sched"
 )
 
@@ -182,8 +183,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	if len(w.kinds) == 0 {
 		return errors.New("worker: no job kinds")
 	}
-	if _, err := w.q.pool.Exec(ctx, `INSERT INTO workers (id, host, pid, kinds, slots, name, shares, batch)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, w.id, w.host, w.pid, w.kinds, w.o.Jobs, w.name, w.o.Shares, w.o.Batch); err != nil {
+	// The server may have gone since Open: wait for it, as the running
+	// worker does.
+	if err := pgdb.Retry(ctx, w.q.link, func(ctx context.Context) error {
+		_, err := w.q.pool.Exec(ctx, `INSERT INTO workers (id, host, pid, kinds, slots, name, shares, batch)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, w.id, w.host, w.pid, w.kinds, w.o.Jobs, w.name, w.o.Shares, w.o.Batch)
+		return err
+	}); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it started
+		}
 		return fmt.Errorf("register worker %s: %w", w.id, err)
 	}
 	now := time.Now()
@@ -255,7 +264,8 @@ func (w *Worker) pump(ctx context.Context, jobs *sync.WaitGroup) {
 
 // dbError notes a failed database operation: the worker is not healthy
 // again until an operation succeeds, and requeues others' work only a
-// lease after that.
+// lease after that. An outage goes to the queue's Link, once however
+// long it lasts; an error the server reported is an "error" event.
 func (w *Worker) dbError(err error) {
 	if errors.Is(err, context.Canceled) {
 		return
@@ -263,7 +273,9 @@ func (w *Worker) dbError(err error) {
 	w.mu.Lock()
 	w.healthySince = time.Time{}
 	w.mu.Unlock()
-	w.emit(WorkerEvent{Type: "error", Err: err})
+	if !w.q.link.Fail(err) {
+		w.emit(WorkerEvent{Type: "error", Err: err})
+	}
 }
 
 func (w *Worker) dbOK() {
@@ -272,6 +284,7 @@ func (w *Worker) dbOK() {
 		w.healthySince = time.Now()
 	}
 	w.mu.Unlock()
+	w.q.link.OK()
 }
 
 func (w *Worker) signal() {

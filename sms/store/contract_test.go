@@ -49,7 +49,7 @@ func openPG(t testing.TB, c *clock) *Store {
 	t.Helper()
 	srv := pgtest.Start(t)
 	ctx := context.Background()
-	pg, err := OpenPG(ctx, srv.URL)
+	pg, err := OpenPG(ctx, srv.URL, PGOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

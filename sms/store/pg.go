@@ -2,11 +2,11 @@ package store
 
 import (
 	"calq/internal/dburl"
+	"calq/internal/pgdb"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -23,8 +23,22 @@ import (
 // that the store's read-then-write steps behave as under SQLite's single
 // writer.
 type PG struct {
-	db  *sql.DB
-	now func() time.Time // the store's clock, for tests; time.Now when nil
+	db     *sql.DB
+	schema string // calq's schema, first on the connections' search_path
+	o      PGOptions
+	now    func() time.Time // the store's clock, for tests; time.Now when nil
+}
+
+// PGOptions configure OpenPG.
+type PGOptions struct {
+	// Wait makes OpenPG and Migrate wait for a server that is away (down,
+	// starting, unreachable: pgdb.Transient) until ctx ends; without it
+	// they fail at once. A wrong password or a missing database fails at
+	// once either way.
+	Wait bool
+	// Link, when set, hears of the outages that OpenPG waits through and
+	// that later reads and writes meet (once each when they begin and end).
+	Link *pgdb.Link
 }
 
 // Now is the time the store stamps its rows with. Claims and holds use
@@ -36,56 +50,67 @@ func (p *PG) Now() time.Time {
 	return time.Now()
 }
 
-// OpenPG connects to the PostgreSQL database at url.
-func OpenPG(ctx context.Context, url string) (*PG, error) {
+// OpenPG connects to the PostgreSQL database at url; calq's tables live
+// in a schema of their own (see pgdb.Configure).
+func OpenPG(ctx context.Context, url string, o PGOptions) (*PG, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, dburl.Wrap("open", url, err)
 	}
+	schema := pgdb.Configure(cfg)
 	db := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(8)
-	if err := db.PingContext(ctx); err != nil {
+	p := &PG{db: db, schema: schema, o: o}
+	if err := p.retry(ctx, db.PingContext); err != nil {
 		db.Close()
-		return nil, dburl.Wrap("connect to", url, err)
+		return nil, pgdb.OpenError(url, err)
 	}
-	return &PG{db: db}, nil
+	return p, nil
+}
+
+// retry runs op once, or as pgdb.Retry does when the options say to wait.
+func (p *PG) retry(ctx context.Context, op func(context.Context) error) error {
+	if p.o.Wait {
+		return pgdb.Retry(ctx, p.o.Link, op)
+	}
+	return op(ctx)
 }
 
 // Close closes the connections.
 func (p *PG) Close() error { return p.db.Close() }
 
-// Migrate brings package pkg's tables to the last of migrations, under an
-// advisory lock, recording the version in calq_schema (component
-// "sms" for pkg "sms"). A newer version than calq's is refused.
+// Migrate brings package pkg's tables to the last of migrations (see
+// pgdb.Migrate), recording the version in calq_schema (component "sms"
+// for pkg "sms"). A newer version than calq's is refused.
 func (p *PG) Migrate(ctx context.Context, pkg string, migrations []string) error {
-	return p.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('calq_schema'))`); err != nil {
-			return fmt.Errorf("lock schema: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS calq_schema
-			(component text PRIMARY KEY, version integer NOT NULL)`); err != nil {
-			return fmt.Errorf("create calq_schema: %w", err)
-		}
-		var v int
-		err := tx.QueryRowContext(ctx, `SELECT version FROM calq_schema WHERE component = ?`, pkg).Scan(&v)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("read schema version: %w", err)
-		}
-		if v > len(migrations) {
-			return fmt.Errorf("%s schema version %d is newer than this calq's (%d)", pkg, v, len(migrations))
-		}
-		if v == len(migrations) {
-			return nil
-		}
-		for ; v < len(migrations); v++ {
-			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-				return fmt.Errorf("migrate %s schema to version %d: %w", pkg, v+1, err)
-			}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO calq_schema VALUES (?, ?)
-			ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version`, pkg, v)
-		return err
+	return p.retry(ctx, func(ctx context.Context) error {
+		return p.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			return pgdb.Migrate(ctx, sqlTx{tx}, p.schema, pkg, migrations)
+		})
 	})
+}
+
+// sqlTx is a database/sql transaction as pgdb.Migrate takes it.
+type sqlTx struct{ tx *sql.Tx }
+
+func (t sqlTx) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := t.tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+func (t sqlTx) QueryRow(ctx context.Context, query string, args ...any) interface{ Scan(...any) error } {
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
+
+// noted passes err through after telling the link whether the server
+// answered.
+func (p *PG) noted(err error) error {
+	if err == nil {
+		p.o.Link.OK()
+	} else {
+		p.o.Link.Fail(err)
+	}
+	return err
 }
 
 // Update runs fn in a SERIALIZABLE transaction and commits it unless fn
@@ -96,7 +121,7 @@ func (p *PG) Update(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx
 		err := p.try(ctx, fn)
 		var pe *pgconn.PgError
 		if err == nil || try == 50 || !errors.As(err, &pe) || (pe.Code != "40001" && pe.Code != "40P01") {
-			return err
+			return p.noted(err)
 		}
 		select {
 		case <-ctx.Done():
@@ -124,12 +149,15 @@ func (p *PG) Write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx)
 
 // Query runs a read.
 func (p *PG) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return p.db.QueryContext(ctx, query, args...)
+	rows, err := p.db.QueryContext(ctx, query, args...)
+	return rows, p.noted(err)
 }
 
 // QueryRow runs a read of one row.
 func (p *PG) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return p.db.QueryRowContext(ctx, query, args...)
+	row := p.db.QueryRowContext(ctx, query, args...)
+	p.noted(row.Err())
+	return row
 }
 
 // rebindConnector hands out connections that rewrite parameters.

@@ -267,7 +267,7 @@ func (s *Store) ClaimDueSMS(ctx context.Context, owner string, modems []string, 
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.pg.db.QueryContext(ctx, `UPDATE sms_messages SET owner = $1, owner_until = now() + $3 * interval '1 second'
+	rows, err := s.pg.Query(ctx, `UPDATE sms_messages SET owner = $1, owner_until = now() + $3 * interval '1 second'
 		WHERE id IN (SELECT id FROM sms_messages
 			WHERE state = 'queued' AND (not_before IS NULL OR not_before <= $4)
 				AND (owner IS NULL OR owner = $1 OR owner_until < now())
