@@ -62,7 +62,7 @@ func analyzeHistoryAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		groups, err := analyze.History(jobSamples(recs), o)
+		groups, err := analyze.History(c.Context, jobSamples(recs), o)
 		if err != nil {
 			return fmt.Errorf("analyze history: %w", err)
 		}

@@ -23,7 +23,7 @@ const (
 
 // maxCount bounds the arrivals a uniform spec or a trace may hold: their
 // times are kept in memory.
-const maxCount = 100_000_000
+const maxCount = MaxCustomers
 
 // OptionError is an invalid simulation option or spec. Field is the name
 // of the option as the CLI's flag spells it ("arrivals", "servers"), so
@@ -133,6 +133,8 @@ func ReadTrace(r io.Reader) ([]float64, error) {
 			return nil, fmt.Errorf("line %d: time %v is negative", line, t)
 		case len(times) > 0 && t < times[len(times)-1]:
 			return nil, fmt.Errorf("line %d: time %v is before the previous one, %v", line, t, times[len(times)-1])
+		case t > MaxRate:
+			return nil, fmt.Errorf("line %d: time %v is past the limit %g", line, t, MaxRate)
 		case len(times) == maxCount:
 			return nil, fmt.Errorf("more than %d arrivals", maxCount)
 		}
@@ -215,8 +217,8 @@ func (a Arrivals) check() error {
 		}
 		prev := 0.0
 		for i, t := range a.Times {
-			if !(t >= prev) || math.IsInf(t, 1) {
-				return optionErr("arrivals", "trace time %d, %v, is not finite, non-negative and at least the one before", i+1, t)
+			if !(t >= prev) || t > MaxRate {
+				return optionErr("arrivals", "trace time %d, %v, is not between the one before and the limit %g", i+1, t, MaxRate)
 			}
 			prev = t
 		}
@@ -239,8 +241,8 @@ func (s Service) check() error {
 		if err := positive("service", "mean", s.Mean); err != nil {
 			return err
 		}
-		if math.IsNaN(s.CV) || math.IsInf(s.CV, 0) || s.CV < 0 {
-			return optionErr("service", "cv %v is not a non-negative number", s.CV)
+		if !(s.CV >= 0 && s.CV <= MaxCV) {
+			return optionErr("service", "cv %v is not between 0 and the limit %d", s.CV, MaxCV)
 		}
 		return nil
 	}
@@ -248,8 +250,8 @@ func (s Service) check() error {
 }
 
 func positive(field, name string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		return optionErr(field, "%s %v is not a positive number", name, v)
+	if p := RateProblem(v); p != "" {
+		return optionErr(field, "%s %s", name, p)
 	}
 	return nil
 }
