@@ -35,7 +35,7 @@ func analyzeSizeCommand() *cli.Command {
 			`--json prints one line {"message_type":"size", "servers": c, "target": {...}, "rows": [...]}, each row the` + "\n" +
 			`fields of calq analyze mmc --json with "meets" (and "p_within" for a service level).` + "\n\n" +
 			limitsHelp + fmt.Sprintf("\nThe search stops at %d servers: a load λ/μ of that or more is a usage\n"+
-				"error before it starts, a target no c up to it meets one after.", analyze.MaxServers),
+			"error before it starts, a target no c up to it meets one after.", analyze.MaxServers),
 		Flags: append(rateFlags(),
 			&cli.Float64Flag{Name: "calls", Usage: "call-centre form: `N` calls per --interval (instead of --lambda and --mu)"},
 			&cli.DurationFlag{Name: "interval", Value: time.Hour, Usage: "the interval --calls arrive in, e.g. 30m"},
