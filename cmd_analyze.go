@@ -90,16 +90,16 @@ func (f *flagCheck) load(name, what string, a float64) {
 	}
 }
 
-// optional reads a flag that, if given, must be a finite number ≥ 0 (and
-// below 1 if prob); 0 when not given.
+// optional reads a flag that, if given, must be a number from 0 to
+// analyze.MaxRate (and below 1 if prob); 0 when not given.
 func (f *flagCheck) optional(name string, prob bool) float64 {
 	if !f.c.IsSet(name) {
 		return 0
 	}
 	v := f.c.Float64(name)
 	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
-		f.fail(name, "%v is not a non-negative number", v)
+	case !(v >= 0 && v <= analyze.MaxRate):
+		f.fail(name, "%v is not a number from 0 to the limit %g", v, analyze.MaxRate)
 	case prob && (v <= 0 || v >= 1):
 		f.fail(name, "%v is not a probability strictly between 0 and 1", v)
 	}

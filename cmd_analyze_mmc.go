@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -64,8 +63,8 @@ func analyzeMMcCommand() *cli.Command {
 			servers := f.count("servers", 1, analyze.MaxServers, true)
 			ts := c.Float64Slice("t")
 			for _, t := range ts {
-				if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
-					f.fail("t", "%v is not a non-negative time", t)
+				if !(t >= 0 && t <= analyze.MaxRate) {
+					f.fail("t", "%v is not a time from 0 to the limit %g", t, analyze.MaxRate)
 				}
 			}
 			if err := f.err(); err != nil {

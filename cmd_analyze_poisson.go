@@ -21,8 +21,8 @@ func analyzePoissonCommand() *cli.Command {
 			"their digits.\n\n" +
 			`--json prints one line {"message_type":"poisson", "lambda", "t", "mean", "rows": [{"n", "p", "p_at_most", "p_more"}]}.` +
 			fmt.Sprintf("\n\nLimits, checked before any work: --lambda and --t from %g to %g, the mean λt\n"+
-				"at most %d, --from and --to at most %d.", analyze.MinRate, analyze.MaxRate,
-				analyze.MaxPoissonMean, analyze.MaxPoissonRow),
+				"at most %d, --from and --to at most %d, at most %d rows.", analyze.MinRate, analyze.MaxRate,
+				analyze.MaxPoissonMean, analyze.MaxPoissonRow, analyze.MaxPoissonRows),
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "lambda", Aliases: []string{"l"}, Usage: "arrival rate λ (required)"},
 			&cli.Float64Flag{Name: "t", Usage: "length of the interval (required)"},
@@ -40,15 +40,21 @@ func analyzePoissonCommand() *cli.Command {
 			if c.IsSet("to") {
 				hi = f.count("to", 0, analyze.MaxPoissonRow, false)
 			}
-			if lo >= 0 && hi >= 0 && hi < lo {
+			switch {
+			case lo >= 0 && hi >= 0 && hi < lo:
 				f.fail("to", "%d is below --from %d", hi, lo)
+			case hi >= 0 && hi-max(lo, 0) >= analyze.MaxPoissonRows:
+				f.fail("to", "%d rows from --from %d is more than the limit of %d rows", hi-max(lo, 0)+1, max(lo, 0), analyze.MaxPoissonRows)
 			}
 			if err := f.err(); err != nil {
 				return err
 			}
 			rows, err := analyze.Poisson(c.Context, lambda, t, lo, hi)
 			if err != nil {
-				if errors.Is(err, analyze.ErrInput) {
+				switch {
+				case errors.Is(err, analyze.ErrRows):
+					return usageErrorf(c, "--from: %w", err)
+				case errors.Is(err, analyze.ErrInput):
 					return usageErrorf(c, "--lambda, --t: %w", err)
 				}
 				return fmt.Errorf("analyze poisson: %w", err)

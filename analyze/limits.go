@@ -33,9 +33,11 @@ const (
 	// ln(1+CV²) ≤ 14 keeps its draws finite.
 	MaxCV = 1000
 	// MaxPoissonMean bounds poisson's mean λt, MaxPoissonRow the rows it
-	// prints (--from, --to): twice the largest mean, past its upper tail.
+	// prints (--from, --to): twice the largest mean, past its upper tail;
+	// MaxPoissonRows how many rows it prints (32 bytes each in memory).
 	MaxPoissonMean = 10_000_000
 	MaxPoissonRow  = 20_000_000
+	MaxPoissonRows = 1_000_000
 )
 
 // checkEvery is how many steps a long loop takes between looks at its

@@ -2,8 +2,15 @@ package analyze
 
 import (
 	"context"
+	"fmt"
 	"math"
 )
+
+// ErrRows is Poisson's error for rows it cannot print: the first past
+// the last (the default last, where the upper tail ends, included), or
+// more than MaxPoissonRows of them, which it would hold in memory. It
+// wraps ErrInput.
+var ErrRows = fmt.Errorf("%w rows", ErrInput)
 
 // PoissonRow is one row of a Poisson table: the probability of exactly N
 // arrivals, of at most N, and of more than N.
@@ -19,8 +26,9 @@ type PoissonRow struct {
 // picks the rows that hold all but 1e-6 of the mass on either side, lo < 0
 // likewise. Terms come from logs (n·ln m − m − ln n!), so m may be 10^6 or
 // more; both tails are summed, each from its own end, so neither loses its
-// digits to 1 − x. Rows past MaxPoissonRow are ErrInput; O(hi) time, and
-// it returns ctx.Err() when ctx is cancelled.
+// digits to 1 − x. Rows past MaxPoissonRow are ErrInput, more than
+// MaxPoissonRows of them, ErrRows; O(hi) time, and it returns
+// ctx.Err() when ctx is cancelled.
 func Poisson(ctx context.Context, lambda, t float64, lo, hi int) ([]PoissonRow, error) {
 	if err := checkRate("lambda", lambda); err != nil {
 		return nil, err
@@ -43,8 +51,9 @@ func Poisson(ctx context.Context, lambda, t float64, lo, hi int) ([]PoissonRow, 
 	if lo < 0 {
 		lo = 0
 		for cum := pmf(0); cum < tail; cum += pmf(lo) {
-			if lo++; stopped(ctx, lo) != nil {
-				return nil, ctx.Err()
+			lo++
+			if err := stopped(ctx, lo); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -58,10 +67,10 @@ func Poisson(ctx context.Context, lambda, t float64, lo, hi int) ([]PoissonRow, 
 		return Poisson(ctx, lambda, t, lo, hi)
 	}
 	if hi < lo {
-		return nil, inputErr("rows %d to %d: the first is past the last", lo, hi)
+		return nil, fmt.Errorf("%w %d to %d: the first is past the last", ErrRows, lo, hi)
 	}
-	if hi-lo > 10_000_000 {
-		return nil, inputErr("rows %d to %d: more than 10^7 rows", lo, hi)
+	if hi-lo >= MaxPoissonRows {
+		return nil, fmt.Errorf("%w %d to %d: more than the limit of %d rows", ErrRows, lo, hi, MaxPoissonRows)
 	}
 	rows := make([]PoissonRow, hi-lo+1)
 	cum := 0.0
