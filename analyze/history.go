@@ -151,8 +151,8 @@ func (o HistoryOptions) check() (HistoryOptions, error) {
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}
-	if !(o.Confidence > 0 && o.Confidence < 1) {
-		return o, inputErr("confidence %v: want a number between 0 and 1", o.Confidence)
+	if !(o.Confidence > 0 && o.Confidence <= MaxConfidence) {
+		return o, inputErr("confidence %v: want a number above 0 and at most %v", o.Confidence, MaxConfidence)
 	}
 	if math.IsNaN(o.MaxWq) || math.IsInf(o.MaxWq, 0) || o.MaxWq < 0 {
 		return o, inputErr("max Wq %v: want a non-negative number of seconds", o.MaxWq)

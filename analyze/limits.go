@@ -38,6 +38,9 @@ const (
 	MaxPoissonMean = 10_000_000
 	MaxPoissonRow  = 20_000_000
 	MaxPoissonRows = 1_000_000
+	// MaxConfidence bounds history's confidence level: at 1 - 10^-9 the
+	// upper quantile 1 - α/2 still differs from 1 in float64.
+	MaxConfidence = 1 - 1e-9
 )
 
 // checkEvery is how many steps a long loop takes between looks at its

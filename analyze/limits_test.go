@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -167,7 +168,9 @@ func TestSimulateExtremes(t *testing.T) {
 		"rates 1e100 and 1e-100": func(o *SimOptions) { o.Arrivals, o.Service = expArrivals(MaxRate), expService(MinRate) },
 		"rates 1e-100 and 1e100": func(o *SimOptions) { o.Arrivals, o.Service = expArrivals(MinRate), expService(MaxRate) },
 		"lognormal cv 1000":      func(o *SimOptions) { o.Service = Service{Kind: KindLognormal, Mean: MaxRate, CV: MaxCV} },
-		"trace at 1e100":         func(o *SimOptions) { o.Arrivals, o.Customers = Arrivals{Kind: KindTrace, Times: []float64{0, MaxRate}}, 0 },
+		"trace at 1e100": func(o *SimOptions) {
+			o.Arrivals, o.Customers = Arrivals{Kind: KindTrace, Times: []float64{0, MaxRate}}, 0
+		},
 		"servers and capacity at their limits": func(o *SimOptions) {
 			o.Servers, o.Capacity, o.Arrivals = MaxServers, MaxCapacity, expArrivals(1e6)
 		},
@@ -265,5 +268,24 @@ func TestCancelMidComputation(t *testing.T) {
 				t.Errorf("%d polls, want %d: it went on after the cancel", ctx.polls, at)
 			}
 		})
+	}
+}
+
+// TestHistoryExtremes: History's staffing and intervals stay finite (its
+// groups encode as JSON) for targets and confidences at the ends of
+// float64, or it says ErrInput.
+func TestHistoryExtremes(t *testing.T) {
+	t0 := time.Date(2025, 1, 2, 9, 0, 0, 0, time.UTC)
+	var samples []JobSample
+	for i := range 20 {
+		enq := t0.Add(time.Duration(i*i) * time.Second)
+		samples = append(samples, JobSample{Kind: "convert", Backend: "soffice", Enqueued: enq, Started: enq,
+			Finished: enq.Add(time.Duration(1+i%3) * time.Second), Service: time.Duration(1+i%3) * time.Second, OK: true})
+	}
+	for _, maxWq := range []float64{0, 5e-324, 1e-308, 1e308, math.MaxFloat64, math.Inf(1), math.NaN(), -1} {
+		for _, conf := range []float64{0.95, 1e-308, 1 - 1e-16, 1, 0} {
+			groups, err := History(t.Context(), samples, HistoryOptions{MaxWq: maxWq, Confidence: conf})
+			checkResult(t, fmt.Sprintf("History(max Wq %g, confidence %g)", maxWq, conf), groups, err)
+		}
 	}
 }
