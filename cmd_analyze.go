@@ -22,7 +22,9 @@ func analyzeCommand() *cli.Command {
 			"simulator and an analysis of the journal. Rates are per unit of time; times\n" +
 			"come out in the same unit (λ = 2 per second gives W in seconds). Every\n" +
 			"subcommand prints a table, or JSON with --json. An unstable queue (ρ ≥ 1)\n" +
-			"is reported, not hidden: the exit status is 1.",
+			"is reported, not hidden: the exit status is 1. Every size and rate has a\n" +
+			"limit, checked before any work (each subcommand's help lists its own), and\n" +
+			"SIGINT or SIGTERM stops any of them at once: the exit status is 130.",
 		Subcommands: []*cli.Command{
 			analyzeMMcCommand(),
 			analyzeMMcKCommand(),
@@ -209,7 +211,7 @@ func capacityFlag(aliases ...string) cli.Flag {
 }
 
 // limitsHelp is the limits every calculator checks, for its help.
-var limitsHelp = fmt.Sprintf("Limits, checked before any work (a usage error names the flag): rates, times\n"+
-	"and loads from %g to %g, the offered load λ/μ at most %g Erlangs, at most\n"+
-	"%d servers and a capacity of at most %d.", analyze.MinRate, analyze.MaxRate,
+var limitsHelp = fmt.Sprintf("Limits, checked before any work (a usage error names the flag and the limit):\n"+
+	"rates from %g to %g, times at most %g, the offered load λ/μ at most %g\n"+
+	"Erlangs, at most %d servers and a capacity of at most %d.", analyze.MinRate, analyze.MaxRate, analyze.MaxRate,
 	float64(analyze.MaxLoad), analyze.MaxServers, analyze.MaxCapacity)

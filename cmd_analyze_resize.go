@@ -25,7 +25,7 @@ func analyzeResizeCommand() *cli.Command {
 			`--json prints one line {"message_type":"resize", "lambda", "mu", "rho", "capacity", "buckets", "events", "l",` + "\n" +
 			`"target_buckets", "grow_above", "shrink_below", "trigger", "p_grow", "p_shrink",` + "\n" +
 			`"up_crossings_per_time", "down_crossings_per_time", "time_to_resize"}; the` + "\n" +
-			"last is null when no trigger can be reached.\n\n" + limitsHelp + " --buckets is at most the same.",
+			"last is null when no trigger can be reached.\n\n" + limitsHelp + "\n--buckets is at most the same.",
 		Flags: append(rateFlags(),
 			capacityFlag("N"),
 			&cli.IntFlag{Name: "buckets", Usage: fmt.Sprintf("buckets NB in the calendar now, at most %d (required)", analyze.MaxCapacity)},
