@@ -42,9 +42,10 @@ func analyzeSimulateCommand() *cli.Command {
 			fmt.Sprintf("Limits, checked before any work (a usage error names the flag): rates, times\n"+
 				"and means from %g to %g, lognormal CV at most %d, at most %d servers, a\n"+
 				"capacity of at most %d, at most %d customers per replication (a uniform\n"+
-				"N or a trace's lines likewise), %d replications and %d customers in all.",
+				"N or a trace's lines likewise), %d replications and %d customers in all;\n"+
+				"a trace is a regular file of at most %d bytes.",
 				analyze.MinRate, analyze.MaxRate, analyze.MaxCV, analyze.MaxServers, analyze.MaxCapacity,
-				analyze.MaxCustomers, analyze.MaxReplications, analyze.MaxSimulated),
+				analyze.MaxCustomers, analyze.MaxReplications, analyze.MaxSimulated, analyze.MaxTraceBytes),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "arrivals", Value: "exp:1", Usage: "exp:RATE, uniform:N/T or trace:FILE"},
 			&cli.StringFlag{Name: "service", Value: "exp:1", Usage: "exp:RATE, const:SECONDS or lognormal:MEAN,CV"},

@@ -32,6 +32,9 @@ const (
 	// MaxCV bounds lognormal service's coefficient of variation: σ² =
 	// ln(1+CV²) ≤ 14 keeps its draws finite.
 	MaxCV = 1000
+	// MaxTraceBytes bounds a trace file, which must be a regular file:
+	// room for MaxCustomers times with comments, a second or two to read.
+	MaxTraceBytes = 1 << 30
 	// MaxPoissonMean bounds poisson's mean λt, MaxPoissonRow the rows it
 	// prints (--from, --to): twice the largest mean, past its upper tail;
 	// MaxPoissonRows how many rows it prints (32 bytes each in memory).

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -286,6 +290,38 @@ func TestHistoryExtremes(t *testing.T) {
 		for _, conf := range []float64{0.95, 1e-308, 1 - 1e-16, 1, 0} {
 			groups, err := History(t.Context(), samples, HistoryOptions{MaxWq: maxWq, Confidence: conf})
 			checkResult(t, fmt.Sprintf("History(max Wq %g, confidence %g)", maxWq, conf), groups, err)
+		}
+	}
+}
+
+// TestTraceFileLimits: a trace that is a FIFO (opening it would block
+// until a writer came) or larger than MaxTraceBytes is refused before it
+// is read.
+func TestTraceFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxTraceBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for name, want := range map[string]string{fifo: "is not a regular file", huge: "more than the limit of 1073741824"} {
+		done := make(chan error, 1)
+		go func() { _, err := ParseArrivals("trace:" + name); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("ParseArrivals(trace:%s): %v, want an error saying %q", filepath.Base(name), err, want)
+			}
+		case <-time.After(10 * time.Second): // a generous bound, only against a hang
+			t.Fatalf("ParseArrivals(trace:%s) still running after 10 s", filepath.Base(name))
 		}
 	}
 }

@@ -105,12 +105,23 @@ func readTraceFile(name string) (Arrivals, error) {
 	if name == "" {
 		return Arrivals{}, fmt.Errorf("want trace:FILE")
 	}
+	// A FIFO or a device might never end (and opening a FIFO blocks), a
+	// huge file of comments would be read whole: neither heeds a signal.
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return Arrivals{}, err
+	case !fi.Mode().IsRegular():
+		return Arrivals{}, fmt.Errorf("%s is not a regular file", name)
+	case fi.Size() > MaxTraceBytes:
+		return Arrivals{}, fmt.Errorf("%s holds %d bytes, more than the limit of %d", name, fi.Size(), MaxTraceBytes)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return Arrivals{}, err
 	}
 	defer f.Close()
-	times, err := ReadTrace(f)
+	times, err := ReadTrace(io.LimitReader(f, MaxTraceBytes)) // even if it grows
 	return Arrivals{Times: times, File: name}, err
 }
 
