@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Kinds of Arrivals and Service.
@@ -105,9 +106,15 @@ func readTraceFile(name string) (Arrivals, error) {
 	if name == "" {
 		return Arrivals{}, fmt.Errorf("want trace:FILE")
 	}
-	// A FIFO or a device might never end (and opening a FIFO blocks), a
-	// huge file of comments would be read whole: neither heeds a signal.
-	fi, err := os.Stat(name)
+	// A FIFO or a device might never end, a huge file of comments would
+	// be read whole: neither heeds a signal. O_NONBLOCK: opening a FIFO
+	// would wait for a writer.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return Arrivals{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	switch {
 	case err != nil:
 		return Arrivals{}, err
@@ -116,11 +123,6 @@ func readTraceFile(name string) (Arrivals, error) {
 	case fi.Size() > MaxTraceBytes:
 		return Arrivals{}, fmt.Errorf("%s holds %d bytes, more than the limit of %d", name, fi.Size(), MaxTraceBytes)
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return Arrivals{}, err
-	}
-	defer f.Close()
 	times, err := ReadTrace(io.LimitReader(f, MaxTraceBytes)) // even if it grows
 	return Arrivals{Times: times, File: name}, err
 }
