@@ -22,7 +22,9 @@ func analyzeCommand() *cli.Command {
 			"simulator and an analysis of the journal. Rates are per unit of time; times\n" +
 			"come out in the same unit (λ = 2 per second gives W in seconds). Every\n" +
 			"subcommand prints a table, or JSON with --json. An unstable queue (ρ ≥ 1)\n" +
-			"is reported, not hidden: the exit status is 1.",
+			"is reported, not hidden: the exit status is 1. Every size and rate has a\n" +
+			"limit, checked before any work (each subcommand's help lists its own), and\n" +
+			"SIGINT or SIGTERM stops any of them at once: the exit status is 130.",
 		Subcommands: []*cli.Command{
 			analyzeMMcCommand(),
 			analyzeMMcKCommand(),
@@ -44,8 +46,9 @@ func rateFlags() []cli.Flag {
 	}
 }
 
-func serversFlag(usage string) cli.Flag {
-	return &cli.IntFlag{Name: "servers", Aliases: []string{"c"}, Usage: usage}
+func serversFlag() cli.Flag {
+	return &cli.IntFlag{Name: "servers", Aliases: []string{"c"},
+		Usage: fmt.Sprintf("number of servers c, at most %d (required)", analyze.MaxServers)}
 }
 
 // flagCheck reads flags and collects what is wrong with them, so that one
@@ -59,45 +62,65 @@ func (f *flagCheck) fail(name, format string, args ...any) {
 	f.errs = append(f.errs, fmt.Errorf("--%s: "+format, append([]any{name}, args...)...))
 }
 
-// positive reads a required flag that must be a positive finite number.
+// positive reads a required flag that must be a number in
+// [analyze.MinRate, analyze.MaxRate].
 func (f *flagCheck) positive(name string) float64 {
 	if !f.c.IsSet(name) {
 		f.fail(name, "required")
 		return 0
 	}
 	v := f.c.Float64(name)
-	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		f.fail(name, "%v is not a positive number", v)
+	if p := analyze.RateProblem(v); p != "" {
+		f.fail(name, "%s", p)
 	}
 	return v
 }
 
-// optional reads a flag that, if given, must be a finite number ≥ 0 (and
-// below 1 if prob); 0 when not given.
+// rates reads --lambda and --mu, and checks their offered load λ/μ
+// against analyze.MaxLoad.
+func (f *flagCheck) rates() (lambda, mu float64) {
+	lambda, mu = f.positive("lambda"), f.positive("mu")
+	f.load("lambda", "λ/μ", lambda/mu)
+	return lambda, mu
+}
+
+// load fails name when the offered load a, read from valid flags, is
+// above analyze.MaxLoad.
+func (f *flagCheck) load(name, what string, a float64) {
+	if len(f.errs) == 0 && !(a <= analyze.MaxLoad) {
+		f.fail(name, "the offered load %s = %g Erlangs is above the limit %g", what, a, float64(analyze.MaxLoad))
+	}
+}
+
+// optional reads a flag that, if given, must be a number from 0 to
+// analyze.MaxRate (and below 1 if prob); 0 when not given.
 func (f *flagCheck) optional(name string, prob bool) float64 {
 	if !f.c.IsSet(name) {
 		return 0
 	}
 	v := f.c.Float64(name)
 	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
-		f.fail(name, "%v is not a non-negative number", v)
+	case !(v >= 0 && v <= analyze.MaxRate):
+		f.fail(name, "%v is not a number from 0 to the limit %g", v, analyze.MaxRate)
 	case prob && (v <= 0 || v >= 1):
 		f.fail(name, "%v is not a probability strictly between 0 and 1", v)
 	}
 	return v
 }
 
-// count reads an integer flag that must be at least lo; required flags
-// must be given, others default to their Value.
-func (f *flagCheck) count(name string, lo int, required bool) int {
+// count reads an integer flag that must be from lo to the limit hi;
+// required flags must be given, others default to their Value.
+func (f *flagCheck) count(name string, lo, hi int, required bool) int {
 	if required && !f.c.IsSet(name) {
 		f.fail(name, "required")
 		return 0
 	}
 	v := f.c.Int(name)
-	if v < lo {
+	switch {
+	case v < lo:
 		f.fail(name, "%d is below %d", v, lo)
+	case v > hi:
+		f.fail(name, "%d is above the limit %d", v, hi)
 	}
 	return v
 }
@@ -184,5 +207,11 @@ func writeMeasures(w io.Writer, title string, rows []measure) error {
 
 func capacityFlag(aliases ...string) cli.Flag {
 	return &cli.IntFlag{Name: "capacity", Aliases: aliases,
-		Usage: "room in the system, the ones in service included (required)"}
+		Usage: fmt.Sprintf("room in the system, the ones in service included, at most %d (required)", analyze.MaxCapacity)}
 }
+
+// limitsHelp is the limits every calculator checks, for its help.
+var limitsHelp = fmt.Sprintf("Limits, checked before any work (a usage error names the flag and the limit):\n"+
+	"rates from %g to %g, times at most %g, the offered load λ/μ at most %g\n"+
+	"Erlangs, at most %d servers and a capacity of at most %d.", analyze.MinRate, analyze.MaxRate, analyze.MaxRate,
+	float64(analyze.MaxLoad), analyze.MaxServers, analyze.MaxCapacity)

@@ -19,8 +19,8 @@ func analyzeErlangCommand() *cli.Command {
 // erlangFlags are the flags of calq analyze erlang b and c.
 func erlangFlags() []cli.Flag {
 	return []cli.Flag{
-		serversFlag("number of servers c (required)"),
-		&cli.Float64Flag{Name: "load", Aliases: []string{"a"}, Usage: "offered load a = λ/μ in Erlangs (required)"},
+		serversFlag(),
+		&cli.Float64Flag{Name: "load", Aliases: []string{"a"}, Usage: fmt.Sprintf("offered load a = λ/μ in Erlangs, %g to %g (required)", analyze.MinRate, float64(analyze.MaxLoad))},
 		jsonFlag,
 	}
 }
@@ -29,12 +29,13 @@ func erlangFlags() []cli.Flag {
 // prints what show picks from it. Only Erlang C cares about stability.
 func runErlang(c *cli.Context, show func(analyze.MMcResult) (any, []measure)) error {
 	f := &flagCheck{c: c}
-	servers := f.count("servers", 1, true)
+	servers := f.count("servers", 1, analyze.MaxServers, true)
 	load := f.positive("load")
+	f.load("load", "a", load)
 	if err := f.err(); err != nil {
 		return err
 	}
-	r, err := analyze.MMc(load, 1, servers)
+	r, err := analyze.MMc(c.Context, load, 1, servers)
 	if err != nil {
 		return fmt.Errorf("analyze erlang %s: %w", c.Command.Name, err)
 	}

@@ -44,7 +44,7 @@ func analyzeHistoryCommand() *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "only jobs enqueued at or after `TIME`"},
 			&cli.StringFlag{Name: "until", Usage: "only jobs enqueued before `TIME`"},
 			&cli.Float64Flag{Name: "max-wq", Usage: "find the workers that keep the mean wait at most `SECONDS`"},
-			&cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "the confidence `LEVEL` of the intervals, in (0, 1)"},
+			&cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "the confidence `LEVEL` of the intervals, above 0 and at most 1 - 10^-9"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			dbFlag(),
 		},
@@ -62,7 +62,7 @@ func analyzeHistoryAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		groups, err := analyze.History(jobSamples(recs), o)
+		groups, err := analyze.History(c.Context, jobSamples(recs), o)
 		if err != nil {
 			return fmt.Errorf("analyze history: %w", err)
 		}
@@ -87,8 +87,8 @@ func analyzeHistoryOptions(c *cli.Context) (journal.Filter, analyze.HistoryOptio
 	if math.IsNaN(o.MaxWq) || math.IsInf(o.MaxWq, 0) || o.MaxWq < 0 {
 		errs = append(errs, fmt.Errorf("--max-wq: %v is not a non-negative number of seconds", o.MaxWq))
 	}
-	if !(o.Confidence > 0 && o.Confidence < 1) {
-		errs = append(errs, fmt.Errorf("--confidence: %v is not between 0 and 1", o.Confidence))
+	if !(o.Confidence > 0 && o.Confidence <= analyze.MaxConfidence) {
+		errs = append(errs, fmt.Errorf("--confidence: %v is not above 0 and at most the limit %v", o.Confidence, analyze.MaxConfidence))
 	}
 	if c.Args().Present() {
 		errs = append(errs, fmt.Errorf("unknown command %q", c.Args().First()))

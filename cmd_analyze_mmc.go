@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -53,25 +52,25 @@ func analyzeMMcCommand() *cli.Command {
 			`"w", "throughput", "wq_percentiles" {"p50","p90","p99","p999"} and` + "\n" +
 			`"wait_tail" [{"t","p_wq_above"}]}. When ρ ≥ 1 it says "stable": false,` + "\n" +
 			"the capacity cμ and the smallest stable c, the measures of a steady state\n" +
-			"(p0, lq, l, wq, w, throughput, the percentiles) are null, and calq exits 1.",
+			"(p0, lq, l, wq, w, throughput, the percentiles) are null, and calq exits 1.\n\n" + limitsHelp,
 		Flags: append(rateFlags(),
-			serversFlag("number of servers c (required)"),
+			serversFlag(),
 			&cli.Float64SliceFlag{Name: "t", Usage: "print P(Wq > `T`); repeat or separate by commas"},
 			jsonFlag),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
-			lambda, mu := f.positive("lambda"), f.positive("mu")
-			servers := f.count("servers", 1, true)
+			lambda, mu := f.rates()
+			servers := f.count("servers", 1, analyze.MaxServers, true)
 			ts := c.Float64Slice("t")
 			for _, t := range ts {
-				if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
-					f.fail("t", "%v is not a non-negative time", t)
+				if !(t >= 0 && t <= analyze.MaxRate) {
+					f.fail("t", "%v is not a time from 0 to the limit %g", t, analyze.MaxRate)
 				}
 			}
 			if err := f.err(); err != nil {
 				return err
 			}
-			r, err := analyze.MMc(lambda, mu, servers)
+			r, err := analyze.MMc(c.Context, lambda, mu, servers)
 			if err != nil {
 				return fmt.Errorf("analyze mmc: %w", err)
 			}

@@ -18,13 +18,14 @@ func analyzeMMcKCommand() *cli.Command {
 		Description: "Prints the steady-state measures of c exponential servers with room for K\n" +
 			"jobs in all; arrivals that find K are turned away. Computed from the state\n" +
 			"probabilities in logs, so it stays exact near ρ = 1 and for ρ > 1, where\n" +
-			"closed forms cancel or overflow. A full system is never unstable.\n\n" + mmckJSON,
-		Flags: append(rateFlags(), serversFlag("number of servers c (required)"), capacityFlag("K"), jsonFlag),
+			"closed forms cancel or overflow. A full system is never unstable.\n\n" + mmckJSON +
+			"\n\n" + limitsHelp,
+		Flags: append(rateFlags(), serversFlag(), capacityFlag("K"), jsonFlag),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
-			lambda, mu := f.positive("lambda"), f.positive("mu")
-			servers := f.count("servers", 1, true)
-			k := f.count("capacity", 1, true)
+			lambda, mu := f.rates()
+			servers := f.count("servers", 1, analyze.MaxServers, true)
+			k := f.count("capacity", 1, analyze.MaxCapacity, true)
 			if len(f.errs) == 0 && k < servers {
 				f.fail("capacity", "%d is below the %d servers", k, servers)
 			}
@@ -37,7 +38,7 @@ func runMMcK(c *cli.Context, f *flagCheck, lambda, mu float64, servers, k int) e
 	if err := f.err(); err != nil {
 		return err
 	}
-	r, err := analyze.MMcK(lambda, mu, servers, k)
+	r, err := analyze.MMcK(c.Context, lambda, mu, servers, k)
 	if err != nil {
 		return fmt.Errorf("analyze %s: %w", c.Command.Name, err)
 	}

@@ -19,7 +19,10 @@ func analyzePoissonCommand() *cli.Command {
 			"the rows hold all but 10^-6 of the probability on either side; --from and\n" +
 			"--to choose them. Each tail is summed from its own end, so small tails keep\n" +
 			"their digits.\n\n" +
-			`--json prints one line {"message_type":"poisson", "lambda", "t", "mean", "rows": [{"n", "p", "p_at_most", "p_more"}]}.`,
+			`--json prints one line {"message_type":"poisson", "lambda", "t", "mean", "rows": [{"n", "p", "p_at_most", "p_more"}]}.` +
+			fmt.Sprintf("\n\nLimits, checked before any work: --lambda and --t from %g to %g, the mean λt\n"+
+				"at most %d, --from and --to at most %d, at most %d rows.", analyze.MinRate, analyze.MaxRate,
+				analyze.MaxPoissonMean, analyze.MaxPoissonRow, analyze.MaxPoissonRows),
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "lambda", Aliases: []string{"l"}, Usage: "arrival rate λ (required)"},
 			&cli.Float64Flag{Name: "t", Usage: "length of the interval (required)"},
@@ -32,20 +35,26 @@ func analyzePoissonCommand() *cli.Command {
 			lambda, t := f.positive("lambda"), f.positive("t")
 			lo, hi := -1, -1
 			if c.IsSet("from") {
-				lo = f.count("from", 0, false)
+				lo = f.count("from", 0, analyze.MaxPoissonRow, false)
 			}
 			if c.IsSet("to") {
-				hi = f.count("to", 0, false)
+				hi = f.count("to", 0, analyze.MaxPoissonRow, false)
 			}
-			if lo >= 0 && hi >= 0 && hi < lo {
+			switch {
+			case lo >= 0 && hi >= 0 && hi < lo:
 				f.fail("to", "%d is below --from %d", hi, lo)
+			case hi >= 0 && hi-max(lo, 0) >= analyze.MaxPoissonRows:
+				f.fail("to", "%d rows from --from %d is more than the limit of %d rows", hi-max(lo, 0)+1, max(lo, 0), analyze.MaxPoissonRows)
 			}
 			if err := f.err(); err != nil {
 				return err
 			}
-			rows, err := analyze.Poisson(lambda, t, lo, hi)
+			rows, err := analyze.Poisson(c.Context, lambda, t, lo, hi)
 			if err != nil {
-				if errors.Is(err, analyze.ErrInput) {
+				switch {
+				case errors.Is(err, analyze.ErrRows):
+					return usageErrorf(c, "--from: %w", err)
+				case errors.Is(err, analyze.ErrInput):
 					return usageErrorf(c, "--lambda, --t: %w", err)
 				}
 				return fmt.Errorf("analyze poisson: %w", err)

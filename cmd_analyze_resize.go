@@ -25,20 +25,20 @@ func analyzeResizeCommand() *cli.Command {
 			`--json prints one line {"message_type":"resize", "lambda", "mu", "rho", "capacity", "buckets", "events", "l",` + "\n" +
 			`"target_buckets", "grow_above", "shrink_below", "trigger", "p_grow", "p_shrink",` + "\n" +
 			`"up_crossings_per_time", "down_crossings_per_time", "time_to_resize"}; the` + "\n" +
-			"last is null when no trigger can be reached.",
+			"last is null when no trigger can be reached.\n\n" + limitsHelp + "\n--buckets is at most the same.",
 		Flags: append(rateFlags(),
 			capacityFlag("N"),
-			&cli.IntFlag{Name: "buckets", Usage: "buckets NB in the calendar now (required)"},
+			&cli.IntFlag{Name: "buckets", Usage: fmt.Sprintf("buckets NB in the calendar now, at most %d (required)", analyze.MaxCapacity)},
 			&cli.IntFlag{Name: "events", Usage: "events NE in the queue now (default: the predicted L)"},
 			jsonFlag),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
-			lambda, mu := f.positive("lambda"), f.positive("mu")
-			n := f.count("capacity", 1, true)
-			nb := f.count("buckets", 1, true)
+			lambda, mu := f.rates()
+			n := f.count("capacity", 1, analyze.MaxCapacity, true)
+			nb := f.count("buckets", 1, analyze.MaxCapacity, true)
 			ne := -1
 			if c.IsSet("events") {
-				ne = f.count("events", 0, false)
+				ne = f.count("events", 0, analyze.MaxCapacity, false)
 				if len(f.errs) == 0 && ne > n {
 					f.fail("events", "%d is more than the capacity %d", ne, n)
 				}
@@ -46,7 +46,7 @@ func analyzeResizeCommand() *cli.Command {
 			if err := f.err(); err != nil {
 				return err
 			}
-			r, err := analyze.PredictResize(lambda, mu, n, nb, ne)
+			r, err := analyze.PredictResize(c.Context, lambda, mu, n, nb, ne)
 			if err != nil {
 				return fmt.Errorf("analyze resize: %w", err)
 			}

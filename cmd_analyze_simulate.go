@@ -38,7 +38,14 @@ func analyzeSimulateCommand() *cli.Command {
 			"A batch of 200 conversions arriving within 15 s on 3 servers, 6.3 s each\n" +
 			"(a conversion service reported 405-425 s for the last 10; they finish 403-422 s\n" +
 			"after the batch starts, 389-408 s after they arrived):\n" +
-			"  calq analyze simulate --arrivals uniform:200/15 --service const:6.3 --servers 3",
+			"  calq analyze simulate --arrivals uniform:200/15 --service const:6.3 --servers 3\n\n" +
+			fmt.Sprintf("Limits, checked before any work (a usage error names the flag): rates, times\n"+
+				"and means from %g to %g, lognormal CV at most %d, at most %d servers, a\n"+
+				"capacity of at most %d, at most %d customers per replication (a uniform\n"+
+				"N or a trace's lines likewise), %d replications and %d customers in all;\n"+
+				"a trace is a regular file of at most %d bytes.",
+				analyze.MinRate, analyze.MaxRate, analyze.MaxCV, analyze.MaxServers, analyze.MaxCapacity,
+				analyze.MaxCustomers, analyze.MaxReplications, analyze.MaxSimulated, analyze.MaxTraceBytes),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "arrivals", Value: "exp:1", Usage: "exp:RATE, uniform:N/T or trace:FILE"},
 			&cli.StringFlag{Name: "service", Value: "exp:1", Usage: "exp:RATE, const:SECONDS or lognormal:MEAN,CV"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -32,7 +33,9 @@ func analyzeSizeCommand() *cli.Command {
 			"--mu (λ = N per interval, μ = 1/AHT, both per second); --max-wq and --within\n" +
 			"are then in seconds. --interval defaults to 1h.\n\n" +
 			`--json prints one line {"message_type":"size", "servers": c, "target": {...}, "rows": [...]}, each row the` + "\n" +
-			`fields of calq analyze mmc --json with "meets" (and "p_within" for a service level).`,
+			`fields of calq analyze mmc --json with "meets" (and "p_within" for a service level).` + "\n\n" +
+			limitsHelp + fmt.Sprintf("\nThe search stops at %d servers: a load λ/μ of that or more is a usage\n"+
+			"error before it starts, a target no c up to it meets one after.", analyze.MaxServers),
 		Flags: append(rateFlags(),
 			&cli.Float64Flag{Name: "calls", Usage: "call-centre form: `N` calls per --interval (instead of --lambda and --mu)"},
 			&cli.DurationFlag{Name: "interval", Value: time.Hour, Usage: "the interval --calls arrive in, e.g. 30m"},
@@ -72,7 +75,10 @@ func analyzeSizeCommand() *cli.Command {
 			if err := f.err(); err != nil {
 				return err
 			}
-			n, around, err := analyze.Size(lambda, mu, t)
+			n, around, err := analyze.Size(c.Context, lambda, mu, t)
+			if errors.Is(err, analyze.ErrNoServers) {
+				return usageErrorf(c, "--%s: no c up to the limit of %d servers meets it", sizeTargetFlag(t), analyze.MaxServers)
+			}
 			if err != nil {
 				return fmt.Errorf("analyze size: %w", err)
 			}
@@ -102,7 +108,9 @@ func analyzeSizeCommand() *cli.Command {
 func sizeRates(f *flagCheck) (lambda, mu float64) {
 	c := f.c
 	if !c.IsSet("calls") && !c.IsSet("aht") && !c.IsSet("interval") {
-		return f.positive("lambda"), f.positive("mu")
+		lambda, mu = f.rates()
+		f.servers("lambda", "λ/μ", lambda/mu)
+		return lambda, mu
 	}
 	for _, n := range []string{"lambda", "mu"} {
 		if c.IsSet(n) {
@@ -123,7 +131,32 @@ func sizeRates(f *flagCheck) (lambda, mu float64) {
 	if len(f.errs) > 0 {
 		return 0, 0
 	}
-	return calls / interval.Seconds(), 1 / aht.Seconds()
+	lambda, mu = calls/interval.Seconds(), 1/aht.Seconds()
+	if !analyze.InRange(lambda) {
+		f.fail("calls", "λ = --calls/--interval per second: %s", analyze.RateProblem(lambda))
+	}
+	f.load("calls", "--calls·--aht/--interval", lambda/mu)
+	f.servers("calls", "--calls·--aht/--interval", lambda/mu)
+	return lambda, mu
+}
+
+// servers fails name when the load a, read from valid flags, needs more
+// servers than Size searches.
+func (f *flagCheck) servers(name, what string, a float64) {
+	if len(f.errs) == 0 && a >= analyze.MaxServers {
+		f.fail(name, "the offered load %s = %g Erlangs needs more than the limit of %d servers", what, a, analyze.MaxServers)
+	}
+}
+
+// sizeTargetFlag is the flag of t's target.
+func sizeTargetFlag(t analyze.Target) string {
+	switch {
+	case t.MaxPWait > 0:
+		return "max-p-wait"
+	case t.MaxWq > 0:
+		return "max-wq"
+	}
+	return "service-level"
 }
 
 func targetJSON(t analyze.Target) map[string]any {

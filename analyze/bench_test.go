@@ -20,7 +20,7 @@ func BenchmarkMMcMillion(b *testing.B) {
 	sink = x
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := MMc(0.95*c, 1, c); err != nil {
+		if _, err := MMc(b.Context(), 0.95*c, 1, c); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func BenchmarkSizeLinear(b *testing.B) {
 	target := Target{MaxPWait: 0.01}
 	quad := func() int {
 		for c := int(lambda) + 1; ; c++ {
-			r, _ := MMc(lambda, 1, c)
+			r, _ := MMc(b.Context(), lambda, 1, c)
 			if target.Met(r) {
 				return c
 			}
@@ -49,7 +49,7 @@ func BenchmarkSizeLinear(b *testing.B) {
 	quadratic := time.Since(start)
 	b.ResetTimer()
 	for b.Loop() {
-		got, _, err := Size(lambda, 1, target)
+		got, _, err := Size(b.Context(), lambda, 1, target)
 		if err != nil || got != want {
 			b.Fatalf("Size = %d, %v; the quadratic search says %d", got, err, want)
 		}

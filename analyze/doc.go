@@ -4,6 +4,13 @@
 // simulator and the analysis of a run's history. Its functions are pure
 // (Simulate reads a trace file only if asked) and safe for concurrent use.
 //
+// Every entry point takes a context first and returns ctx.Err() within
+// 2^14 steps of a cancel, and checks its inputs against the limits of
+// limits.go (MaxServers, MaxCapacity, MinRate and MaxRate, MaxLoad, the
+// Poisson and simulation bounds) before it starts, with errors wrapping
+// ErrInput: time and memory are bounded whatever it is asked, and within
+// the limits every measure is finite.
+//
 // Entry points: ErlangB and ErlangC (O(c) by recurrence, no factorials, so
 // exact to c = 10^6 and beyond) and LogErlangB (ln B where B underflows);
 // MMc (the M/M/c measures, with P0 in log space and the waiting-time tail);

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -13,40 +14,39 @@ func inputErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInput}, args...)...)
 }
 
-// checkRate rejects a rate or load that is not a positive finite number.
-func checkRate(name string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		return inputErr("%s = %v: want a positive number", name, v)
-	}
-	return nil
-}
-
 // ErlangB is the blocking probability of c servers offered a Erlangs
 // (M/M/c/c), by the recurrence B(k) = a·B(k-1) / (k + a·B(k-1)), B(0) = 1:
 // O(c), every step in (0, 1], so it neither overflows nor loses precision
-// where the textbook sum of a^k/k! does (c ≈ 150).
-func ErlangB(c int, a float64) (float64, error) {
+// where the textbook sum of a^k/k! does (c ≈ 150). It returns ctx.Err()
+// when ctx is cancelled.
+func ErlangB(ctx context.Context, c int, a float64) (float64, error) {
 	if err := checkErlang(c, a); err != nil {
 		return 0, err
 	}
-	return erlangB(c, a), nil
+	return erlangB(ctx, c, a)
 }
 
-// checkErlang rejects fewer than one server or a load that is not a
-// positive finite number.
+// checkErlang rejects servers outside [1, MaxServers] or a load outside
+// [MinRate, MaxLoad].
 func checkErlang(c int, a float64) error {
-	if c < 1 {
-		return inputErr("servers = %d: want at least 1", c)
+	if err := checkServers(c); err != nil {
+		return err
 	}
-	return checkRate("load", a)
+	if err := checkRate("load", a); err != nil {
+		return err
+	}
+	return checkLoad(a)
 }
 
-func erlangB(c int, a float64) float64 {
+func erlangB(ctx context.Context, c int, a float64) (float64, error) {
 	b := 1.0
 	for k := 1; k <= c; k++ {
+		if err := stopped(ctx, k); err != nil {
+			return 0, err
+		}
 		b = a * b / (float64(k) + a*b)
 	}
-	return b
+	return b, nil
 }
 
 // tinyB is where float64 Erlang B stops being trusted: below it the
@@ -57,17 +57,26 @@ const tinyB = 1e-250
 // 10^6 at half load has B ≈ 10^-54000): the plain recurrence while B ≥
 // 1e-250, then the same recurrence on ln(1/B), 1/B(k) = 1 + (k/a)/B(k-1),
 // as ln(1/B(k)) = x + ln(1 + e^-x) with x = ln(k/a) + ln(1/B(k-1)).
-func LogErlangB(c int, a float64) (float64, error) {
+func LogErlangB(ctx context.Context, c int, a float64) (float64, error) {
 	if err := checkErlang(c, a); err != nil {
 		return 0, err
 	}
-	return logErlangB(c, a), nil
+	return logErlangB(ctx, c, a)
 }
 
-func logErlangB(c int, a float64) float64 {
+func logErlangB(ctx context.Context, c int, a float64) (float64, error) {
+	// The plain recurrence stops before a step below tinyB: with a tiny
+	// load one step can fall from 1e-250 past float64's range to 0.
 	b, k := 1.0, 1
-	for ; k <= c && b >= tinyB; k++ {
-		b = a * b / (float64(k) + a*b)
+	for ; k <= c; k++ {
+		if err := stopped(ctx, k); err != nil {
+			return 0, err
+		}
+		next := a * b / (float64(k) + a*b)
+		if next < tinyB {
+			break
+		}
+		b = next
 	}
 	// ln(1/B) only grows from here (B falls with k), so every step adds
 	// ln(k/a) + ln(1 + e^-x) > 0 to it; the additions are compensated
@@ -75,6 +84,9 @@ func logErlangB(c int, a float64) float64 {
 	inv, comp := -math.Log(b), 0.0 // ln(1/B(k-1)) = inv - comp
 	la := math.Log(a)
 	for ; k <= c; k++ {
+		if err := stopped(ctx, k); err != nil {
+			return 0, err
+		}
 		lk := math.Log(float64(k)) - la
 		x := lk + inv
 		d := lk + math.Log1p(math.Exp(-x)) - comp
@@ -82,13 +94,13 @@ func logErlangB(c int, a float64) float64 {
 		comp = (t - inv) - d
 		inv = t
 	}
-	return -inv
+	return -inv, nil
 }
 
 // ErlangC is the probability that an arrival waits in M/M/c with offered
 // load a = λ/μ: B / (1 - ρ(1-B)), ρ = a/c. It is 1 when ρ ≥ 1.
-func ErlangC(c int, a float64) (float64, error) {
-	b, err := ErlangB(c, a)
+func ErlangC(ctx context.Context, c int, a float64) (float64, error) {
+	b, err := ErlangB(ctx, c, a)
 	if err != nil {
 		return 0, err
 	}

@@ -46,13 +46,13 @@ func TestErlangBExact(t *testing.T) {
 			t.Run(fmt.Sprintf("c=%d/load=%g", c, load), func(t *testing.T) {
 				t.Parallel()
 				a := load * float64(c)
-				got, err := ErlangB(c, a)
+				got, err := ErlangB(t.Context(), c, a)
 				if err != nil {
 					t.Fatal(err)
 				}
 				exact := bigErlangB(c, a)
 				lnWant := bigLog(exact)
-				lnGot, err := LogErlangB(c, a)
+				lnGot, err := LogErlangB(t.Context(), c, a)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,7 +70,7 @@ func TestErlangBExact(t *testing.T) {
 					t.Errorf("ErlangB(%d, %g) = %.15g, want %.15g (relative error %.2g)", c, a, got, want, rel)
 				}
 				if load < 1 {
-					pc, _ := ErlangC(c, a)
+					pc, _ := ErlangC(t.Context(), c, a)
 					wantC := want / (1 - load*(1-want))
 					if rel := math.Abs(pc-wantC) / wantC; rel > 1e-9 {
 						t.Errorf("ErlangC(%d, %g) = %.15g, want %.15g", c, a, pc, wantC)
@@ -88,14 +88,14 @@ func TestP0Underflow(t *testing.T) {
 		lambda float64
 		c      int
 	}{{1, 1000}, {5, 1_000_000}, {300, 2000}} {
-		r, err := MMc(tt.lambda, 1, tt.c)
+		r, err := MMc(t.Context(), tt.lambda, 1, tt.c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := math.Exp(-tt.lambda); math.Abs(r.P0-want)/want > 1e-12 {
 			t.Errorf("MMc(%g, 1, %d): P0 = %.15g, want e^-a = %.15g", tt.lambda, tt.c, r.P0, want)
 		}
-		lb, _ := LogErlangB(tt.c, tt.lambda)
+		lb, _ := LogErlangB(t.Context(), tt.c, tt.lambda)
 		if math.Abs(r.Log10ErlangB-lb/math.Ln10) > 1e-9 || r.Log10PWait > -300 || math.IsInf(r.Log10PWait, 0) {
 			t.Errorf("MMc(%g, 1, %d): log10 B = %g, log10 P(wait) = %g; want %g and a finite value below -300",
 				tt.lambda, tt.c, r.Log10ErlangB, r.Log10PWait, lb/math.Ln10)
@@ -108,13 +108,13 @@ func TestInputErrors(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"negative lambda", func() error { _, err := MMc(-1, 1, 1); return err }()},
-		{"zero servers", func() error { _, err := MMc(1, 1, 0); return err }()},
-		{"NaN mu", func() error { _, err := MMc(1, math.NaN(), 2); return err }()},
-		{"infinite load", func() error { _, err := ErlangB(3, math.Inf(1)); return err }()},
-		{"K below c", func() error { _, err := MMcK(1, 1, 3, 2); return err }()},
-		{"no target", func() error { _, _, err := Size(1, 1, Target{}); return err }()},
-		{"two targets", func() error { _, _, err := Size(1, 1, Target{MaxPWait: 0.1, MaxWq: 1}); return err }()},
+		{"negative lambda", func() error { _, err := MMc(t.Context(), -1, 1, 1); return err }()},
+		{"zero servers", func() error { _, err := MMc(t.Context(), 1, 1, 0); return err }()},
+		{"NaN mu", func() error { _, err := MMc(t.Context(), 1, math.NaN(), 2); return err }()},
+		{"infinite load", func() error { _, err := ErlangB(t.Context(), 3, math.Inf(1)); return err }()},
+		{"K below c", func() error { _, err := MMcK(t.Context(), 1, 1, 3, 2); return err }()},
+		{"no target", func() error { _, _, err := Size(t.Context(), 1, 1, Target{}); return err }()},
+		{"two targets", func() error { _, _, err := Size(t.Context(), 1, 1, Target{MaxPWait: 0.1, MaxWq: 1}); return err }()},
 	}
 	for _, tt := range tests {
 		if tt.err == nil {
@@ -125,7 +125,7 @@ func TestInputErrors(t *testing.T) {
 
 // TestUnstable: ρ ≥ 1 is reported, not hidden.
 func TestUnstable(t *testing.T) {
-	r, err := MMc(10, 3, 3)
+	r, err := MMc(t.Context(), 10, 3, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestUnstable(t *testing.T) {
 // ρ = 1 limit L = N/2 (one server), and ρ = 1e3 with N = 10^4 fills it.
 func TestMMcKAboveSaturation(t *testing.T) {
 	for _, lambda := range []float64{1 - 1e-9, 1, 1 + 1e-9} {
-		r, err := MM1N(lambda, 1, 10)
+		r, err := MM1N(t.Context(), lambda, 1, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestMMcKAboveSaturation(t *testing.T) {
 			t.Errorf("MM1N(λ=%v, μ=1, N=10): L = %.12g, want 5 ± 1e-6", lambda, r.L)
 		}
 	}
-	r, err := MM1N(1000, 1, 10_000)
+	r, err := MM1N(t.Context(), 1000, 1, 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestMMcKAboveSaturation(t *testing.T) {
 // at the answer and the one below it.
 func TestSizeLinear(t *testing.T) {
 	start := time.Now()
-	c, rows, err := Size(1e6, 1, Target{MaxPWait: 0.01})
+	c, rows, err := Size(t.Context(), 1e6, 1, Target{MaxPWait: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}

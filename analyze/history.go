@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -113,8 +115,9 @@ const (
 //   - With o.MaxWq, workers_for_max_wq is the smallest c whose predicted
 //     Wq, Allen-Cunneen's when it applies, is at most o.MaxWq.
 //
-// No field is NaN or infinite, so every group encodes as JSON.
-func History(samples []JobSample, o HistoryOptions) ([]HistoryGroup, error) {
+// No field is NaN or infinite, so every group encodes as JSON. It returns
+// ctx.Err() when ctx is cancelled.
+func History(ctx context.Context, samples []JobSample, o HistoryOptions) ([]HistoryGroup, error) {
 	o, err := o.check()
 	if err != nil {
 		return nil, err
@@ -133,7 +136,10 @@ func History(samples []JobSample, o HistoryOptions) ([]HistoryGroup, error) {
 	}
 	groups := make([]HistoryGroup, 0, len(byKey))
 	for k, ss := range byKey {
-		groups = append(groups, historyGroup(k.kind, k.backend, ss, o))
+		groups = append(groups, historyGroup(ctx, k.kind, k.backend, ss, o))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	slices.SortFunc(groups, func(a, b HistoryGroup) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Backend, b.Backend))
@@ -145,8 +151,8 @@ func (o HistoryOptions) check() (HistoryOptions, error) {
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}
-	if !(o.Confidence > 0 && o.Confidence < 1) {
-		return o, inputErr("confidence %v: want a number between 0 and 1", o.Confidence)
+	if !(o.Confidence > 0 && o.Confidence <= MaxConfidence) {
+		return o, inputErr("confidence %v: want a number above 0 and at most %v", o.Confidence, MaxConfidence)
 	}
 	if math.IsNaN(o.MaxWq) || math.IsInf(o.MaxWq, 0) || o.MaxWq < 0 {
 		return o, inputErr("max Wq %v: want a non-negative number of seconds", o.MaxWq)
@@ -166,13 +172,13 @@ func (s JobSample) check() error {
 	return nil
 }
 
-func historyGroup(kind, backend string, ss []JobSample, o HistoryOptions) HistoryGroup {
+func historyGroup(ctx context.Context, kind, backend string, ss []JobSample, o HistoryOptions) HistoryGroup {
 	g := HistoryGroup{Kind: kind, Backend: backend, Jobs: len(ss)}
 	g.arrivals(ss, o.Confidence)
 	g.service(ss, o.Confidence)
 	g.observe(ss)
 	factor, corrected := g.judgeCV()
-	g.predict(o.MaxWq, factor, corrected)
+	g.predict(ctx, o.MaxWq, factor, corrected)
 	return g
 }
 
@@ -307,14 +313,18 @@ func (g *HistoryGroup) judgeCV() (float64, bool) {
 
 // predict sets the observed rates against M/M/c with c = MaxConcurrency,
 // its wait scaled by factor when corrected, and staffs for maxWq.
-func (g *HistoryGroup) predict(maxWq, factor float64, corrected bool) {
+func (g *HistoryGroup) predict(ctx context.Context, maxWq, factor float64, corrected bool) {
 	if g.Lambda == nil || g.Mu == nil || g.MaxConcurrency < 1 {
 		return
 	}
 	lambda, mu := *g.Lambda, *g.Mu
-	r, err := MMc(lambda, mu, g.MaxConcurrency)
+	r, err := MMc(ctx, lambda, mu, g.MaxConcurrency)
+	if errors.Is(err, ErrInput) {
+		g.warn("no M/M/c prediction: %v", err)
+		return
+	}
 	if err != nil {
-		return // λ and μ are positive and finite: it cannot fail
+		return // cancelled: History returns ctx.Err()
 	}
 	g.Rho, g.Stable = ptr(r.Rho), r.Stable
 	if !r.Stable {
@@ -327,14 +337,14 @@ func (g *HistoryGroup) predict(maxWq, factor float64, corrected bool) {
 		}
 	}
 	if maxWq > 0 {
-		g.staff(lambda, mu, maxWq, factor, corrected)
+		g.staff(ctx, lambda, mu, maxWq, factor, corrected)
 	}
 }
 
 // staff finds the fewest workers whose predicted Wq, times factor when
 // corrected, is at most maxWq: Size's smallest c for maxWq/factor (any
 // stable c when factor is 0).
-func (g *HistoryGroup) staff(lambda, mu, maxWq, factor float64, corrected bool) {
+func (g *HistoryGroup) staff(ctx context.Context, lambda, mu, maxWq, factor float64, corrected bool) {
 	if lambda/mu > maxStaffLoad {
 		g.warn("the load λ/μ = %.3g Erlangs is too large to staff for", lambda/mu)
 		return
@@ -343,11 +353,15 @@ func (g *HistoryGroup) staff(lambda, mu, maxWq, factor float64, corrected bool) 
 	if corrected {
 		target = min(maxWq/factor, math.MaxFloat64)
 	}
-	c, _, err := Size(lambda, mu, Target{MaxWq: target})
-	if err != nil {
-		return // the inputs are checked: it cannot fail
+	c, rows, err := Size(ctx, lambda, mu, Target{MaxWq: target})
+	if errors.Is(err, ErrNoServers) {
+		g.warn("no number of workers up to %d keeps the predicted wait at most %.3g s", MaxServers, maxWq)
+		return
 	}
-	r, _ := MMc(lambda, mu, c)
+	if err != nil {
+		return // cancelled: History returns ctx.Err()
+	}
+	r := rows[min(1, c-1)] // rows start at c-1, or at c when c is 1
 	if corrected {
 		r.Wq *= factor
 	}

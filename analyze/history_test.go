@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +44,7 @@ func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math
 
 func oneGroup(t *testing.T, samples []JobSample, o HistoryOptions) HistoryGroup {
 	t.Helper()
-	groups, err := History(samples, o)
+	groups, err := History(t.Context(), samples, o)
 	if err != nil {
 		t.Fatalf("History: %v", err)
 	}
@@ -165,7 +166,7 @@ func TestHistoryPoisson(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	samples := simulate(rng, 20000, c, lambda, func() float64 { return rng.ExpFloat64() / mu })
 	g := oneGroup(t, samples, HistoryOptions{})
-	want, _ := MMc(lambda, mu, c)
+	want, _ := MMc(t.Context(), lambda, mu, c)
 	for _, e := range []struct {
 		name       string
 		got, truth float64
@@ -278,7 +279,7 @@ func TestHistoryStaffing(t *testing.T) {
 				factor = (deref(g.ArrivalCV)*deref(g.ArrivalCV) + deref(g.ServiceCV)*deref(g.ServiceCV)) / 2
 			}
 			wq := func(c int) (float64, bool) {
-				r, err := MMc(*g.Lambda, *g.Mu, c)
+				r, err := MMc(t.Context(), *g.Lambda, *g.Mu, c)
 				return r.Wq * factor, err == nil && r.Stable
 			}
 			if g.WorkersForMaxWq == nil {
@@ -345,7 +346,7 @@ func TestHistoryEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			groups, err := History(tt.samples, HistoryOptions{MaxWq: 0.5})
+			groups, err := History(t.Context(), tt.samples, HistoryOptions{MaxWq: 0.5})
 			if err != nil || len(groups) != tt.groups {
 				t.Fatalf("History: %d groups, %v; want %d", len(groups), err, tt.groups)
 			}
@@ -377,7 +378,7 @@ func TestHistoryGroups(t *testing.T) {
 	s := func(kind, backend string, enq float64) JobSample {
 		return JobSample{Kind: kind, Backend: backend, Enqueued: at(enq), Started: at(enq + 1)}
 	}
-	groups, err := History([]JobSample{s("sms", "modem", 0), s("convert", "soffice2", 1),
+	groups, err := History(t.Context(), []JobSample{s("sms", "modem", 0), s("convert", "soffice2", 1),
 		s("convert", "soffice1", 2), s("sms", "modem", 3)}, HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +411,7 @@ func TestHistoryBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := History(tt.samples, tt.o); !errors.Is(err, ErrInput) {
+			if _, err := History(t.Context(), tt.samples, tt.o); !errors.Is(err, ErrInput) {
 				t.Errorf("History: error %v, want ErrInput", err)
 			}
 		})
@@ -424,7 +425,7 @@ func ExampleHistory() {
 		return JobSample{Kind: "convert", Backend: "soffice", Enqueued: sec(enq), Started: sec(start),
 			Finished: sec(end), Service: time.Duration(end-start) * time.Second, OK: true}
 	}
-	groups, err := History([]JobSample{job(0, 0, 2), job(1, 1, 4), job(4, 4, 5)}, HistoryOptions{MaxWq: 0.1})
+	groups, err := History(context.Background(), []JobSample{job(0, 0, 2), job(1, 1, 4), job(4, 4, 5)}, HistoryOptions{MaxWq: 0.1})
 	if err != nil {
 		panic(err)
 	}

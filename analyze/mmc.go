@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"math"
 )
 
@@ -37,22 +38,31 @@ type MMcResult struct {
 // MMc computes the M/M/c measures. P0 comes from Erlang C in log space,
 // log P0 = log C + log(1-ρ) + lgamma(c+1) - c·log a, so it stays exact
 // where a^c/c! overflows. An unstable queue (ρ ≥ 1) is not an error: the
-// result says Stable false, with its capacity and MinStable.
-func MMc(lambda, mu float64, c int) (MMcResult, error) {
-	if err := checkRate("lambda", lambda); err != nil {
+// result says Stable false, with its capacity and MinStable. O(c); it
+// returns ctx.Err() when ctx is cancelled, and ErrInput past the limits
+// (MinRate, MaxRate, MaxLoad, MaxServers).
+func MMc(ctx context.Context, lambda, mu float64, c int) (MMcResult, error) {
+	if err := checkRates(lambda, mu); err != nil {
 		return MMcResult{}, err
 	}
-	if err := checkRate("mu", mu); err != nil {
+	if err := checkServers(c); err != nil {
 		return MMcResult{}, err
 	}
-	if c < 1 {
-		return MMcResult{}, inputErr("servers = %d: want at least 1", c)
-	}
+	return mmc(ctx, lambda, mu, c)
+}
+
+// mmc is MMc on checked rates, for any c ≥ 1.
+func mmc(ctx context.Context, lambda, mu float64, c int) (MMcResult, error) {
 	a := lambda / mu
-	b := erlangB(c, a)
+	b, err := erlangB(ctx, c, a)
+	if err != nil {
+		return MMcResult{}, err
+	}
 	lb := math.Log(b)
 	if b < tinyB {
-		lb = logErlangB(c, a)
+		if lb, err = logErlangB(ctx, c, a); err != nil {
+			return MMcResult{}, err
+		}
 	}
 	if a/float64(c) >= 1 {
 		return MMcResult{Lambda: lambda, Mu: mu, Servers: c, Load: a, Rho: a / float64(c),

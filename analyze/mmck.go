@@ -1,6 +1,9 @@
 package analyze
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // MMcKResult holds the measures of an M/M/c/K queue (K counts those in
 // service): with finite room it is stable at any load.
@@ -24,39 +27,43 @@ type MMcKResult struct {
 // (n ≤ c) and a^c/c!·ρ^(n-c) (n > c), kept as logarithms and normalised by
 // the largest: no closed form, so nothing to cancel near ρ = 1 and
 // nothing to overflow above it (R's and Octave's closed forms fail there).
-// O(K).
-func MMcK(lambda, mu float64, c, k int) (MMcKResult, error) {
-	if err := checkRate("lambda", lambda); err != nil {
+// O(K) time and one array of K+1; it returns ctx.Err() when ctx is
+// cancelled, and ErrInput past the limits (MinRate, MaxRate, MaxLoad,
+// MaxServers, MaxCapacity).
+func MMcK(ctx context.Context, lambda, mu float64, c, k int) (MMcKResult, error) {
+	if err := checkRates(lambda, mu); err != nil {
 		return MMcKResult{}, err
 	}
-	if err := checkRate("mu", mu); err != nil {
+	if err := checkServers(c); err != nil {
 		return MMcKResult{}, err
 	}
-	if c < 1 {
-		return MMcKResult{}, inputErr("servers = %d: want at least 1", c)
-	}
-	if k < c {
-		return MMcKResult{}, inputErr("capacity = %d: want at least the %d servers", k, c)
+	if err := checkCapacity(k, c); err != nil {
+		return MMcKResult{}, err
 	}
 	a := lambda / mu
 	rho := a / float64(c)
-	logw := make([]float64, k+1)
+	p := make([]float64, k+1) // the log weights, then the probabilities
+	top := 0.0
 	for n := 1; n <= k; n++ {
-		if n <= c {
-			logw[n] = logw[n-1] + math.Log(a) - math.Log(float64(n))
-		} else {
-			logw[n] = logw[n-1] + math.Log(rho)
+		if err := stopped(ctx, n); err != nil {
+			return MMcKResult{}, err
 		}
+		if n <= c {
+			p[n] = p[n-1] + math.Log(a) - math.Log(float64(n))
+		} else {
+			p[n] = p[n-1] + math.Log(rho)
+		}
+		top = max(top, p[n])
 	}
-	top := logw[0]
-	for _, v := range logw {
-		top = max(top, v)
-	}
-	p := make([]float64, k+1)
-	sum := 0.0
-	for n, v := range logw {
+	// below is Σ p_n for n < K, summed apart so that 1 - PK keeps its
+	// digits when nearly every arrival is blocked.
+	sum, below := 0.0, 0.0
+	for n, v := range p {
 		p[n] = math.Exp(v - top)
 		sum += p[n]
+		if n < k {
+			below += p[n]
+		}
 	}
 	r := MMcKResult{Lambda: lambda, Mu: mu, Servers: c, Capacity: k, Rho: rho, Probabilities: p}
 	for n := range p {
@@ -67,11 +74,13 @@ func MMcK(lambda, mu float64, c, k int) (MMcKResult, error) {
 		}
 	}
 	r.P0, r.PK = p[0], p[k]
-	r.LambdaEff = lambda * (1 - r.PK)
+	r.LambdaEff = lambda * (below / sum)
 	r.W, r.Wq = r.L/r.LambdaEff, r.Lq/r.LambdaEff
 	return r, nil
 }
 
 // MM1N is MMcK with one server and room for n (the one in service
 // included).
-func MM1N(lambda, mu float64, n int) (MMcKResult, error) { return MMcK(lambda, mu, 1, n) }
+func MM1N(ctx context.Context, lambda, mu float64, n int) (MMcKResult, error) {
+	return MMcK(ctx, lambda, mu, 1, n)
+}

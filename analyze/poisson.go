@@ -1,6 +1,16 @@
 package analyze
 
-import "math"
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// ErrRows is Poisson's error for rows it cannot print: the first past
+// the last (the default last, where the upper tail ends, included), or
+// more than MaxPoissonRows of them, which it would hold in memory. It
+// wraps ErrInput.
+var ErrRows = fmt.Errorf("%w rows", ErrInput)
 
 // PoissonRow is one row of a Poisson table: the probability of exactly N
 // arrivals, of at most N, and of more than N.
@@ -16,8 +26,10 @@ type PoissonRow struct {
 // picks the rows that hold all but 1e-6 of the mass on either side, lo < 0
 // likewise. Terms come from logs (n·ln m − m − ln n!), so m may be 10^6 or
 // more; both tails are summed, each from its own end, so neither loses its
-// digits to 1 − x.
-func Poisson(lambda, t float64, lo, hi int) ([]PoissonRow, error) {
+// digits to 1 − x. Rows past MaxPoissonRow are ErrInput, more than
+// MaxPoissonRows of them, ErrRows; O(hi) time, and it returns
+// ctx.Err() when ctx is cancelled.
+func Poisson(ctx context.Context, lambda, t float64, lo, hi int) ([]PoissonRow, error) {
 	if err := checkRate("lambda", lambda); err != nil {
 		return nil, err
 	}
@@ -25,8 +37,11 @@ func Poisson(lambda, t float64, lo, hi int) ([]PoissonRow, error) {
 		return nil, err
 	}
 	m := lambda * t
-	if math.IsInf(m, 0) || m > 1e7 {
-		return nil, inputErr("λt = %v: want at most 10^7 arrivals on average", m)
+	if m > MaxPoissonMean {
+		return nil, inputErr("λt = %v: want at most %d arrivals on average", m, MaxPoissonMean)
+	}
+	if lo > MaxPoissonRow || hi > MaxPoissonRow {
+		return nil, inputErr("rows %d to %d: want rows up to %d", lo, hi, MaxPoissonRow)
 	}
 	lm := math.Log(m)
 	pmf := func(n int) float64 { return math.Exp(float64(n)*lm - m - lgamma(float64(n)+1)) }
@@ -37,6 +52,9 @@ func Poisson(lambda, t float64, lo, hi int) ([]PoissonRow, error) {
 		lo = 0
 		for cum := pmf(0); cum < tail; cum += pmf(lo) {
 			lo++
+			if err := stopped(ctx, lo); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if hi < 0 {
@@ -46,17 +64,20 @@ func Poisson(lambda, t float64, lo, hi int) ([]PoissonRow, error) {
 				break
 			}
 		}
-		return Poisson(lambda, t, lo, hi)
+		return Poisson(ctx, lambda, t, lo, hi)
 	}
 	if hi < lo {
-		return nil, inputErr("rows %d to %d: the first is past the last", lo, hi)
+		return nil, fmt.Errorf("%w %d to %d: the first is past the last", ErrRows, lo, hi)
 	}
-	if hi-lo > 10_000_000 {
-		return nil, inputErr("rows %d to %d: more than 10^7 rows", lo, hi)
+	if hi-lo >= MaxPoissonRows {
+		return nil, fmt.Errorf("%w %d to %d: more than the limit of %d rows", ErrRows, lo, hi, MaxPoissonRows)
 	}
 	rows := make([]PoissonRow, hi-lo+1)
 	cum := 0.0
 	for n := 0; n <= hi; n++ {
+		if err := stopped(ctx, n+1); err != nil {
+			return nil, err
+		}
 		p := pmf(n)
 		cum += p
 		if n >= lo {
@@ -65,6 +86,9 @@ func Poisson(lambda, t float64, lo, hi int) ([]PoissonRow, error) {
 	}
 	more := 0.0
 	for n := max(top, hi); n > hi; n-- {
+		if err := stopped(ctx, n); err != nil {
+			return nil, err
+		}
 		more += pmf(n)
 	}
 	for i := len(rows) - 1; i >= 0; i-- {

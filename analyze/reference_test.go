@@ -87,7 +87,7 @@ func reference(t *testing.T, row refRow) (float64, bool) {
 	p := params(t, row.params)
 	switch row.model {
 	case "M/M/c":
-		r, err := MMc(p["lambda"], p["mu"], int(p["c"]))
+		r, err := MMc(t.Context(), p["lambda"], p["mu"], int(p["c"]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,19 +97,19 @@ func reference(t *testing.T, row refRow) (float64, bool) {
 		if row.model == "M/M/1/N" {
 			c, k = 1, int(p["N"])
 		}
-		r, err := MMcK(p["lambda"], p["mu"], c, k)
+		r, err := MMcK(t.Context(), p["lambda"], p["mu"], c, k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return pick(map[string]float64{"P0": r.P0, "PK": r.PK, "L": r.L, "Lq": r.Lq, "W": r.W, "Wq": r.Wq}, row.quantity)
 	case "ErlangB":
-		b, err := ErlangB(int(p["servers"]), p["load"])
+		b, err := ErlangB(t.Context(), int(p["servers"]), p["load"])
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b, true
 	case "Tail":
-		r, err := MMc(p["lambda"], p["mu"], int(p["c"]))
+		r, err := MMc(t.Context(), p["lambda"], p["mu"], int(p["c"]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func staffing(t *testing.T, row refRow) (float64, bool) {
 	default:
 		return 0, false
 	}
-	c, _, err := Size(lambda, mu, target)
+	c, _, err := Size(t.Context(), lambda, mu, target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"math"
 
 	"calq/sched/cq"
@@ -48,19 +49,18 @@ type ResizeResult struct {
 // at rate λ and popped at rate μ, with room for capacity events. ne < 0
 // means the predicted mean L, rounded. The expected time to the next
 // resize is the mean first-passage time of the birth-death chain out of
-// [ShrinkBelow, GrowAbove], solved as a tridiagonal system in O(N).
-func PredictResize(lambda, mu float64, capacity, nb, ne int) (ResizeResult, error) {
-	if err := checkRate("lambda", lambda); err != nil {
+// [ShrinkBelow, GrowAbove], solved as a tridiagonal system in O(N). It
+// returns ctx.Err() when ctx is cancelled, and ErrInput past the limits
+// (MinRate, MaxRate, MaxLoad; MaxCapacity for both N and NB).
+func PredictResize(ctx context.Context, lambda, mu float64, capacity, nb, ne int) (ResizeResult, error) {
+	if err := checkRates(lambda, mu); err != nil {
 		return ResizeResult{}, err
 	}
-	if err := checkRate("mu", mu); err != nil {
+	if err := checkCapacity(capacity, 1); err != nil {
 		return ResizeResult{}, err
 	}
-	if capacity < 1 {
-		return ResizeResult{}, inputErr("capacity = %d: want at least 1", capacity)
-	}
-	if nb < 1 {
-		return ResizeResult{}, inputErr("buckets = %d: want at least 1", nb)
+	if nb < 1 || nb > MaxCapacity {
+		return ResizeResult{}, inputErr("buckets = %d: want 1 to %d", nb, MaxCapacity)
 	}
 	rho := lambda / mu
 	l := cq.MM1NMeanLength(rho, capacity)
@@ -80,7 +80,7 @@ func PredictResize(lambda, mu float64, capacity, nb, ne int) (ResizeResult, erro
 	case ne < shrink:
 		r.Trigger = "shrink"
 	}
-	q, err := MM1N(lambda, mu, capacity)
+	q, err := MM1N(ctx, lambda, mu, capacity)
 	if err != nil {
 		return ResizeResult{}, err
 	}
@@ -99,7 +99,11 @@ func PredictResize(lambda, mu float64, capacity, nb, ne int) (ResizeResult, erro
 	if shrink >= 1 && shrink <= capacity {
 		r.DownCrossings = mu * p[shrink]
 	}
-	if t := firstPassage(lambda, mu, capacity, shrink, grow, ne); !math.IsInf(t, 0) && !math.IsNaN(t) {
+	t, err := firstPassage(ctx, lambda, mu, capacity, shrink, grow, ne)
+	if err != nil {
+		return ResizeResult{}, err
+	}
+	if !math.IsInf(t, 0) && !math.IsNaN(t) {
 		r.TimeToResize = &t
 	}
 	return r, nil
@@ -110,14 +114,14 @@ func PredictResize(lambda, mu float64, capacity, nb, ne int) (ResizeResult, erro
 // With T(n) the time from n, (λn+μn)·T(n) − λn·T(n+1) − μn·T(n−1) = 1 on
 // the states inside, T = 0 outside; the ends reflect at 0 and N. +Inf when
 // neither exit exists.
-func firstPassage(lambda, mu float64, capacity, lo, hi, n0 int) float64 {
+func firstPassage(ctx context.Context, lambda, mu float64, capacity, lo, hi, n0 int) (float64, error) {
 	lo, hi = max(lo, 0), min(hi, capacity)
 	if n0 < lo || n0 > hi {
-		return 0
+		return 0, nil
 	}
 	canUp, canDown := hi < capacity, lo >= 1
 	if !canUp && !canDown {
-		return math.Inf(1)
+		return math.Inf(1), nil
 	}
 	// Thomas algorithm over the states lo..hi: sub-diagonal -μn,
 	// diagonal λn+μn, super-diagonal -λn, right side 1.
@@ -125,6 +129,9 @@ func firstPassage(lambda, mu float64, capacity, lo, hi, n0 int) float64 {
 	cp := make([]float64, m) // modified super-diagonal
 	dp := make([]float64, m) // modified right side
 	for i := range m {
+		if err := stopped(ctx, i+1); err != nil {
+			return 0, err
+		}
 		n := lo + i
 		ln, mn := lambda, mu
 		if n == capacity {
@@ -147,5 +154,5 @@ func firstPassage(lambda, mu float64, capacity, lo, hi, n0 int) float64 {
 	for i := m - 2; i >= n0-lo; i-- {
 		t = dp[i] - cp[i]*t
 	}
-	return t
+	return t, nil
 }

@@ -14,7 +14,7 @@ import (
 func TestFirstPassage(t *testing.T) {
 	// Absorbed below lo and above hi: a = lo-1, b = hi+1.
 	for _, tt := range []struct{ lo, hi, n0 int }{{5, 20, 5}, {5, 20, 12}, {1, 1, 1}, {100, 1000, 300}} {
-		got := firstPassage(1, 1, 1_000_000, tt.lo, tt.hi, tt.n0)
+		got, _ := firstPassage(t.Context(), 1, 1, 1_000_000, tt.lo, tt.hi, tt.n0)
 		a, b := float64(tt.lo-1), float64(tt.hi+1)
 		want := (float64(tt.n0) - a) * (b - float64(tt.n0)) / 2
 		if math.Abs(got-want) > 1e-9*want {
@@ -28,15 +28,15 @@ func TestFirstPassage(t *testing.T) {
 			e = 1/tt.lambda + tt.mu/tt.lambda*e
 			want += e
 		}
-		got := firstPassage(tt.lambda, tt.mu, 1000, -1, hi, 0)
+		got, _ := firstPassage(t.Context(), tt.lambda, tt.mu, 1000, -1, hi, 0)
 		if math.Abs(got-want) > 1e-9*want {
 			t.Errorf("λ=%v μ=%v, from 0 past %d: %v, want %v", tt.lambda, tt.mu, hi, got, want)
 		}
 	}
-	if got := firstPassage(1, 1, 50, -1, 50, 10); !math.IsInf(got, 1) {
+	if got, _ := firstPassage(t.Context(), 1, 1, 50, -1, 50, 10); !math.IsInf(got, 1) {
 		t.Errorf("no exit: got %v, want +Inf", got)
 	}
-	if got := firstPassage(1, 1, 50, 5, 20, 30); got != 0 {
+	if got, _ := firstPassage(t.Context(), 1, 1, 50, 5, 20, 30); got != 0 {
 		t.Errorf("already outside: got %v, want 0", got)
 	}
 }
@@ -54,7 +54,7 @@ func TestPredictResizeMatchesQueue(t *testing.T) {
 		{1.2, 1, 100_000, 1024, 10_000, "grow"},
 		{0.5, 1, 100_000, 4096, 100, "shrink"},
 	} {
-		r, err := PredictResize(tt.lambda, tt.mu, tt.n, tt.nb, tt.ne)
+		r, err := PredictResize(t.Context(), tt.lambda, tt.mu, tt.n, tt.nb, tt.ne)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,17 +73,17 @@ func TestPredictResizeMatchesQueue(t *testing.T) {
 	}
 	// A growing queue drifts up at λ-μ: the time to pass the trigger is
 	// about the distance over the drift.
-	r, _ := PredictResize(1.2, 1, 100_000, 4096, 10_000)
+	r, _ := PredictResize(t.Context(), 1.2, 1, 100_000, 4096, 10_000)
 	if want := float64(r.GrowAbove+1-10_000) / 0.2; math.Abs(*r.TimeToResize-want) > 1e-3*want {
 		t.Errorf("drift: time to resize %v, want about %v", *r.TimeToResize, want)
 	}
 	// At the smallest calendar, with room below the grow trigger, nothing
 	// can trigger.
-	r, _ = PredictResize(1, 1, 100, cq.MinBuckets, 10)
+	r, _ = PredictResize(t.Context(), 1, 1, 100, cq.MinBuckets, 10)
 	if r.TimeToResize != nil {
 		t.Errorf("no reachable trigger: time to resize %v, want nil", *r.TimeToResize)
 	}
-	if _, err := PredictResize(1, 1, 10, 64, 11); err == nil {
+	if _, err := PredictResize(t.Context(), 1, 1, 10, 64, 11); err == nil {
 		t.Error("events above capacity: no error")
 	}
 }
@@ -92,7 +92,7 @@ func TestPredictResizeMatchesQueue(t *testing.T) {
 // a known value (λt = 3, n = 3: 4.5·e^-3) is exact; the tails keep their
 // digits far out.
 func TestPoisson(t *testing.T) {
-	rows, err := Poisson(2, 1.5, -1, -1)
+	rows, err := Poisson(t.Context(), 2, 1.5, -1, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestPoisson(t *testing.T) {
 		t.Errorf("last row %+v: want the upper tail to pass 1e-6 there", last)
 	}
 	// P(N > 30) for mean 3, summed exactly: about 1.7e-20.
-	far, _ := Poisson(3, 1, 30, 30)
+	far, _ := Poisson(t.Context(), 3, 1, 30, 30)
 	want := 0.0
 	for n := 31; n < 200; n++ {
 		want += math.Exp(float64(n)*math.Log(3) - 3 - lgamma(float64(n)+1))
@@ -116,7 +116,7 @@ func TestPoisson(t *testing.T) {
 	if math.Abs(far[0].More-want) > 1e-12*want {
 		t.Errorf("P(N > 30) = %v, want %v", far[0].More, want)
 	}
-	big, err := Poisson(1e6, 1, -1, -1)
+	big, err := Poisson(t.Context(), 1e6, 1, -1, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestPoisson(t *testing.T) {
 		t.Errorf("mean 10^6: middle row %+v", mid)
 	}
 	for _, bad := range [][2]float64{{-1, 1}, {1, 0}, {math.NaN(), 1}, {1e8, 1}} {
-		if _, err := Poisson(bad[0], bad[1], -1, -1); err == nil {
+		if _, err := Poisson(t.Context(), bad[0], bad[1], -1, -1); err == nil {
 			t.Errorf("Poisson(%v, %v): no error", bad[0], bad[1])
 		}
 	}

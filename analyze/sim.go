@@ -121,28 +121,44 @@ func (o SimOptions) Check() error {
 	add := func(field, format string, args ...any) {
 		errs = append(errs, optionErr(field, format, args...))
 	}
-	if o.Servers < 1 {
-		add("servers", "%d is less than 1", o.Servers)
+	// bounded adds field's error when v is below lo or above the limit hi.
+	bounded := func(field string, v, lo, hi int) bool {
+		switch {
+		case v < lo:
+			add(field, "%d is less than %d", v, lo)
+		case v > hi:
+			add(field, "%d is above the limit %d", v, hi)
+		default:
+			return true
+		}
+		return false
 	}
-	if o.Capacity < 0 {
+	bounded("servers", o.Servers, 1, MaxServers)
+	switch {
+	case o.Capacity < 0:
 		add("capacity", "%d is negative (0 means no limit)", o.Capacity)
-	} else if o.Capacity > 0 && o.Capacity < o.Servers {
+	case o.Capacity > MaxCapacity:
+		add("capacity", "%d is above the limit %d", o.Capacity, MaxCapacity)
+	case o.Capacity > 0 && o.Capacity < o.Servers:
 		add("capacity", "%d is less than the %d servers", o.Capacity, o.Servers)
 	}
 	fixed := o.Arrivals.count()
 	switch {
-	case fixed == 0 && o.Customers < 1:
-		add("customers", "%d is less than 1", o.Customers)
-	case fixed > 0 && o.Customers != 0 && o.Customers != fixed:
+	case fixed == 0:
+		bounded("customers", o.Customers, 1, MaxCustomers)
+	case o.Customers != 0 && o.Customers != fixed:
 		add("customers", "%d, but the arrivals %s fix the number at %d", o.Customers, o.Arrivals, fixed)
 	}
-	if n := o.customers(); o.Warmup < 0 {
+	n := o.customers()
+	if o.Warmup < 0 {
 		add("warmup", "%d is negative", o.Warmup)
 	} else if n > 0 && o.Warmup >= n {
 		add("warmup", "%d leaves none of the %d customers to measure", o.Warmup, n)
 	}
-	if o.Replications < 1 {
-		add("replications", "%d is less than 1", o.Replications)
+	if bounded("replications", o.Replications, 1, MaxReplications) && n > 0 && n <= MaxCustomers &&
+		o.Replications > MaxSimulated/n {
+		add("replications", "%d of %d customers each is more than the limit of %d customers in all",
+			o.Replications, n, MaxSimulated)
 	}
 	return errors.Join(errs...)
 }
@@ -174,6 +190,9 @@ func Simulate(ctx context.Context, o SimOptions) (SimResult, error) {
 	var reps []tally
 	var sim *replication
 	for i := range o.Replications {
+		if err := ctx.Err(); err != nil {
+			return SimResult{}, err
+		}
 		sim = newReplication(o, i, batches)
 		if err := sim.run(ctx); err != nil {
 			return SimResult{}, err
@@ -191,8 +210,7 @@ func Simulate(ctx context.Context, o SimOptions) (SimResult, error) {
 		res.CIMethod, res.CISamples = CIBatchMeans, len(sim.tallies)
 		est = overBatches(reps[0], sim.tallies, o.Servers)
 	}
-	res.setMetrics(est, o)
-	return res, nil
+	return res, res.setMetrics(ctx, est, o)
 }
 
 func (o SimOptions) header() SimResult {
@@ -202,8 +220,11 @@ func (o SimOptions) header() SimResult {
 		LastResponses: []float64{}, LastArrivals: []float64{}}
 }
 
-func (r *SimResult) setMetrics(est [nMetrics]estimate, o SimOptions) {
-	name, unstable, exact := analytic(o)
+func (r *SimResult) setMetrics(ctx context.Context, est [nMetrics]estimate, o SimOptions) error {
+	name, unstable, exact, err := analytic(ctx, o)
+	if err != nil {
+		return err
+	}
 	r.Analytic, r.Unstable = name, unstable
 	ms := make([]Metric, nMetrics)
 	for i, e := range est {
@@ -213,6 +234,7 @@ func (r *SimResult) setMetrics(est [nMetrics]estimate, o SimOptions) {
 	if o.Capacity > 0 {
 		r.Blocking = &ms[mBlock]
 	}
+	return nil
 }
 
 // finite keeps NaN, which JSON cannot carry, out of results: a measure
@@ -266,22 +288,29 @@ func offeredLoad(o SimOptions) float64 {
 
 // analytic returns the exact measures of an M/M/c or M/M/c/K model, in
 // the order of a tally's values (nil where there is none), or nothing for
-// other models and for an unstable M/M/c.
-func analytic(o SimOptions) (name string, unstable bool, v [nMetrics]*float64) {
+// other models, for an unstable M/M/c and for a load past MaxLoad; an
+// error only when ctx is cancelled.
+func analytic(ctx context.Context, o SimOptions) (name string, unstable bool, v [nMetrics]*float64, err error) {
 	if o.Arrivals.Kind != KindExp || o.Service.Kind != KindExp {
-		return "", false, v
+		return "", false, v, nil
 	}
 	lambda, mu, c := o.Arrivals.Rate, o.Service.Rate, o.Servers
 	if o.Capacity == 0 {
-		r, err := MMc(lambda, mu, c)
-		if err != nil || !r.Stable {
-			return "", true, v
+		r, err := MMc(ctx, lambda, mu, c)
+		if errors.Is(err, ErrInput) || (err == nil && !r.Stable) {
+			return "", err == nil, v, nil
 		}
-		return "M/M/c", false, pointers(r.W, r.Wq, r.L, r.Lq, r.Rho, r.PWait, math.NaN(), r.Throughput)
+		if err != nil {
+			return "", false, v, err
+		}
+		return "M/M/c", false, pointers(r.W, r.Wq, r.L, r.Lq, r.Rho, r.PWait, math.NaN(), r.Throughput), nil
 	}
-	r, err := MMcK(lambda, mu, c, o.Capacity)
+	r, err := MMcK(ctx, lambda, mu, c, o.Capacity)
+	if errors.Is(err, ErrInput) {
+		return "", false, v, nil
+	}
 	if err != nil {
-		return "", false, v
+		return "", false, v, err
 	}
 	// An accepted arrival waits when it finds c to K-1 in the system.
 	wait := 0.0
@@ -289,7 +318,7 @@ func analytic(o SimOptions) (name string, unstable bool, v [nMetrics]*float64) {
 		wait += r.Probabilities[n]
 	}
 	return "M/M/c/K", false, pointers(r.W, r.Wq, r.L, r.Lq, r.LambdaEff/(float64(c)*mu),
-		wait/(1-r.PK), r.PK, r.LambdaEff)
+		wait/(1-r.PK), r.PK, r.LambdaEff), nil
 }
 
 // pointers returns pointers to vs, nil for NaN.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Kinds of Arrivals and Service.
@@ -23,7 +24,7 @@ const (
 
 // maxCount bounds the arrivals a uniform spec or a trace may hold: their
 // times are kept in memory.
-const maxCount = 100_000_000
+const maxCount = MaxCustomers
 
 // OptionError is an invalid simulation option or spec. Field is the name
 // of the option as the CLI's flag spells it ("arrivals", "servers"), so
@@ -105,12 +106,24 @@ func readTraceFile(name string) (Arrivals, error) {
 	if name == "" {
 		return Arrivals{}, fmt.Errorf("want trace:FILE")
 	}
-	f, err := os.Open(name)
+	// A FIFO or a device might never end, a huge file of comments would
+	// be read whole: neither heeds a signal. O_NONBLOCK: opening a FIFO
+	// would wait for a writer.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return Arrivals{}, err
 	}
 	defer f.Close()
-	times, err := ReadTrace(f)
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return Arrivals{}, err
+	case !fi.Mode().IsRegular():
+		return Arrivals{}, fmt.Errorf("%s is not a regular file", name)
+	case fi.Size() > MaxTraceBytes:
+		return Arrivals{}, fmt.Errorf("%s holds %d bytes, more than the limit of %d", name, fi.Size(), MaxTraceBytes)
+	}
+	times, err := ReadTrace(io.LimitReader(f, MaxTraceBytes)) // even if it grows
 	return Arrivals{Times: times, File: name}, err
 }
 
@@ -133,6 +146,8 @@ func ReadTrace(r io.Reader) ([]float64, error) {
 			return nil, fmt.Errorf("line %d: time %v is negative", line, t)
 		case len(times) > 0 && t < times[len(times)-1]:
 			return nil, fmt.Errorf("line %d: time %v is before the previous one, %v", line, t, times[len(times)-1])
+		case t > MaxRate:
+			return nil, fmt.Errorf("line %d: time %v is past the limit %g", line, t, MaxRate)
 		case len(times) == maxCount:
 			return nil, fmt.Errorf("more than %d arrivals", maxCount)
 		}
@@ -215,8 +230,8 @@ func (a Arrivals) check() error {
 		}
 		prev := 0.0
 		for i, t := range a.Times {
-			if !(t >= prev) || math.IsInf(t, 1) {
-				return optionErr("arrivals", "trace time %d, %v, is not finite, non-negative and at least the one before", i+1, t)
+			if !(t >= prev) || t > MaxRate {
+				return optionErr("arrivals", "trace time %d, %v, is not between the one before and the limit %g", i+1, t, MaxRate)
 			}
 			prev = t
 		}
@@ -239,8 +254,8 @@ func (s Service) check() error {
 		if err := positive("service", "mean", s.Mean); err != nil {
 			return err
 		}
-		if math.IsNaN(s.CV) || math.IsInf(s.CV, 0) || s.CV < 0 {
-			return optionErr("service", "cv %v is not a non-negative number", s.CV)
+		if !(s.CV >= 0 && s.CV <= MaxCV) {
+			return optionErr("service", "cv %v is not between 0 and the limit %d", s.CV, MaxCV)
 		}
 		return nil
 	}
@@ -248,8 +263,8 @@ func (s Service) check() error {
 }
 
 func positive(field, name string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-		return optionErr(field, "%s %v is not a positive number", name, v)
+	if p := RateProblem(v); p != "" {
+		return optionErr(field, "%s %s", name, p)
 	}
 	return nil
 }

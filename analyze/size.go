@@ -1,6 +1,10 @@
 package analyze
 
-import "math"
+import (
+	"context"
+	"fmt"
+	"math"
+)
 
 // Target is what Size staffs for; set exactly one of its three goals.
 type Target struct {
@@ -47,29 +51,41 @@ func (t Target) Met(r MMcResult) bool {
 // Size returns the fewest servers that meet target for arrivals at λ and
 // service at μ, with the measures at c-1 .. c+2 around it (c-1 left out
 // when c is 1). The search starts at the smallest stable c and carries
-// Erlang B's recurrence from one c to the next, so it is linear in c.
-func Size(lambda, mu float64, target Target) (int, []MMcResult, error) {
-	if err := checkRate("lambda", lambda); err != nil {
-		return 0, nil, err
-	}
-	if err := checkRate("mu", mu); err != nil {
+// Erlang B's recurrence from one c to the next, so it is linear in c. It
+// searches up to MaxServers: a load that needs more, or a target no c up
+// to it meets, is ErrInput (ErrNoServers). It returns ctx.Err() when ctx
+// is cancelled.
+func Size(ctx context.Context, lambda, mu float64, target Target) (int, []MMcResult, error) {
+	if err := checkRates(lambda, mu); err != nil {
 		return 0, nil, err
 	}
 	if err := target.check(); err != nil {
 		return 0, nil, err
 	}
 	a := lambda / mu
+	if a >= MaxServers {
+		return 0, nil, fmt.Errorf("load λ/μ = %g Erlangs: %w", a, ErrNoServers)
+	}
 	b := 1.0
-	for c := 1; ; c++ {
+	for c := 1; c <= MaxServers; c++ {
+		if err := stopped(ctx, c); err != nil {
+			return 0, nil, err
+		}
 		b = a * b / (float64(c) + a*b)
 		if float64(c) <= a {
 			continue
 		}
 		if target.Met(mmcFromB(lambda, mu, c, b)) {
-			return c, around(lambda, mu, c), nil
+			rows, err := around(ctx, lambda, mu, c)
+			return c, rows, err
 		}
 	}
+	return 0, nil, fmt.Errorf("the target: %w", ErrNoServers)
 }
+
+// ErrNoServers is Size's error when the answer would be more than
+// MaxServers; it wraps ErrInput.
+var ErrNoServers = fmt.Errorf("%w: it needs more than %d servers", ErrInput, MaxServers)
 
 // mmcFromB is MMc given Erlang B, which the caller has carried.
 func mmcFromB(lambda, mu float64, c int, b float64) MMcResult {
@@ -93,11 +109,16 @@ func mmcFromB(lambda, mu float64, c int, b float64) MMcResult {
 	return r
 }
 
-func around(lambda, mu float64, c int) []MMcResult {
+// around is MMc at c-1 .. c+2 (c+1 and c+2 may pass MaxServers: they
+// only show what more servers would do).
+func around(ctx context.Context, lambda, mu float64, c int) ([]MMcResult, error) {
 	var rows []MMcResult
 	for k := max(1, c-1); k <= c+2; k++ {
-		r, _ := MMc(lambda, mu, k)
+		r, err := mmc(ctx, lambda, mu, k)
+		if err != nil {
+			return nil, err
+		}
 		rows = append(rows, r)
 	}
-	return rows
+	return rows, nil
 }

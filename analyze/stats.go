@@ -97,7 +97,7 @@ func gammaPInv(a, p float64) float64 {
 	x := gammaPGuess(a, p)
 	a1 := a - 1
 	for range 100 {
-		if x <= 0 {
+		if !(x > 0) { // NaN too: no loop below runs its 10^7 terms on it
 			return 0
 		}
 		// t is the density of the gamma(a) distribution at x.
