@@ -481,7 +481,19 @@ func TestDBPasswordWrittenNowhere(t *testing.T) {
 	run("sms", "status", "--json")
 	run("contacts", "list")
 	run("history", "--db", "host=127.0.0.1 port=1 user=calq password='"+dbSecret+"' dbname=calq")
-	run("worker", "--db", "postgres://calq:"+dbSecret+"@127.0.0.1:1/calq")
+	// A worker waits for a server that is down: it is stopped once it has
+	// said so.
+	down := calqCmd(t, "worker", "--db", "postgres://calq:"+dbSecret+"@127.0.0.1:1/calq")
+	down.Env = append(down.Env, env...)
+	var dlog lockedBuilder
+	down.Stdout, down.Stderr = &dlog, &dlog
+	if err := down.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the worker to say the server is unreachable", func() bool { return strings.Contains(dlog.String(), "unreachable") })
+	down.Process.Signal(syscall.SIGTERM)
+	down.Wait()
+	fmt.Fprintf(&written, "$ calq worker --db postgres://calq:PASSWORD@127.0.0.1:1/calq\n%s", dlog.String())
 	run("worker", "--db", "host=db password='"+dbSecret)
 	run("sched", "run", "--db", "user=calq password="+dbSecret+" dbname=calq", "--", "true")
 	w.Process.Signal(syscall.SIGTERM)
