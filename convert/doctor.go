@@ -87,6 +87,10 @@ func database(ctx context.Context, db string) Check {
 	if err != nil {
 		c.Detail = err.Error()
 		c.Fix = "start the server or correct the address; give the password in PGPASSWORD or ~/.pgpass"
+		var h interface{ Hint() string }
+		if errors.As(err, &h) && h.Hint() != "" {
+			c.Fix = h.Hint()
+		}
 		return c
 	}
 	c.OK, c.Detail = true, "PostgreSQL "+version+" at "+dburl.Redact(db)

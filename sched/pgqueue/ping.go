@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"calq/internal/dburl"
+	"calq/internal/pgdb"
 )
 
 // Ping connects to the database at url as Open does and returns the
@@ -20,7 +21,7 @@ func Ping(ctx context.Context, url string) (string, error) {
 	cfg.ConnectTimeout = 10 * time.Second
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return "", dburl.Wrap("connect to", url, err)
+		return "", pgdb.OpenError(url, err) // one line, with a hint
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var version string
