@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -156,17 +157,19 @@ func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journ
 		pg.Close()
 		return nil, nil, nil, dburl.Wrap("open", db, err)
 	}
-	if !engine {
-		forwardSpool(c, db, nil, st)
-		return nil, st, pg.Close, nil
+	var jn *journal.Journal
+	closeSMS := pg.Close
+	if engine {
+		if jn, err = journal.Open(c.Context, smsStatePath(db), journal.Options{}); err != nil {
+			pg.Close()
+			return nil, nil, nil, err
+		}
+		closeSMS = func() error { return errors.Join(jn.Close(), pg.Close()) }
 	}
-	jn, err := journal.Open(c.Context, smsStatePath(db), journal.Options{})
-	if err != nil {
-		pg.Close()
-		return nil, nil, nil, err
+	if err := forwardSpool(c.Context, c.App.ErrWriter, db, jn, st); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err)
 	}
-	forwardSpool(c, db, jn, st)
-	return jn, st, func() error { return errors.Join(jn.Close(), pg.Close()) }, nil
+	return jn, st, closeSMS, nil
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -61,6 +62,14 @@ func smsDaemonAction(c *cli.Context) error {
 	}
 	defer closeSMS()
 	o.Journal, o.Store = jn, st
+	// What calq sms send spools here during a later outage is forwarded
+	// once the database answers again, not only at the next start.
+	o.Feed = func(ctx context.Context) error {
+		if link.Down() {
+			return nil // the spool waits for the store's next success
+		}
+		return forwardSpool(ctx, c.App.ErrWriter, journalPath(c), jn, st)
+	}
 	if err := sms.Daemon(c.Context, o); err != nil {
 		return fmt.Errorf("sms daemon: %w", err)
 	}

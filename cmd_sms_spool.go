@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,18 +72,9 @@ func spoolSend(c *cli.Context, o sms.SendOptions, cause error) (sms.Result, erro
 	path, addr := smsStatePath(db), dburl.Redact(db)
 	// Spooling must not be cut short by the --timeout that just ran out.
 	ctx := context.WithoutCancel(c.Context)
-	jn, err := journal.Open(ctx, path, journal.Options{})
+	spooled, err := spool(ctx, path, addr, msgs)
 	if err != nil {
-		return sms.Result{}, fmt.Errorf("sms send: %v; spool the messages: %w", cause, err)
-	}
-	defer jn.Close()
-	sp, err := store.OpenSpool(ctx, jn)
-	var spooled []store.Spooled
-	if err == nil {
-		spooled, err = sp.Add(ctx, addr, msgs, time.Now())
-	}
-	if err != nil {
-		return sms.Result{}, fmt.Errorf("sms send: %v; spool the messages in %s: %w", cause, path, err)
+		return sms.Result{}, fmt.Errorf("sms send: %v; spool the messages in %s: %w; nothing was recorded", cause, path, err)
 	}
 	res := sms.Result{Transliterated: changes}
 	for _, s := range spooled {
@@ -92,37 +84,50 @@ func spoolSend(c *cli.Context, o sms.SendOptions, cause error) (sms.Result, erro
 	return res, &spooledError{n: len(spooled), path: path, addr: addr, cause: cause}
 }
 
+// spool keeps msgs in the spool of the journal file at path, for the
+// shared database at addr.
+func spool(ctx context.Context, path, addr string, msgs []store.SMSMessage) (sps []store.Spooled, err error) {
+	jn, err := journal.Open(ctx, path, journal.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, jn.Close()) }()
+	sp, err := store.OpenSpool(ctx, jn)
+	if err != nil {
+		return nil, err
+	}
+	return sp.Add(ctx, addr, msgs, time.Now())
+}
+
 // forwardSpool moves the messages spooled on this machine for the shared
-// database at url into its outbox st, once each. jn is the machine's
-// journal for that database when the caller holds it open, else nil: the
-// file is opened only when it exists. A failure is a warning: the
-// messages stay spooled for the next command.
-func forwardSpool(c *cli.Context, url string, jn *journal.Journal, st *store.Store) {
+// database at url into its outbox st, once each, and says so on w. jn is
+// the machine's journal for that database when the caller holds it open,
+// else nil: the file is opened only when it exists. What it could not
+// forward stays spooled, for the next command.
+func forwardSpool(ctx context.Context, w io.Writer, url string, jn *journal.Journal, st *store.Store) (err error) {
 	path := smsStatePath(url)
 	if jn == nil {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return
+			return nil
 		}
-		j, err := journal.Open(c.Context, path, journal.Options{})
-		if err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "calq: warning: forward the spooled sms: %v\n", err)
-			return
+		if jn, err = journal.Open(ctx, path, journal.Options{}); err != nil {
+			return fmt.Errorf("forward the sms spooled in %s: %w", path, err)
 		}
-		defer j.Close()
-		jn = j
+		defer func() { err = errors.Join(err, jn.Close()) }()
 	}
-	sp, err := store.OpenSpool(c.Context, jn)
+	sp, err := store.OpenSpool(ctx, jn)
 	var ids []int64
 	if err == nil {
-		ids, err = sp.Forward(c.Context, dburl.Redact(url), st)
+		ids, err = sp.Forward(ctx, dburl.Redact(url), st)
 	}
 	if len(ids) > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "calq: forwarded %s spooled in %s to %s: ids %s\n",
+		fmt.Fprintf(w, "calq: forwarded %s spooled in %s to %s: ids %s\n",
 			plural(len(ids), "message"), path, dburl.Redact(url), joinIDs(ids))
 	}
 	if err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "calq: warning: forward the sms spooled in %s: %v\n", path, err)
+		return fmt.Errorf("forward the sms spooled in %s: %w", path, err)
 	}
+	return nil
 }
 
 // spooledSMS lists the messages spooled on this machine for the shared

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os/exec"
@@ -134,8 +135,16 @@ func testSpool(t *testing.T, forwarder string) {
 		t.Errorf("the spool holds %d messages after the forward, want none", len(ms))
 	}
 
+	if sent := sentTo(t, emuLog); sent["+491701234567"] != 1 || sent["+491707654321"] != 1 {
+		t.Errorf("the modem got %v, want each spooled message once", sent)
+	}
+}
+
+// sentTo counts the PDUs an emulated modem's --log holds, by recipient.
+func sentTo(t *testing.T, log string) map[string]int {
+	t.Helper()
 	sent := map[string]int{}
-	for _, l := range lines(t, emuLog) {
+	for _, l := range lines(t, log) {
 		var e struct{ PDU string }
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatal(err)
@@ -146,7 +155,37 @@ func testSpool(t *testing.T, forwarder string) {
 		}
 		sent[m.DA]++
 	}
-	if sent["+491701234567"] != 1 || sent["+491707654321"] != 1 {
-		t.Errorf("the modem got %v, want each spooled message once", sent)
+	return sent
+}
+
+// TestSMSDaemonForwardsSpool: a daemon running on the machine where calq
+// sms send spooled a message during an outage forwards it once the
+// server is back, without a restart, and sends it once.
+func TestSMSDaemonForwardsSpool(t *testing.T) {
+	srv := pgtest.Start(t)
+	state, dir := t.TempDir(), t.TempDir()
+	emuLog := filepath.Join(dir, "emu.log")
+	dev := startEmulator(t, dir, "--log", emuLog, "--latency", "50ms")
+	daemon := startLogged(t, calqIn(t, state, "sms", "daemon", "--db", srv.URL, "--device", dev, "--send-every", "100ms"))
+	c := pgConn(t, srv.URL)
+	awaitRow(t, c, `SELECT 1 FROM calq.sms_modem_holds`)
+	c.Close(context.Background())
+
+	srv.Stop()
+	out, errOut, code := runCmd(t, calqIn(t, state, "sms", "send", "--db", srv.URL, "--no-wait", "+491701234567", "disk full on db1"))
+	if code != 4 || !strings.Contains(errOut, "calq: 1 message spooled in "+state) {
+		t.Fatalf("sms send --no-wait with the server down: exit %d, want 4, spooled\n%s%s", code, out, errOut)
+	}
+	srv.Start()
+	daemon.await(t, `^calq: forwarded 1 message spooled in `, 1)
+	c = pgConn(t, srv.URL)
+	waitFor(t, "the daemon to send it", func() bool {
+		return len(pgStrings(t, c, `SELECT recipient FROM calq.sms_messages WHERE state = 'sent'`)) == 1
+	})
+	if sent := sentTo(t, emuLog); len(sent) != 1 || sent["+491701234567"] != 1 {
+		t.Errorf("the modem got %v, want the spooled message once", sent)
+	}
+	if ms := statusLines(t, state, srv.URL, 0, "--state", "spooled"); len(ms) != 0 {
+		t.Errorf("the spool holds %d messages after the forward, want none", len(ms))
 	}
 }
