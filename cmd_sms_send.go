@@ -46,12 +46,12 @@ func smsSendCommand() *cli.Command {
 			"it forwards them, once each, with their options and time. A refusal (wrong\n" +
 			"password, no such database) spools nothing (exit 1).\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
-			`--json prints a line per message, {"message_type":"sms_result","id","to",` + "\n" +
-			`"state","reason","modem","parts","mr" (per part, null if none),"earlier"}, then` + "\n" +
-			`{"message_type":"sms_send","modems","still_queued","transliterated"}. An` + "\n" +
-			`"earlier" message (in the table, a reason starting "earlier run:") is one of an` + "\n" +
-			"earlier run that --queued settled, such as parts a killed run left in flight,\n" +
-			"settled as unknown; the exit status covers them.",
+			`--json prints a line per message, {"message_type":"sms_result","id" (null` + "\n" +
+			`while spooled),"to","state","reason","modem","parts","mr" (per part, null if` + "\n" +
+			`none),"earlier"}, then {"message_type":"sms_send","modems","still_queued",` + "\n" +
+			`"transliterated"}. An "earlier" message (in the table, a reason starting` + "\n" +
+			`"earlier run:") is one of an earlier run that --queued settled, such as parts a` + "\n" +
+			"killed run left in flight, settled as unknown; the exit status covers them.",
 		Flags: append(smsModemFlags(),
 			&cli.BoolFlag{Name: "flash", Usage: "a flash message (class 0), shown at once and not stored"},
 			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit (“smart quotes”, é, …) when that avoids UCS-2; each change is reported"},
