@@ -40,11 +40,12 @@ func smsSendCommand() *cli.Command {
 			"messages for it and waits for their outcome; while the daemon's modems are all\n" +
 			"down that wait has no end but --timeout. On a postgres:// --db whose server is\n" +
 			"down, send waits for it within --timeout (--no-wait: not at all); if it does\n" +
-			"not answer, the messages are spooled on this machine (state spooled, exit 4),\n" +
-			"in the state directory's sms-<digest>.db for that database, and the next\n" +
-			"calq sms send, sms status, sms daemon or worker --kinds sms here that reaches\n" +
-			"it forwards them, once each, with their options and time. A refusal (wrong\n" +
-			"password, no such database) spools nothing (exit 1).\n" +
+			"not answer (or goes away before the insert), the messages are spooled on\n" +
+			"this machine (state spooled, exit 4), in the state directory's sms-<digest>.db\n" +
+			"for that database, and the next calq sms send, sms status, sms daemon or\n" +
+			"worker --kinds sms here that reaches it forwards them, once each, with their\n" +
+			"options and time. A refusal (wrong password, no such database) spools nothing\n" +
+			"(exit 1).\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
 			`--json prints a line per message, {"message_type":"sms_result","id" (null` + "\n" +
 			`while spooled),"to","state","reason","modem","parts","mr" (per part, null if` + "\n" +
@@ -100,6 +101,10 @@ func smsSendAction(c *cli.Context) error {
 	res, err := sms.Send(c.Context, o)
 	if errors.Is(err, sms.ErrUsage) {
 		return &usageError{err: err, hint: helpHint(c)} // nothing was recorded: nothing to show
+	}
+	if sharedSMS(c) && errors.Is(err, sms.ErrNotRecorded) && spoolable(err) {
+		// The server went away between opening the outbox and the insert.
+		res, err = spoolSend(c, o, err)
 	}
 	if rerr := renderSend(c, res); rerr != nil {
 		return rerr

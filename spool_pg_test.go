@@ -189,3 +189,28 @@ func TestSMSDaemonForwardsSpool(t *testing.T) {
 		t.Errorf("the spool holds %d messages after the forward, want none", len(ms))
 	}
 }
+
+// TestSMSSendSpoolsFailedInsert: a server that answers the connection but
+// goes away during the insert (here a trigger fails it as a shutdown
+// would, SQLSTATE 57P01) records nothing there: send spools the message
+// (exit 4), and the next command forwards it, once.
+func TestSMSSendSpoolsFailedInsert(t *testing.T) {
+	srv := pgtest.Start(t)
+	state := t.TempDir()
+	statusLines(t, state, srv.URL, 0) // creates the tables
+	pgtest.Exec(t, srv.URL, `CREATE FUNCTION calq.shutdown() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$;
+		CREATE TRIGGER shutdown BEFORE INSERT ON calq.sms_messages FOR EACH ROW EXECUTE FUNCTION calq.shutdown()`)
+	out, errOut, code := runCmd(t, calqIn(t, state, "sms", "send", "--db", srv.URL, "--no-wait", "+491701234567", "disk full on db1"))
+	if code != 4 || !strings.Contains(errOut, "SQLSTATE 57P01") || !strings.Contains(errOut, "calq: 1 message spooled in "+state) {
+		t.Fatalf("sms send with the insert failing: exit %d, want 4, spooled\n%s%s", code, out, errOut)
+	}
+	pgtest.Exec(t, srv.URL, `DROP TRIGGER shutdown ON calq.sms_messages`)
+	ms := statusLines(t, state, srv.URL, 0)
+	if len(ms) != 1 || ms[0].State != "queued" || ms[0].ID == nil || ms[0].Text != "disk full on db1" {
+		t.Fatalf("sms status after the forward: %+v, want the message, queued, with an id", ms)
+	}
+	if ms := statusLines(t, state, srv.URL, 0); len(ms) != 1 {
+		t.Errorf("a second sms status lists %d messages, want still 1", len(ms))
+	}
+}
