@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -62,14 +61,7 @@ func smsDaemonAction(c *cli.Context) error {
 	}
 	defer closeSMS()
 	o.Journal, o.Store = jn, st
-	// What calq sms send spools here during a later outage is forwarded
-	// once the database answers again, not only at the next start.
-	o.Feed = func(ctx context.Context) error {
-		if link.Down() {
-			return nil // the spool waits for the store's next success
-		}
-		return forwardSpool(ctx, c.App.ErrWriter, journalPath(c), jn, st)
-	}
+	o.Feed = spoolFeed(c, link, jn, st)
 	if err := sms.Daemon(c.Context, o); err != nil {
 		return fmt.Errorf("sms daemon: %w", err)
 	}

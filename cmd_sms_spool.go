@@ -130,6 +130,18 @@ func forwardSpool(ctx context.Context, w io.Writer, url string, jn *journal.Jour
 	return nil
 }
 
+// spoolFeed is a running daemon's DaemonOptions.Feed: what calq sms send
+// spools on this machine during a later outage is forwarded once the
+// database answers again, not only at the next start.
+func spoolFeed(c *cli.Context, link *pgdb.Link, jn *journal.Journal, st *store.Store) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if link.Down() {
+			return nil // the spool waits for the store's next success
+		}
+		return forwardSpool(ctx, c.App.ErrWriter, journalPath(c), jn, st)
+	}
+}
+
 // spooledSMS lists the messages spooled on this machine for the shared
 // --db, as outbox messages in state spooled (no id: the shared outbox
 // has given them none yet).

@@ -158,15 +158,25 @@ func sentTo(t *testing.T, log string) map[string]int {
 	return sent
 }
 
-// TestSMSDaemonForwardsSpool: a daemon running on the machine where calq
-// sms send spooled a message during an outage forwards it once the
-// server is back, without a restart, and sends it once.
+// TestSMSDaemonForwardsSpool: a daemon (calq sms daemon, or calq worker
+// --kinds sms) running on the machine where calq sms send spooled a
+// message during an outage forwards it once the server is back, without
+// a restart, and sends it once.
 func TestSMSDaemonForwardsSpool(t *testing.T) {
+	for name, args := range map[string][]string{
+		"daemon": {"sms", "daemon", "--send-every", "100ms"},
+		"worker": {"worker", "--kinds", "sms"},
+	} {
+		t.Run(name, func(t *testing.T) { testDaemonForwards(t, args) })
+	}
+}
+
+func testDaemonForwards(t *testing.T, args []string) {
 	srv := pgtest.Start(t)
 	state, dir := t.TempDir(), t.TempDir()
 	emuLog := filepath.Join(dir, "emu.log")
 	dev := startEmulator(t, dir, "--log", emuLog, "--latency", "50ms")
-	daemon := startLogged(t, calqIn(t, state, "sms", "daemon", "--db", srv.URL, "--device", dev, "--send-every", "100ms"))
+	daemon := startLogged(t, calqIn(t, state, append(args, "--db", srv.URL, "--device", dev)...))
 	c := pgConn(t, srv.URL)
 	awaitRow(t, c, `SELECT 1 FROM calq.sms_modem_holds`)
 	c.Close(context.Background())
