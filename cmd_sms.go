@@ -1,11 +1,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -126,8 +124,10 @@ func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]
 // journal and the sms store in it. With a postgres:// --db: the shared
 // outbox and inbox there and, when engine is set (a daemon sends), a
 // journal for this machine's engine in the state directory, one per
-// database (sms-<digest>.db); else the journal is nil. It does not wait
-// for a server that is down: see openSMSWith.
+// database (smsStatePath); else the journal is nil. Either way it then
+// forwards what calq sms send spooled on this machine while the server
+// was down (forwardSpool). It does not wait for a server that is down:
+// see openSMSWith.
 func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func() error, error) {
 	return openSMSWith(c, engine, store.PGOptions{})
 }
@@ -157,19 +157,19 @@ func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journ
 		pg.Close()
 		return nil, nil, nil, dburl.Wrap("open", db, err)
 	}
-	if !engine {
-		return nil, st, pg.Close, nil
+	var jn *journal.Journal
+	closeSMS := pg.Close
+	if engine {
+		if jn, err = journal.Open(c.Context, smsStatePath(db), journal.Options{}); err != nil {
+			pg.Close()
+			return nil, nil, nil, err
+		}
+		closeSMS = func() error { return errors.Join(jn.Close(), pg.Close()) }
 	}
-	home, _ := os.UserHomeDir()
-	sum := sha256.Sum256([]byte(dburl.Redact(db)))
-	path := filepath.Join(filepath.Dir(journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)),
-		"sms-"+hex.EncodeToString(sum[:6])+".db")
-	jn, err := journal.Open(c.Context, path, journal.Options{})
-	if err != nil {
-		pg.Close()
-		return nil, nil, nil, err
+	if err := forwardSpool(c.Context, c.App.ErrWriter, db, jn, st); err != nil {
+		fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err)
 	}
-	return jn, st, func() error { return errors.Join(jn.Close(), pg.Close()) }, nil
+	return jn, st, closeSMS, nil
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).

@@ -61,6 +61,7 @@ func smsDaemonAction(c *cli.Context) error {
 	}
 	defer closeSMS()
 	o.Journal, o.Store = jn, st
+	o.Feed = spoolFeed(c, link, jn, st)
 	if err := sms.Daemon(c.Context, o); err != nil {
 		return fmt.Errorf("sms daemon: %w", err)
 	}

@@ -39,15 +39,20 @@ func smsSendCommand() *cli.Command {
 			"calq sms send --queued. When a daemon holds the modems, send records the\n" +
 			"messages for it and waits for their outcome; while the daemon's modems are all\n" +
 			"down that wait has no end but --timeout. On a postgres:// --db whose server is\n" +
-			"down, send waits for it within --timeout; if it never answers, nothing is\n" +
-			"recorded (exit 1).\n" +
+			"down, send waits for it within --timeout (--no-wait: not at all); if it does\n" +
+			"not answer (or goes away before the insert), the messages are spooled on\n" +
+			"this machine (state spooled, exit 4), in the state directory's sms-<digest>.db\n" +
+			"for that database, and the next calq sms send, sms status, sms daemon or\n" +
+			"worker --kinds sms here that reaches it forwards them, once each, with their\n" +
+			"options and time. A refusal (wrong password, no such database) spools nothing\n" +
+			"(exit 1).\n" +
 			"--at TIME (15:04, '2006-01-02 15:04', RFC 3339, +10m) holds a message until then.\n\n" +
-			`--json prints a line per message, {"message_type":"sms_result","id","to",` + "\n" +
-			`"state","reason","modem","parts","mr" (per part, null if none),"earlier"}, then` + "\n" +
-			`{"message_type":"sms_send","modems","still_queued","transliterated"}. An` + "\n" +
-			`"earlier" message (in the table, a reason starting "earlier run:") is one of an` + "\n" +
-			"earlier run that --queued settled, such as parts a killed run left in flight,\n" +
-			"settled as unknown; the exit status covers them.",
+			`--json prints a line per message, {"message_type":"sms_result","id" (null` + "\n" +
+			`while spooled),"to","state","reason","modem","parts","mr" (per part, null if` + "\n" +
+			`none),"earlier"}, then {"message_type":"sms_send","modems","still_queued",` + "\n" +
+			`"transliterated"}. An "earlier" message (in the table, a reason starting` + "\n" +
+			`"earlier run:") is one of an earlier run that --queued settled, such as parts a` + "\n" +
+			"killed run left in flight, settled as unknown; the exit status covers them.",
 		Flags: append(smsModemFlags(),
 			&cli.BoolFlag{Name: "flash", Usage: "a flash message (class 0), shown at once and not stored"},
 			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit (“smart quotes”, é, …) when that avoids UCS-2; each change is reported"},
@@ -76,8 +81,15 @@ func smsSendAction(c *cli.Context) error {
 		return usageErrorf(c, "--device: with a PostgreSQL --db the daemons on the modem hosts send (calq sms daemon --db URL --device DEV there)")
 	}
 	jn, st, closeSMS, err := openSendStore(c, &o)
-	if err != nil {
+	if err != nil && sharedSMS(c) && spoolable(err) {
+		res, err := spoolSend(c, o, err)
+		if rerr := renderSend(c, res); rerr != nil {
+			return rerr
+		}
 		return err
+	}
+	if err != nil {
+		return fmt.Errorf("sms send: %w; nothing was recorded", err)
 	}
 	defer closeSMS()
 	o.Journal, o.Store = jn, st
@@ -90,6 +102,10 @@ func smsSendAction(c *cli.Context) error {
 	if errors.Is(err, sms.ErrUsage) {
 		return &usageError{err: err, hint: helpHint(c)} // nothing was recorded: nothing to show
 	}
+	if sharedSMS(c) && errors.Is(err, sms.ErrNotRecorded) && spoolable(err) {
+		// The server went away between opening the outbox and the insert.
+		res, err = spoolSend(c, o, err)
+	}
 	if rerr := renderSend(c, res); rerr != nil {
 		return rerr
 	}
@@ -98,8 +114,9 @@ func smsSendAction(c *cli.Context) error {
 
 // openSendStore opens the outbox. A shared one whose server is down (a
 // restart, a failover) is waited for within --timeout, without it until
-// interrupted, so that an alert is not lost; the wait counts against
-// o.Timeout.
+// interrupted, and not at all with --no-wait; the wait counts against
+// o.Timeout. When it does not answer, the caller spools the messages
+// (spoolSend), so that an alert is not lost.
 func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store.Store, func() error, error) {
 	if !sharedSMS(c) {
 		return openSMS(c, false)
@@ -112,9 +129,9 @@ func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store
 	}
 	oc := *c
 	oc.Context = ctx
-	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: true, Link: dbLink(c.App.ErrWriter, "calq: ", journalPath(c))})
+	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: dbLink(c.App.ErrWriter, "calq: ", journalPath(c))})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("sms send: %w; nothing was recorded", err)
+		return nil, nil, nil, err
 	}
 	if o.Timeout > 0 {
 		o.Timeout = max(o.Timeout-time.Since(start), time.Millisecond)
@@ -250,7 +267,7 @@ func isTerminalReader(r io.Reader) bool {
 
 // sendLine is --json's line for a message a send settled or queued.
 type sendLine struct {
-	ID      int64  `json:"id"`
+	ID      *int64 `json:"id"` // null while spooled: the shared outbox has given none yet
 	To      string `json:"to"`
 	State   string `json:"state"`
 	Reason  string `json:"reason,omitempty"`
@@ -261,8 +278,11 @@ type sendLine struct {
 }
 
 func toSendLine(m sms.MessageResult, earlier bool) sendLine {
-	l := sendLine{ID: m.ID, To: m.To, State: m.State, Reason: m.Reason, Modem: m.Modem, Parts: m.Parts,
+	l := sendLine{To: m.To, State: m.State, Reason: m.Reason, Modem: m.Modem, Parts: m.Parts,
 		MR: []*int{}, Earlier: earlier}
+	if m.State != store.SMSSpooled {
+		l.ID = &m.ID
+	}
 	for _, mr := range m.MR {
 		if mr < 0 {
 			l.MR = append(l.MR, nil)
@@ -298,14 +318,16 @@ func renderSend(c *cli.Context, res sms.Result) error {
 	}
 	if noWait(c) {
 		for _, m := range res.Messages {
-			fmt.Fprintln(w, m.ID)
+			if m.State != store.SMSSpooled { // no id yet: stderr says where it is
+				fmt.Fprintln(w, m.ID)
+			}
 		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTO\tSTATE\tMODEM\tPARTS\tMR\tREASON")
 	for _, m := range res.Messages {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR), m.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", idText(m.ID), m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR), m.Reason)
 	}
 	for _, m := range res.Earlier {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR),
@@ -323,6 +345,14 @@ func mrText(mr []int) string {
 		}
 	}
 	return strings.Join(s, ",")
+}
+
+// idText is an outbox id, "-" for none (a spooled message).
+func idText(id int64) string {
+	if id == 0 {
+		return "-"
+	}
+	return fmt.Sprint(id)
 }
 
 func dash(s string) string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,16 +22,20 @@ func smsStatusCommand() *cli.Command {
 		Usage:     "show the outbox: one message with its parts, or the latest messages",
 		ArgsUsage: "[ID]",
 		Description: "Without ID, lists the --limit latest messages of the outbox (or those in\n" +
-			"--state: queued, sent, failed, unknown). With ID, shows that message and its\n" +
-			"parts. calq history --kind sms shows the send jobs and their attempts.\n" +
-			`--json prints a line per message, {"message_type":"sms","id","created","to",` + "\n" +
-			`"text","options":{...},"state","reason","modem","updated","parts":[{"seq",` + "\n" +
-			`"total","ref","tpdu_length","state","mr" (null until accepted),"modem","reason"}]};` + "\n" +
+			"--state: spooled, queued, sent, failed, unknown). With ID, shows that message\n" +
+			"and its parts. On a postgres:// --db it first forwards what calq sms send\n" +
+			"spooled on this machine while the server was down; what is still spooled is\n" +
+			"listed first, state spooled, with no id (also when the server is down, which\n" +
+			"then fails: exit 1). calq history --kind sms shows the send jobs and attempts.\n" +
+			`--json prints a line per message, {"message_type":"sms","id" (null while` + "\n" +
+			`spooled),"created","to","text","options":{...},"state","reason","modem",` + "\n" +
+			`"updated","parts":[{"seq","total","ref","tpdu_length","state","mr" (null` + "\n" +
+			`until accepted),"modem","reason"}]};` + "\n" +
 			`with ID, then a line per status report, {"message_type":"sms_report","seq",` + "\n" +
 			`"report_id","status","outcome","discharged"}: the reports calq sms recv or the` + "\n" +
 			"daemon received for its parts, matched by modem, message reference and recipient.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "state", Usage: "only messages in `STATE`: queued, sent, failed or unknown"},
+			&cli.StringFlag{Name: "state", Usage: "only messages in `STATE`: spooled, queued, sent, failed or unknown"},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "list at most `N` messages"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			dbFlag(),
@@ -51,40 +56,63 @@ func smsStatusCommand() *cli.Command {
 					return usageErrorf(c, "ID %q is not a message id", c.Args().First())
 				}
 			}
-			show := func(st *store.Store) error {
+			show := func(st *store.Store, spooled []store.SMSMessage) error {
+				if c.String("state") == store.SMSSpooled {
+					return renderStatus(c, spooled, false, nil)
+				}
 				ms, reports, err := sms.Status(c.Context, st, id, store.SMSFilter{State: c.String("state"), Limit: c.Int("limit")})
 				if err != nil {
 					return err
 				}
-				return renderStatus(c, ms, id > 0, reports)
+				return renderStatus(c, append(spooled, ms...), id > 0, reports)
 			}
 			if sharedSMS(c) {
-				_, st, closeSMS, err := openSMS(c, false)
-				if err != nil {
-					return err
-				}
-				defer closeSMS()
-				return show(st)
+				return sharedStatus(c, id, show)
 			}
 			return withJournal(c, func(jn *journal.Journal) error {
 				st, err := store.Open(c.Context, jn)
 				if err != nil {
 					return err
 				}
-				return show(st)
+				return show(st, nil)
 			})
 		},
 	}
 }
 
-// smsStates are the states a message of the outbox can be in.
-var smsStates = []string{store.SMSQueued, store.SMSSent, store.SMSFailed, store.SMSUnknown}
+// smsStates are the states a message of the outbox can be in, and
+// spooled: kept on this machine for a shared outbox that did not answer.
+var smsStates = []string{store.SMSSpooled, store.SMSQueued, store.SMSSent, store.SMSFailed, store.SMSUnknown}
+
+// sharedStatus shows the shared outbox at --db, after forwarding to it
+// what calq sms send spooled on this machine; what is still spooled is
+// listed first, also when the server does not answer.
+func sharedStatus(c *cli.Context, id int64, show func(*store.Store, []store.SMSMessage) error) error {
+	_, st, closeSMS, err := openSMS(c, false)
+	var spooled []store.SMSMessage
+	if id == 0 && (c.String("state") == "" || c.String("state") == store.SMSSpooled) {
+		var serr error
+		if spooled, serr = spooledSMS(c); serr != nil {
+			err = errors.Join(err, fmt.Errorf("list the spooled sms: %w", serr))
+		}
+	}
+	if err != nil {
+		if len(spooled) > 0 {
+			if rerr := renderStatus(c, spooled, false, nil); rerr != nil {
+				return rerr
+			}
+		}
+		return err
+	}
+	defer closeSMS()
+	return show(st, spooled)
+}
 
 // smsJSON is a message of the outbox in --json: its options as an object,
 // not JSON in a string; the PDUs stay in the journal (status is about
 // outcomes).
 type smsJSON struct {
-	ID        int64           `json:"id"`
+	ID        *int64          `json:"id"` // null while spooled
 	Created   time.Time       `json:"created"`
 	To        string          `json:"to"`
 	Text      string          `json:"text"`
@@ -110,8 +138,11 @@ type smsPartJSON struct {
 }
 
 func toSMSJSON(m store.SMSMessage) smsJSON {
-	j := smsJSON{ID: m.ID, Created: m.Created, To: m.To, Text: m.Text, NotBefore: m.NotBefore, State: m.State,
+	j := smsJSON{Created: m.Created, To: m.To, Text: m.Text, NotBefore: m.NotBefore, State: m.State,
 		Reason: m.Reason, Modem: m.Modem, Updated: m.Updated, Parts: []smsPartJSON{}}
+	if m.ID != 0 {
+		j.ID = &m.ID
+	}
 	if json.Valid([]byte(m.Options)) {
 		j.Options = json.RawMessage(m.Options)
 	}
@@ -143,7 +174,7 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCREATED\tTO\tSTATE\tMODEM\tPARTS\tREASON")
 	for _, m := range ms {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", m.ID, m.Created.Local().Format("2006-01-02 15:04:05"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", idText(m.ID), m.Created.Local().Format("2006-01-02 15:04:05"),
 			m.To, m.State, dash(m.Modem), len(m.Parts), m.Reason)
 	}
 	if one && len(ms) == 1 {

@@ -159,7 +159,7 @@ func workerWithSMS(c *cli.Context, others []string, link *pgdb.Link, run func(*c
 	}
 	defer closeSMS()
 	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts,
-		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}}
+		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}, Feed: spoolFeed(c, link, jn, st)}
 	daemonLog(c.App.ErrWriter, "calq worker: sms: ", &o)
 	quietOutage(link, &o)
 	if len(others) == 0 {

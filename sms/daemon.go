@@ -44,6 +44,10 @@ type DaemonOptions struct {
 	MetricsEvery time.Duration
 
 	Events func(sched.Event) // the engine's events
+	// Feed, when set, runs before each read of the outbox, to add to it
+	// (calq forwards what calq sms send spooled on this machine while the
+	// shared outbox did not answer); its error goes to Warn.
+	Feed func(ctx context.Context) error
 	// Ready, when set, is called once the daemon holds the modems and
 	// its lease, before it first reads the outbox.
 	Ready func()
@@ -133,6 +137,11 @@ func sendLoop(ctx context.Context, dd *daemonDispatcher, o DaemonOptions) {
 	t := time.NewTicker(o.SendEvery)
 	defer t.Stop()
 	for {
+		if o.Feed != nil {
+			if err := o.Feed(ctx); err != nil && ctx.Err() == nil {
+				o.Warn(fmt.Errorf("daemon: %w", err))
+			}
+		}
 		if err := dd.submitDue(ctx); err != nil && ctx.Err() == nil {
 			o.Warn(fmt.Errorf("daemon: send: %w", err))
 		}

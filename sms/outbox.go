@@ -64,15 +64,33 @@ func durationText(d time.Duration) string {
 }
 
 // Enqueue composes and records the messages in the journal (durable before
-// any AT traffic) and returns their ids and what was transliterated.
+// any AT traffic) and returns their ids and what was transliterated. When
+// recording fails the error wraps ErrNotRecorded: none of them was.
 func Enqueue(ctx context.Context, jn Outbox, o SendOptions) ([]int64, []pdu.Change, error) {
 	msgs, changes, err := Compose(o.To, o.Text, o)
 	if err != nil {
 		return nil, nil, &usageError{err}
 	}
 	ids, err := jn.AddSMS(ctx, msgs)
-	return ids, changes, err
+	if err != nil {
+		return nil, changes, &notRecorded{err}
+	}
+	return ids, changes, nil
 }
+
+// ErrNotRecorded is wrapped by Send's error when recording the messages
+// failed (one transaction: none was), so that the caller may keep them
+// elsewhere, as calq sms send spools them when a shared outbox's server
+// went away between opening it and the insert.
+var ErrNotRecorded = errors.New("not recorded")
+
+// notRecorded marks err, from recording messages: errors.Is(err,
+// ErrNotRecorded) holds; its message is err's.
+type notRecorded struct{ err error }
+
+func (e *notRecorded) Error() string        { return e.err.Error() }
+func (e *notRecorded) Unwrap() error        { return e.err }
+func (e *notRecorded) Is(target error) bool { return target == ErrNotRecorded }
 
 // jobKey is the sched job key of outbox message id.
 func jobKey(id int64) string { return fmt.Sprintf("sms:%d", id) }

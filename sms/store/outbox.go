@@ -114,14 +114,8 @@ func (s *Store) AddSMS(ctx context.Context, msgs []SMSMessage) ([]int64, error) 
 			if err != nil {
 				return err
 			}
-			for _, p := range m.Parts {
-				_, err := tx.ExecContext(ctx, `INSERT INTO sms_parts
-					(message_id, seq, total, ref, hex, tpdu_len, state, updated)
-					VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7)`,
-					ids[i], p.Seq, p.Total, p.Ref, p.Hex, p.TPDULen, now)
-				if err != nil {
-					return err
-				}
+			if err := addParts(ctx, tx, ids[i], m.Parts, now); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -130,6 +124,20 @@ func (s *Store) AddSMS(ctx context.Context, msgs []SMSMessage) ([]int64, error) 
 		return nil, fmt.Errorf("record sms: %w", err)
 	}
 	return ids, nil
+}
+
+// addParts records the parts of message id, pending.
+func addParts(ctx context.Context, tx *sql.Tx, id int64, parts []SMSPart, now any) error {
+	for _, p := range parts {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sms_parts
+			(message_id, seq, total, ref, hex, tpdu_len, state, updated)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7)`,
+			id, p.Seq, p.Total, p.Ref, p.Hex, p.TPDULen, now)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SMSPartAccepted records that the network accepted part seq of message

@@ -103,6 +103,10 @@ CREATE TABLE sms_modem_holds (
 	until  timestamptz NOT NULL,
 	PRIMARY KEY (host, device)
 );
+`, `
+-- The key of a message a machine spooled while the server was down
+-- (Spool): forwarding it again after a crash inserts nothing.
+ALTER TABLE sms_messages ADD COLUMN spool_key text UNIQUE;
 `}
 
 // ErrHeld is returned by HoldModems when another live daemon holds a
