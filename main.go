@@ -53,7 +53,7 @@ var exitStatuses = []struct {
 }{
 	{exitOK, "success", false},
 	{exitUnknown, "calq sms: the outcome of some message is unknown (the modem took it but did not answer)", true},
-	{exitQueued, "calq sms: some message is left queued, for a retry or for the daemon", true},
+	{exitQueued, "calq sms: some message is left queued, for a retry or for the daemon (or spooled on this machine for a shared outbox that did not answer)", true},
 	{exitUsage, "usage error: unknown command or flag, missing or invalid argument or flag value", false},
 	{exitPartial, "partial failure: some items of a batch failed, the others succeeded", false},
 	{exitFailure, "failure: nothing succeeded", false},
