@@ -468,6 +468,9 @@ func TestDBPasswordWrittenNowhere(t *testing.T) {
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A submitter with -j 0 refuses a batch no live worker can run: wait
+	// until this one has registered.
+	waitFor(t, "the worker to be ready", func() bool { return strings.Contains(wlog.String(), `"event":"ready"`) })
 	run("sched", "run", "-j", "0", "--json", "--", "env")
 	run("sched", "run", "-j", "0", "--retries", "0", "--", "echo $CALQ_DB; exit 3")
 	run("history", "--json")
