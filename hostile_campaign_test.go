@@ -429,6 +429,13 @@ func TestSecretsReachNoChild(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { w.Process.Signal(syscall.SIGTERM); w.Wait() })
+		// A submitter with -j 0 refuses a batch no live worker can run.
+		waitFor(t, "the worker to register", func() bool {
+			st := calqCmd(t, "worker", "--status", "--json")
+			st.Env = append(st.Env, env...)
+			out, _ := st.Output()
+			return strings.Contains(string(out), `"shell"`)
+		})
 		sub := calqCmd(t, "sched", "run", "-j", "0", "--", "env")
 		sub.Env = append(sub.Env, env...)
 		out, err := sub.CombinedOutput()
