@@ -63,15 +63,28 @@ var exitStatuses = []struct {
 func main() {
 	proc.MaybeRunGuard() // a guard for a child command runs here and exits
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// After the first signal, restore the default handlers so that a
-	// second Ctrl-C kills calq at once instead of waiting for clean-up.
-	context.AfterFunc(ctx, stop)
+	// A second signal ends calq at once instead of waiting for the
+	// clean-up, with status 130 as the first (the default handler would
+	// make it 143 for SIGTERM).
+	again := make(chan os.Signal, 2)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	go exitOnSecondSignal(again)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	// Read the cause before stop, which would cancel ctx itself.
 	if cause := context.Cause(ctx); cause != nil {
 		err = interrupted(cause, err)
 	}
 	stop()
+	report(os.Stderr, err)
+	os.Exit(exitCode(err))
+}
+
+// exitOnSecondSignal exits at the second signal that sigs delivers (the
+// first ends main's context), reporting it as an interruption.
+func exitOnSecondSignal(sigs <-chan os.Signal) {
+	<-sigs
+	sig := <-sigs
+	err := fmt.Errorf("%v signal received again: exiting without waiting for the running work to stop: %w", sig, context.Canceled)
 	report(os.Stderr, err)
 	os.Exit(exitCode(err))
 }

@@ -119,8 +119,9 @@ const gate = "read -r _calq_gate <&3 || exit 125; exec 3<&-; "
 
 // Shell runs shell -c line with opts and waits for it, as
 // Command(ctx, opts, shell, "-c", line).Run() would with stdout and
-// stderr, and stdin from /dev/null. Its error is the same: an
-// *exec.ExitError for a non-zero status or a signal.
+// stderr, and stdin from /dev/null. Its error is the same (an
+// *exec.ExitError for a non-zero status or a signal), as Outcome gives
+// it: nil when the shell exited 0, also after ctx ended.
 func (k *Keeper) Shell(ctx context.Context, opts Options, shell, line string, stdout, stderr io.Writer) error {
 	if err := k.start(); err != nil {
 		return err
@@ -166,7 +167,7 @@ func (k *Keeper) Shell(ctx context.Context, opts Options, shell, line string, st
 	}
 	gateW.Write([]byte{'\n'}) // a shell already gone (a syntax error) makes this EPIPE
 	gateW.Close()
-	err = cmd.Wait()
+	err = Outcome(cmd, cmd.Wait())
 	// Background jobs it left would hold the output open, and outlive
 	// calq once the keeper forgets the group.
 	syscall.Kill(-pgid, syscall.SIGKILL)

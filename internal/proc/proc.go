@@ -84,6 +84,19 @@ func Child(ctx context.Context, opts Options, argv ...string) *exec.Cmd {
 	return cmd
 }
 
+// Outcome is the command's own outcome from err, what Run or Wait
+// returned for cmd: nil when it exited 0. os/exec reports the context's
+// error when the context ended while the command ran, even when the
+// command then finished its work within the grace and exited 0; that is
+// no stop of the command, and a caller that recorded it as stopped would
+// run finished work again.
+func Outcome(cmd *exec.Cmd, err error) error {
+	if err != nil && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		return nil
+	}
+	return err
+}
+
 func newCmd(ctx context.Context, opts Options, argv []string) *exec.Cmd {
 	if len(argv) == 0 {
 		cmd := exec.CommandContext(ctx, "")

@@ -37,8 +37,9 @@ type Worker struct {
 const outputCap = 1 << 20
 
 // Run runs j's command line and waits for it. It returns nil when the
-// command exits 0; an error wrapping context.Cause(ctx) when ctx ended the
-// run; an *StatusError for another status, marked Permanent for 126 and 127
+// command exits 0, also when it does so within the grace after ctx ended
+// (its real outcome: done); an error wrapping context.Cause(ctx) when ctx
+// ended the run; an *StatusError for another status, marked Permanent for 126 and 127
 // (cannot execute, not found), which retrying cannot fix.
 func (w *Worker) Run(ctx context.Context, j *sched.Job) error {
 	opts := proc.Options{Grace: w.Grace, Dir: w.Dir, Env: w.Env}
@@ -49,7 +50,7 @@ func (w *Worker) Run(ctx context.Context, j *sched.Job) error {
 	} else {
 		cmd := proc.Command(ctx, opts, cmp.Or(w.Shell, "/bin/sh"), "-c", string(j.Payload))
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err = cmd.Run()
+		err = proc.Outcome(cmd, cmd.Run())
 	}
 	if w.Output != nil {
 		w.Output(j, stdout.Bytes(), stderr.Bytes())
