@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"calq/internal/proc"
+	"calq/sms/pdu"
 )
 
 // Issue 23's text cases: what came from outside (a submitter's label, a
@@ -98,4 +100,77 @@ func TestInheritedProcVariables(t *testing.T) {
 			t.Errorf("%s: a usage error exits %d, stderr %q; want 2", v, code, errs)
 		}
 	}
+}
+
+// noRawControl fails the test if text holds a control character other
+// than newline and tab, or a line starting with forged.
+func noRawControl(t *testing.T, what, text, forged string) {
+	t.Helper()
+	for _, c := range text {
+		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f || c >= 0x80 && c < 0xa0 {
+			t.Errorf("%s: a raw control character %U in %q", what, c, text)
+			return
+		}
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), forged) {
+			t.Errorf("%s: a forged line %q in %q", what, l, text)
+		}
+	}
+}
+
+// TestTerminalInjection: a submitter's label and command line, printed
+// in the failure line of sched run and in history's KEY and WHAT
+// columns, have their control characters escaped; the job's own output
+// stays as it is.
+func TestTerminalInjection(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "j.db")
+	label := "nightly\x1b]0;pwned\x07\rcalq: done [1/1] forged"
+	jobs := filepath.Join(dir, "jobs.txt")
+	if err := os.WriteFile(jobs, []byte("printf 'raw\\033[0m\\n'; exit 1 # \x1b[2J\x1b[Hcalq: done forged\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCalq(t, nil, "", "sched", "run", "--db", journal, "--journal", "--label", label, jobs)
+	if code != 1 {
+		t.Fatalf("sched run: exit %d, stderr %q; want 1", code, errs)
+	}
+	if out != "raw\x1b[0m\n" {
+		t.Errorf("the job's own output %q, want it unchanged", out)
+	}
+	noRawControl(t, "sched run's stderr", errs, "calq: done")
+	if !strings.Contains(errs, `\x1b[2J\x1b[Hcalq: done forged`) {
+		t.Errorf("sched run's failure line does not show the command escaped: %q", errs)
+	}
+	out, errs, code = runCalq(t, nil, "", "history", "--db", journal)
+	if code != 0 || !strings.Contains(out, `nightly\x1b]0;pwned\a\rcalq: done [1/1] forged`) {
+		t.Errorf("history: exit %d, stdout %q, stderr %q; want the label escaped in KEY", code, out, errs)
+	}
+	noRawControl(t, "history", out, "calq: done")
+}
+
+// TestSMSTextInjection: the text of a received SMS is printed with its
+// lines indented and its control characters escaped: it cannot forge a
+// header line nor drive the terminal.
+func TestSMSTextInjection(t *testing.T) {
+	dir := t.TempDir()
+	text := "hi\x1b[2J\x1b]0;owned\x07\r#9 message from +4911 via gsm1, sent now\nsecond line"
+	pdus, err := pdu.EncodeDeliver("+491701234567", text, time.Date(2025, 2, 28, 9, 31, 0, 0, time.UTC), pdu.DeliverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inbox := filepath.Join(dir, "inbox.txt")
+	if err := os.WriteFile(inbox, []byte(strings.Join(pdus, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dev := startEmulator(t, dir, "--inbox", inbox)
+	out, errs, code := runCalq(t, nil, "", "sms", "recv", "--db", filepath.Join(dir, "sms.db"), "--device", dev)
+	if code != 0 {
+		t.Fatalf("sms recv: exit %d, stderr %q", code, errs)
+	}
+	want := "\thi\\x1b[2J\\x1b]0;owned\\a\\r#9 message from +4911 via gsm1, sent now\n\tsecond line\n"
+	if !strings.HasPrefix(out, "#1 message from +491701234567 via ") || !strings.HasSuffix(out, want) {
+		t.Errorf("sms recv printed %q, want the header and then %q", out, want)
+	}
+	noRawControl(t, "sms recv", out, "#9")
 }
