@@ -41,7 +41,7 @@ func writeContacts(w io.Writer, cs []contacts.Contact, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tADDRESS\tADDED")
 	for _, ct := range cs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", ct.Name, ct.Address, ct.Added.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", safeText(ct.Name), safeText(ct.Address), ct.Added.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }

@@ -232,10 +232,10 @@ func writeHistory(w io.Writer, l jobList, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKEY\tKIND\tWHAT\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Key, r.Kind,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, safeText(r.Key), safeText(r.Kind),
 			orDash(safeText(firstLine(l.jobWhat(r), 50))), r.State, r.Attempts,
-			orDash(r.RanOn), r.Enqueued.Local().Format(time.DateTime), seconds(r.WaitS), seconds(r.RunS),
-			orDash(firstLine(r.Error, 60)))
+			orDash(safeText(r.RanOn)), r.Enqueued.Local().Format(time.DateTime), seconds(r.WaitS), seconds(r.RunS),
+			orDash(safeText(firstLine(r.Error, 60))))
 	}
 	return tw.Flush()
 }

@@ -35,7 +35,7 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "KIND\tBACKEND\tJOBS\t%s\n", strings.ToUpper(strings.Join(stateNames(), "\t")))
 	for _, g := range s.Groups {
-		fmt.Fprintf(tw, "%s\t%s\t%d", g.Kind, orDash(g.Backend), g.Jobs)
+		fmt.Fprintf(tw, "%s\t%s\t%d", safeText(g.Kind), orDash(safeText(g.Backend)), g.Jobs)
 		for _, st := range historyStates {
 			fmt.Fprintf(tw, "\t%d", g.States[st])
 		}
@@ -47,7 +47,7 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 			name string
 			s    journal.Summary
 		}{{"wait", g.Wait}, {"run", g.Run}} {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", g.Kind, orDash(g.Backend), t.name, t.s.N,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", safeText(g.Kind), orDash(safeText(g.Backend)), t.name, t.s.N,
 				seconds(&t.s.Mean), seconds(&t.s.P50), seconds(&t.s.P90), seconds(&t.s.P99))
 		}
 	}
@@ -57,7 +57,7 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	fmt.Fprintln(tw, "\nKIND\tBACKEND\tREASON\tJOBS")
 	for _, g := range s.Groups {
 		for _, r := range g.Reasons {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", g.Kind, orDash(g.Backend), r.Reason, r.Count)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", safeText(g.Kind), orDash(safeText(g.Backend)), safeText(r.Reason), r.Count)
 		}
 	}
 	return tw.Flush()

@@ -165,7 +165,11 @@ func runCommands(c *cli.Context) ([]string, error) {
 		case strings.TrimSpace(strings.Join(after, "")) == "":
 			return nil, usageErrorf(c, "--: the COMMAND is empty")
 		}
-		return []string{shellJoin(after)}, nil
+		line := shellJoin(after)
+		if err := shell.CheckLine(line); err != nil {
+			return nil, usageErrorf(c, "--: %w", err)
+		}
+		return []string{line}, nil
 	}
 	if len(files) == 0 {
 		files = []string{"-"}
@@ -214,6 +218,7 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 		r = f
 	}
 	b, err := io.ReadAll(io.LimitReader(r, maxJobFile+1))
+	b = bytes.TrimPrefix(b, []byte("\uFEFF")) // an editor's byte order mark
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", label, err)

@@ -74,7 +74,10 @@ func (r *runRenderer) event(ev sched.Event) {
 		_ = r.enc.Encode(toLine(ev))
 		return
 	}
-	line := r.describe(ev)
+	// The command, the owner and errors come from job files, submitters
+	// and the database: escaped, none can forge a line. A job's output
+	// (see output) is its own and stays as it is, as GNU parallel's does.
+	line := safeText(r.describe(ev))
 	switch {
 	case line == "":
 	case r.bar != nil:

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -167,9 +168,15 @@ func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journ
 		closeSMS = func() error { return errors.Join(jn.Close(), pg.Close()) }
 	}
 	if err := forwardSpool(c.Context, c.App.ErrWriter, db, jn, st); err != nil {
-		fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err)
+		warnTo(c.App.ErrWriter)(err)
 	}
 	return jn, st, closeSMS, nil
+}
+
+// warnTo returns a Warn that prints "calq: warning: ..." on w, escaped:
+// a warning may quote a message, a number or what a modem said.
+func warnTo(w io.Writer) func(error) {
+	return func(err error) { fmt.Fprintf(w, "calq: warning: %s\n", safeText(err.Error())) }
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).

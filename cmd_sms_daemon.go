@@ -102,7 +102,7 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 // daemonLog sends o's warnings to w, each line after prefix, and its
 // modems' events as logModemEvent prints them.
 func daemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
-	warn := func(err error) { fmt.Fprintf(w, "%s%v\n", prefix, err) }
+	warn := func(err error) { fmt.Fprintf(w, "%s%s\n", prefix, safeText(err.Error())) }
 	o.Warn, o.Recv.Warn = warn, warn
 	o.Events = func(ev sched.Event) { logModemEvent(w, ev) }
 }
@@ -114,7 +114,7 @@ func dbLink(w io.Writer, prefix, url string) *pgdb.Link {
 	addr := dburl.Redact(url)
 	return &pgdb.Link{
 		Lost: func(err error) {
-			fmt.Fprintf(w, "%sdatabase %s unreachable, retrying: %s\n", prefix, addr, pgdb.Reason(err))
+			fmt.Fprintf(w, "%sdatabase %s unreachable, retrying: %s\n", prefix, addr, safeText(pgdb.Reason(err)))
 		},
 		Back: func(d time.Duration) {
 			fmt.Fprintf(w, "%sdatabase %s back after %v\n", prefix, addr, d.Round(time.Second))
@@ -153,5 +153,5 @@ func logModemEvent(w io.Writer, ev sched.Event) {
 	default:
 		return
 	}
-	fmt.Fprintf(w, "calq: %s modem %s: %s\n", ev.Time.Format(time.DateTime), ev.Backend, what)
+	fmt.Fprintln(w, safeText(fmt.Sprintf("calq: %s modem %s: %s", ev.Time.Format(time.DateTime), ev.Backend, what)))
 }

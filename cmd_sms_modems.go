@@ -187,11 +187,11 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 			state += fmt.Sprintf(" (calq sms daemon, pid %d)", r.daemon.PID)
 		}
 		if r.Err != nil || r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.Device, state, cmp.Or(r.Error, fmt.Sprint(r.Err)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.Device), state, safeText(cmp.Or(r.Error, fmt.Sprint(r.Err))))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Device, state, dash(r.Maker), dash(r.Model),
-			dash(r.IMEI), dash(r.Registration), signalText(r.Signal), dash(r.SMSC))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.Device), state, dash(safeText(r.Maker)),
+			dash(safeText(r.Model)), dash(safeText(r.IMEI)), dash(safeText(r.Registration)), signalText(r.Signal), dash(safeText(r.SMSC)))
 	}
 	return tw.Flush()
 }
@@ -221,7 +221,7 @@ func smsModemHolds(c *cli.Context) error {
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tDEVICE\tNAME\tDAEMON\tHELD UNTIL")
 	for _, h := range hs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.Host, h.Device, h.Name, h.Owner, h.Until.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(h.Host), safeText(h.Device), safeText(h.Name), safeText(h.Owner), h.Until.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }

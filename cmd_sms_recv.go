@@ -106,7 +106,7 @@ func recvOptions(c *cli.Context) (sms.RecvOptions, []sms.ModemSpec, error) {
 	case c.Bool("offline") && len(c.StringSlice("device")) > 0:
 		return o, nil, usageErrorf(c, "--offline and --device exclude each other")
 	}
-	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
+	o.Warn = warnTo(c.App.ErrWriter)
 	o.Handle = recvHandler(c.App.Writer, c.Bool("json"), sms.ExecOptions{Command: c.String("exec"),
 		Env: childenv.Without(os.Environ()), Stdout: c.App.ErrWriter, Stderr: c.App.ErrWriter})
 	if c.Bool("offline") {
@@ -160,7 +160,7 @@ func writeInbound(w io.Writer, in sms.Inbound, asJSON bool) error {
 	}
 	if in.MessageType == "report" {
 		_, err := fmt.Fprintf(w, "#%d report via %s: message %d to %s %s (status %d), sent %s\n",
-			in.ID, in.Modem, in.MR, in.From, in.Outcome, in.Status, sent)
+			in.ID, safeText(in.Modem), in.MR, safeText(in.From), in.Outcome, in.Status, sent)
 		return err
 	}
 	parts := ""
@@ -170,7 +170,14 @@ func writeInbound(w io.Writer, in sms.Inbound, asJSON bool) error {
 	if !in.Complete() {
 		parts = fmt.Sprintf(", %d of %d parts, missing %s", in.Parts, in.Total, strings.Trim(fmt.Sprint(in.Missing), "[]"))
 	}
-	text := "\t" + strings.ReplaceAll(in.Text, "\n", "\n\t")
-	_, err := fmt.Fprintf(w, "#%d message from %s via %s, sent %s%s\n%s\n", in.ID, in.From, in.Modem, sent, parts, text)
+	// The sender chose the text: its lines are kept, each indented, and
+	// control characters in them escaped, so that it cannot forge a header
+	// or drive the terminal.
+	lines := strings.Split(in.Text, "\n")
+	for i, l := range lines {
+		lines[i] = "\t" + safeText(l)
+	}
+	_, err := fmt.Fprintf(w, "#%d message from %s via %s, sent %s%s\n%s\n", in.ID, safeText(in.From), safeText(in.Modem),
+		sent, parts, strings.Join(lines, "\n"))
 	return err
 }

@@ -204,7 +204,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 			return o, usageErrorf(c, "--at %w", err)
 		}
 	}
-	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
+	o.Warn = warnTo(c.App.ErrWriter)
 	if o.NoWait {
 		if c.IsSet("device") {
 			return o, usageErrorf(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
@@ -242,7 +242,7 @@ func smsQueuedOptions(c *cli.Context) (sms.SendOptions, error) {
 	if o.Retries == 0 {
 		o.Retries = -1
 	}
-	o.Warn = func(err error) { fmt.Fprintf(c.App.ErrWriter, "calq: warning: %v\n", err) }
+	o.Warn = warnTo(c.App.ErrWriter)
 	var err error
 	if o.Modems, o.AT, err = smsModemSpecs(c); err != nil {
 		return o, err
@@ -327,10 +327,10 @@ func renderSend(c *cli.Context, res sms.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTO\tSTATE\tMODEM\tPARTS\tMR\tREASON")
 	for _, m := range res.Messages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", idText(m.ID), m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR), m.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", idText(m.ID), safeText(m.To), m.State, dash(safeText(m.Modem)), m.Parts, mrText(m.MR), safeText(m.Reason))
 	}
 	for _, m := range res.Earlier {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, m.To, m.State, dash(m.Modem), m.Parts, mrText(m.MR),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, safeText(m.To), m.State, dash(safeText(m.Modem)), m.Parts, mrText(m.MR),
 			"earlier run: "+m.Reason)
 	}
 	return tw.Flush()

@@ -175,7 +175,7 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 	fmt.Fprintln(tw, "ID\tCREATED\tTO\tSTATE\tMODEM\tPARTS\tREASON")
 	for _, m := range ms {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", idText(m.ID), m.Created.Local().Format("2006-01-02 15:04:05"),
-			m.To, m.State, dash(m.Modem), len(m.Parts), m.Reason)
+			safeText(m.To), m.State, dash(safeText(m.Modem)), len(m.Parts), safeText(m.Reason))
 	}
 	if one && len(ms) == 1 {
 		fmt.Fprintln(tw, "\nPART\tREF\tSTATE\tMR\tMODEM\tREPORT\tREASON")
@@ -186,7 +186,7 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 					report = fmt.Sprintf("%s (status %d)", r.Outcome, r.Status)
 				}
 			}
-			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(p.Modem), report, p.Reason)
+			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(safeText(p.Modem)), report, safeText(p.Reason))
 		}
 	}
 	return tw.Flush()

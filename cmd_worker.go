@@ -266,7 +266,9 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 			s += ": " + errText(ev.Err)
 		}
 	}
-	fmt.Fprintln(l.w, s)
+	// Keys, kinds, worker names and errors come from submitters and the
+	// database: a newline or an escape in them must not forge a line.
+	fmt.Fprintln(l.w, safeText(s))
 }
 
 // workerEventLine is a worker_event of --json, after its message_type.
@@ -339,7 +341,7 @@ func workerStatus(c *cli.Context, q *pgqueue.Queue) error {
 		if len(w.Disabled) > 0 {
 			kinds += " (off: " + strings.Join(w.Disabled, ",") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%.1fs ago\n", w.ID, kinds, state, w.Running, w.Slots, w.Done, w.Failed, w.Age)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%.1fs ago\n", safeText(w.ID), safeText(kinds), state, w.Running, w.Slots, w.Done, w.Failed, w.Age)
 	}
 	return errors.Join(tw.Flush())
 }

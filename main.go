@@ -316,11 +316,13 @@ func report(w io.Writer, err error) {
 		return
 	}
 	// errors.Join puts one error per line; each gets the prefix.
+	// Each line escaped: an error may quote a file, a label or what a
+	// database or a modem said.
 	for _, line := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(w, "calq: %s\n", line)
+		fmt.Fprintf(w, "calq: %s\n", safeText(line))
 	}
 	var h interface{ Hint() string }
 	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(w, "calq: hint: %s\n", h.Hint())
+		fmt.Fprintf(w, "calq: hint: %s\n", safeText(h.Hint()))
 	}
 }

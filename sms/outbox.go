@@ -30,6 +30,12 @@ func Compose(to []string, text string, o SendOptions) ([]store.SMSMessage, []pdu
 	if len(to) == 0 {
 		return nil, nil, errors.New("compose: no recipients")
 	}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		// PostgreSQL's text takes no NUL, and SQLite would keep it where
+		// PostgreSQL fails: refused the same on both, before anything is
+		// recorded.
+		return nil, nil, fmt.Errorf("compose: the text holds a NUL character (U+0000) at byte %d; no phone shows it", i)
+	}
 	var changes []pdu.Change
 	if o.Transliterate && !pdu.FitsGSM(text) {
 		if t, ch := pdu.Transliterate(text); pdu.FitsGSM(t) {

@@ -38,14 +38,24 @@ var guardOK atomic.Bool
 // group, with the environment less CALQ_PROC_GUARD; passes SIGTERM, SIGINT
 // and SIGHUP on to the group; kills the group when calq dies; and exits as
 // the command did, by the same signal if it was killed.
+//
+// A variable alone does not make a guard or a keeper: one inherited from
+// the environment (a job that runs calq, a user who set it) would turn
+// every command into a silent no-op. A guard must also have SIGUSR2 as its
+// parent-death signal, and a keeper must have on stdin the very pipe its
+// variable names; neither survives a fork, so only calq's own start
+// provides them. A process with a variable but not the rest runs as calq,
+// with the variable removed so that its children do not see it either.
 func MaybeRunGuard() {
-	if _, ok := os.LookupEnv(keeperEnv); ok {
+	if v, ok := os.LookupEnv(keeperEnv); ok && isKeeper(v) {
 		os.Exit(keep())
 	}
 	v, ok := os.LookupEnv(guardEnv)
 	parent, err := strconv.Atoi(v)
 	switch {
-	case !ok:
+	case !ok || !isGuard():
+		os.Unsetenv(guardEnv)
+		os.Unsetenv(keeperEnv)
 		guardOK.Store(true)
 		return
 	case err != nil || len(os.Args) < 3:
@@ -53,6 +63,14 @@ func MaybeRunGuard() {
 		os.Exit(127)
 	}
 	os.Exit(guard(parent, os.Args[1], os.Args[2:]))
+}
+
+// isGuard says whether this process was started by guarded: the
+// parent-death signal is reset by fork, so nothing inherits it.
+func isGuard() bool {
+	var sig int32
+	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0)
+	return errno == 0 && syscall.Signal(sig) == deathSignal
 }
 
 // guard runs the command and returns its exit status.

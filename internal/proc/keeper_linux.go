@@ -17,8 +17,9 @@ import (
 	"time"
 )
 
-// keeperEnv marks a keeper and holds calq's pid; like guardEnv it is the
-// re-exec protocol, not configuration.
+// keeperEnv marks a keeper and holds the inode of the pipe on its stdin
+// (see isKeeper); like guardEnv it is the re-exec protocol, not
+// configuration.
 const keeperEnv = "CALQ_PROC_KEEPER"
 
 // A Keeper runs many shell command lines so that none of their processes
@@ -66,8 +67,14 @@ func (k *Keeper) start() error {
 			return
 		}
 		defer r.Close()
+		ino, err := pipeInode(r)
+		if err != nil {
+			w.Close()
+			k.err = fmt.Errorf("proc: start keeper: %w", err)
+			return
+		}
 		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{os.Args[0]}, Stdin: r, Stderr: os.Stderr,
-			Env: append(childEnvOf(nil, ""), keeperEnv+"="+strconv.Itoa(os.Getpid())),
+			Env: append(childEnvOf(nil, ""), keeperEnv+"="+strconv.FormatUint(ino, 10)),
 			// Its own group: a signal to calq's group (^C, kill -- -PGID)
 			// must leave it to clean up after calq.
 			SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
@@ -79,6 +86,23 @@ func (k *Keeper) start() error {
 		k.cmd, k.w = cmd, w
 	})
 	return k.err
+}
+
+// pipeInode returns the inode of the pipe f.
+func pipeInode(f *os.File) (uint64, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return 0, err
+	}
+	return st.Ino, nil
+}
+
+// isKeeper says whether stdin is the pipe v names, as the keeper's is: an
+// inherited variable comes without the pipe calq made for it.
+func isKeeper(v string) bool {
+	ino, err := strconv.ParseUint(v, 10, 64)
+	var st syscall.Stat_t
+	return err == nil && syscall.Fstat(0, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO && st.Ino == ino
 }
 
 // tell sends the keeper one line: "+PGID" or "-PGID". Lines are shorter

@@ -44,6 +44,13 @@ import (
 	"calq/internal/childenv"
 )
 
+// MaxShellLine is the longest command line that Keeper.Shell, or a shell
+// -c run by Command, can be given: Linux takes no single argument longer
+// than MAX_ARG_STRLEN (131072 bytes with its NUL), and the keeper puts a
+// gate of less than 64 bytes before the line. Measured: sh -c takes an
+// argument of 131071 bytes and refuses one of 131072 (E2BIG).
+const MaxShellLine = 131072 - 1 - 64
+
 // DefaultGrace is the time from SIGTERM to SIGKILL when Options.Grace is 0.
 const DefaultGrace = 5 * time.Second
 

@@ -13,10 +13,10 @@ func FuzzReadCommands(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		cmds, err := ReadCommands(strings.NewReader(in))
 		if err != nil {
-			return // a line over 1 MiB
+			return // a line over proc.MaxShellLine
 		}
 		var want []string
-		for _, l := range strings.Split(in, "\n") {
+		for _, l := range strings.Split(strings.TrimPrefix(in, "\uFEFF"), "\n") {
 			l = strings.TrimSpace(strings.TrimSuffix(l, "\r"))
 			if l != "" && !strings.HasPrefix(l, "#") {
 				want = append(want, l)

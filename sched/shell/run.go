@@ -49,22 +49,60 @@ type RunResult struct {
 }
 
 // ReadCommands reads command lines, one per line, skipping blank lines and
-// lines whose first non-blank character is '#'.
+// lines whose first non-blank character is '#'. A UTF-8 byte order mark
+// before the first line is dropped (an editor's, not part of the first
+// command). A line longer than proc.MaxShellLine, which no shell could be
+// given, is an error naming its number: a *LineTooLongError.
 func ReadCommands(r io.Reader) ([]string, error) {
 	var cmds []string
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	// Room for the limit and a CR: a longer line stops the scan.
+	sc.Buffer(make([]byte, 64<<10), proc.MaxShellLine+2)
+	n := 0
 	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+		n++
+		line := sc.Text()
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF")
+		}
+		line = strings.TrimSpace(line)
+		if len(line) > proc.MaxShellLine {
+			return nil, &LineTooLongError{Line: n}
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		cmds = append(cmds, line)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, &LineTooLongError{Line: n + 1}
+	} else if err != nil {
 		return nil, fmt.Errorf("read commands: %w", err)
 	}
 	return cmds, nil
+}
+
+// LineTooLongError is a command line longer than proc.MaxShellLine bytes:
+// the kernel would refuse to start the shell with it.
+type LineTooLongError struct {
+	Line int // 1-based; 0 for a command line given whole
+}
+
+func (e *LineTooLongError) Error() string {
+	what := "the command line"
+	if e.Line > 0 {
+		what = "line " + strconv.Itoa(e.Line)
+	}
+	return fmt.Sprintf("%s: longer than %d bytes, the most a shell can be given (Linux's MAX_ARG_STRLEN, 128 KiB)", what, proc.MaxShellLine)
+}
+
+// CheckLine returns a *LineTooLongError if line is longer than a shell
+// can be given.
+func CheckLine(line string) error {
+	if len(line) > proc.MaxShellLine {
+		return &LineTooLongError{}
+	}
+	return nil
 }
 
 // RunCommands runs each command line as a job of kind "shell" on a pool of

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"calq/internal/exitcode"
+	"calq/internal/proc"
 	"calq/sched"
 	"calq/sched/journal"
 )
@@ -23,6 +25,61 @@ func TestReadCommands(t *testing.T) {
 	}
 	if want := []string{"echo a", "echo b"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestReadCommandsLimits: a byte order mark is not part of the first
+// command; a line a shell can be given is read, a longer one (up to 1 MiB
+// and beyond) is an error naming its line.
+func TestReadCommandsLimits(t *testing.T) {
+	longest := ": " + strings.Repeat("x", proc.MaxShellLine-2)
+	tests := []struct {
+		name     string
+		in       string
+		want     []string
+		wantLine int // a *LineTooLongError for this line
+	}{
+		{"BOM", "\uFEFFecho a\necho b\n", []string{"echo a", "echo b"}, 0},
+		{"BOM then comment", "\uFEFF# c\necho b\n", []string{"echo b"}, 0},
+		{"BOM inside is kept", "echo a\n\uFEFFecho b\n", []string{"echo a", "\uFEFFecho b"}, 0},
+		{"longest, CRLF", "echo a\r\n" + longest + "\r\n", []string{"echo a", longest}, 0},
+		{"one byte too long", "echo a\n" + longest + "x\n", nil, 2},
+		{"1 MiB", "echo a\n\n" + strings.Repeat("y", 1<<20) + "\necho c\n", nil, 3},
+		{"2 MiB, last line", "# c\n" + strings.Repeat("y", 2<<20), nil, 2},
+	}
+	for _, tt := range tests {
+		got, err := ReadCommands(strings.NewReader(tt.in))
+		var long *LineTooLongError
+		switch {
+		case tt.wantLine != 0:
+			if !errors.As(err, &long) || long.Line != tt.wantLine {
+				t.Errorf("%s: %v, want a line %d too long", tt.name, err, tt.wantLine)
+			} else if msg := err.Error(); !strings.Contains(msg, "line "+strconv.Itoa(tt.wantLine)+": ") || !strings.Contains(msg, strconv.Itoa(proc.MaxShellLine)) {
+				t.Errorf("%s: message %q names neither the line nor the limit", tt.name, msg)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case strings.Join(got, "\x00") != strings.Join(tt.want, "\x00"):
+			t.Errorf("%s: got %.40q, want %.40q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLongestLineRuns: the longest line ReadCommands takes runs, through
+// the keeper as a batch does, and its output is whole.
+func TestLongestLineRuns(t *testing.T) {
+	line := "echo " + strings.Repeat("x", proc.MaxShellLine-5)
+	var out []byte
+	_, err := RunCommands(t.Context(), RunOptions{Commands: []string{line},
+		Output: func(j *sched.Job, stdout, stderr []byte) { out = append(out, stdout...) }})
+	if err != nil {
+		t.Fatalf("a line of %d bytes: %v", len(line), err)
+	}
+	if want := strings.Repeat("x", proc.MaxShellLine-5) + "\n"; string(out) != want {
+		t.Errorf("output of %d bytes, want %d", len(out), len(want))
+	}
+	if err := CheckLine(line + "x"); err == nil {
+		t.Errorf("CheckLine of %d bytes: nil, want too long", len(line)+1)
 	}
 }
 
