@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+
+	"calq/internal/fsio"
 )
 
 // Checks of the files, directories, programs and devices that flags name,
@@ -41,11 +43,16 @@ func checkDirWritable(flag, dir string) error {
 	}
 }
 
-// checkFileWritable checks that file can be created or replaced: it is no
-// directory, and its directory exists and calq may write in it.
+// checkFileWritable checks that file can be created or replaced: it is
+// missing or a regular file (never a directory, device or FIFO, which
+// the rename into place would replace: /dev/null for the whole machine),
+// and its directory exists and calq may write in it.
 func checkFileWritable(flag, file string) error {
-	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s %s: is a directory; give a file", flag, file)
+	if err := fsio.CheckTarget(file); errors.Is(err, fsio.ErrNotRegular) {
+		return &hinted{err: fmt.Errorf("%s %w", flag, err),
+			hint: "give the path of a regular file (it is written to a temporary file and renamed over it); to write none, leave " + flag + " out"}
+	} else if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, file, pathErr(err))
 	}
 	dir := filepath.Dir(file)
 	fi, err := os.Stat(dir)
@@ -119,3 +126,14 @@ func pathErr(err error) error {
 	}
 	return err
 }
+
+// hinted is a check's error with a hint more precise than the command's
+// usage, which usageErrorf puts first.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (e *hinted) Error() string { return e.err.Error() }
+func (e *hinted) Unwrap() error { return e.err }
+func (e *hinted) Hint() string  { return e.hint }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"calq/internal/fsio"
 	"calq/sched/history"
 	"errors"
 	"fmt"
@@ -166,7 +167,7 @@ func (a *atomicFile) Close() error {
 	err := errors.Join(a.w.Flush(), a.f.Sync(), a.f.Close())
 	if err == nil {
 		if a.appendTo {
-			err = os.Rename(a.f.Name(), a.path)
+			err = fsio.Rename(a.f.Name(), a.path)
 		} else if err = os.Link(a.f.Name(), a.path); err == nil {
 			os.Remove(a.f.Name())
 		}

@@ -269,7 +269,12 @@ func (e *usageError) Unwrap() error { return e.err }
 func (e *usageError) Hint() string  { return e.hint }
 
 func usageErrorf(c *cli.Context, format string, args ...any) error {
-	return &usageError{err: fmt.Errorf(format, args...), hint: helpHint(c)}
+	err, hint := fmt.Errorf(format, args...), helpHint(c)
+	var h *hinted
+	if errors.As(err, &h) {
+		hint = h.hint + "; " + hint
+	}
+	return &usageError{err: err, hint: hint}
 }
 
 func helpHint(c *cli.Context) string {

@@ -15,6 +15,7 @@ import (
 	"calq/convert/pdf"
 	"calq/internal/debris"
 	"calq/internal/exitcode"
+	"calq/internal/fsio"
 )
 
 // A merged PDF has a provenance record like any other: its input is the
@@ -162,7 +163,7 @@ func merge(ctx context.Context, o Options, outputs []string, pending func(tmp st
 	if err := pending(tmp); err != nil {
 		return err
 	}
-	return os.Rename(tmp, o.Merge)
+	return fsio.Rename(tmp, o.Merge)
 }
 
 // verdict is Run's error for a finished run: nil when every file is

@@ -21,6 +21,7 @@ import (
 	"calq/convert/pdf"
 	"calq/convert/sniff"
 	"calq/internal/debris"
+	"calq/internal/fsio"
 	"calq/sched"
 )
 
@@ -352,7 +353,7 @@ func (r *runner) place(ctx context.Context, it Item, tmp, inSum string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, it.Output); err != nil {
+	if err := fsio.Rename(tmp, it.Output); err != nil {
 		return fmt.Errorf("move the PDF into place: %w", err)
 	}
 	return r.o.Store.Placed(context.WithoutCancel(ctx), it.Output)

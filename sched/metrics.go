@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"calq/internal/fsio"
 )
 
 // Metrics are an engine's Prometheus metrics, in a registry of their own.
@@ -105,6 +107,11 @@ func (m *Metrics) WriteEvery(path string, every time.Duration) (stop func() erro
 // WriteFile writes the metrics to path in Prometheus' text format,
 // atomically (a temporary file renamed over path).
 func (m *Metrics) WriteFile(path string) error {
+	// WriteToTextfile renames over path: refuse a device (/dev/null run
+	// as root), a FIFO or a directory rather than replace it.
+	if err := fsio.CheckTarget(path); err != nil {
+		return fmt.Errorf("write metrics: %w", err)
+	}
 	if err := prometheus.WriteToTextfile(path, m.reg); err != nil {
 		return fmt.Errorf("write metrics to %s: %w", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"calq/internal/debris"
+	"calq/internal/fsio"
 )
 
 // stage is a private directory next to an output file, named with
@@ -72,7 +73,7 @@ func (s *stage) commit(ctx context.Context, final string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return os.Rename(final, s.out)
+	return fsio.Rename(final, s.out)
 }
 
 func (s *stage) remove() { os.RemoveAll(s.dir) }

@@ -9,7 +9,8 @@
 // password, and a modem's PIN comes from its pin_file or pin_env, read by
 // calq sms. SecretEnv lists the variables a file names as holding secrets.
 //
-// Loading costs one small file read; a Config is a plain value, safe to
+// Loading costs one read of at most 1 MiB (a file nested deeper than
+// MaxDepth is refused before decoding); a Config is a plain value, safe to
 // share once loaded. The package reads no environment variable but
 // DefaultPath's: callers pass what they read.
 package config
@@ -24,6 +25,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"calq/internal/fsio"
 )
 
 // Config is the whole file.
@@ -134,7 +137,7 @@ func Load(path string) (Config, error) {
 		}
 		path = def
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if errors.Is(err, fs.ErrNotExist) && defErr == nil && path == def {
 		return Config{}, nil
 	}
@@ -144,9 +147,24 @@ func Load(path string) (Config, error) {
 	return parse(path, string(data))
 }
 
+// readConfig reads the config file at path, at most fsio.ConfigLimit
+// bytes of a regular file: /dev/zero or a FIFO as CALQ_CONFIG is an
+// error, not a hang or a fatal out-of-memory.
+func readConfig(path string) ([]byte, error) {
+	b, err := fsio.ReadFile(path, fsio.ConfigLimit)
+	var tl *fsio.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, fmt.Errorf("%w (a config file holds at most %s)", err, fsio.Size(tl.Limit))
+	}
+	return b, err
+}
+
 // parse decodes and checks data, the contents of the file at path.
 func parse(path, data string) (Config, error) {
 	var c Config
+	if err := checkDepth(path, data); err != nil {
+		return Config{}, err
+	}
 	md, err := toml.Decode(data, &c)
 	if err != nil {
 		return Config{}, decodeError(path, err)

@@ -3,18 +3,26 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"calq/internal/fsio"
 )
 
 // ReadSecret reads a password from the file at path: its whole contents
 // but one trailing newline ("\n" or "\r\n"), so that both
 // `echo pw > file` and an editor's file work.
+//
+// It reads at most fsio.SecretLimit (4 KiB) of a regular file: /dev/zero,
+// a FIFO or a directory is an error naming the file.
 func ReadSecret(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsio.ReadFile(path, fsio.SecretLimit)
+	var tl *fsio.TooLargeError
+	if errors.As(err, &tl) {
+		err = fmt.Errorf("%w (a secret file holds at most %s)", err, fsio.Size(tl.Limit))
+	}
 	if err != nil {
 		return "", fmt.Errorf("read secret: %w", err)
 	}
@@ -54,7 +62,11 @@ func (s SMTP) Password(getenv func(string) string) (string, error) {
 // that start children hide these names from them (internal/childenv).
 func SecretEnv(path string) []string {
 	var doc map[string]any
-	if _, err := toml.DecodeFile(path, &doc); err != nil {
+	data, err := readConfig(path)
+	if err != nil || checkDepth(path, string(data)) != nil {
+		return nil
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
 		return nil
 	}
 	var names []string

@@ -1,0 +1,138 @@
+// Package fsio reads and replaces the files a user points calq at without
+// trusting what they are: ReadFile reads at most a limit and refuses
+// anything but a regular file (a FIFO would hang, /dev/zero would never
+// end); CheckTarget and Rename refuse to put a file in place of a
+// directory, device, FIFO or socket, so that --metrics-file /dev/null
+// run as root never replaces the machine's /dev/null with a file.
+//
+// Entry points: ReadFile (one open, one fstat, at most limit+1 bytes),
+// CheckTarget (an lstat and a stat), Rename (CheckTarget then os.Rename).
+// All are safe for concurrent use.
+package fsio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrNotRegular is wrapped by the errors of ReadFile, CheckTarget and
+// Rename for a path that is a directory, device, FIFO or socket.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Limits for the files calq reads.
+const (
+	SecretLimit = 4 << 10 // a password or PIN file
+	ConfigLimit = 1 << 20 // a config file
+)
+
+// TooLargeError is ReadFile's error for a file longer than its limit.
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: larger than %s", e.Path, Size(e.Limit))
+}
+
+// Size renders n bytes as calq's messages do: "4 KiB", "1 MiB", "300 bytes".
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// kind names what a non-regular mode is, for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "no regular file"
+}
+
+func notRegular(path string, m fs.FileMode) error {
+	return fmt.Errorf("%s is %s: %w", path, kind(m), ErrNotRegular)
+}
+
+// ReadFile reads the regular file at path (through symlinks), refusing
+// one longer than limit bytes with a *TooLargeError and anything else
+// (a directory, a FIFO, a device) with ErrNotRegular. It opens with
+// O_NONBLOCK so that a FIFO with no writer cannot block the open.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi.Mode())
+	}
+	if fi.Size() > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit { // grew since the fstat
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	return b, nil
+}
+
+// CheckTarget returns nil when path may be replaced by a new regular
+// file: nothing is there, or a regular file is, or a symlink to one.
+// Anything else, a symlink to a device included, is ErrNotRegular.
+func CheckTarget(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if fi, err = os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil // a dangling link: the rename replaces the link
+		} else if err != nil {
+			return err
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		return notRegular(path, fi.Mode())
+	}
+	return nil
+}
+
+// Rename renames from over to as os.Rename does, unless to exists and
+// is not a regular file (CheckTarget). A device swapped in between the
+// check and the rename is not caught: the check is for a path the user
+// gave by mistake, not for a race with someone who can write its
+// directory.
+func Rename(from, to string) error {
+	if err := CheckTarget(to); err != nil {
+		return err
+	}
+	return os.Rename(from, to)
+}

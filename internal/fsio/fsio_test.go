@@ -1,0 +1,158 @@
+package fsio
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// hostile makes the things a user may point calq at by mistake or on
+// purpose, in a fresh directory: a FIFO with no writer, a directory, a
+// sparse file far over any limit, a character device made with mknod
+// (when root) and a symlink to it.
+func hostile(t *testing.T) (dir string, paths map[string]string) {
+	t.Helper()
+	dir = t.TempDir()
+	paths = map[string]string{
+		"dev-zero": "/dev/zero",
+		"fifo":     filepath.Join(dir, "fifo"),
+		"dir":      filepath.Join(dir, "dir"),
+		"sparse":   filepath.Join(dir, "sparse"),
+	}
+	if err := syscall.Mkfifo(paths["fifo"], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(paths["dir"], 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(paths["sparse"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 40); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if os.Geteuid() == 0 {
+		null := filepath.Join(dir, "null")
+		if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, int(mkdev(1, 3))); err != nil {
+			t.Fatal(err)
+		}
+		paths["device"] = null
+		paths["link-to-device"] = filepath.Join(dir, "link")
+		if err := os.Symlink(null, paths["link-to-device"]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, paths
+}
+
+func mkdev(major, minor uint32) uint64 {
+	return uint64(major)<<8 | uint64(minor)
+}
+
+func TestReadFile(t *testing.T) {
+	dir, paths := hostile(t)
+	small := filepath.Join(dir, "small")
+	os.WriteFile(small, []byte("secret\n"), 0o600)
+	exact := filepath.Join(dir, "exact")
+	os.WriteFile(exact, make([]byte, SecretLimit), 0o600)
+	over := filepath.Join(dir, "over")
+	os.WriteFile(over, make([]byte, SecretLimit+1), 0o600)
+	tests := []struct {
+		name     string
+		path     string
+		tooLarge bool
+		notReg   bool
+		wantLen  int
+	}{
+		{name: "small", path: small, wantLen: 7},
+		{name: "exactly the limit", path: exact, wantLen: SecretLimit},
+		{name: "one byte over", path: over, tooLarge: true},
+		{name: "sparse", path: paths["sparse"], tooLarge: true},
+		{name: "/dev/zero", path: paths["dev-zero"], notReg: true},
+		{name: "fifo", path: paths["fifo"], notReg: true},
+		{name: "dir", path: paths["dir"], notReg: true},
+		{name: "device", path: paths["device"], notReg: true},
+		{name: "link to device", path: paths["link-to-device"], notReg: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.path == "" {
+				t.Skip("needs root for mknod")
+			}
+			b, err := ReadFile(tt.path, SecretLimit)
+			var tl *TooLargeError
+			switch {
+			case tt.tooLarge:
+				if !errors.As(err, &tl) || tl.Limit != SecretLimit || tl.Path != tt.path {
+					t.Fatalf("got %v, want a *TooLargeError for %s at 4 KiB", err, tt.path)
+				}
+				if want := tt.path + ": larger than 4 KiB"; err.Error() != want {
+					t.Errorf("got %q, want %q", err, want)
+				}
+			case tt.notReg:
+				if !errors.Is(err, ErrNotRegular) {
+					t.Fatalf("got %v, want ErrNotRegular", err)
+				}
+			default:
+				if err != nil || len(b) != tt.wantLen {
+					t.Fatalf("got %d bytes, %v; want %d bytes", len(b), err, tt.wantLen)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckTargetAndRename(t *testing.T) {
+	dir, paths := hostile(t)
+	regular := filepath.Join(dir, "regular")
+	os.WriteFile(regular, []byte("old"), 0o600)
+	linkToRegular := filepath.Join(dir, "link-regular")
+	os.Symlink(regular, linkToRegular)
+	dangling := filepath.Join(dir, "dangling")
+	os.Symlink(filepath.Join(dir, "gone"), dangling)
+	tests := []struct {
+		name   string
+		path   string
+		notReg bool
+	}{
+		{name: "missing", path: filepath.Join(dir, "new")},
+		{name: "regular", path: regular},
+		{name: "link to regular", path: linkToRegular},
+		{name: "dangling link", path: dangling},
+		{name: "fifo", path: paths["fifo"], notReg: true},
+		{name: "dir", path: paths["dir"], notReg: true},
+		{name: "device", path: paths["device"], notReg: true},
+		{name: "link to device", path: paths["link-to-device"], notReg: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.path == "" {
+				t.Skip("needs root for mknod")
+			}
+			before, _ := os.Lstat(tt.path)
+			tmp := filepath.Join(dir, "tmp-"+filepath.Base(tt.path))
+			os.WriteFile(tmp, []byte("new"), 0o600)
+			err := Rename(tmp, tt.path)
+			if tt.notReg {
+				if !errors.Is(err, ErrNotRegular) {
+					t.Fatalf("got %v, want ErrNotRegular", err)
+				}
+				after, err := os.Lstat(tt.path)
+				if err != nil || after.Mode() != before.Mode() {
+					t.Fatalf("%s: mode %v became %v (%v): replaced", tt.path, before.Mode(), after.Mode(), err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got %v, want nil", err)
+			}
+			if b, _ := os.ReadFile(tt.path); string(b) != "new" {
+				t.Errorf("got %q in %s, want %q", b, tt.path, "new")
+			}
+		})
+	}
+}
