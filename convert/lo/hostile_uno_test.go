@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"calq/internal/tooltest"
 )
@@ -308,4 +309,99 @@ func TestCheckPipe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClaimFallback (issue 23, item 14): a state directory calq cannot use
+// costs the kept profiles, not the conversions: a slot whose lock path is
+// a directory is skipped for the next one, and a state directory that
+// cannot be made, or whose slots all fail, gives way to a temporary one,
+// with the reason in Fallback.
+func TestClaimFallback(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		setup    func(t *testing.T, state string)
+		wantSlot string // the first instance's slot, under state ("" for a temporary directory)
+	}{
+		{"usable", func(*testing.T, string) {}, "lo-1"},
+		{"lock path is a directory", func(t *testing.T, state string) {
+			os.MkdirAll(filepath.Join(state, "lo-1.lock"), 0o700)
+		}, "lo-2"},
+		{"every lock path is a directory", func(t *testing.T, state string) {
+			for k := 1; k <= maxSlotFailures; k++ {
+				os.MkdirAll(filepath.Join(state, "lo-"+strconv.Itoa(k)+".lock"), 0o700)
+			}
+		}, ""},
+		{"slot is a file", func(t *testing.T, state string) {
+			os.MkdirAll(state, 0o700)
+			os.WriteFile(filepath.Join(state, "lo-1"), nil, 0o600)
+		}, "lo-2"},
+		{"state directory is a file", func(t *testing.T, state string) {
+			os.WriteFile(state, nil, 0o600)
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state")
+			tc.setup(t, state)
+			p := &Pool{opts: Options{Instances: 1, StateDir: state}, closing: make(chan struct{})}
+			if err := p.claim(); err != nil {
+				t.Fatalf("claim = %v, want a slot somewhere", err)
+			}
+			defer p.Close()
+			got := p.insts[0].l.dir
+			if tc.wantSlot != "" {
+				if want := filepath.Join(state, tc.wantSlot); got != want || p.Fallback() != nil {
+					t.Errorf("slot %s, fallback %v; want %s, nil", got, p.Fallback(), want)
+				}
+				return
+			}
+			if strings.HasPrefix(got, state) || p.scratch == "" || !strings.HasPrefix(got, p.scratch) {
+				t.Errorf("slot %s, want one in a temporary directory", got)
+			}
+			if err := p.Fallback(); err == nil || !strings.Contains(err.Error(), state) {
+				t.Errorf("Fallback = %v, want the reason naming %s", err, state)
+			}
+			scratch := p.scratch
+			p.Close()
+			if _, err := os.Stat(scratch); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("temporary directory after Close: %v, want removed", err)
+			}
+		})
+	}
+}
+
+// TestHostileStoppedInstance (issue 23, item 14): an instance frozen by
+// SIGSTOP fails the innocent document with ReasonStopped, not a timeout
+// (which calq convert takes as the document's fault, for good); the
+// instance is killed, and the next conversion of the same document, on a
+// new instance, succeeds.
+func TestHostileStoppedInstance(t *testing.T) {
+	p := sharedPool.get(t)
+	inst := p.Instances()[0]
+	r, err := inst.ensureFor(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(-r.pgid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-r.pgid, syscall.SIGCONT)
+	out := filepath.Join(t.TempDir(), "simple.pdf")
+	err = inst.Convert(t.Context(), testdata(t, "simple.odt"), out, ConvertOptions{Timeout: 2 * time.Second})
+	var ce *ConvertError
+	if !errors.As(err, &ce) || ce.Reason != ReasonStopped || !errors.Is(err, ErrInstanceStopped) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Convert on a stopped instance = %v, want ReasonStopped wrapping ErrInstanceStopped, not DeadlineExceeded", err)
+	}
+	if err := inst.Convert(t.Context(), testdata(t, "simple.odt"), out, ConvertOptions{}); err != nil {
+		t.Fatalf("Convert again = %v", err)
+	}
+	checkPDF(t, out, 1)
+}
+
+// ensureFor returns the instance's running soffice, started if need be.
+func (i *Instance) ensureFor(t *testing.T) (*run, error) {
+	if err := i.acquire(t.Context()); err != nil {
+		return nil, err
+	}
+	defer i.release()
+	return i.ensure(t.Context())
 }
