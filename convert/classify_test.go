@@ -41,6 +41,8 @@ func TestClassifyFileSystem(t *testing.T) {
 		{"EIO", sniff.Image, pathErr("read", syscall.EIO), false},
 		{"LibreOffice's output ENOSPC", sniff.Office, &lo.ConvertError{Input: "a.docx", Reason: lo.ReasonOutput, Err: pathErr("write", syscall.ENOSPC)}, false},
 		{"instance died", sniff.Office, &lo.ConvertError{Input: "a.docx", Reason: lo.ReasonInstanceDied, Err: errors.New("exit status 1")}, false},
+		{"instance stopped (SIGSTOP) past the deadline", sniff.Office, &lo.ConvertError{Input: "a.docx", Reason: lo.ReasonStopped, Err: lo.ErrInstanceStopped}, false},
+		{"LibreOffice state directory unusable", sniff.Office, &lo.ConvertError{Input: "a.docx", Reason: lo.ReasonStartFailed, Err: pathErr("open", syscall.EROFS)}, false},
 	}
 	for _, tt := range tests {
 		got := classify(context.Background(), tt.kind, tt.err, time.Minute)

@@ -249,37 +249,44 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 // is done: a document
 // can make it grow by gigabytes long before any timeout. reason is "" when
 // ch delivered (ok false when it was closed), else the ConvertError reason,
-// with err.
+// with err. A deadline that passes while the instance is, or was, stopped
+// (SIGSTOP) is the instance's fault, not the document's: ReasonStopped.
 func await[T any](ctx context.Context, i *Instance, r *run, ch <-chan T) (v T, ok bool, reason string, err error) {
 	sample := time.NewTicker(memorySampleEvery)
 	defer sample.Stop()
+	stopped := false
 	for {
 		select {
 		case v, ok = <-ch:
 			// Sampled once more at the end: a conversion shorter than
 			// the sampling period is held to the limit too.
-			if err := i.overLimit(r); ok && err != nil {
+			if err := i.overLimit(groupRSS(r.pgid)); ok && err != nil {
 				return v, false, ReasonMemoryLimit, err
 			}
 			return v, ok, "", nil
 		case <-ctx.Done():
+			if _, now := groupScan(r.pgid); (stopped || now) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return v, false, ReasonStopped, ErrInstanceStopped
+			}
 			return v, false, stopReason(ctx.Err()), ctx.Err()
 		case <-r.done:
 			return v, false, ReasonInstanceDied, nil
 		case <-i.p.closing:
 			return v, false, ReasonClosed, ErrClosed
 		case <-sample.C:
-			if err := i.overLimit(r); err != nil {
+			rss, now := groupScan(r.pgid)
+			stopped = stopped || now
+			if err := i.overLimit(rss); err != nil {
 				return v, false, ReasonMemoryLimit, err
 			}
 		}
 	}
 }
 
-// overLimit says whether r's process group holds more memory than
-// Options.MemoryLimit, and by how much.
-func (i *Instance) overLimit(r *run) error {
-	rss, limit := groupRSS(r.pgid), i.p.opts.MemoryLimit
+// overLimit says whether rss, of an instance's process group, is more
+// memory than Options.MemoryLimit, and by how much.
+func (i *Instance) overLimit(rss int64) error {
+	limit := i.p.opts.MemoryLimit
 	if rss <= limit {
 		return nil
 	}

@@ -37,8 +37,11 @@ func RemoveDebris() ([]string, error) {
 			if fi, err := os.Lstat(slot); err != nil || !fi.IsDir() {
 				continue
 			}
-			u := layout{slot}.profileURL()
-			for _, pipe := range []string{pipePath(u), unoPipePath(unoPipeName(u))} {
+			l := layout{slot}
+			for _, pipe := range []string{pipePath(l.profileURL()), l.lastUNOPipe()} {
+				if pipe == "" || !ownSocket(pipe) {
+					continue
+				}
 				if err := os.Remove(pipe); err == nil {
 					removed = append(removed, pipe)
 				} else if !errors.Is(err, os.ErrNotExist) {
@@ -53,4 +56,15 @@ func RemoveDebris() ([]string, error) {
 		removed = append(removed, dir)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// lastUNOPipe is the path of the UNO pipe of the slot's last start, or ""
+// when it has none (or its record is not a name calq makes).
+func (l layout) lastUNOPipe() string {
+	b, err := os.ReadFile(l.pipeName())
+	name, ok := strings.CutPrefix(string(b), "calq_")
+	if err != nil || !ok || len(name) != 32 || strings.Trim(name, "0123456789abcdef") != "" {
+		return ""
+	}
+	return unoPipePath(string(b))
 }

@@ -26,18 +26,24 @@ var ErrClosed = errors.New("the LibreOffice pool is closed")
 
 // Reasons of a ConvertError.
 const (
-	ReasonLoadFailed   = "load failed"   // no output while the instance lived: unreadable, password, unsupported
-	ReasonTimeout      = "timeout"       // the context's deadline passed; the instance was killed
-	ReasonCanceled     = "canceled"      // the context was canceled; the instance was killed
-	ReasonInstanceDied = "instance died" // the instance exited during the conversion
-	ReasonStartFailed  = "start failed"  // the instance could not be started
-	ReasonBadOutput    = "bad output"    // the output is empty or not a PDF
-	ReasonInput        = "input"         // the input could not be read
-	ReasonOutput       = "output"        // the result could not be written to its place
-	ReasonMemoryLimit  = "memory limit"  // the instance grew over Options.MemoryLimit; it was killed
-	ReasonClosed       = "pool closed"   // the pool was closed
-	ReasonOptions      = "bad options"   // ConvertOptions out of range
+	ReasonLoadFailed   = "load failed"      // no output while the instance lived: unreadable, password, unsupported
+	ReasonTimeout      = "timeout"          // the context's deadline passed; the instance was killed
+	ReasonCanceled     = "canceled"         // the context was canceled; the instance was killed
+	ReasonInstanceDied = "instance died"    // the instance exited during the conversion
+	ReasonStartFailed  = "start failed"     // the instance could not be started
+	ReasonBadOutput    = "bad output"       // the output is empty or not a PDF
+	ReasonInput        = "input"            // the input could not be read
+	ReasonOutput       = "output"           // the result could not be written to its place
+	ReasonMemoryLimit  = "memory limit"     // the instance grew over Options.MemoryLimit; it was killed
+	ReasonClosed       = "pool closed"      // the pool was closed
+	ReasonOptions      = "bad options"      // ConvertOptions out of range
+	ReasonStopped      = "instance stopped" // the deadline passed while the instance was stopped (SIGSTOP); it was killed
 )
+
+// ErrInstanceStopped is the error of a ConvertError with ReasonStopped:
+// the instance, not the document, used up the time; another try may
+// succeed.
+var ErrInstanceStopped = errors.New("LibreOffice was stopped (SIGSTOP or a debugger) during the conversion; it was killed and restarts")
 
 // ConvertError is the error of Instance.Convert.
 type ConvertError struct {

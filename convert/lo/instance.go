@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"calq/internal/proc"
@@ -119,7 +120,8 @@ func (i *Instance) ensure(ctx context.Context) (*run, error) {
 		if attempt == 2 {
 			os.RemoveAll(i.l.profile())
 		}
-		if r, err = i.startOnce(ctx); err == nil || ctx.Err() != nil || errors.Is(err, ErrClosed) {
+		// A foreign pipe is an attack, not bad luck: say so at once.
+		if r, err = i.startOnce(ctx); err == nil || ctx.Err() != nil || errors.Is(err, ErrClosed) || errors.Is(err, ErrPipeForeign) {
 			break
 		}
 	}
@@ -140,12 +142,22 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 		return nil, err
 	}
 	r := &run{done: make(chan struct{}), log: newTailLog(16 << 10), marker: i.l.profileURL()}
-	// A killed run's sockets: this slot is ours (locked) now.
+	// A killed run's socket: this slot is ours (locked) now. Another
+	// user's socket there would take the documents handed over: refuse.
 	removeSocket(pipePath(r.marker))
+	if err := pipeFree(pipePath(r.marker)); err != nil {
+		return nil, err
+	}
 	argv := []string{i.l.keep()}
 	if i.p.python != "" && !i.p.unoFailed.Load() {
-		r.pipe = unoPipeName(r.marker)
-		removeSocket(unoPipePath(r.pipe)) // LibreOffice would not listen
+		r.pipe = newPipeName()
+		if err := pipeFree(unoPipePath(r.pipe)); err != nil {
+			return nil, err
+		}
+		// For RemoveDebris, should calq die with the instance.
+		if err := os.WriteFile(i.l.pipeName(), []byte(r.pipe), 0o600); err != nil {
+			return nil, err
+		}
 		argv = []string{acceptArg(r.pipe)}
 	}
 	r.cmd = i.command(proc.Command, i.l.dir, argv...)
@@ -163,6 +175,13 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 	i.starts++
 	i.mu.Unlock()
 	if r.pipe != "" {
+		if err := awaitPipe(ctx, unoPipePath(r.pipe), r, i.p.closing); err != nil {
+			i.stop(r)
+			if errors.Is(err, errSofficeExited) {
+				err = fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, lastLines(r.log.String(), 5))
+			}
+			return nil, err
+		}
 		h, err := startHelper(ctx, i.p.python, i.l, r.pipe, r, i.p.closing)
 		if err != nil {
 			i.stop(r)
@@ -200,13 +219,15 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 	}
 }
 
-// command is soffice with the instance's profile and environment; argv
+// command is soffice with the instance's profile and environment, under
+// umask 077 (see pipe.go: its sockets and files are for calq's user
+// alone; calq gives the PDFs it places the user's mode); argv
 // follows the common options. start is proc.Command for the instance,
 // which lives until stop kills its group and which the guard kills if
 // calq dies; proc.Child for a client, which hands its document over and
 // exits, and dies with its instance.
 func (i *Instance) command(start func(context.Context, proc.Options, ...string) *exec.Cmd, dir string, argv ...string) *exec.Cmd {
-	args := append([]string{i.p.soffice, profileArg(i.l.profileURL()),
+	args := append([]string{"/bin/sh", "-c", `umask 077 && exec "$0" "$@"`, i.p.soffice, profileArg(i.l.profileURL()),
 		"--headless", "--invisible", "--nocrashreport", "--nodefault", "--nologo", "--norestore"}, argv...)
 	env := instanceEnv(os.Environ(), i.l.home(), i.l.tmp())
 	return start(context.Background(), proc.Options{Dir: dir, Env: env, Grace: time.Second}, args...)
@@ -297,9 +318,20 @@ func lastLines(log string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// removeSocket removes the socket at path, if there is one.
+// removeSocket removes the socket at path, if there is one of calq's
+// user: another user's is evidence, left for pipeFree to report.
 func removeSocket(path string) {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+	if ownSocket(path) {
 		os.Remove(path)
 	}
+}
+
+// ownSocket says whether path is a socket of calq's user.
+func ownSocket(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
 }

@@ -95,9 +95,11 @@ func TestCalqKilled(t *testing.T) {
 			child.Wait()
 			waitFor(t, "the pool's processes to die with calq", func() bool { return len(poolProcs(dir)) == 0 })
 			// Nobody was left to remove the instance's pipe sockets.
-			u := layout{filepath.Join(dir, "lo-1")}.profileURL()
-			os.Remove(pipePath(u))
-			os.Remove(unoPipePath(unoPipeName(u)))
+			l := layout{filepath.Join(dir, "lo-1")}
+			os.Remove(pipePath(l.profileURL()))
+			if pipe := l.lastUNOPipe(); pipe != "" {
+				os.Remove(pipe)
+			}
 		})
 	}
 }

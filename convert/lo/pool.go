@@ -23,7 +23,7 @@ import (
 type Options struct {
 	Soffice        string        // path of soffice; "" looks it up in PATH as Find does
 	Instances      int           // 0 → DefaultInstances()
-	StateDir       string        // where profiles, HOME and TMPDIR of instances live, kept between pools (see DefaultStateDir); "" → a temp dir removed by Close
+	StateDir       string        // where profiles, HOME and TMPDIR of instances live, kept between pools (see DefaultStateDir); "" → a temp dir removed by Close, as when it cannot be used (see Pool.Fallback)
 	MaxConversions int           // restart an instance after this many conversions (0 → 200)
 	MaxRSS         int64         // restart an instance above this resident memory of its process group, checked after the 1st, 9th, 17th... conversion since its start, bytes (0 → 1 GiB, at most MemoryLimit/2)
 	MemoryLimit    int64         // kill an instance above this resident memory during a conversion and fail it with ReasonMemoryLimit, bytes (0 → DefaultMemoryLimit)
@@ -118,7 +118,8 @@ type Pool struct {
 	opts     Options
 	soffice  string
 	dir      string // the state directory
-	tempDir  bool   // dir was made by New and is removed by Close
+	scratch  string // a temporary directory of slots, removed by Close; "" when none
+	fallback error  // why scratch holds slots although Options.StateDir was set
 	settings []setting
 	insts    []*Instance
 	python   string // the python3 for the helpers; "" hands documents over by client soffice
@@ -189,36 +190,74 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 // instance. A slot is a directory lo-K locked with flock while a pool
 // uses it, so two calq processes sharing a state directory never share
 // a profile (LibreOffice would hand one's documents to the other).
+//
+// A state directory calq cannot use (read-only, not a directory, a lock
+// path that is a directory) costs the profiles kept between runs, not the
+// conversions: a slot that fails is skipped, and the instances still
+// missing after maxSlotFailures failures take slots in a temporary
+// directory, removed by Close. Fallback says why.
 func (p *Pool) claim() error {
-	p.dir = p.opts.StateDir
-	if p.dir == "" {
-		d, err := os.MkdirTemp("", debris.Pattern("lo", false))
-		if err != nil {
-			return err
+	if p.opts.StateDir != "" {
+		dir, err := filepath.Abs(p.opts.StateDir)
+		if err == nil {
+			p.dir = dir
+			err = p.claimIn(dir)
 		}
-		p.dir, p.tempDir = d, true
+		if err == nil {
+			return nil
+		}
+		p.fallback = fmt.Errorf("LibreOffice state directory %s: %w", p.opts.StateDir, err)
 	}
-	abs, err := filepath.Abs(p.dir)
+	d, err := os.MkdirTemp("", debris.Pattern("lo", false))
 	if err != nil {
 		return err
 	}
-	p.dir = abs
-	if err := os.MkdirAll(p.dir, 0o700); err != nil {
+	p.scratch = d
+	if p.dir == "" {
+		p.dir = d
+	}
+	return p.claimIn(d)
+}
+
+// maxSlotFailures bounds the slots claimIn tries that fail for another
+// reason than another pool's lock.
+const maxSlotFailures = 4
+
+// claimIn takes slots in dir until the pool has its instances, or
+// returns why it could not.
+func (p *Pool) claimIn(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	for k := 1; len(p.insts) < p.opts.Instances; k++ {
-		slot := filepath.Join(p.dir, fmt.Sprintf("lo-%d", k))
+	var failed error
+	for k, failures := 1, 0; len(p.insts) < p.opts.Instances; k++ {
+		if failures == maxSlotFailures {
+			return failed
+		}
+		slot := filepath.Join(dir, fmt.Sprintf("lo-%d", k))
 		lock, err := lockSlot(slot + ".lock")
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			continue // another pool's
 		}
+		if err == nil {
+			if err = os.MkdirAll(slot, 0o700); err != nil {
+				lock.Close()
+			}
+		}
 		if err != nil {
-			return err
+			failures++
+			failed = fmt.Errorf("slot lo-%d: %w", k, err)
+			continue
 		}
 		p.insts = append(p.insts, newInstance(p, fmt.Sprintf("lo-%d", len(p.insts)+1), slot, lock))
 	}
 	return nil
 }
+
+// Fallback returns why some or all instances do not keep their profiles
+// in Options.StateDir but in a temporary directory, or nil when they all
+// do.
+func (p *Pool) Fallback() error { return p.fallback }
 
 func lockSlot(name string) (*os.File, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
@@ -260,8 +299,8 @@ func (p *Pool) Close() error {
 		for _, i := range p.insts {
 			errs = append(errs, i.close())
 		}
-		if p.tempDir {
-			errs = append(errs, os.RemoveAll(p.dir))
+		if p.scratch != "" {
+			errs = append(errs, os.RemoveAll(p.scratch))
 		}
 		p.closeErr = errors.Join(errs...)
 	})

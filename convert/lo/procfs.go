@@ -11,9 +11,16 @@ import (
 // process group pgid, from /proc; 0 where there is no /proc. Scanning
 // /proc costs about a millisecond, small against a conversion.
 func groupRSS(pgid int) int64 {
+	rss, _ := groupScan(pgid)
+	return rss
+}
+
+// groupScan returns groupRSS and whether a process of the group is
+// stopped (SIGSTOP, SIGTSTP, a tracer): it runs no document then.
+func groupScan(pgid int) (rss int64, stopped bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	var pages int64
 	for _, e := range entries {
@@ -27,9 +34,18 @@ func groupRSS(pgid int) int64 {
 		group, rss, ok := parseStat(string(b))
 		if ok && group == pgid {
 			pages += rss
+			stopped = stopped || statStopped(string(b))
 		}
 	}
-	return pages * int64(os.Getpagesize())
+	return pages * int64(os.Getpagesize()), stopped
+}
+
+// statStopped says whether the /proc/PID/stat text is of a stopped
+// process (state T, or t when traced).
+func statStopped(stat string) bool {
+	i := strings.LastIndexByte(stat, ')')
+	f := strings.Fields(stat[i+1:])
+	return i >= 0 && len(f) > 0 && (f[0] == "T" || f[0] == "t")
 }
 
 // parseStat returns the process group and resident pages from the text

@@ -86,6 +86,7 @@ func (l layout) tmp() string      { return filepath.Join(l.dir, "tmp") }
 func (l layout) keep() string     { return filepath.Join(l.dir, "keep", "keep.fodt") }
 func (l layout) keepLock() string { return filepath.Join(l.dir, "keep", ".~lock.keep.fodt#") }
 func (l layout) work() string     { return filepath.Join(l.dir, "work") }
+func (l layout) pipeName() string { return filepath.Join(l.dir, "uno-pipe") }
 func (l layout) registry() string {
 	return filepath.Join(l.profile(), "user", "registrymodifications.xcu")
 }

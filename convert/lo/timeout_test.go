@@ -3,6 +3,7 @@ package lo
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,7 +108,8 @@ func TestTimeoutLeavesOutStartUp(t *testing.T) {
 }
 
 // TestRemoveDebris: a SIGKILLed pool's directory (profiles, documents)
-// and its instances' sockets go; a live pool's stay.
+// and its instances' sockets (single-instance and UNO pipes) go; a live
+// pool's stay, and so does a socket of another user at a dead pool's path.
 func TestRemoveDebris(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -118,30 +120,54 @@ func TestRemoveDebris(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(slot, "work", "in.docx"), []byte("a copy of a document"), 0o600)
 	pipe := pipePath(layout{slot}.profileURL())
-	if err := os.WriteFile(pipe, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	makeSocket(t, pipe)
+	uno := newPipeName()
+	os.WriteFile(layout{slot}.pipeName(), []byte(uno), 0o600)
+	makeSocket(t, unoPipePath(uno))
 	live := filepath.Join(tmp, "calq-lo-"+strconv.Itoa(os.Getpid())+"-x2")
 	if err := os.MkdirAll(filepath.Join(live, "lo-1"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	livePipe := pipePath(layout{filepath.Join(live, "lo-1")}.profileURL())
-	os.WriteFile(livePipe, nil, 0o600)
-	defer os.Remove(livePipe)
+	makeSocket(t, livePipe)
+	kept := []string{live, livePipe}
+	if os.Getuid() == 0 {
+		// Another user's socket at a dead slot's UNO pipe path.
+		dead3 := filepath.Join(tmp, "calq-lo-"+strconv.Itoa(deadPID(t))+"-x3", "lo-1")
+		os.MkdirAll(dead3, 0o700)
+		foreign := newPipeName()
+		os.WriteFile(layout{dead3}.pipeName(), []byte(foreign), 0o600)
+		makeSocket(t, unoPipePath(foreign))
+		os.Lchown(unoPipePath(foreign), nobodyID, nobodyID)
+		kept = append(kept, unoPipePath(foreign))
+	}
 	removed, err := RemoveDebris()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, gone := range []string{dead, pipe} {
+	for _, gone := range []string{dead, pipe, unoPipePath(uno)} {
 		if _, err := os.Lstat(gone); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s still there after RemoveDebris (removed %q)", gone, removed)
 		}
 	}
-	for _, kept := range []string{live, livePipe} {
+	for _, kept := range kept {
 		if _, err := os.Lstat(kept); err != nil {
 			t.Errorf("a live pool's %s was removed: %v", kept, err)
 		}
 	}
+}
+
+// makeSocket leaves a unix socket at path, as a killed instance does; the
+// test removes it at the end.
+func makeSocket(t *testing.T, path string) {
+	t.Helper()
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	t.Cleanup(func() { os.Remove(path) })
 }
 
 // deadPID is the PID of a process that has exited.

@@ -3,9 +3,7 @@ package lo
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,13 +59,8 @@ func pythonEnv() []string {
 	return append(instanceEnv(os.Environ(), os.TempDir(), os.TempDir()), "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1")
 }
 
-// unoPipeName names the UNO pipe of the instance whose profile is at
-// profileURL; LibreOffice makes it /tmp/OSL_PIPE_<uid>_<name>.
-func unoPipeName(profileURL string) string {
-	sum := sha256.Sum256([]byte(profileURL))
-	return "calq_" + hex.EncodeToString(sum[:8])
-}
-
+// unoPipePath is where LibreOffice makes the UNO pipe named name (see
+// pipe.go).
 func unoPipePath(name string) string {
 	return fmt.Sprintf("/tmp/OSL_PIPE_%d_%s", os.Getuid(), name)
 }

@@ -3,7 +3,8 @@
 #
 # Usage: python3 unohelper.py UNO-URL DEADLINE-SECONDS
 #
-# It connects to the instance at UNO-URL (retrying until the deadline),
+# It runs under umask 077 (its files are for calq's user alone), connects
+# to the instance at UNO-URL (backing off until the deadline),
 # prints {"ready": true}, then reads one JSON request per line on stdin,
 #   {"in": PATH, "out": PATH, "infilter": NAME, "pdfa": 0..3, "lossless": BOOL}
 # and answers each with one JSON line on stdout,
@@ -11,9 +12,13 @@
 # It exits at end of input, or with status 3 when the connection to the
 # instance is lost. Nothing else is printed on stdout.
 import json
+import os
 import sys
 import threading
 import time
+
+# Whatever the helper or the bridge creates is for calq's user alone.
+os.umask(0o077)
 
 import uno
 import unohelper
@@ -33,15 +38,19 @@ def connect(url, deadline):
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext(
         "com.sun.star.bridge.UnoUrlResolver", local)
+    # calq checked the pipe before starting the helper: a failure is
+    # rare, so back off (20 ms doubling to 1 s) rather than hammer it.
+    pause = 0.02
     while True:
         try:
             ctx = resolver.resolve(url)
             return ctx, ctx.ServiceManager.createInstanceWithContext(
                 "com.sun.star.frame.Desktop", ctx)
         except Exception:
-            if time.monotonic() > deadline:
+            if time.monotonic() + pause > deadline:
                 raise
-            time.sleep(0.02)
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
 
 
 class MainThreadJob(unohelper.Base, XCallback):
