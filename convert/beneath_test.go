@@ -134,3 +134,16 @@ func TestSharedWorkDirGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestShareIDSymlink: a share id that is a symlink is refused, not read:
+// it could name a one-line file of the reading user's anywhere.
+func TestShareIDSymlink(t *testing.T) {
+	root, secret := shareWithLinks(t)
+	os.Mkdir(filepath.Join(root, sharedWork), 0o700)
+	if err := os.Symlink(secret, filepath.Join(root, sharedWork, "id")); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := ShareID(root); !errors.Is(err, errSymlink) {
+		t.Errorf("ShareID: %q, %v; want refused as a symlink", id, err)
+	}
+}

@@ -355,6 +355,17 @@ func openShared(root, rel string) (*os.File, error) {
 	return f, nil
 }
 
+// readShared reads a small file of calq's on the share at root, as
+// openShared opens it: a symlink there could make it read anything.
+func readShared(root, rel string) ([]byte, error) {
+	f, err := openShared(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4096))
+}
+
 // sharedPDFName is the name of the PDF that the worker of the job key
 // leaves in the share's calq directory.
 func sharedPDFName(key string) string {
@@ -530,7 +541,7 @@ const shareIDFile = sharedWork + "/id"
 func ShareID(root string) (string, error) {
 	path := filepath.Join(root, filepath.FromSlash(shareIDFile))
 	for range 2 {
-		b, err := os.ReadFile(path)
+		b, err := readShared(root, shareIDFile)
 		if err == nil {
 			id := strings.TrimSpace(string(b))
 			if len(id) < 8 || strings.ContainsAny(id, " \t\n/") {
