@@ -25,10 +25,7 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is %s, not a regular file", path, modeKind(fi.Mode()))
-	}
+	fi, err := regular(f, path)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"calq/convert/lo"
 	"calq/convert/pdf"
@@ -167,7 +170,7 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 			var res remoteResult
 			if err := json.Unmarshal(u.Result, &res); err != nil || res.PDF == "" && res.Path == "" {
 				ev.Type, ev.Err = sched.EventFailed, fmt.Errorf("the worker's result %q names no PDF", u.Result)
-			} else if err := r.collect(ctx, i, res, inSums[i]); err != nil {
+			} else if err := r.collect(ctx, i, u.Key, res, inSums[i]); err != nil {
 				ev.Type, ev.Err = sched.EventFailed, err
 			}
 		}
@@ -264,16 +267,16 @@ func (r *runner) remoteJob(ctx context.Context, batch, share string, j *sched.Jo
 		Label: r.o.Label, Class: r.o.Class, Retries: r.o.Retries}, inSum, nil
 }
 
-// collect fetches item i's PDF (a blob, or a file on the share) beside
-// its output, post-processes it and places it.
-func (r *runner) collect(ctx context.Context, i int, res remoteResult, inSum string) error {
+// collect fetches item i's PDF (a blob, or a file on the share) for the
+// job key beside its output, post-processes it and places it.
+func (r *runner) collect(ctx context.Context, i int, key string, res remoteResult, inSum string) error {
 	it := r.items[i]
 	tmp, err := r.tempBeside(it.Output)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	if err := r.fetch(ctx, res, tmp); err != nil {
+	if err := r.fetch(ctx, key, res, tmp); err != nil {
 		return err
 	}
 	if !postEmpty(r.o.Post) && r.o.Merge == "" {
@@ -287,21 +290,87 @@ func (r *runner) collect(ctx context.Context, i int, res remoteResult, inSum str
 	return r.place(ctx, it, tmp, inSum)
 }
 
-// fetch copies the PDF a worker made into tmp: from the database, or from
-// the share, where it is then removed.
-func (r *runner) fetch(ctx context.Context, res remoteResult, tmp string) error {
+// fetch copies the PDF a worker made for the job key into tmp: from the
+// database, or from the share, where it is then removed. Whoever can
+// write the queue can write any result, so it is taken only as what this
+// job's worker would have made: a blob whose content has the digest it
+// claims, or the job's own name in the share's calq directory, reached
+// through no symlink; and on both routes, a PDF.
+func (r *runner) fetch(ctx context.Context, key string, res remoteResult, tmp string) error {
 	if res.Path == "" {
-		return r.o.Shared.GetFile(ctx, res.PDF, tmp)
+		if err := r.o.Shared.GetFile(ctx, res.PDF, tmp); err != nil {
+			return err
+		}
+		return checkPDF(tmp, "the worker's PDF "+shortDigest(res.PDF))
 	}
-	if r.o.SharedRoot == "" || !filepath.IsLocal(filepath.FromSlash(res.Path)) {
-		return fmt.Errorf("the worker's PDF %q is not below --shared-root", res.Path)
+	name := sharedPDFName(key)
+	if r.o.SharedRoot == "" || res.Path != sharedWork+"/"+name {
+		return fmt.Errorf("the worker's PDF %q is not this job's %s/%s below --shared-root: refused", res.Path, sharedWork, name)
 	}
-	src := filepath.Join(r.o.SharedRoot, filepath.FromSlash(res.Path))
-	if err := copyFile(ctx, src, tmp); err != nil {
+	src, err := openShared(r.o.SharedRoot, res.Path)
+	if err != nil {
 		return fmt.Errorf("fetch the PDF from the share: %w", err)
 	}
-	os.Remove(src)
+	_, err = copyHashed(ctx, src, tmp)
+	src.Close()
+	if err != nil {
+		return fmt.Errorf("fetch the PDF from the share: %w", err)
+	}
+	if err := checkPDF(tmp, "the worker's PDF "+res.Path); err != nil {
+		return err
+	}
+	removeBeneath(r.o.SharedRoot, sharedWork, name)
 	return nil
+}
+
+// checkPDF fails unless the file at path starts as a PDF does; what
+// names it in the message.
+func checkPDF(path, what string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 5)
+	n, _ := io.ReadFull(f, head)
+	if string(head[:n]) != "%PDF-" {
+		return sched.Permanent(fmt.Errorf("%s is not a PDF (it starts %q): refused", what, head[:n]))
+	}
+	return nil
+}
+
+func shortDigest(d string) string { return d[:min(len(d), 12)] }
+
+// openShared opens rel below the share at root for reading, only when it
+// is a regular file reached through no symlink (openBeneath).
+func openShared(root, rel string) (*os.File, error) {
+	f, err := openBeneath(root, rel, unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := regular(f, rel); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readShared reads a small file of calq's on the share at root, as
+// openShared opens it: a symlink there could make it read anything.
+func readShared(root, rel string) ([]byte, error) {
+	f, err := openShared(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 4096))
+}
+
+// sharedPDFName is the name of the PDF that the worker of the job key
+// leaves in the share's calq directory.
+func sharedPDFName(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:12]) + ".pdf"
 }
 
 // BelowRoot returns path relative to root, slash-separated, or an error
@@ -420,7 +489,7 @@ func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) er
 	if !filepath.IsLocal(filepath.FromSlash(p.Path)) {
 		return sched.Permanent(fmt.Errorf("the job's path %q is not below the shared root", p.Path))
 	}
-	src, _, err := openRegular(filepath.Join(w.SharedRoot, filepath.FromSlash(p.Path)))
+	src, err := openShared(w.SharedRoot, p.Path)
 	if err != nil {
 		return sched.Permanent(fmt.Errorf("read %s on the share: %w", p.Path, err))
 	}
@@ -436,7 +505,7 @@ func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) er
 }
 
 // output hands the PDF at out to the submitter: as a blob, or for a job
-// on a shared root as a file below it (written aside, then renamed).
+// on a shared root as a file in the share's calq directory.
 func (w *RemoteWorker) output(ctx context.Context, p remotePayload, key, out string) (remoteResult, error) {
 	var res remoteResult
 	if p.Path == "" {
@@ -444,22 +513,8 @@ func (w *RemoteWorker) output(ctx context.Context, p remotePayload, key, out str
 		res.PDF, err = w.blobs.PutFile(ctx, out)
 		return res, err
 	}
-	dir := filepath.Join(w.SharedRoot, sharedWork)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return res, fmt.Errorf("write the PDF on the share: %w", err)
-	}
-	sum := sha256.Sum256([]byte(key))
-	name := hex.EncodeToString(sum[:12]) + ".pdf"
-	tmp, err := os.CreateTemp(dir, "."+name+".*")
-	if err != nil {
-		return res, fmt.Errorf("write the PDF on the share: %w", err)
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	if err := copyFile(ctx, out, tmp.Name()); err != nil {
-		return res, fmt.Errorf("write the PDF on the share: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+	name := sharedPDFName(key)
+	if err := writeShared(ctx, w.SharedRoot, name, out); err != nil {
 		return res, fmt.Errorf("write the PDF on the share: %w", err)
 	}
 	res.Path = sharedWork + "/" + name
@@ -486,7 +541,7 @@ const shareIDFile = sharedWork + "/id"
 func ShareID(root string) (string, error) {
 	path := filepath.Join(root, filepath.FromSlash(shareIDFile))
 	for range 2 {
-		b, err := os.ReadFile(path)
+		b, err := readShared(root, shareIDFile)
 		if err == nil {
 			id := strings.TrimSpace(string(b))
 			if len(id) < 8 || strings.ContainsAny(id, " \t\n/") {
@@ -508,9 +563,11 @@ func ShareID(root string) (string, error) {
 // first: the id is written aside and linked into place, which fails when
 // the name exists.
 func writeShareID(root, path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	d, err := sharedWorkDir(root)
+	if err != nil {
 		return fmt.Errorf("share %s: %w", root, err)
 	}
+	d.Close()
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".id.*")
 	if err != nil {
 		return fmt.Errorf("share %s: %w", root, err)
