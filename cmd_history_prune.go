@@ -20,7 +20,9 @@ func historyPruneCommand() *cli.Command {
 		Name:  "prune",
 		Usage: "delete the jobs that finished before a time",
 		Description: "Deletes the jobs that finished (done, failed, timed out or cancelled) before --before,\n" +
-			"with their attempts, in one transaction. --archive first writes them to FILE\n" +
+			"with their attempts; a batch only whole, once all its jobs ended (an interrupted\n" +
+			"one keeps what it finished, for its resume). The journal deletes in one\n" +
+			"transaction, PostgreSQL in short ones of whole batches. --archive first writes them to FILE\n" +
 			"as JSON lines, one job a line as calq history --json prints it but without\n" +
 			"message_type. An existing FILE is refused unless --append is given; then\n" +
 			"the new lines follow its own. FILE appears or grows, complete and synced to\n" +

@@ -140,14 +140,20 @@ func cmdValidJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSeedJournal implements "seedjournal DBPATH N": it records N jobs in
-// batch seed#1 of the journal at DBPATH, enqueued from three days ago one
-// second apart, kinds shell and convert in turn. Of each ten, the eighth
-// failed (exit status 1), the ninth timed out, the tenth is still queued
-// and the others are done; each ran once on backend local.
+// cmdSeedJournal implements "seedjournal [-split] DBPATH N": it records N
+// jobs in batch seed#1 of the journal at DBPATH, enqueued from three days
+// ago one second apart, kinds shell and convert in turn. Of each ten, the
+// eighth failed (exit status 1), the ninth timed out, the tenth is still
+// queued and the others are done; each ran once on backend local. With
+// -split the queued ones are in a batch of their own, seed-open#1, so
+// that seed#1 has ended whole.
 func cmdSeedJournal(ts *testscript.TestScript, neg bool, args []string) {
+	split := len(args) > 0 && args[0] == "-split"
+	if split {
+		args = args[1:]
+	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: seedjournal DBPATH N")
+		ts.Fatalf("usage: seedjournal [-split] DBPATH N")
 	}
 	n, err := strconv.Atoi(args[1])
 	if err != nil {
@@ -159,9 +165,18 @@ func cmdSeedJournal(ts *testscript.TestScript, neg bool, args []string) {
 	defer j.Close()
 	batch, err := j.Batch(ctx, "seed")
 	ts.Check(err)
+	open := batch
+	if split {
+		open, err = j.Batch(ctx, "seed-open")
+		ts.Check(err)
+	}
 	start := time.Now().Add(-72 * time.Hour)
 	for i := range n {
-		job := &sched.Job{Key: fmt.Sprintf("%s/%d", batch, i), Kind: []string{"shell", "convert"}[i%2], Class: sched.P2,
+		key := fmt.Sprintf("%s/%d", batch, i)
+		if i%10 == 9 {
+			key = fmt.Sprintf("%s/%d", open, i)
+		}
+		job := &sched.Job{Key: key, Kind: []string{"shell", "convert"}[i%2], Class: sched.P2,
 			Label: fmt.Sprintf("seed %d", i), Enqueued: start.Add(time.Duration(i) * time.Second)}
 		_, err := j.Enqueue(ctx, []*sched.Job{job})
 		ts.Check(err)

@@ -225,3 +225,51 @@ func TestPruneDropsEmptiedBatches(t *testing.T) {
 		t.Errorf("%d batches left, want 0", batches)
 	}
 }
+
+// TestPruneWholeBatches: a batch is pruned whole or not at all: one with
+// a job left to do (queued, or cancelled by a stop: it resumes) keeps
+// the jobs it finished; one that ended whole goes; a job outside batches
+// goes once it ended, cancelled or not.
+func TestPruneWholeBatches(t *testing.T) {
+	c := newClock()
+	j := openTemp(t, c)
+	ctx := context.Background()
+	interrupted, err := j.Batch(ctx, "interrupted")
+	must(t, err)
+	ended, err := j.Batch(ctx, "ended")
+	must(t, err)
+	run(t, j, newJob(interrupted+"/1"), 0, time.Second, sched.StateDone, "")
+	run(t, j, newJob(interrupted+"/2"), 0, time.Second, sched.StateDone, "")
+	cancelled := newJob(interrupted + "/3")
+	_, err = j.Enqueue(ctx, []*sched.Job{cancelled})
+	must(t, err)
+	must(t, j.CancelQueued(ctx, []*sched.Job{cancelled}, "stopped before it started"))
+	run(t, j, newJob(ended+"/1"), 0, time.Second, sched.StateDone, "")
+	run(t, j, newJob(ended+"/2"), 0, time.Second, sched.StateFailed, "exit status 1")
+	loose := newJob("loose")
+	_, err = j.Enqueue(ctx, []*sched.Job{loose})
+	must(t, err)
+	must(t, j.CancelQueued(ctx, []*sched.Job{loose}, "stopped before it started"))
+	c.Set(t0.Add(time.Hour))
+	before := t0.Add(30 * time.Minute)
+	dry, err := j.Prune(ctx, before, PruneOptions{DryRun: true})
+	must(t, err)
+	n, err := j.Prune(ctx, before, PruneOptions{})
+	must(t, err)
+	want := interrupted + "/3 " + interrupted + "/2 " + interrupted + "/1"
+	if got := listKeys(t, j); n != 3 || dry != 3 || !sameKeys(got, want) {
+		t.Errorf("Prune removed %d (dry run %d), left %q; want 3 (ended's 2, loose), left %q", n, dry, got, want)
+	}
+	key, err := j.Batch(ctx, "interrupted")
+	must(t, err)
+	if key != interrupted {
+		t.Errorf("the interrupted batch resumes as %q, want %q", key, interrupted)
+	}
+}
+
+func sameKeys(a, b string) bool {
+	x, y := strings.Fields(a), strings.Fields(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}

@@ -148,3 +148,10 @@ func hostname() string {
 
 // ErrNotHeld is returned when a worker records a job whose lease it has lost.
 var ErrNotHeld = errors.New("job not held by this worker")
+
+// retry runs op again while the server is away (see pgdb.Retry), so that
+// a submitter's calls outlast an outage or a terminated connection as a
+// worker's do. Each op is a whole transaction, safe to run again.
+func (q *Queue) retry(ctx context.Context, op func(context.Context) error) error {
+	return pgdb.Retry(ctx, q.link, op)
+}

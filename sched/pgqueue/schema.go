@@ -110,6 +110,8 @@ var migrations = []string{
 		WHEN position('"kind":3'::bytea IN payload) > 0 THEN 'convert-pdf'
 		ELSE 'convert-office' END
 	WHERE kind = 'convert';`,
+	// 3: history prune finds the jobs that ended before a time by index.
+	`CREATE INDEX jobs_ended ON jobs (finished) WHERE state IN ('done', 'failed', 'timed_out');`,
 }
 
 // migrate applies the migrations this database lacks (see pgdb.Migrate).

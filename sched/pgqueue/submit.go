@@ -36,7 +36,16 @@ func (q *Queue) Batch(ctx context.Context, name string, fresh bool) (string, err
 		return "", errors.New("batch: empty name")
 	}
 	var key string
-	err := pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+	err := q.retry(ctx, func(ctx context.Context) error { return q.batch(ctx, name, fresh, &key) })
+	if err != nil {
+		return "", fmt.Errorf("batch %q: %w", name, err)
+	}
+	return key, nil
+}
+
+// batch is Batch's transaction.
+func (q *Queue) batch(ctx context.Context, name string, fresh bool, key *string) error {
+	return pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('calq_batch:' || $1))`, name); err != nil {
 			return err
 		}
@@ -46,17 +55,13 @@ func (q *Queue) Batch(ctx context.Context, name string, fresh bool) (string, err
 			return err
 		}
 		if err == nil && !fresh {
-			key = name + "#" + strconv.Itoa(gen)
+			*key = name + "#" + strconv.Itoa(gen)
 			return nil
 		}
-		key = name + "#" + strconv.Itoa(gen+1)
-		_, err = tx.Exec(ctx, `INSERT INTO batches (key, name, gen) VALUES ($1, $2, $3)`, key, name, gen+1)
+		*key = name + "#" + strconv.Itoa(gen+1)
+		_, err = tx.Exec(ctx, `INSERT INTO batches (key, name, gen) VALUES ($1, $2, $3)`, *key, name, gen+1)
 		return err
 	})
-	if err != nil {
-		return "", fmt.Errorf("batch %q: %w", name, err)
-	}
-	return key, nil
 }
 
 // Submit queues jobs of batch, idempotently by Key (a job already there
@@ -92,28 +97,51 @@ func (q *Queue) SubmitOn(ctx context.Context, batch, share string, jobs []*sched
 		}
 	}
 	var added int
-	err := pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
-		tags, err := nextTags(ctx, tx, classes)
-		if err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO jobs (key, batch, kind, label, payload, class, tag, retries, timeout_s, not_before, share)
-			SELECT k, $2, kd, l, p, c, t, r, ts, nb, $11
-			FROM unnest($1::text[], $3::text[], $4::text[], $5::bytea[], $6::smallint[], $7::float8[],
-				$8::integer[], $9::float8[], $10::timestamptz[]) AS u(k, kd, l, p, c, t, r, ts, nb)
-			ON CONFLICT (key) DO NOTHING`,
-			keys, batch, kinds, labels, payloads, classes, tags, retries, timeouts, notBefore, share)
-		if err != nil {
-			return err
-		}
-		added = int(tag.RowsAffected())
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, notifyJobs)
-		return err
+	err := q.retry(ctx, func(ctx context.Context) error {
+		return pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+			// history prune deletes a batch's jobs under this lock,
+			// exclusive: it sees these jobs, and keeps their batch.
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(hashtext('calq_batch_jobs:' || $1))`, batch); err != nil {
+				return err
+			}
+			return q.insertJobs(ctx, tx, batch, share, jobRows{keys, kinds, labels, payloads, classes, retries, timeouts, notBefore}, &added)
+		})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("submit %d jobs to %s: %w", n, batch, err)
 	}
 	return added, nil
+}
+
+// jobRows are SubmitOn's jobs, column by column.
+type jobRows struct {
+	keys, kinds, labels []string
+	payloads            [][]byte
+	classes             []int16
+	retries             []int32
+	timeouts            []*float64
+	notBefore           []*time.Time
+}
+
+// insertJobs adds the jobs in r that batch lacks, with their tags, and
+// wakes the workers; added is how many it added.
+func (q *Queue) insertJobs(ctx context.Context, tx pgx.Tx, batch, share string, r jobRows, added *int) error {
+	tags, err := nextTags(ctx, tx, r.classes)
+	if err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO jobs (key, batch, kind, label, payload, class, tag, retries, timeout_s, not_before, share)
+		SELECT k, $2, kd, l, p, c, t, r, ts, nb, $11
+		FROM unnest($1::text[], $3::text[], $4::text[], $5::bytea[], $6::smallint[], $7::float8[],
+			$8::integer[], $9::float8[], $10::timestamptz[]) AS u(k, kd, l, p, c, t, r, ts, nb)
+		ON CONFLICT (key) DO NOTHING`,
+		r.keys, batch, r.kinds, r.labels, r.payloads, r.classes, tags, r.retries, r.timeouts, r.notBefore, share)
+	if err != nil {
+		return err
+	}
+	*added = int(tag.RowsAffected())
+	_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, notifyJobs)
+	return err
 }
 
 // nextTags gives jobs of classes their tags: for each, the class's
@@ -190,6 +218,21 @@ type Update struct {
 // appear below it. Attempts at and above the horizon come again; callers
 // skip those they have (Update.Key and Attempt tell them apart).
 func (q *Queue) Updates(ctx context.Context, batch string, after uint64) ([]Update, uint64, error) {
+	return q.updates(ctx, batch, after, 0, 0)
+}
+
+// updatesPage is how many attempts Follow reads at a time: their outputs
+// (stdout, stderr) are in memory together, whatever the batch's size.
+var updatesPage = 64
+
+// updates is Updates from after the attempt numbered seq on, at most
+// limit of them when limit > 0: a resuming submitter pages through its
+// batch's outputs (by seq, its order) rather than reading them at once.
+func (q *Queue) updates(ctx context.Context, batch string, after uint64, seq int64, limit int) ([]Update, uint64, error) {
+	lim := "ALL"
+	if limit > 0 {
+		lim = strconv.Itoa(limit)
+	}
 	var horizon uint64
 	var us []Update
 	err := pgx.BeginTxFunc(ctx, q.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
@@ -202,7 +245,8 @@ func (q *Queue) Updates(ctx context.Context, batch string, after uint64) ([]Upda
 			COALESCE(a.worker, ''), a.state, a.final, COALESCE(a.error, ''), COALESCE(a.reason, ''),
 			a.started, a.finished, a.stdout, a.stderr, a.result, a.retry_at, j.retries, a.xid::text::bigint
 			FROM attempts a JOIN jobs j ON j.id = a.job_id
-			WHERE j.batch = $1 AND a.xid >= $2::text::xid8 ORDER BY a.seq`, batch, strconv.FormatUint(after, 10))
+			WHERE j.batch = $1 AND a.xid >= $2::text::xid8 AND a.seq > $3 ORDER BY a.seq LIMIT `+lim,
+			batch, strconv.FormatUint(after, 10), seq)
 		if err != nil {
 			return err
 		}
@@ -311,16 +355,9 @@ func (q *Queue) follow(ctx context.Context, f *follower) (bool, error) {
 	q.link.OK()
 	defer conn.Exec(context.WithoutCancel(ctx), "UNLISTEN "+notifyAttempts)
 	deliver := func() error {
-		us, horizon, err := q.Updates(ctx, batch, f.horizon)
+		horizon, err := q.deliver(ctx, f)
 		if err != nil {
 			return err
-		}
-		for _, u := range us {
-			k := attemptKey{u.Key, u.Attempt}
-			if _, ok := f.seen[k]; !ok {
-				f.seen[k] = u.xid
-				f.fn(u)
-			}
 		}
 		if horizon > f.horizon {
 			// Attempts below the horizon never come again.
@@ -353,19 +390,51 @@ func (q *Queue) follow(ctx context.Context, f *follower) (bool, error) {
 	}
 }
 
+// deliver calls f.fn with the attempts of f's batch from its horizon on
+// that it has not seen, a page at a time, and returns the horizon the
+// first page's snapshot gave: a page read later can only hold more.
+func (q *Queue) deliver(ctx context.Context, f *follower) (uint64, error) {
+	var horizon uint64
+	var seq int64
+	for page := 0; ; page++ {
+		us, h, err := q.updates(ctx, f.batch, f.horizon, seq, updatesPage)
+		if err != nil {
+			return 0, err
+		}
+		if page == 0 {
+			horizon = h
+		}
+		for _, u := range us {
+			k := attemptKey{u.Key, u.Attempt}
+			if _, ok := f.seen[k]; !ok {
+				f.seen[k] = u.xid
+				f.fn(u)
+			}
+			seq = u.Seq
+		}
+		if len(us) < updatesPage {
+			return horizon, nil
+		}
+	}
+}
+
 // States returns the states of the jobs with keys, by key; a key with no
 // job is absent. A submitter asks which of its jobs an earlier run of the
 // batch has finished.
 func (q *Queue) States(ctx context.Context, keys []string) (map[string]sched.State, error) {
-	rows, err := q.pool.Query(ctx, `SELECT key, state FROM jobs WHERE key = ANY($1)`, keys)
-	if err != nil {
-		return nil, fmt.Errorf("read the states of %d jobs: %w", len(keys), err)
-	}
-	states := map[string]sched.State{}
-	var key, state string
-	_, err = pgx.ForEachRow(rows, []any{&key, &state}, func() error {
-		states[key] = sched.State(state)
-		return nil
+	var states map[string]sched.State
+	err := q.retry(ctx, func(ctx context.Context) error {
+		states = map[string]sched.State{}
+		rows, err := q.pool.Query(ctx, `SELECT key, state FROM jobs WHERE key = ANY($1)`, keys)
+		if err != nil {
+			return err
+		}
+		var key, state string
+		_, err = pgx.ForEachRow(rows, []any{&key, &state}, func() error {
+			states[key] = sched.State(state)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the states of %d jobs: %w", len(keys), err)
