@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -118,8 +119,18 @@ func sharedWorkDir(root string) (*os.File, error) {
 		return nil, err
 	}
 	if err := os.Mkdir(filepath.Join(root, sharedWork), 0o700); err == nil {
+		dir := filepath.Join(root, sharedWork)
+		if fi.Mode().Perm()&0o070 != 0 {
+			// The root's group, not the maker's primary one, even where
+			// root is not setgid; a maker outside it keeps its own.
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				if err := os.Lchown(dir, -1, int(st.Gid)); err != nil && !errors.Is(err, os.ErrPermission) {
+					return nil, err
+				}
+			}
+		}
 		mode := 0o700 | fi.Mode().Perm()&0o070 | fi.Mode()&os.ModeSetgid
-		if err := os.Chmod(filepath.Join(root, sharedWork), mode); err != nil {
+		if err := os.Chmod(dir, mode); err != nil {
 			return nil, err
 		}
 	} else if !errors.Is(err, fs.ErrExist) {
@@ -150,6 +161,16 @@ func writeShared(ctx context.Context, root, name, from string) error {
 	}
 	defer unix.Unlinkat(int(d.Fd()), tmp, 0) // after the rename, nothing
 	f := os.NewFile(uintptr(fd), tmp)
+	if fi.Mode().Perm()&0o040 != 0 {
+		// The directory's group reads it, whatever group the maker's
+		// files get by default.
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			if err := f.Chown(-1, int(st.Gid)); err != nil && !errors.Is(err, os.ErrPermission) {
+				f.Close()
+				return err
+			}
+		}
+	}
 	err = f.Chmod(0o600 | fi.Mode().Perm()&0o040)
 	if err == nil {
 		err = copyFrom(ctx, f, from)
