@@ -147,6 +147,9 @@ func testSharedRootAcrossUsers(t *testing.T, rootMode os.FileMode) {
 		if st := fi.Sys().(*syscall.Stat_t); st.Uid != submitter.uid {
 			t.Errorf("%s is uid %d's, want the submitter's (%d)", pdfPath, st.Uid, submitter.uid)
 		}
+		if fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s has mode %#o, want %#o (the submitter's umask 027)", pdfPath, fi.Mode().Perm(), 0o640)
+		}
 	}
 	work := filepath.Join(root, ".calq-shared")
 	fi, err := os.Stat(work)
@@ -220,4 +223,43 @@ func head(b []byte) []byte {
 		return b[:80]
 	}
 	return b
+}
+
+// TestPDFsFollowUmask: LibreOffice runs under umask 077 so that no other
+// local user reaches its pipes, yet the PDFs calq places follow the
+// user's umask, for an office document as for an image.
+func TestPDFsFollowUmask(t *testing.T) {
+	tooltest.Require(t, "soffice")
+	self, err := exec.LookPath("calq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := t.TempDir()
+	for _, n := range []string{"report.docx", "testPNG.png"} {
+		copyFile(t, filepath.Join("testdata", "convert", "samples", n), filepath.Join(in, n), 0o644)
+	}
+	for _, tt := range []struct {
+		umask string
+		want  os.FileMode
+	}{{"022", 0o644}, {"027", 0o640}, {"002", 0o664}} {
+		t.Run(tt.umask, func(t *testing.T) {
+			tmp := t.TempDir()
+			out := filepath.Join(tmp, "out")
+			cmd := exec.Command("/bin/sh", "-c", "umask "+tt.umask+` && exec "$0" "$@"`, self,
+				"convert", "--instances", "1", "-o", out, in)
+			cmd.Env = append(os.Environ(), append(convertEnv(tmp), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))...)
+			if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "2 converted") {
+				t.Fatalf("convert under umask %s: %v\n%s", tt.umask, err, b)
+			}
+			for _, n := range []string{"report.pdf", "testPNG.pdf"} {
+				fi, err := os.Stat(filepath.Join(out, n))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fi.Mode().Perm() != tt.want {
+					t.Errorf("%s under umask %s: mode %#o, want %#o", n, tt.umask, fi.Mode().Perm(), tt.want)
+				}
+			}
+		})
+	}
 }
