@@ -519,6 +519,7 @@ type rec struct {
 	state   sched.State
 	reason  string
 	retryIn time.Duration
+	outage  bool // t was taken off the worker for an outage
 }
 
 // record writes the finished jobs' attempts, in one transaction. A job
@@ -532,9 +533,10 @@ func (w *Worker) record(ctx context.Context) error {
 	w.mu.Lock()
 	ts := w.results
 	w.results = nil
-	lost := make([]bool, len(ts))
+	// The watchdog may mark them while they are written.
+	lost, outage := make([]bool, len(ts)), make([]bool, len(ts))
 	for i, t := range ts {
-		lost[i] = t.lost
+		lost[i], outage[i] = t.lost, t.outage
 	}
 	w.mu.Unlock()
 	var recs []rec
@@ -543,7 +545,7 @@ func (w *Worker) record(ctx context.Context) error {
 			w.forget(t, false)
 			continue
 		}
-		r := rec{t: t}
+		r := rec{t: t, outage: outage[i]}
 		if t.ctx != nil {
 			r.state, r.reason, r.retryIn = w.outcome(t)
 		}
@@ -566,7 +568,7 @@ func (w *Worker) record(ctx context.Context) error {
 				}
 				return err
 			})
-			if r.t.outage {
+			if r.outage {
 				b.Queue(relabelSQL, r.t.id, r.t.job.Attempts)
 			}
 		}
