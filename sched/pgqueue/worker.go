@@ -287,13 +287,20 @@ func (w *Worker) dbError(err error) {
 	}
 }
 
+// dbOK notes a successful database operation. The first after an
+// outage wakes the pump, to record what ended meanwhile before another
+// worker's sweep (a lease later) could requeue it.
 func (w *Worker) dbOK() {
 	w.mu.Lock()
-	if w.healthySince.IsZero() {
+	back := w.healthySince.IsZero()
+	if back {
 		w.healthySince = time.Now()
 	}
 	w.mu.Unlock()
 	w.q.link.OK()
+	if back {
+		w.signal()
+	}
 }
 
 func (w *Worker) signal() {
