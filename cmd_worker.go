@@ -246,7 +246,8 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 			Key: ev.Key, Kind: ev.Kind, Attempt: ev.Attempt, N: ev.N, Error: errText(ev.Err)})
 		return
 	}
-	bad := ev.Type == "failed" || ev.Type == "timed_out" || ev.Type == "lost" || ev.Type == "error" || ev.Type == "disabled"
+	bad := ev.Type == "failed" || ev.Type == "timed_out" || ev.Type == "lost" || ev.Type == "outage" || ev.Type == "error" ||
+		ev.Type == "disabled"
 	if l.quiet && !bad || ev.Type == "started" {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"calq/internal/pgtest"
 	"calq/internal/tooltest"
@@ -64,7 +65,8 @@ func (n *netns) Restore() { ipCmd(n.t, "link", "set", n.veth, "up") }
 // from the server by taking its veth link down, for real: no signal, no
 // closed socket. Its jobs are taken over by a worker that still reaches
 // the server; the cut-off one kills them rather than finishing them, and
-// records nothing when its link comes back.
+// records nothing when its link comes back but that its attempts were the
+// outage's, not lost workers' (they do not count towards MaxLost).
 func TestWorkerCutOff(t *testing.T) {
 	ns := newNetns(t)
 	srv := pgtest.StartWith(t, pgtest.Options{Listen: ns.HostIP, Trust: ns.HostIP + "/30"})
@@ -104,7 +106,17 @@ func TestWorkerCutOff(t *testing.T) {
 	}
 	ns.Restore()
 	checkTakenOver(t, c, dir, n, sub, out, "b")
-	if !strings.Contains(aLog.String(), "lease lost") {
-		t.Errorf("worker a did not report its jobs lost:\n%s", aLog.String())
+	// Back, a finds its jobs taken and says so; it saw the outage and
+	// stopped them itself, so their attempts were not lost workers'.
+	for deadline := time.Now().Add(time.Minute); strings.Count(aLog.String(), "lease lost") < n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("worker a did not report its %d jobs lost:\n%s", n, aLog.String())
+		}
+	}
+	if !strings.Contains(aLog.String(), "outage") {
+		t.Errorf("worker a did not report stopping its jobs for the outage:\n%s", aLog.String())
+	}
+	if got := pgStrings(t, c, `SELECT DISTINCT reason FROM attempts WHERE state = 'cancelled'`); !slices.Equal(got, []string{"outage"}) {
+		t.Errorf("a's requeued attempts have reasons %v, want outage (a relabelled them)", got)
 	}
 }

@@ -30,9 +30,15 @@
 //     (now()), never a machine's. Every Lease/3 a worker renews the leases
 //     of its jobs and writes its heartbeat and load into workers. A job
 //     whose lease the renewal did not extend, or every job when no renewal
-//     has succeeded for a whole lease (the worker was paused or cut off),
-//     is cancelled on the spot and its result never recorded: recording
-//     requires the lease to be held (lease_until > now()).
+//     has succeeded for 90 % of a lease (the worker was paused), is
+//     cancelled on the spot and its result never recorded (ErrLeaseLost).
+//   - Outages. When the renewals failed instead (the server down,
+//     restarted or out of reach), the jobs are stopped for the outage
+//     (ErrOutage), which is no one's loss. Back in touch, the worker
+//     records what ended meanwhile as it ended, and returns the rest to
+//     the queue (reason "outage"): a row that still names the worker and
+//     the attempt is the worker's, expired lease or not, since no one else
+//     can have requeued it. Only lost workers count towards MaxLost.
 //   - Failover. Every renewal tick, a worker returns jobs whose lease
 //     expired to the queue, but only once it has been connected without an
 //     error for a whole lease: a worker that has just reconnected after an
@@ -48,8 +54,9 @@
 // it had started, which run again elsewhere after the lease expires (their
 // side effects may happen twice); jobs it had claimed and not started run
 // once. A server outage costs nothing if shorter than two thirds of a
-// lease; longer, the jobs running at the time are cancelled by their
-// workers and run again.
+// lease; longer, the jobs running at 90 % of the lease are stopped by
+// their workers and run again, and those that ended meanwhile are
+// recorded once it is back: a job that exited 0 does not run again.
 //
 // # Storage
 //

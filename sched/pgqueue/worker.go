@@ -27,6 +27,13 @@ import (
 // its result is not recorded.
 var ErrLeaseLost = errors.New("lease lost")
 
+// ErrOutage is the cause of a job's context when its worker could not
+// reach the server for most of a lease and stopped the job: the outage
+// is the worker's, not the job's loss. Once the server is back the
+// worker returns the job to the queue itself (attempt reason "outage"),
+// which does not count towards MaxLost.
+var ErrOutage = errors.New("stopped: the server was unreachable for most of a lease")
+
 // WorkerOptions configure a Worker. The zero value runs one job at a time.
 type WorkerOptions struct {
 	Jobs      int           // jobs run at once; default 1
@@ -53,7 +60,7 @@ type WorkerOptions struct {
 
 // WorkerEvent is one thing a worker did.
 type WorkerEvent struct {
-	Type    string // started, done, failed, timed_out, retry, lost, released, requeued, disabled, enabled, error
+	Type    string // started, done, failed, timed_out, retry, lost, outage, released, requeued, disabled, enabled, error
 	Time    time.Time
 	Key     string
 	Kind    string
@@ -98,6 +105,8 @@ type task struct {
 	finished  time.Time
 	err       error
 	lost      bool
+	outage    bool  // taken off the worker for an outage: see stopOutage
+	failures  int64 // the job's attempts that failed or timed out before this one
 	stdout    []byte
 	stderr    []byte
 	result    []byte
@@ -278,13 +287,20 @@ func (w *Worker) dbError(err error) {
 	}
 }
 
+// dbOK notes a successful database operation. The first after an
+// outage wakes the pump, to record what ended meanwhile before another
+// worker's sweep (a lease later) could requeue it.
 func (w *Worker) dbOK() {
 	w.mu.Lock()
-	if w.healthySince.IsZero() {
+	back := w.healthySince.IsZero()
+	if back {
 		w.healthySince = time.Now()
 	}
 	w.mu.Unlock()
 	w.q.link.OK()
+	if back {
+		w.signal()
+	}
 }
 
 func (w *Worker) signal() {
@@ -338,7 +354,8 @@ const claimSQL = `WITH c AS (
 		started = COALESCE(j.started, now()),
 		wait_s = COALESCE(j.wait_s, extract(epoch FROM now() - j.enqueued))
 	FROM c WHERE j.id = c.id
-	RETURNING j.id, j.tag, j.key, j.kind, j.label, j.payload, j.class, j.attempts, j.retries, j.timeout_s, j.enqueued`
+	RETURNING j.id, j.tag, j.key, j.kind, j.label, j.payload, j.class, j.attempts, j.retries, j.timeout_s, j.enqueued,
+		(SELECT count(*) FROM attempts a WHERE a.job_id = j.id AND a.state IN ('failed', 'timed_out'))`
 
 // claim claims up to n jobs of the enabled kinds and one of each probe
 // kind, and puts them in the ready list in tag order.
@@ -358,7 +375,7 @@ func (w *Worker) claim(ctx context.Context, n int, probes []string) (int, error)
 				var class int16
 				var timeout *float64
 				err := r.Scan(&t.id, &t.tag, &t.job.Key, &t.job.Kind, &t.job.Label, &t.job.Payload, &class,
-					&t.job.Attempts, &t.job.Retries, &timeout, &t.job.Enqueued)
+					&t.job.Attempts, &t.job.Retries, &timeout, &t.job.Enqueued, &t.failures)
 				t.job.Class = sched.ClassOf(int(class))
 				if timeout != nil {
 					t.job.Timeout = time.Duration(*timeout * float64(time.Second))
@@ -462,12 +479,16 @@ func (w *Worker) outcome(t *task) (state sched.State, reason string, retryIn tim
 		return sched.StateDone, "", 0
 	case errors.Is(context.Cause(t.ctx), sched.ErrStopped):
 		return sched.StateCancelled, "cancelled", 0
+	case errors.Is(context.Cause(t.ctx), ErrOutage):
+		return sched.StateCancelled, "outage", 0
 	case errors.Is(err, sched.ErrTimeout):
 		state, reason = sched.StateTimedOut, "timeout"
 	default:
 		state, reason = sched.StateFailed, sched.ReasonOf(err)
 	}
-	if !sched.IsPermanent(err) && t.job.Attempts <= t.job.Retries {
+	// Retries count failures: an attempt lost with its worker, stopped or
+	// cut short by an outage was not the job's (MaxLost bounds those).
+	if !sched.IsPermanent(err) && t.failures < int64(t.job.Retries) {
 		retryIn = w.o.Backoff.Delay(t.job.Attempts, mrand.Float64())
 	}
 	return state, reason, retryIn
@@ -477,7 +498,7 @@ const finishSQL = `WITH f AS (
 		UPDATE jobs SET state = $2, finished = CASE WHEN $3 THEN now() END, error = $4, reason = $5, run_s = $6,
 			not_before = CASE WHEN $3 THEN not_before ELSE now() + $7 * interval '1 second' END,
 			worker = NULL, lease_until = NULL
-		WHERE id = $1 AND worker = $8 AND state = 'running' AND attempts = $9 AND lease_until > now()
+		WHERE id = $1 AND worker = $8 AND state = 'running' AND attempts = $9
 		RETURNING id)
 	INSERT INTO attempts (job_id, attempt, worker, state, final, started, error, reason, stdout, stderr, result,
 		retry_at, retries)
@@ -486,81 +507,82 @@ const finishSQL = `WITH f AS (
 	ON CONFLICT (job_id, attempt) DO NOTHING
 	RETURNING job_id`
 
+// unclaimSQL returns a job claimed and never started to the queue, as
+// release does, if the row still names this worker and attempt.
+const unclaimSQL = `UPDATE jobs SET state = 'queued', worker = NULL, lease_until = NULL, attempts = attempts - 1
+	WHERE id = $1 AND worker = $2 AND state = 'running' AND attempts = $3
+	RETURNING id`
+
+// relabelSQL marks as the outage's the attempt that another worker
+// requeued as lost while this one could not reach the server: this
+// worker was alive and stopped the job itself, so the attempt does not
+// count towards MaxLost. An attempt that already gave the job up stays.
+const relabelSQL = `UPDATE attempts SET reason = 'outage'
+	WHERE job_id = $1 AND attempt = $2 AND reason = 'lease expired' AND NOT final`
+
+// rec is a finished task as record writes it.
+type rec struct {
+	t       *task
+	state   sched.State
+	reason  string
+	retryIn time.Duration
+	outage  bool // t was taken off the worker for an outage
+}
+
 // record writes the finished jobs' attempts, in one transaction. A job
-// whose lease is lost is dropped unrecorded.
+// whose lease is lost (another worker requeued it) is dropped unrecorded.
+// One whose lease only ran out, as in an outage, is recorded when no
+// other worker has requeued it since: the row still names this worker
+// and attempt (finishSQL), so its result is kept and it does not run
+// again. A job stopped for an outage before it started goes back to the
+// queue (unclaimSQL).
 func (w *Worker) record(ctx context.Context) error {
 	w.mu.Lock()
 	ts := w.results
 	w.results = nil
-	now := time.Now()
-	// lost: reported when renew or the watchdog dropped it; lapsed: the
-	// lease ran out since, unreported.
-	lost, lapsed := make([]bool, len(ts)), make([]bool, len(ts))
+	// The watchdog may mark them while they are written.
+	lost, outage := make([]bool, len(ts)), make([]bool, len(ts))
 	for i, t := range ts {
-		lost[i], lapsed[i] = t.lost, !w.leaseValid(t, now)
+		lost[i], outage[i] = t.lost, t.outage
 	}
 	w.mu.Unlock()
-	if len(ts) == 0 {
-		return nil
-	}
-	type rec struct {
-		t       *task
-		state   sched.State
-		reason  string
-		retryIn time.Duration
-	}
 	var recs []rec
 	for i, t := range ts {
-		switch {
-		case lost[i]:
+		if lost[i] {
 			w.forget(t, false)
 			continue
-		case lapsed[i]:
-			w.forget(t, true)
-			continue
 		}
-		st, reason, retryIn := w.outcome(t)
-		recs = append(recs, rec{t, st, reason, retryIn})
+		r := rec{t: t, outage: outage[i]}
+		if t.ctx != nil {
+			r.state, r.reason, r.retryIn = w.outcome(t)
+		}
+		recs = append(recs, r)
 	}
 	if len(recs) == 0 {
 		return nil
 	}
 	held := make([]bool, len(recs))
+	requeued := slices.ContainsFunc(recs, func(r rec) bool { return r.t.ctx == nil || r.state == sched.StateCancelled })
 	err := pgx.BeginFunc(context.WithoutCancel(ctx), w.q.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for i, r := range recs {
-			t := r.t
-			final := r.retryIn == 0
-			state := r.state
-			if !final {
-				state = sched.StateQueued
+			w.queueRec(b, r).QueryRow(func(row pgx.Row) error {
+				var id int64
+				err := row.Scan(&id)
+				held[i] = err == nil
+				if errors.Is(err, pgx.ErrNoRows) {
+					return nil
+				}
+				return err
+			})
+			if r.outage {
+				b.Queue(relabelSQL, r.t.id, r.t.job.Attempts)
 			}
-			if r.state == sched.StateCancelled {
-				final, state = false, sched.StateQueued
-			}
-			var errText *string
-			if t.err != nil {
-				s := t.err.Error()
-				errText = &s
-			}
-			var reason *string
-			if r.reason != "" {
-				reason = &r.reason
-			}
-			b.Queue(finishSQL, t.id, string(state), final, errText, reason, t.finished.Sub(t.started).Seconds(),
-				r.retryIn.Seconds(), w.id, t.job.Attempts, string(r.state), t.started, t.stdout, t.stderr, t.result,
-				t.job.Retries, w.name).
-				QueryRow(func(row pgx.Row) error {
-					var id int64
-					err := row.Scan(&id)
-					held[i] = err == nil
-					if errors.Is(err, pgx.ErrNoRows) {
-						return nil
-					}
-					return err
-				})
 		}
 		b.Queue(`SELECT pg_notify($1, '')`, notifyAttempts)
+		if requeued { // at once, not at the next poll
+			b.Queue(`SELECT pg_notify($1, '')`, notifyJobs)
+		}
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
@@ -573,19 +595,51 @@ func (w *Worker) record(ctx context.Context) error {
 	}
 	w.dbOK()
 	for i, r := range recs {
-		if !held[i] {
+		switch {
+		case !held[i]:
 			w.forget(r.t, true)
-			continue
+		case r.t.ctx == nil:
+			w.forget(r.t, false) // its outage event said so
+		default:
+			typ := string(r.state)
+			if r.retryIn > 0 {
+				typ = "retry"
+			}
+			w.forget(r.t, false)
+			w.learn(r.t, r.state)
+			w.emit(WorkerEvent{Type: typ, Key: r.t.job.Key, Kind: r.t.job.Kind, Attempt: r.t.job.Attempts, Err: r.t.err})
 		}
-		typ := string(r.state)
-		if r.retryIn > 0 {
-			typ = "retry"
-		}
-		w.forget(r.t, false)
-		w.learn(r.t, r.state)
-		w.emit(WorkerEvent{Type: typ, Key: r.t.job.Key, Kind: r.t.job.Kind, Attempt: r.t.job.Attempts, Err: r.t.err})
 	}
 	return nil
+}
+
+// queueRec queues the statement that records r, or that returns its job
+// to the queue when it never started.
+func (w *Worker) queueRec(b *pgx.Batch, r rec) *pgx.QueuedQuery {
+	t := r.t
+	if t.ctx == nil {
+		return b.Queue(unclaimSQL, t.id, w.id, t.job.Attempts)
+	}
+	final := r.retryIn == 0
+	state := r.state
+	if !final {
+		state = sched.StateQueued
+	}
+	if r.state == sched.StateCancelled {
+		final, state = false, sched.StateQueued
+	}
+	var errText *string
+	if t.err != nil {
+		s := t.err.Error()
+		errText = &s
+	}
+	var reason *string
+	if r.reason != "" {
+		reason = &r.reason
+	}
+	return b.Queue(finishSQL, t.id, string(state), final, errText, reason, t.finished.Sub(t.started).Seconds(),
+		r.retryIn.Seconds(), w.id, t.job.Attempts, string(r.state), t.started, t.stdout, t.stderr, t.result,
+		t.job.Retries, w.name)
 }
 
 // forget drops a task from the worker's books; a lost one is reported.
@@ -645,194 +699,6 @@ func (w *Worker) stopAll(cause error) {
 			t.cancel(cause)
 		}
 	}
-}
-
-// leaseValid says whether the worker may still count on t's lease at now:
-// the lease was last extended no earlier than the last successful renewal,
-// or the claim when that came later, and the worker gives it up at 90 %,
-// before the server does. The caller holds w.mu.
-func (w *Worker) leaseValid(t *task, now time.Time) bool {
-	from := w.lastRenew
-	if t.leaseFrom.After(from) {
-		from = t.leaseFrom
-	}
-	return now.Sub(from) < w.q.lease*9/10
-}
-
-// drop marks t lost and takes it off the worker: a running job is
-// cancelled (its result is dropped when it ends), a ready one is
-// forgotten. The caller holds w.mu.
-func (w *Worker) drop(t *task) {
-	t.lost = true
-	if t.cancel != nil {
-		t.cancel(ErrLeaseLost)
-		return
-	}
-	delete(w.tasks, t.id)
-	w.ready = slices.DeleteFunc(w.ready, func(r *task) bool { return r == t })
-	if t.probe {
-		delete(w.probing, t.job.Kind)
-	}
-}
-
-// heartbeat renews the worker's leases and record every Lease/3, and
-// requeues expired leases once the worker has been healthy for a lease.
-func (w *Worker) heartbeat(ctx context.Context) {
-	every := max(w.q.lease/3, 10*time.Millisecond)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		octx, cancel := context.WithTimeout(ctx, every)
-		err := w.renew(octx)
-		if err == nil {
-			err = w.requeueExpired(octx)
-		}
-		cancel()
-		if err != nil && ctx.Err() == nil {
-			w.dbError(err)
-		}
-	}
-}
-
-// renew extends the leases of the jobs the worker holds and writes its
-// heartbeat. A job claimed before the renewal began that it did not
-// extend has been taken from the worker: it is cancelled and dropped.
-func (w *Worker) renew(ctx context.Context) error {
-	start := time.Now()
-	w.mu.Lock()
-	running, disabled := w.busy, make([]string, 0, len(w.outUntil))
-	for k := range w.outUntil {
-		disabled = append(disabled, k)
-	}
-	done, failed := w.done, w.failed
-	held := make([]int64, 0, len(w.tasks))
-	for id, t := range w.tasks {
-		if !t.lost {
-			held = append(held, id)
-		}
-	}
-	w.mu.Unlock()
-	var ids []int64
-	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE workers SET heartbeat = now(), running = $2, done = $3, failed = $4,
-			disabled = $5 WHERE id = $1`, w.id, running, done, failed, disabled); err != nil {
-			return err
-		}
-		// Only the jobs the worker holds: one it claimed and then dropped
-		// (its lease lapsed on this side) must expire on the server too.
-		rows, err := tx.Query(ctx, `UPDATE jobs SET lease_until = now() + $2 * interval '1 second'
-			WHERE worker = $1 AND state = 'running' AND lease_until > now() AND id = ANY($3) RETURNING id`,
-			w.id, w.q.lease.Seconds(), held)
-		if err != nil {
-			return err
-		}
-		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("renew leases: %w", err)
-	}
-	w.dbOK()
-	kept := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		kept[id] = true
-	}
-	w.mu.Lock()
-	w.lastRenew = start
-	w.mu.Unlock()
-	w.dropIf(func(id int64, t *task) bool { return !kept[id] && t.claimedAt.Before(start) })
-	return nil
-}
-
-// dropIf drops (see drop) each task not yet lost nor finished for which
-// lose holds, called under w.mu, and reports them lost.
-func (w *Worker) dropIf(lose func(id int64, t *task) bool) {
-	var lost []*task
-	w.mu.Lock()
-	for id, t := range w.tasks {
-		if !t.lost && t.finished.IsZero() && lose(id, t) {
-			lost = append(lost, t)
-			w.drop(t)
-		}
-	}
-	w.mu.Unlock()
-	for _, t := range lost {
-		w.emit(lostEvent(t))
-	}
-}
-
-// lostEvent is the event of a job whose lease the worker lost.
-func lostEvent(t *task) WorkerEvent {
-	return WorkerEvent{Type: "lost", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrLeaseLost}
-}
-
-// watchdog drops each job whose lease the worker can no longer count on
-// (see leaseValid): no renewal has succeeded for 90 % of a lease since
-// the last one, or since the claim for a job claimed later. A job claimed
-// just after an outage keeps its fresh lease.
-func (w *Worker) watchdog(ctx context.Context) {
-	tick := time.NewTicker(max(w.q.lease/20, 5*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		now := time.Now()
-		w.dropIf(func(_ int64, t *task) bool { return !w.leaseValid(t, now) })
-	}
-}
-
-// MaxLost is how many times a job's worker may be lost (its lease
-// expired: killed, paused, cut off) before the job fails. Lost attempts
-// do not use its retries: losing a machine is not the job's failure.
-const MaxLost = 3
-
-const requeueSQL = `WITH x AS (
-		SELECT id, (SELECT count(*) FROM attempts a WHERE a.job_id = jobs.id AND a.reason = 'lease expired') + 1 >= $1 AS spent
-		FROM jobs WHERE state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED),
-	a AS (
-		INSERT INTO attempts (job_id, attempt, worker, state, final, started, error, reason)
-		SELECT j.id, j.attempts, COALESCE((SELECT w.name FROM workers w WHERE w.id = j.worker), j.worker), CASE WHEN x.spent THEN 'failed' ELSE 'cancelled' END, x.spent, j.started,
-			CASE WHEN x.spent THEN format('its worker was lost (killed, paused or cut off) %s times: given up', $1) END,
-			'lease expired'
-		FROM jobs j JOIN x USING (id)
-		ON CONFLICT (job_id, attempt) DO NOTHING)
-	UPDATE jobs j SET state = CASE WHEN x.spent THEN 'failed' ELSE 'queued' END,
-		finished = CASE WHEN x.spent THEN now() END,
-		error = CASE WHEN x.spent THEN format('its worker was lost (killed, paused or cut off) %s times: given up', $1) END,
-		reason = CASE WHEN x.spent THEN 'lease expired' END,
-		worker = NULL, lease_until = NULL
-	FROM x WHERE j.id = x.id`
-
-// requeueExpired returns to the queue the jobs whose lease expired, once
-// this worker has been healthy for a whole lease. A job lost MaxLost
-// times fails instead, so a job that kills every worker running it does
-// not go round for ever.
-func (w *Worker) requeueExpired(ctx context.Context) error {
-	w.mu.Lock()
-	ok := !w.healthySince.IsZero() && time.Since(w.healthySince) >= w.q.lease
-	w.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	tag, err := w.q.pool.Exec(ctx, requeueSQL, MaxLost)
-	if err != nil {
-		return fmt.Errorf("requeue expired leases: %w", err)
-	}
-	if n := tag.RowsAffected(); n > 0 {
-		w.emit(WorkerEvent{Type: "requeued", N: int(n)})
-		if _, err := w.q.pool.Exec(ctx, `SELECT pg_notify($1, ''), pg_notify($2, '')`, notifyJobs, notifyAttempts); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // listen wakes the pump when jobs are submitted or requeued.
