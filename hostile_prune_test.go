@@ -330,8 +330,11 @@ func convertRemote(t *testing.T, url, tmp, in, out string) (string, error) {
 // digest. The first conversion's jobs and blobs are made two days old;
 // then the same inputs go to a new output directory (a new batch reusing
 // every blob) while calq history prune --before 1d runs in a loop: the
-// old batch is pruned, and every new job finds its input (before the
-// fix: "fetch blob …: not in the database"). Three rounds.
+// old batch is pruned, and every new job finds its input (no "fetch blob
+// …: not in the database"). Three rounds. The window it guards (a prune
+// between the submitter's PutFile and SubmitOn) is milliseconds wide, and
+// these rounds did not hit it on the code before the fix either: the
+// exploit itself, deterministic, is sched/pgqueue's TestPrune/blobrace.
 func TestPruneKeepsReusedBlob(t *testing.T) {
 	const k, rounds = 8, 3
 	srv := pgtest.Start(t)
@@ -425,10 +428,12 @@ func TestResumingSubmitterMemory(t *testing.T) {
 }
 
 // killBackends terminates every calq connection to url every tick until
-// stop is closed, and returns how many it terminated.
-func killBackends(t *testing.T, url string, stop <-chan struct{}) <-chan int {
+// the function it returns is called; that returns how many it
+// terminated. A test that fails first stops it in its cleanup, before
+// its connection closes.
+func killBackends(t *testing.T, url string) func() int {
 	c := pgConn(t, url)
-	total := make(chan int, 1)
+	stop, total := make(chan struct{}), make(chan int, 1)
 	go func() {
 		tick := time.NewTicker(150 * time.Millisecond)
 		defer tick.Stop()
@@ -448,7 +453,14 @@ func killBackends(t *testing.T, url string, stop <-chan struct{}) <-chan int {
 			killed += k
 		}
 	}()
-	return total
+	var once sync.Once
+	kills := 0
+	end := func() int {
+		once.Do(func() { close(stop); kills = <-total })
+		return kills
+	}
+	t.Cleanup(func() { end() })
+	return end
 }
 
 // TestSubmitOutlivesTerminatedBackends: while calq sched run -j 0 (60
@@ -471,13 +483,11 @@ func TestSubmitOutlivesTerminatedBackends(t *testing.T) {
 	writeFile(t, jobs, b.String())
 	in := images(t, k)
 
-	stop := make(chan struct{})
-	killed := killBackends(t, srv.URL, stop)
+	killed := killBackends(t, srv.URL)
 	sub, out := submit(t, srv.URL, jobs)
 	conv, err := convertRemote(t, srv.URL, dir, in, filepath.Join(dir, "out"))
 	waitSubmit(t, sub, out, fmt.Sprintf("%d jobs: %d done, 0 failed", n, n))
-	close(stop)
-	kills := <-killed
+	kills := killed()
 	if want := fmt.Sprintf("%d files: %d converted, 0 skipped, 0 failed", k, k); err != nil || !strings.Contains(conv, want) {
 		t.Fatalf("convert -j 0: %v, want %q in:\n%s", err, want, conv)
 	}
