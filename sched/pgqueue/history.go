@@ -263,8 +263,15 @@ func (q *Queue) pruneChunk(ctx context.Context, before time.Time, c chunk) (int,
 // last reused) before before and blobGrace ago. The references are read
 // once, as the 64-digit hex strings in payloads and results. Each row is
 // checked again for its age as it is deleted: PutFile, reusing a blob,
-// touches its rows, and so keeps it whole.
+// touches its rows, and so keeps it whole. Reading the references costs
+// a pass over every payload and result (about 2.5 s for 20,000 jobs):
+// it is skipped when no blob is old enough to go.
 func (q *Queue) pruneBlobs(ctx context.Context, before time.Time) error {
+	var old bool
+	if err := q.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM blobs WHERE seq = 0
+		AND created < least($1::timestamptz, now() - $2::interval))`, before, blobGrace).Scan(&old); err != nil || !old {
+		return err
+	}
 	_, err := q.pool.Exec(ctx, `WITH cutoff AS (SELECT least($1::timestamptz, now() - $2::interval) AS t),
 		refs AS (SELECT (regexp_matches(encode(payload, 'escape'), '[0-9a-f]{64}', 'g'))[1] AS digest FROM jobs
 			UNION SELECT (regexp_matches(encode(result, 'escape'), '[0-9a-f]{64}', 'g'))[1] FROM attempts

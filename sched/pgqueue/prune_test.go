@@ -3,6 +3,7 @@ package pgqueue
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -350,18 +351,41 @@ func testFollowPaged(t *testing.T, url string) {
 	if len(us) != 23 || len(slices.Compact(keys)) != 23 {
 		t.Errorf("followed %d attempts of %d jobs, want 23 of 23", len(us), len(keys))
 	}
-	page, _, err := q.updates(ctx, batch, 0, 0, updatesPage)
-	if err != nil || len(page) != 5 {
-		t.Fatalf("a page: %d attempts (%v), want 5", len(page), err)
+	page, _, more, err := q.updates(ctx, batch, 0, 0, updatesPage)
+	if err != nil || len(page) != 5 || !more {
+		t.Fatalf("a page: %d attempts (%v), more %v, want 5 and more", len(page), err, more)
 	}
-	next, _, err := q.updates(ctx, batch, 0, page[4].Seq, updatesPage)
+	next, _, _, err := q.updates(ctx, batch, 0, page[4].Seq, updatesPage)
 	if err != nil || len(next) != 5 || next[0].Seq <= page[4].Seq {
 		t.Errorf("the next page: %d attempts (%v), want 5 after seq %d", len(next), err, page[4].Seq)
+	}
+
+	// By bytes: with 1,000 bytes of output each and a budget of 2,500, a
+	// page holds 2 attempts; with a budget below one attempt's, 1; and
+	// following still delivers all 23, each once.
+	if _, err := q.pool.Exec(ctx, `UPDATE attempts SET stdout = decode(repeat('78', 600), 'hex'),
+		stderr = decode(repeat('78', 400), 'hex')`); err != nil {
+		t.Fatal(err)
+	}
+	defer func(b int64) { updatesBytes = b }(updatesBytes)
+	for _, c := range []struct {
+		budget int64
+		want   int
+	}{{2500, 2}, {1000, 1}, {10, 1}, {100_000, 5}} {
+		updatesBytes = c.budget
+		page, _, more, err := q.updates(ctx, batch, 0, 0, updatesPage)
+		if err != nil || len(page) != c.want || !more {
+			t.Errorf("a page within %d bytes: %d attempts (%v), more %v, want %d and more", c.budget, len(page), err, more, c.want)
+		}
+	}
+	updatesBytes = 2500
+	if us := follow(t, q, batch); len(us) != 23 || len(us[22].Stdout) != 600 {
+		t.Errorf("followed %d attempts by pages of 2, want 23 with their outputs", len(us))
 	}
 }
 
 // testTerminated: the submitter's calls (PutFile, SubmitOn, States,
-// GetFile) outlast its connections being terminated (pg_terminate_backend)
+// Unserved, GetFile) outlast its connections being terminated (pg_terminate_backend)
 // before and during them: every file is stored and read back whole.
 func testTerminated(t *testing.T, url string) {
 	q := open(t, url, 0)
@@ -409,6 +433,12 @@ func testTerminated(t *testing.T, url string) {
 		killed += kill()
 		if _, err := q.States(ctx, []string{j.Key}); err != nil {
 			t.Fatalf("States %d: %v", i, err)
+		}
+		killed += kill()
+		// No worker runs echo here: the answer, not a lost connection.
+		var nw *NoWorkerError
+		if err := q.Unserved(ctx, []string{"echo"}, ""); !errors.As(err, &nw) {
+			t.Fatalf("Unserved %d: %v, want a *NoWorkerError", i, err)
 		}
 		killed += kill()
 		out := filepath.Join(dir, fmt.Sprint("out", i))

@@ -90,16 +90,20 @@ func (e *NoWorkerError) Hint() string {
 
 // Unserved returns a *NoWorkerError when some of kinds have no live worker
 // (heard from within a lease, not limited to another batch) that runs them
-// and, for a share, mounts it; nil when every kind has one.
+// and, for a share, mounts it; nil when every kind has one. An outage is
+// waited out, as for the submitter's other calls.
 func (q *Queue) Unserved(ctx context.Context, kinds []string, share string) error {
-	rows, err := q.pool.Query(ctx, `SELECT k FROM unnest($1::text[]) AS k WHERE NOT EXISTS (
-		SELECT 1 FROM workers w WHERE w.stopped IS NULL AND w.heartbeat > now() - $2 * interval '1 second'
-			AND w.batch = '' AND k = ANY(w.kinds) AND ($3 = '' OR $3 = ANY(w.shares)))
-		ORDER BY k`, kinds, q.lease.Seconds(), share)
-	if err != nil {
-		return fmt.Errorf("look for live workers: %w", err)
-	}
-	missing, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	var missing []string
+	err := q.retry(ctx, func(ctx context.Context) error {
+		rows, err := q.pool.Query(ctx, `SELECT k FROM unnest($1::text[]) AS k WHERE NOT EXISTS (
+			SELECT 1 FROM workers w WHERE w.stopped IS NULL AND w.heartbeat > now() - $2 * interval '1 second'
+				AND w.batch = '' AND k = ANY(w.kinds) AND ($3 = '' OR $3 = ANY(w.shares)))
+			ORDER BY k`, kinds, q.lease.Seconds(), share)
+		if err == nil {
+			missing, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("look for live workers: %w", err)
 	}

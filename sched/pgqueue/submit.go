@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"strconv"
 	"time"
 
@@ -218,35 +219,50 @@ type Update struct {
 // appear below it. Attempts at and above the horizon come again; callers
 // skip those they have (Update.Key and Attempt tell them apart).
 func (q *Queue) Updates(ctx context.Context, batch string, after uint64) ([]Update, uint64, error) {
-	return q.updates(ctx, batch, after, 0, 0)
+	us, horizon, _, err := q.updates(ctx, batch, after, 0, 0)
+	return us, horizon, err
 }
 
-// updatesPage is how many attempts Follow reads at a time: their outputs
-// (stdout, stderr) are in memory together, whatever the batch's size.
-var updatesPage = 64
+// updatesPage and updatesBytes bound a page of Follow's: it ends at
+// updatesPage attempts, or before the attempt that would take its
+// outputs (stdout and stderr) past updatesBytes, whichever comes first;
+// it holds one attempt at least (at most 2 MiB of output, the caps).
+// Only a page is in memory at once, whatever the batch's size.
+var (
+	updatesPage        = 64
+	updatesBytes int64 = 8 << 20
+)
 
-// updates is Updates from after the attempt numbered seq on, at most
-// limit of them when limit > 0: a resuming submitter pages through its
-// batch's outputs (by seq, its order) rather than reading them at once.
-func (q *Queue) updates(ctx context.Context, batch string, after uint64, seq int64, limit int) ([]Update, uint64, error) {
-	lim := "ALL"
-	if limit > 0 {
-		lim = strconv.Itoa(limit)
-	}
+// updatesWhere selects the attempts of batch $1 recorded from xid $2 on
+// and numbered after $3, as a (attempts) and j (their jobs).
+const updatesWhere = `j.batch = $1 AND a.xid >= $2::text::xid8 AND a.seq > $3`
+
+// updates is Updates from after the attempt numbered seq on, a page of
+// at most limit of them (see updatesBytes) when limit > 0, and whether
+// more follow the page: a resuming submitter pages through its batch's
+// outputs (by seq, its order) rather than reading them at once.
+func (q *Queue) updates(ctx context.Context, batch string, after uint64, seq int64, limit int) ([]Update, uint64, bool, error) {
 	var horizon uint64
 	var us []Update
+	var more bool
+	args := []any{batch, strconv.FormatUint(after, 10), seq, int64(math.MaxInt64)}
 	err := pgx.BeginTxFunc(ctx, q.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		// One snapshot for the horizon and the rows: a transaction below
 		// the horizon had ended when the snapshot was taken.
 		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&horizon); err != nil {
 			return err
 		}
+		if limit > 0 {
+			var err error
+			if args[3], more, err = pageEnd(ctx, tx, args[:3:3], limit); err != nil {
+				return err
+			}
+		}
 		rows, err := tx.Query(ctx, `SELECT a.seq, j.key, j.label, j.kind, j.payload, a.attempt,
 			COALESCE(a.worker, ''), a.state, a.final, COALESCE(a.error, ''), COALESCE(a.reason, ''),
 			a.started, a.finished, a.stdout, a.stderr, a.result, a.retry_at, j.retries, a.xid::text::bigint
 			FROM attempts a JOIN jobs j ON j.id = a.job_id
-			WHERE j.batch = $1 AND a.xid >= $2::text::xid8 AND a.seq > $3 ORDER BY a.seq LIMIT `+lim,
-			batch, strconv.FormatUint(after, 10), seq)
+			WHERE `+updatesWhere+` AND a.seq <= $4 ORDER BY a.seq`, args...)
 		if err != nil {
 			return err
 		}
@@ -266,9 +282,34 @@ func (q *Queue) updates(ctx context.Context, batch string, after uint64, seq int
 		return err
 	})
 	if err != nil {
-		return nil, after, fmt.Errorf("read updates of %s: %w", batch, err)
+		return nil, after, false, fmt.Errorf("read updates of %s: %w", batch, err)
 	}
-	return us, horizon, nil
+	return us, horizon, more, nil
+}
+
+// pageEnd returns the seq of the last attempt of the page that args
+// (updatesWhere's) select, limit attempts at most, and whether more
+// follow it. It reads the outputs' sizes only, not the outputs.
+func pageEnd(ctx context.Context, tx pgx.Tx, args []any, limit int) (int64, bool, error) {
+	rows, err := tx.Query(ctx, `SELECT a.seq, COALESCE(octet_length(a.stdout), 0) + COALESCE(octet_length(a.stderr), 0)
+		FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE `+updatesWhere+` ORDER BY a.seq LIMIT $4`,
+		append(args, limit+1)...)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	end, total, n := args[2].(int64), int64(0), 0
+	for rows.Next() {
+		var seq, size int64
+		if err := rows.Scan(&seq, &size); err != nil {
+			return 0, false, err
+		}
+		if n == limit || (n > 0 && total+size > updatesBytes) {
+			return end, true, nil
+		}
+		end, total, n = seq, total+size, n+1
+	}
+	return end, false, rows.Err()
 }
 
 // Progress counts a batch's jobs by state.
@@ -375,8 +416,13 @@ func (q *Queue) follow(ctx context.Context, f *follower) (bool, error) {
 			return false, err
 		}
 		if p.Open() == 0 {
-			// The last attempts may have been recorded after the read above.
-			return true, deliver()
+			// The last attempts may have been recorded after the read
+			// above. A connection lost reading them is an outage like
+			// any other: Follow tries again, it does not end.
+			if err := deliver(); err != nil {
+				return false, err
+			}
+			return true, nil
 		}
 		wctx, cancel := context.WithTimeout(ctx, time.Second)
 		_, err = conn.Conn().WaitForNotification(wctx)
@@ -397,7 +443,7 @@ func (q *Queue) deliver(ctx context.Context, f *follower) (uint64, error) {
 	var horizon uint64
 	var seq int64
 	for page := 0; ; page++ {
-		us, h, err := q.updates(ctx, f.batch, f.horizon, seq, updatesPage)
+		us, h, more, err := q.updates(ctx, f.batch, f.horizon, seq, updatesPage)
 		if err != nil {
 			return 0, err
 		}
@@ -412,7 +458,7 @@ func (q *Queue) deliver(ctx context.Context, f *follower) (uint64, error) {
 			}
 			seq = u.Seq
 		}
-		if len(us) < updatesPage {
+		if !more {
 			return horizon, nil
 		}
 	}
