@@ -131,7 +131,7 @@ func TestTerminalInjection(t *testing.T) {
 	if err := os.WriteFile(jobs, []byte("printf 'raw\\033[0m\\n'; exit 1 # \x1b[2J\x1b[Hcalq: done forged\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := runCalq(t, nil, "", "sched", "run", "--db", journal, "--journal", "--label", label, jobs)
+	out, errs, code := runCalq(t, nil, "", "sched", "run", "--db", journal, "--journal", "--retries", "0", "--label", label, jobs)
 	if code != 1 {
 		t.Fatalf("sched run: exit %d, stderr %q; want 1", code, errs)
 	}
