@@ -1,0 +1,57 @@
+// Package bytestr carries strings that may hold any bytes (a command line,
+// a file name) through JSON exactly. encoding/json turns bytes that are not
+// UTF-8 into U+FFFD, so a job recorded in the shared queue would run, or
+// open, something else than what was submitted.
+//
+// A String that is valid UTF-8 is written as the JSON string it always
+// was, so older payloads and older readers see no change; any other is
+// written as {"base64":"..."}, which a reader that predates this package
+// refuses rather than runs mangled. Both forms decode. It is safe for
+// concurrent use; marshalling costs one pass over the string.
+package bytestr
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// String is a string of bytes that survives JSON unchanged.
+type String string
+
+// raw is the form of a String that is not valid UTF-8.
+type raw struct {
+	Base64 []byte `json:"base64"`
+}
+
+// MarshalJSON writes s as a JSON string when it is UTF-8, else as
+// {"base64":"..."}.
+func (s String) MarshalJSON() ([]byte, error) {
+	if utf8.ValidString(string(s)) {
+		return json.Marshal(string(s))
+	}
+	return json.Marshal(raw{Base64: []byte(s)})
+}
+
+// UnmarshalJSON reads either form that MarshalJSON writes.
+func (s *String) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '{' {
+		var r raw
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("bytes in JSON: %w", err)
+		}
+		if r.Base64 == nil {
+			return fmt.Errorf("bytes in JSON: an object without base64")
+		}
+		*s = String(r.Base64)
+		return nil
+	}
+	var t string
+	if err := json.Unmarshal(b, &t); err != nil {
+		return err
+	}
+	*s = String(t)
+	return nil
+}
