@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,6 +73,40 @@ func TestSharedArgvBytes(t *testing.T) {
 			}
 			noRawControl(t, "history", out, "calq:")
 		})
+	}
+}
+
+// TestSharedFileNameBytes: a file whose name is Latin-1 converts through
+// the shared queue, by blob and on a shared root, to an output of the same
+// bytes; on the share the worker opened the file the payload named (it
+// looked for "r\uFFFDsum\uFFFD.png" before, and failed for good).
+func TestSharedFileNameBytes(t *testing.T) {
+	srv := pgtest.Start(t)
+	root := t.TempDir()
+	name := "r\xe9sum\xe9"
+	png, err := os.ReadFile(filepath.Join("testdata", "convert", "testPNG.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "in", name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, srv.URL, "--kinds", "convert", "--shared-root", root)
+	tmp := t.TempDir()
+	env := append(convertEnv(tmp), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
+	for _, route := range [][]string{{"blob"}, {"share", "--shared-root", root}} {
+		out := filepath.Join(tmp, route[0])
+		_, errs, code := runCalq(t, env, "", append([]string{"convert", "-j", "0", "--db", srv.URL, "--retries", "0",
+			"-o", out, filepath.Join(root, "in")}, route[1:]...)...)
+		if code != 0 || !strings.Contains(errs, "1 converted") {
+			t.Errorf("convert -j 0 by %s: exit %d, stderr %q", route[0], code, errs)
+		}
+		if b, err := os.ReadFile(filepath.Join(out, name+".pdf")); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+			t.Errorf("by %s: the output %q: %v", route[0], name+".pdf", err)
+		}
 	}
 }
 

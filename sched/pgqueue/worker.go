@@ -540,7 +540,7 @@ func (w *Worker) record(ctx context.Context) error {
 			}
 			var errText *string
 			if t.err != nil {
-				s := t.err.Error()
+				s := storable(t.err.Error())
 				errText = &s
 			}
 			var reason *string
