@@ -6,14 +6,16 @@
 // A String that is valid UTF-8 is written as the JSON string it always
 // was, so older payloads and older readers see no change; any other is
 // written as {"base64":"..."}, which a reader that predates this package
-// refuses rather than runs mangled. Both forms decode. It is safe for
-// concurrent use; marshalling costs one pass over the string.
+// refuses rather than runs mangled. Both forms decode. Text escapes what a
+// text column cannot hold in a message that is only shown. All is safe for
+// concurrent use; each call costs one pass over the string.
 package bytestr
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -54,4 +56,26 @@ func (s *String) UnmarshalJSON(b []byte) error {
 	}
 	*s = String(t)
 	return nil
+}
+
+// Text makes s fit a text column: PostgreSQL's text takes no NUL and only
+// UTF-8, and a message may quote a file name, a command line or what a
+// modem said, which are bytes. Such a byte becomes \xNN, as calq prints
+// them, instead of failing the statement that records it. Text that fits
+// is returned as it is.
+func Text(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c, w := utf8.DecodeRuneInString(s[i:])
+		if c == 0 || c == utf8.RuneError && w == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		} else {
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	return b.String()
 }

@@ -58,3 +58,19 @@ func TestOlderReaders(t *testing.T) {
 		}
 	}
 }
+
+func TestText(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{"ascii", "exit status 1", "exit status 1"},
+		{"utf-8", "read café 日本.doc: 🎉", "read café 日本.doc: 🎉"},
+		{"latin-1", "read caf\xe9.doc", `read caf\xe9.doc`},
+		{"nul", "a\x00b", `a\x00b`},
+		{"cut utf-8", "日本"[:4], `日\xe6`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Text(tt.in); got != tt.want {
+				t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}

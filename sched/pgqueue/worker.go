@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"calq/internal/bytestr"
 	"calq/internal/pgdb"
 	"calq/sched"
 )
@@ -540,7 +541,7 @@ func (w *Worker) record(ctx context.Context) error {
 			}
 			var errText *string
 			if t.err != nil {
-				s := storable(t.err.Error())
+				s := bytestr.Text(t.err.Error())
 				errText = &s
 			}
 			var reason *string

@@ -9,22 +9,6 @@ import (
 	"calq/sched"
 )
 
-func TestStorable(t *testing.T) {
-	for _, tt := range []struct{ name, in, want string }{
-		{"ascii", "exit status 1", "exit status 1"},
-		{"utf-8", "read café 日本.doc: 🎉", "read café 日本.doc: 🎉"},
-		{"latin-1", "read caf\xe9.doc", `read caf\xe9.doc`},
-		{"nul", "a\x00b", `a\x00b`},
-		{"cut utf-8", "日本"[:4], `日\xe6`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := storable(tt.in); got != tt.want {
-				t.Errorf("storable(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
 // TestErrorBytesRecorded: a job whose error quotes bytes that are not
 // UTF-8, or a NUL, ends failed with that error recorded escaped; before,
 // PostgreSQL refused the row that records the attempt, and the job never
