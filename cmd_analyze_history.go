@@ -151,7 +151,7 @@ func writeAnalyzeHistory(w io.Writer, groups []analyze.HistoryGroup, o analyze.H
 func writeHistoryGroup(w io.Writer, g analyze.HistoryGroup, o analyze.HistoryOptions) {
 	conf := fmt.Sprintf("%.4g%% CI", o.Confidence*100)
 	fmt.Fprintf(w, "%s on %s: %s started, %d finished (%d failed), enqueued over %s\n",
-		g.Kind, orDash(g.Backend), plural(g.Jobs, "job"), g.Completed, g.Failed, seconds(&g.SpanS))
+		safeText(g.Kind), orDash(safeText(g.Backend)), plural(g.Jobs, "job"), g.Completed, g.Failed, seconds(&g.SpanS))
 	fmt.Fprintf(w, "  arrival rate λ\t%s\n", rateCI(g.Lambda, g.LambdaCI, "/s", conf))
 	fmt.Fprintf(w, "  service rate μ\t%s\n", rateCI(g.Mu, g.MuCI, "/s per worker", conf))
 	busy := "-"

@@ -204,6 +204,9 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if len(o.Inputs) == 0 {
 		fail("no PATH to convert")
 	}
+	if err := checkText("--label", o.Label); err != nil {
+		errs = append(errs, err)
+	}
 	if d := o.LibreOffice.StateDir; d != "" {
 		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
 			fail("--state-dir %s: not a directory", d)

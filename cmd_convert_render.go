@@ -218,11 +218,20 @@ func needsQuote(s string) bool {
 		return true
 	}
 	for _, c := range s {
-		if unicode.IsControl(c) || unicode.Is(unicode.Cf, c) || c == '"' || c == '\\' {
+		if escaped(c) || c == '"' || c == '\\' {
 			return true
 		}
 	}
 	return false
+}
+
+// escaped reports whether c is printed as an escape: a control character,
+// or an invisible format character (a bidi override, a zero-width space, a
+// BOM), but not the zero-width joiner and non-joiner, which emoji
+// sequences and scripts such as Persian and Devanagari are written with,
+// and which move nothing.
+func escaped(c rune) bool {
+	return unicode.IsControl(c) || unicode.Is(unicode.Cf, c) && c != '\u200c' && c != '\u200d'
 }
 
 // safeText escapes control characters and bytes that are not UTF-8 in a
@@ -238,7 +247,7 @@ func safeText(s string) string {
 		switch {
 		case c == utf8.RuneError && width == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsControl(c) || unicode.Is(unicode.Cf, c):
+		case escaped(c):
 			q := strconv.QuoteRune(c)
 			b.WriteString(q[1 : len(q)-1])
 		default:

@@ -60,9 +60,9 @@ func writeChecks(w io.Writer, checks []convert.Check, asJSON bool) error {
 		if !ck.OK {
 			mark = "MISSING"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, ck.Name, ck.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, ck.Name, safeText(ck.Detail)) // a path, a tool's answer, a server's error
 		if ck.Fix != "" {
-			fmt.Fprintf(tw, "\t\tfix: %s\n", ck.Fix)
+			fmt.Fprintf(tw, "\t\tfix: %s\n", safeText(ck.Fix))
 		}
 	}
 	return tw.Flush()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/bytestr"
 	"calq/sched"
 	"calq/sched/history"
 	"calq/sched/journal"
@@ -93,6 +94,11 @@ func historyFilter(c *cli.Context, limit bool) (journal.Filter, error) {
 	f := journal.Filter{Kind: c.String("kind"), State: sched.State(c.String("state")),
 		Backend: c.String("backend"), Label: c.String("label")}
 	var errs []error
+	for _, v := range [][2]string{{"--label", f.Label}, {"--backend", f.Backend}} {
+		if err := checkText(v[0], v[1]); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if f.State != "" && !slices.Contains(historyStates, f.State) {
 		errs = append(errs, fmt.Errorf("--state: unknown state %q (valid: %s)",
 			f.State, strings.Join(stateNames(), ", ")))
@@ -188,13 +194,13 @@ func (l jobList) jobWhat(r journal.Record) string {
 		return string(r.Payload)
 	}
 	var p struct {
-		In      string `json:"in"`
-		Source  string `json:"source"`
-		Command string `json:"command"`
+		In      bytestr.String `json:"in"`
+		Source  bytestr.String `json:"source"`
+		Command bytestr.String `json:"command"`
 	}
 	if json.Unmarshal(r.Payload, &p) == nil {
 		if w := cmp.Or(p.In, p.Source, p.Command); w != "" {
-			return w
+			return string(w)
 		}
 	}
 	if utf8.Valid(r.Payload) && !json.Valid(r.Payload) {
@@ -233,9 +239,9 @@ func writeHistory(w io.Writer, l jobList, asJSON bool) error {
 	fmt.Fprintln(tw, "ID\tKEY\tKIND\tWHAT\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
 	for _, r := range recs {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, safeText(r.Key), safeText(r.Kind),
-			orDash(safeText(firstLine(l.jobWhat(r), 50))), r.State, r.Attempts,
+			orDash(firstLine(l.jobWhat(r), 50)), r.State, r.Attempts,
 			orDash(safeText(r.RanOn)), r.Enqueued.Local().Format(time.DateTime), seconds(r.WaitS), seconds(r.RunS),
-			orDash(safeText(firstLine(r.Error, 60))))
+			orDash(firstLine(r.Error, 60)))
 	}
 	return tw.Flush()
 }
@@ -252,10 +258,13 @@ func seconds(s *float64) string {
 	return d.Round(time.Microsecond).String()
 }
 
-// firstLine shortens s to its first line and at most n runes, marking
+// firstLine shortens s to its first line, escaped (safeText), and at most n runes, marking
 // what it cut with "…".
 func firstLine(s string, n int) string {
 	line, _, more := strings.Cut(s, "\n")
+	// Escaped before it is cut: []rune would make U+FFFD of the bytes
+	// that are not UTF-8, which safeText would then leave as they look.
+	line = safeText(line)
 	if r := []rune(line); len(r) > n {
 		return string(r[:n-1]) + "…"
 	} else if more {

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -118,6 +117,8 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	}
 	if c.IsSet("label") && !c.Bool("journal") && !shared {
 		errs = append(errs, errors.New("--label: only with --journal (the label names the batch in the journal)"))
+	} else if err := checkText("--label", o.Label); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Force && !c.Bool("journal") && !shared {
 		errs = append(errs, errors.New("--force: only with --journal or a postgres:// --db (without a record every line runs anyway)"))
@@ -224,7 +225,10 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	case len(b) > maxJobFile:
 		return nil, fmt.Errorf("%s: larger than %d MiB", label, maxJobFile>>20)
-	case bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b):
+	case bytes.IndexByte(b, 0) >= 0:
+		// No command line holds a NUL; a binary does. Bytes that are
+		// not UTF-8 (a Latin-1 file name) are a shell's business: they
+		// run as written.
 		return nil, fmt.Errorf("%s: not a text file of command lines", label)
 	case bytes.HasPrefix(b, []byte("#!")):
 		return nil, fmt.Errorf("%s: is a script (#!), not a list of command lines; to run it as one job: calq sched run -- %s", label, shell.Quote(name))

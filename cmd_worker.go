@@ -115,6 +115,8 @@ func workerAction(c *cli.Context) error {
 		kinds = slices.Compact(kinds)
 		if name := c.String("name"); c.IsSet("name") && (name == "" || strings.ContainsFunc(name, unicode.IsSpace)) {
 			return usageErrorf(c, "--name %q: want a name without spaces", name)
+		} else if err := checkText("--name", name); err != nil {
+			return usageErrorf(c, "%w", err)
 		}
 		if c.Int("jobs") < 1 {
 			return usageErrorf(c, "--jobs: %d, want at least 1", c.Int("jobs"))

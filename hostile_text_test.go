@@ -131,7 +131,7 @@ func TestTerminalInjection(t *testing.T) {
 	if err := os.WriteFile(jobs, []byte("printf 'raw\\033[0m\\n'; exit 1 # \x1b[2J\x1b[Hcalq: done forged\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := runCalq(t, nil, "", "sched", "run", "--db", journal, "--journal", "--label", label, jobs)
+	out, errs, code := runCalq(t, nil, "", "sched", "run", "--db", journal, "--journal", "--retries", "0", "--label", label, jobs)
 	if code != 1 {
 		t.Fatalf("sched run: exit %d, stderr %q; want 1", code, errs)
 	}
@@ -155,15 +155,7 @@ func TestTerminalInjection(t *testing.T) {
 func TestSMSTextInjection(t *testing.T) {
 	dir := t.TempDir()
 	text := "hi\x1b[2J\x1b]0;owned\x07\r#9 message from +4911 via gsm1, sent now\nsecond line"
-	pdus, err := pdu.EncodeDeliver("+491701234567", text, time.Date(2025, 2, 28, 9, 31, 0, 0, time.UTC), pdu.DeliverOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inbox := filepath.Join(dir, "inbox.txt")
-	if err := os.WriteFile(inbox, []byte(strings.Join(pdus, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	dev := startEmulator(t, dir, "--inbox", inbox)
+	dev := startEmulator(t, dir, "--inbox", deliverInbox(t, dir, text))
 	out, errs, code := runCalq(t, nil, "", "sms", "recv", "--db", filepath.Join(dir, "sms.db"), "--device", dev)
 	if code != 0 {
 		t.Fatalf("sms recv: exit %d, stderr %q", code, errs)
@@ -173,4 +165,19 @@ func TestSMSTextInjection(t *testing.T) {
 		t.Errorf("sms recv printed %q, want the header and then %q", out, want)
 	}
 	noRawControl(t, "sms recv", out, "#9")
+}
+
+// deliverInbox writes in dir an inbox file for calq sms emulate --inbox
+// holding text as an SMS from +491701234567, and returns its path.
+func deliverInbox(t *testing.T, dir, text string) string {
+	t.Helper()
+	pdus, err := pdu.EncodeDeliver("+491701234567", text, time.Date(2025, 2, 28, 9, 31, 0, 0, time.UTC), pdu.DeliverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inbox := filepath.Join(dir, "inbox.txt")
+	if err := os.WriteFile(inbox, []byte(strings.Join(pdus, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return inbox
 }

@@ -32,7 +32,10 @@ var errSymlink = errors.New("is or passes through a symlink, which calq does not
 // the kernel lacks it a walk that opens each component with O_NOFOLLOW).
 // flags are open(2)'s.
 func openBeneath(root, rel string, flags int) (*os.File, error) {
-	if !fs.ValidPath(rel) {
+	// fs.ValidPath wants UTF-8 too, but a file name is bytes: its
+	// test of the elements ("", ".", "..", a leading /) is what counts, and
+	// those are ASCII, which no replacement of other bytes changes.
+	if !fs.ValidPath(strings.ToValidUTF8(rel, "_")) {
 		return nil, fmt.Errorf("%q is not a path below the share", rel)
 	}
 	dir, err := os.Open(root)

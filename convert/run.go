@@ -15,6 +15,7 @@ import (
 
 	"calq/convert/lo"
 	"calq/convert/pdf"
+	"calq/internal/bytestr"
 	"calq/internal/debris"
 	"calq/sched"
 )
@@ -286,15 +287,15 @@ func unwrapPath(err error) error {
 // paths (which may have lost bytes that are not UTF-8; the worker uses
 // the item).
 type payload struct {
-	Index  int    `json:"i"`
-	Input  string `json:"in"`
-	Output string `json:"out"`
+	Index  int            `json:"i"`
+	Input  bytestr.String `json:"in"`
+	Output bytestr.String `json:"out"`
 }
 
 // job makes item i's job, keyed by what it turns into what.
 func (r *runner) job(i int, it Item, d look) *sched.Job {
 	kind := kindOf(it.Input)
-	p, _ := json.Marshal(payload{Index: i, Input: it.Input, Output: it.Output})
+	p, _ := json.Marshal(payload{Index: i, Input: bytestr.String(it.Input), Output: bytestr.String(it.Output)})
 	// The worker keeps the timeout itself, so that it leaves out
 	// LibreOffice's start-up.
 	r.limits[i] = r.timeout(d.size)

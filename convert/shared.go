@@ -24,6 +24,7 @@ import (
 	"calq/convert/lo"
 	"calq/convert/pdf"
 	"calq/convert/sniff"
+	"calq/internal/bytestr"
 	"calq/sched"
 	"calq/sched/pgqueue"
 )
@@ -61,15 +62,15 @@ type Blobs interface {
 // input is a blob, or with a shared root a path below it and the digest
 // the submitter read there.
 type remotePayload struct {
-	Source   string     `json:"source"`          // the input's path on the submitting machine, for calq history
-	Name     string     `json:"name"`            // the private copy's name: its extension tells LibreOffice the format
-	Input    string     `json:"input"`           // the input's blob, or with Path its SHA-256
-	Path     string     `json:"path,omitempty"`  // the input below the shared root, slash-separated
-	Share    string     `json:"share,omitempty"` // with Path: the share's id (ShareID)
-	Kind     sniff.Kind `json:"kind"`
-	PDFA     int        `json:"pdfa,omitempty"`
-	Timeout  float64    `json:"timeout_seconds"`
-	TimeoutS float64    `json:"timeout_s,omitempty"` // what a calq before issue 22 wrote instead
+	Source   bytestr.String `json:"source"`          // the input's path on the submitting machine, for calq history
+	Name     bytestr.String `json:"name"`            // the private copy's name: its extension tells LibreOffice the format
+	Input    string         `json:"input"`           // the input's blob, or with Path its SHA-256
+	Path     bytestr.String `json:"path,omitempty"`  // the input below the shared root, slash-separated (bytes, as file names are)
+	Share    string         `json:"share,omitempty"` // with Path: the share's id (ShareID)
+	Kind     sniff.Kind     `json:"kind"`
+	PDFA     int            `json:"pdfa,omitempty"`
+	Timeout  float64        `json:"timeout_seconds"`
+	TimeoutS float64        `json:"timeout_s,omitempty"` // what a calq before issue 22 wrote instead
 }
 
 // convertShared hands the jobs to the shared queue: each input is copied
@@ -250,14 +251,16 @@ func (r *runner) remoteJob(ctx context.Context, batch, share string, j *sched.Jo
 	if err != nil {
 		return nil, "", err
 	}
-	p := remotePayload{Source: r.items[i].Input, Name: filepath.Base(snap), Kind: kind, PDFA: r.o.PDFA,
+	p := remotePayload{Source: bytestr.String(r.items[i].Input), Name: bytestr.String(filepath.Base(snap)), Kind: kind, PDFA: r.o.PDFA,
 		Timeout: r.limits[i].Seconds()}
 	if r.o.SharedRoot != "" {
 		// The workers read the input on the share; the digest tells
 		// them whether it is still what was submitted.
-		if p.Path, err = BelowRoot(r.o.SharedRoot, r.items[i].Input); err != nil {
+		path, err := BelowRoot(r.o.SharedRoot, r.items[i].Input)
+		if err != nil {
 			return nil, "", sched.Permanent(err)
 		}
+		p.Path = bytestr.String(path)
 		p.Input, p.Share = inSum, share
 	} else if p.Input, err = r.o.Shared.PutFile(ctx, snap); err != nil {
 		return nil, "", err
@@ -440,7 +443,7 @@ func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
 		return fmt.Errorf("convert job %s: %w", j.Key, err)
 	}
 	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "in"+lo.SafeExt(p.Name))
+	in := filepath.Join(dir, "in"+lo.SafeExt(string(p.Name)))
 	if err := w.input(ctx, p, in); err != nil {
 		return err
 	}
@@ -457,7 +460,7 @@ func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
 	r := &runner{o: Options{PDFA: p.PDFA}, work: &workDir{dir: dir}, pool: w.pool, limits: []time.Duration{limit},
 		results: make([]FileResult, 1)}
 	if err := r.produce(ctx, 0, int(n), p.Kind, in, out); err != nil {
-		return r.hideWork(err, cmp.Or(p.Source, p.Name))
+		return r.hideWork(err, string(cmp.Or(p.Source, p.Name)))
 	}
 	res, err := w.output(ctx, p, j.Key, out)
 	if err != nil {
@@ -486,20 +489,21 @@ func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) er
 		// before issue 22 names no share.
 		return sched.Permanent(fmt.Errorf("the job names a file on the share %s, which this worker does not mount; start calq worker with --shared-root", cmp.Or(p.Share, "of its submitter")))
 	}
-	if !filepath.IsLocal(filepath.FromSlash(p.Path)) {
-		return sched.Permanent(fmt.Errorf("the job's path %q is not below the shared root", p.Path))
+	path := string(p.Path)
+	if !filepath.IsLocal(filepath.FromSlash(path)) {
+		return sched.Permanent(fmt.Errorf("the job's path %q is not below the shared root", path))
 	}
-	src, err := openShared(w.SharedRoot, p.Path)
+	src, err := openShared(w.SharedRoot, path)
 	if err != nil {
-		return sched.Permanent(fmt.Errorf("read %s on the share: %w", p.Path, err))
+		return sched.Permanent(fmt.Errorf("read %s on the share: %w", path, err))
 	}
 	defer src.Close()
 	got, err := copyHashed(ctx, src, in)
 	if err != nil {
-		return fmt.Errorf("read %s on the share: %w", p.Path, err)
+		return fmt.Errorf("read %s on the share: %w", path, err)
 	}
 	if got != p.Input {
-		return sched.Permanent(fmt.Errorf("%s changed on the share since it was submitted", p.Path))
+		return sched.Permanent(fmt.Errorf("%s changed on the share since it was submitted", path))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"calq/internal/bytestr"
 	"calq/sched"
 	"calq/sched/journal"
 )
@@ -108,7 +109,7 @@ func TestUpgradeKeepsOldOutputs(t *testing.T) {
 func finishOldJob(t *testing.T, j *journal.Journal, in, out string) {
 	t.Helper()
 	ctx := context.Background()
-	p, _ := json.Marshal(payload{Input: in, Output: out})
+	p, _ := json.Marshal(payload{Input: bytestr.String(in), Output: bytestr.String(out)})
 	job := &sched.Job{Key: "convert:old:" + out, Kind: kindPDF, Class: sched.P2, Payload: p}
 	if _, err := j.Enqueue(ctx, []*sched.Job{job}); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"calq/sms/pdu"
@@ -135,11 +136,14 @@ func inboxIsPart(c *pdu.Concat) bool {
 }
 
 // inboxText is a DELIVER's text; 8-bit data, which has none, is shown as hex.
+// A NUL (UCS-2 allows one) becomes U+FFFD: PostgreSQL's text cannot hold
+// it, so it would fail the message there and stay on the SIM, and SQLite
+// would differ; the stored PDU keeps the original.
 func inboxText(m pdu.Message) string {
 	if m.Text == "" && len(m.Data) > 0 {
 		return hex.EncodeToString(m.Data)
 	}
-	return m.Text
+	return strings.ReplaceAll(m.Text, "\x00", "\uFFFD")
 }
 
 // inboxPartKey is what the parts of one long message share.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"calq/internal/sqltime"
 )
@@ -109,6 +110,8 @@ func checkName(name string) error {
 		return errors.New("contains '@' or ','")
 	case strings.ContainsFunc(name, unicode.IsControl):
 		return errors.New("contains a control character")
+	case !utf8.ValidString(name):
+		return errors.New("is not UTF-8 text")
 	}
 	return nil
 }

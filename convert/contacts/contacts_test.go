@@ -62,6 +62,7 @@ func TestCheckContact(t *testing.T) {
 		{"at sign", "ops@example.com", "ops@example.com", "", `name "ops@example.com" contains '@' or ','`},
 		{"comma", "a,b", "a@example.com", "", `name "a,b" contains '@' or ','`},
 		{"control", "a\tb", "a@example.com", "", `name "a\tb" contains a control character`},
+		{"latin-1", "Jos\xe9", "a@example.com", "", `name "Jos\xe9" is not UTF-8 text`},
 		{"no at", "ops", "ops", "", `address "ops" is not an email address (mail: missing '@' or angle-addr)`},
 		{"two addresses", "ops", "a@example.com, b@example.com", "",
 			`address "a@example.com, b@example.com" is not an email address (mail: expected single address, got ", b@example.com")`},

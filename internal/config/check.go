@@ -47,6 +47,10 @@ func (s SMS) check(bad badFunc) {
 		if name == "" {
 			name = m.Device
 		}
+		if strings.IndexByte(name, 0) >= 0 {
+			// TOML can write one (\u0000); PostgreSQL's text cannot hold it.
+			bad(key, "name %q: holds a NUL (U+0000), which a name stored as text cannot", name)
+		}
 		if seen[name] {
 			bad(key, "name %q: used by another modem", name)
 		}

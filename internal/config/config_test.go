@@ -103,6 +103,8 @@ func TestParseErrors(t *testing.T) {
 				"config.toml: smtp.port: -2 is not a port (1-65535)"},
 		{"wrong type", "[profiles.x]\npdfa = \"two\"\n", `config.toml: line 2 (last key "profiles.x.pdfa"): ` +
 			"incompatible types: TOML value has type string; destination has type integer"},
+		{"modem name with a NUL", "[[sms.modem]]\ndevice = \"/dev/ttyUSB0\"\nname = \"gsm\\u0000\"\n",
+			`config.toml: sms.modem.1: name "gsm\x00": holds a NUL (U+0000), which a name stored as text cannot`},
 		{"syntax", "[smtp]\nport =\n", `config.toml:2: expected value but found '\n' instead`},
 	}
 	for _, tt := range tests {

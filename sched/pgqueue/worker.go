@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"calq/internal/bytestr"
 	"calq/internal/pgdb"
 	"calq/sched"
 )
@@ -630,7 +631,7 @@ func (w *Worker) queueRec(b *pgx.Batch, r rec) *pgx.QueuedQuery {
 	}
 	var errText *string
 	if t.err != nil {
-		s := t.err.Error()
+		s := bytestr.Text(t.err.Error())
 		errText = &s
 	}
 	var reason *string

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 
+	"calq/internal/bytestr"
 	"calq/internal/proc"
 	"calq/sched"
 	"calq/sched/pgqueue"
@@ -17,10 +18,11 @@ import (
 const Kind = "shell"
 
 // sharedPayload is a shell job's payload in the shared queue: the line
-// and the shell that runs it. The worker's own environment applies.
+// and the shell that runs it. The worker's own environment applies. Both
+// are bytes, not text: a line that is not UTF-8 runs as it was written.
 type sharedPayload struct {
-	Command string `json:"command"`
-	Shell   string `json:"shell,omitempty"`
+	Command bytestr.String `json:"command"`
+	Shell   bytestr.String `json:"shell,omitempty"`
 }
 
 // SharedWorker runs shell jobs from the shared queue (see pgqueue): it
@@ -35,7 +37,7 @@ func (w *SharedWorker) Run(ctx context.Context, j *sched.Job) error {
 	}
 	w2 := w.Worker
 	if p.Shell != "" {
-		w2.Shell = p.Shell
+		w2.Shell = string(p.Shell)
 	}
 	cmd := *j
 	cmd.Payload = []byte(p.Command)
@@ -59,7 +61,7 @@ func SharedCommand(payload []byte) string {
 	if json.Unmarshal(payload, &p) != nil {
 		return string(payload)
 	}
-	return p.Command
+	return string(p.Command)
 }
 
 // RunShared submits the command lines of o to the shared queue q as one
@@ -86,7 +88,7 @@ func RunShared(ctx context.Context, q *pgqueue.Queue, o RunOptions) (RunResult, 
 	}
 	jobs := make([]*sched.Job, len(o.Commands))
 	for i, c := range o.Commands {
-		p, _ := json.Marshal(sharedPayload{Command: c, Shell: o.Shell})
+		p, _ := json.Marshal(sharedPayload{Command: bytestr.String(c), Shell: bytestr.String(o.Shell)})
 		jobs[i] = &sched.Job{Key: fmt.Sprintf("%s/%d", batch, i+1), Kind: Kind, Payload: p, Label: o.Label,
 			Class: o.Class, NotBefore: o.At, Timeout: o.Timeout, Retries: o.Retries}
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"calq/internal/bytestr"
 	"cmp"
 	"context"
 	"fmt"
@@ -114,10 +115,10 @@ func (m *Mem) SMSPartFailed(_ context.Context, id int64, seq int, state, modem, 
 	defer m.mu.Unlock()
 	now := stored(m.now())
 	if p := m.part(id, seq); p != nil {
-		p.State, p.Modem, p.Reason, p.Updated = state, modem, reason, now
+		p.State, p.Modem, p.Reason, p.Updated = state, modem, bytestr.Text(reason), now
 	}
 	if msg := m.msg(id); msg != nil && msg.State == SMSQueued {
-		msg.State, msg.Modem, msg.Reason, msg.Updated = state, modem, reason, now
+		msg.State, msg.Modem, msg.Reason, msg.Updated = state, modem, bytestr.Text(reason), now
 	}
 	return nil
 }
@@ -127,7 +128,7 @@ func (m *Mem) SMSPartUnknownRetry(_ context.Context, id int64, seq int, modem, r
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p := m.part(id, seq); p != nil {
-		p.State, p.Modem, p.Reason, p.Updated = SMSUnknown, modem, reason, stored(m.now())
+		p.State, p.Modem, p.Reason, p.Updated = SMSUnknown, modem, bytestr.Text(reason), stored(m.now())
 	}
 	return nil
 }
@@ -140,7 +141,7 @@ func (m *Mem) FinishSMS(_ context.Context, id int64, state, reason string) (bool
 	if msg == nil || msg.State != SMSQueued {
 		return false, nil
 	}
-	msg.State, msg.Reason, msg.Updated = state, reason, stored(m.now())
+	msg.State, msg.Reason, msg.Updated = state, bytestr.Text(reason), stored(m.now())
 	return true, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"calq/internal/bytestr"
 	"calq/internal/sqltime"
 )
 
@@ -233,6 +234,7 @@ func (s *Store) SMSPartFailed(ctx context.Context, id int64, seq int, state, mod
 		return fmt.Errorf("sms %d part %d: state %q: want failed or unknown", id, seq, state)
 	}
 	now := sqltime.Text(s.now())
+	reason = bytestr.Text(reason) // it may quote what a modem said
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE sms_parts SET state = ?3, modem = ?4, reason = ?5, updated = ?6
 			WHERE message_id = ?1 AND seq = ?2`, id, seq, state, modem, reason, now); err != nil {
@@ -253,6 +255,7 @@ func (s *Store) SMSPartFailed(ctx context.Context, id int64, seq int, state, mod
 // the part will be sent again.
 func (s *Store) SMSPartUnknownRetry(ctx context.Context, id int64, seq int, modem, reason string) error {
 	now := sqltime.Text(s.now())
+	reason = bytestr.Text(reason)
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE sms_parts SET state = 'unknown', modem = ?3, reason = ?4, updated = ?5
 			WHERE message_id = ?1 AND seq = ?2`, id, seq, modem, reason, now)
@@ -268,6 +271,7 @@ func (s *Store) SMSPartUnknownRetry(ctx context.Context, id int64, seq int, mode
 // reason, when it is still queued; changed says whether it was.
 func (s *Store) FinishSMS(ctx context.Context, id int64, state, reason string) (changed bool, err error) {
 	now := sqltime.Text(s.now())
+	reason = bytestr.Text(reason)
 	err = s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE sms_messages SET state = ?2, reason = ?3, updated = ?4
 			WHERE id = ?1 AND state = 'queued'`, id, state, reason, now)

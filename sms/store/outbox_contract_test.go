@@ -127,4 +127,12 @@ func testOutboxFail(t *testing.T, s contract, _ *clock) {
 	if m := getSMS(t, s, id); m.State != SMSFailed || m.Reason != "its job failed" {
 		t.Errorf("finished message = %+v", m)
 	}
+
+	// A modem at the wrong speed answers bytes that are not UTF-8: the
+	// reason keeps them as escapes, where PostgreSQL refused the update.
+	id = addOne(t, s, SMSMessage{To: "+4911", Text: "z", Parts: []SMSPart{part(1, 1)}})
+	must(t, s.SMSPartFailed(ctx, id, 1, SMSFailed, "m3", "modem said \xfe\xff\x00"))
+	if m := getSMS(t, s, id); m.Reason != `modem said \xfe\xff\x00` || m.Parts[0].Reason != m.Reason {
+		t.Errorf("reason with bytes: message %q, part %q; want them escaped", m.Reason, m.Parts[0].Reason)
+	}
 }
