@@ -288,6 +288,9 @@ func interrupted(cause, err error) error {
 		// The command finished anyway, but its output may be incomplete.
 		return cause
 	}
+	if errors.Is(err, cause) {
+		return err // it says so already
+	}
 	return fmt.Errorf("%w (%w)", err, cause)
 }
 
