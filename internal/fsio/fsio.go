@@ -87,6 +87,16 @@ func (e *NotRegularError) Error() string {
 
 func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
 
+// Regular returns nil when fi, which describes path, is a regular file,
+// else a *NotRegularError: for a file opened by other means than
+// ReadFile (a lock file, opened with O_NOFOLLOW|O_NONBLOCK and fstat'ed).
+func Regular(path string, fi fs.FileInfo) error {
+	if fi.Mode().IsRegular() {
+		return nil
+	}
+	return notRegular(path, fi.Mode())
+}
+
 func notRegular(path string, m fs.FileMode) error {
 	return &NotRegularError{Path: path, Kind: kind(m)}
 }
