@@ -227,7 +227,7 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 		defer context.AfterFunc(c.Context, func() { f.Close() })() // a FIFO's writer may never end
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxJobFile+1))
+	b, err := readAll(c.Context, r, maxJobFile+1)
 	b = bytes.TrimPrefix(b, []byte("\uFEFF")) // an editor's byte order mark
 	switch {
 	case err != nil && c.Context.Err() != nil:
@@ -246,6 +246,28 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	return cmds, nil
+}
+
+// readAll reads r to its end or limit bytes, and returns ctx's error
+// when ctx ends first. Standard input that is a pipe whose writer never
+// ends cannot be closed to wake a read: the read is left to its goroutine,
+// which the command's exit ends (a job file is closed by readJobFile).
+func readAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, limit))
+		done <- read{b, err}
+	}()
+	select {
+	case d := <-done:
+		return d.b, d.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // maxJobFile bounds a job file: a million jobs of 64 bytes.

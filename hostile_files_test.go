@@ -250,8 +250,9 @@ func TestHostileReads(t *testing.T) {
 }
 
 // TestHostileJobFIFO: a job file that is a FIFO is read as cat reads it,
-// waiting for a writer, and that wait ends with SIGTERM: exit 130, not a
-// hang and not a usage error.
+// waiting for a writer, and that wait ends with SIGTERM, as does the read
+// of a standard input that never ends: exit 130, not a hang that ignores
+// the signal and not a usage error.
 func TestHostileJobFIFO(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "jobs")
@@ -269,40 +270,52 @@ func TestHostileJobFIFO(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and the job's line", code, out, errs)
 		}
 	})
-	t.Run("none comes", func(t *testing.T) {
-		cmd := calqCmd(t, "sched", "run", "--db", filepath.Join(dir, "calq.db"), fifo)
-		var errb strings.Builder
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waitInOpen(t, cmd.Process.Pid)
-		cmd.Process.Signal(syscall.SIGTERM)
-		err := cmd.Wait()
-		code := cmd.ProcessState.ExitCode()
-		if want := "calq: job file " + fifo + ": context canceled"; code != 130 || !strings.Contains(errb.String(), want) || strings.Contains(errb.String(), "hint") {
-			t.Errorf("exit %d (%v), stderr %q; want 130 and %q without a usage hint", code, err, errb.String(), want)
-		}
-	})
+	// No writer comes to the FIFO; standard input is a pipe whose writer
+	// never closes it.
+	for _, tt := range []struct{ name, arg, wchan, want string }{
+		{"none comes", fifo, "wait_for_partner", "calq: job file " + fifo + ": context canceled"},
+		{"stdin never ends", "-", "anon_pipe_read", "calq: standard input: context canceled"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := calqCmd(t, "sched", "run", "--db", filepath.Join(dir, "calq.db"), tt.arg)
+			var errb strings.Builder
+			cmd.Stderr = &errb
+			w, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			waitIn(t, cmd.Process.Pid, tt.wchan)
+			cmd.Process.Signal(syscall.SIGTERM)
+			err = cmd.Wait()
+			code := cmd.ProcessState.ExitCode()
+			if code != 130 || !strings.Contains(errb.String(), tt.want) || strings.Contains(errb.String(), "hint") {
+				t.Errorf("exit %d (%v), stderr %q; want 130 and %q without a usage hint", code, err, errb.String(), tt.want)
+			}
+		})
+	}
 }
 
-// waitInOpen returns once a thread of process pid waits in a FIFO's
-// open for a writer (its wchan says wait_for_partner): then calq is past
-// its start, with its signal handlers set, and blocked where it must not
-// stay.
-func waitInOpen(t *testing.T, pid int) {
+// waitIn returns once a thread of process pid sleeps in the kernel
+// function wchan: wait_for_partner (a FIFO's open, waiting for a writer)
+// or anon_pipe_read (a read of a pipe). Then calq is past its start, with
+// its signal handlers set, and blocked where it must not stay.
+func waitIn(t *testing.T, pid int, wchan string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		chans, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/wchan")
 		for _, c := range chans {
-			if b, err := os.ReadFile(c); err == nil && string(b) == "wait_for_partner" {
+			if b, err := os.ReadFile(c); err == nil && string(b) == wchan {
 				return
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("calq (%d) did not wait in the FIFO's open within a minute", pid)
+	t.Fatalf("calq (%d) did not sleep in %s within a minute", pid, wchan)
 }
 
 // TestHostileNoHome (item 14): with HOME and XDG_STATE_HOME unset, the
