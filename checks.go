@@ -48,11 +48,8 @@ func checkDirWritable(flag, dir string) error {
 // the rename into place would replace: /dev/null for the whole machine),
 // and its directory exists and calq may write in it.
 func checkFileWritable(flag, file string) error {
-	if err := fsio.CheckTarget(file); errors.Is(err, fsio.ErrNotRegular) {
-		return &hinted{err: fmt.Errorf("%s %w", flag, err),
-			hint: "give the path of a regular file (it is written to a temporary file and renamed over it); to write none, leave " + flag + " out"}
-	} else if err != nil {
-		return fmt.Errorf("%s %s: %w", flag, file, pathErr(err))
+	if err := checkTarget(flag, file); err != nil {
+		return err
 	}
 	dir := filepath.Dir(file)
 	fi, err := os.Stat(dir)
@@ -125,6 +122,18 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// checkTarget checks that file is missing or a regular file (or a
+// symlink to one, which the rename replaces, leaving its target alone).
+func checkTarget(flag, file string) error {
+	if err := fsio.CheckTarget(file); errors.Is(err, fsio.ErrNotRegular) {
+		return &hinted{err: fmt.Errorf("%s %w", flag, err),
+			hint: "give the path of a regular file (it is written to a temporary file and renamed over it); to write none, leave " + flag + " out"}
+	} else if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, file, pathErr(err))
+	}
+	return nil
 }
 
 // hinted is a check's error with a hint more precise than the command's

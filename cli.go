@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 
 	"calq/convert/contacts"
 	"calq/internal/dburl"
+	"calq/internal/homedir"
 	"calq/sched/history"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
@@ -67,16 +69,23 @@ func journalPath(c *cli.Context) string {
 // defaultJournalPath is the journal's path when --db and $CALQ_DB name
 // none (or name the shared database, beside which this machine keeps its
 // own journal).
+// It is "" when there is no home directory to put it under (see
+// homedir.Dir), never a path relative to the current directory:
+// journal.Open refuses "" with a hint.
 func defaultJournalPath() string {
-	home, _ := os.UserHomeDir()
-	return journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)
+	xdg := os.Getenv("XDG_STATE_HOME")
+	home, err := homedir.Dir()
+	if err != nil && !filepath.IsAbs(xdg) {
+		return ""
+	}
+	return journal.DefaultPath(xdg, home)
 }
 
 // withJournal runs fn on the journal at journalPath. A missing journal is
 // an error: reading history must not create one.
 func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	path := journalPath(c)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !dburl.IsURL(path) && !dburl.IsPostgres(path) {
+	if _, err := os.Stat(path); path != "" && errors.Is(err, fs.ErrNotExist) && !dburl.IsURL(path) && !dburl.IsPostgres(path) {
 		return &journalMissing{path: path}
 	}
 	j, err := journal.Open(c.Context, path, journal.Options{})

@@ -113,8 +113,7 @@ func convertAction(c *cli.Context) error {
 		if c.IsSet("jobs") {
 			o.SharedJobs = c.Int("jobs")
 		}
-		home, _ := os.UserHomeDir()
-		dbPath = journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)
+		dbPath = defaultJournalPath()
 	}
 	jn, err := journal.Open(c.Context, dbPath, journal.Options{})
 	if err != nil {
@@ -230,8 +229,8 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if o.Merge != "" {
 		if dir := filepath.Dir(o.Merge); within(dir, o.Out) {
 			// calq creates --out and the directories below it.
-			if fi, err := os.Stat(o.Merge); err == nil && fi.IsDir() {
-				fail("--merge %s: is a directory; give a file", o.Merge)
+			if err := checkTarget("--merge", o.Merge); err != nil {
+				errs = append(errs, err)
 			}
 		} else if err := checkFileWritable("--merge", o.Merge); err != nil {
 			errs = append(errs, err)

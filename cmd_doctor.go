@@ -31,11 +31,15 @@ func doctorCommand() *cli.Command {
 			dbFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			o := convert.DoctorOptions{Soffice: c.String("soffice"), Dirs: []string{filepath.Dir(journalPath(c))}}
-			if db := journalPath(c); dburl.IsPostgres(db) {
+			o := convert.DoctorOptions{Soffice: c.String("soffice")}
+			jn := journalPath(c)
+			if dburl.IsPostgres(jn) {
 				// The shared queue is checked by connecting; the
 				// PDFs' provenance stays in this machine's journal.
-				o.DB, o.Dirs = db, []string{filepath.Dir(defaultJournalPath())}
+				o.DB, jn = jn, defaultJournalPath()
+			}
+			if jn != "" { // "": no home, which opening the journal reports
+				o.Dirs = []string{filepath.Dir(jn)}
 			}
 			if out := c.String("out"); out != "" {
 				o.Dirs = append(o.Dirs, out)

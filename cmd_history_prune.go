@@ -80,12 +80,12 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 	if c.Args().Present() {
 		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
-	switch fi, err := os.Stat(p.Archive); {
+	switch _, err := os.Stat(p.Archive); {
 	case c.Bool("append") && p.Archive == "":
 		errs = append(errs, errors.New("--append: only with --archive"))
 	case p.Archive == "":
-	case err == nil && fi.IsDir():
-		errs = append(errs, fmt.Errorf("--archive %s: is a directory", p.Archive))
+	case checkTarget("--archive", p.Archive) != nil: // a directory, device or FIFO, --append or not
+		errs = append(errs, checkTarget("--archive", p.Archive))
 	case err == nil && !c.Bool("append"):
 		errs = append(errs, fmt.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive))
 	default:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/childenv"
+	"calq/internal/fsio"
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
@@ -94,7 +96,7 @@ func schedRunCommand() *cli.Command {
 func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	o := shell.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
 		Label: c.String("label"), Force: c.Bool("force"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
-		Env: childenv.Without(os.Environ())}
+		Env: childenv.Without(os.Environ()), Warn: warnTo(c.App.ErrWriter)}
 	var errs []error
 	var err error
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
@@ -185,6 +187,9 @@ func runCommands(c *cli.Context) ([]string, error) {
 		}
 		stdin = stdin || name == "-"
 		got, err := readJobFile(c, name)
+		if err != nil && c.Context.Err() != nil {
+			return nil, err // interrupted while waiting for a FIFO: 130, not a usage error
+		}
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -204,7 +209,11 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 	label := "standard input"
 	if name != "-" {
 		label = "job file " + shell.Quote(name)
-		f, err := os.Open(name)
+		// A FIFO waits for its writer, as with cat, until SIGINT/SIGTERM.
+		f, err := fsio.Open(c.Context, name)
+		if err != nil && c.Context.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
 		if err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
@@ -216,11 +225,14 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
 			return nil, fmt.Errorf("%s: is a directory", label)
 		}
+		defer context.AfterFunc(c.Context, func() { f.Close() })() // a FIFO's writer may never end
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxJobFile+1))
+	b, err := readAll(c.Context, r, maxJobFile+1)
 	b = bytes.TrimPrefix(b, []byte("\uFEFF")) // an editor's byte order mark
 	switch {
+	case err != nil && c.Context.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", label, c.Context.Err())
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", label, err)
 	case len(b) > maxJobFile:
@@ -238,6 +250,28 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	return cmds, nil
+}
+
+// readAll reads r to its end or limit bytes, and returns ctx's error
+// when ctx ends first. Standard input that is a pipe whose writer never
+// ends cannot be closed to wake a read: the read is left to its goroutine,
+// which the command's exit ends (a job file is closed by readJobFile).
+func readAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, limit))
+		done <- read{b, err}
+	}()
+	select {
+	case d := <-done:
+		return d.b, d.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // maxJobFile bounds a job file: a million jobs of 64 bytes.

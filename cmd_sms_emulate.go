@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/fsio"
 	"calq/sms/emu"
 )
 
@@ -80,12 +82,11 @@ func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 		return o, nil, usageErrorf(c, "--puk needs --pin")
 	}
 	if name := c.String("inbox"); name != "" {
-		f, err := os.Open(name)
+		b, err := fsio.ReadFile(name, fsio.InboxLimit)
 		if err != nil {
 			return o, nil, fmt.Errorf("--inbox: %w", err)
 		}
-		o.Inbox, err = emu.ReadInbox(f)
-		f.Close()
+		o.Inbox, err = emu.ReadInbox(bytes.NewReader(b))
 		if err != nil {
 			return o, nil, fmt.Errorf("--inbox: %s: %w", name, err)
 		}

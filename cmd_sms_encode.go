@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/fsio"
 	"calq/sms/pdu"
 )
 
@@ -105,7 +106,11 @@ func encodeOptions(c *cli.Context) (pdu.SubmitOptions, string, string, error) {
 	case 1:
 		text = c.Args().First()
 		if text == "-" {
-			b, err := io.ReadAll(c.App.Reader)
+			b, err := fsio.ReadAll(c.App.Reader, "standard input", fsio.TextLimit)
+			var tl *fsio.TooLargeError
+			if errors.As(err, &tl) {
+				return o, "", "", usageErrorf(c, "TEXT on %w (an SMS of 255 parts holds less)", err)
+			}
 			if err != nil {
 				return o, "", "", fmt.Errorf("sms encode: reading standard input: %w", err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"calq/internal/fsio"
 	"calq/sched"
 	"calq/sched/journal"
 	"calq/sms"
@@ -158,7 +159,11 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		if isTerminalReader(c.App.Reader) {
 			fmt.Fprintln(c.App.ErrWriter, "calq: reading the text from standard input, end with Ctrl-D")
 		}
-		b, err := io.ReadAll(c.App.Reader)
+		b, err := fsio.ReadAll(c.App.Reader, "standard input", fsio.TextLimit)
+		var tl *fsio.TooLargeError
+		if errors.As(err, &tl) {
+			return o, usageErrorf(c, "the text on %w (an SMS of 255 parts holds less)", err)
+		}
 		if err != nil {
 			return o, fmt.Errorf("read the text from stdin: %w", err)
 		}

@@ -26,10 +26,12 @@ import (
 // without the password): the engine of a daemon or worker sending from
 // it, and the spool of messages calq sms send kept while it was down.
 func smsStatePath(url string) string {
-	home, _ := os.UserHomeDir()
+	def := defaultJournalPath()
+	if def == "" {
+		return "" // no home: journal.Open says so
+	}
 	sum := sha256.Sum256([]byte(dburl.Redact(url)))
-	return filepath.Join(filepath.Dir(journal.DefaultPath(os.Getenv("XDG_STATE_HOME"), home)),
-		"sms-"+hex.EncodeToString(sum[:6])+".db")
+	return filepath.Join(filepath.Dir(def), "sms-"+hex.EncodeToString(sum[:6])+".db")
 }
 
 // spoolable reports whether err, from opening the shared outbox, says

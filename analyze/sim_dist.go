@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -133,7 +134,8 @@ func readTraceFile(name string) (Arrivals, error) {
 func ReadTrace(r io.Reader) ([]float64, error) {
 	var times []float64
 	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
+	line := 1
+	for ; sc.Scan(); line++ {
 		text, _, _ := strings.Cut(sc.Text(), "#")
 		if text = strings.TrimSpace(text); text == "" {
 			continue
@@ -153,7 +155,9 @@ func ReadTrace(r io.Reader) ([]float64, error) {
 		}
 		times = append(times, t)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than %d bytes, no arrival time", line, bufio.MaxScanTokenSize)
+	} else if err != nil {
 		return nil, err
 	}
 	if len(times) == 0 {

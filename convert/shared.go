@@ -25,6 +25,7 @@ import (
 	"calq/convert/pdf"
 	"calq/convert/sniff"
 	"calq/internal/bytestr"
+	"calq/internal/debris"
 	"calq/sched"
 	"calq/sched/pgqueue"
 )
@@ -404,10 +405,11 @@ const sharedWork = ".calq-shared"
 // between jobs) or through pdfcpu, and stores the PDF as the job's
 // result. Post-processing stays with the submitter.
 type RemoteWorker struct {
-	blobs Blobs
-	pool  *lazyPool
-	dir   string
-	next  atomic.Int64
+	blobs   Blobs
+	pool    *lazyPool
+	dir     string
+	release func() error // removes dir and drops its lock
+	next    atomic.Int64
 
 	// SharedRoot is where this machine mounts the share that jobs
 	// submitted with --shared-root name their files below, and ShareID
@@ -418,17 +420,21 @@ type RemoteWorker struct {
 // NewRemoteWorker makes a worker whose LibreOffice instances live as long
 // as ctx; Close stops them and removes its work directory.
 func NewRemoteWorker(ctx context.Context, blobs Blobs, o lo.Options) (*RemoteWorker, error) {
-	dir, err := os.MkdirTemp("", "calq-worker-")
+	// A worker killed with SIGKILL leaves its directory, with copies of
+	// inputs and PDFs: the next worker's start removes those of workers
+	// that are gone (the current user's only, and never a live one's).
+	debris.Sweep(os.TempDir(), "worker")
+	dir, release, err := debris.MkdirLocked("", "worker")
 	if err != nil {
-		return nil, fmt.Errorf("convert worker: %w", err)
+		return nil, fmt.Errorf("convert worker: work directory: %w", err)
 	}
-	return &RemoteWorker{blobs: blobs, dir: dir, pool: &lazyPool{opts: o, base: context.WithoutCancel(ctx)}}, nil
+	return &RemoteWorker{blobs: blobs, dir: dir, release: release, pool: &lazyPool{opts: o, base: context.WithoutCancel(ctx)}}, nil
 }
 
 // Close stops the LibreOffice instances and removes the work directory.
 func (w *RemoteWorker) Close() error {
 	err := w.pool.close()
-	return errors.Join(err, os.RemoveAll(w.dir))
+	return errors.Join(err, w.release())
 }
 
 // Run converts one shared job.

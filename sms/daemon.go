@@ -110,7 +110,11 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	}
 	dm := newDaemonMetrics(o.Metrics)
 	stopMetrics := o.Metrics.WriteEvery(o.MetricsFile, o.MetricsEvery)
-	defer func() { err = errors.Join(err, stopMetrics()) }()
+	defer func() {
+		if merr := stopMetrics(); merr != nil {
+			o.Warn(merr) // a side output: the daemon's own outcome stands
+		}
+	}()
 	dd, err := newDaemonDispatcher(pool, o)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"calq/internal/debris"
+	"calq/internal/homedir"
 )
 
 // Options configure a Pool. Zero (or negative) values mean the defaults.
@@ -58,7 +59,7 @@ const (
 // anew at every start, and its work directory, which holds a copy of the
 // document being converted, is emptied.
 func DefaultStateDir() string {
-	dir, err := os.UserCacheDir()
+	dir, err := homedir.CacheDir() // never relative: HOME unset is no cwd
 	if err != nil {
 		return ""
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"calq/internal/fsio"
+	"calq/internal/homedir"
 )
 
 // Config is the whole file.
@@ -109,7 +110,7 @@ var StartTLSPolicies = []string{StartTLSMandatory, StartTLSOpportunistic, StartT
 // path, as the XDG base directory spec asks, else
 // ~/.config/calq/config.toml.
 func DefaultPath() (string, error) {
-	home, err := os.UserHomeDir()
+	home, err := homedir.Dir()
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if err != nil && !filepath.IsAbs(xdg) {
 		return "", fmt.Errorf("config file: %w", err)

@@ -4,8 +4,14 @@
 // a run killed with SIGKILL leaves such names behind, and the next run
 // that looks in that directory removes those whose PID is gone.
 //
-// Entry points: Pattern, for os.CreateTemp and os.MkdirTemp; Dead, for a
-// name's owner; Sweep, for a directory. All are safe for concurrent use.
+// A directory made by MkdirLocked also holds an flock on a file inside it
+// while its process lives, so that Sweep tells it from a dead one's even
+// when the PID was reused. Sweep removes only what the current user owns:
+// calq run as root never removes another user's files from /tmp.
+//
+// Entry points: Pattern, for os.CreateTemp and os.MkdirTemp; MkdirLocked,
+// for a work directory; Dead, for a name's owner; Sweep, for a directory.
+// All are safe for concurrent use.
 package debris
 
 import (
@@ -57,10 +63,60 @@ func alive(pid int) bool {
 	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
-// Sweep removes the entries of dir whose names Dead says belong to a
-// process that is gone, keeping those of kinds not listed when kinds is
-// not empty. It returns the paths it removed; a directory that does not
-// exist has none.
+// lockName is the file inside a MkdirLocked directory that its process
+// holds an flock on.
+const lockName = ".lock"
+
+// MkdirLocked makes a private directory (0700) named from Pattern(kind,
+// false) under parent (os.TempDir() when "") and holds an exclusive flock
+// on a file inside it until release, which removes the directory. A
+// process killed with SIGKILL releases the lock with its last file
+// descriptor, and the next Sweep of parent removes the directory.
+func MkdirLocked(parent, kind string) (dir string, release func() error, err error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	dir, err = os.MkdirTemp(parent, Pattern(kind, false))
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err == nil {
+		if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, func() error { return errors.Join(os.RemoveAll(dir), f.Close()) }, nil
+}
+
+// unlocked reports whether path is a directory holding a lock file that
+// no process holds an flock on: a MkdirLocked directory whose process is
+// gone, even if another process has its PID now. A directory without a
+// lock file (one being made, or another calq's) is not.
+func unlocked(path string) bool {
+	f, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	// Held until the Close: a process cannot take it in between.
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+}
+
+// mine reports whether the current user owns fi (not following a link).
+func mine(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// Sweep removes the entries of dir that the current user owns and whose
+// process is gone (Dead says so, or a MkdirLocked directory's lock is
+// free), keeping those of kinds not listed when kinds is not empty. It
+// returns the paths it removed; a directory that does not exist has none.
 func Sweep(dir string, kinds ...string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -73,10 +129,14 @@ func Sweep(dir string, kinds ...string) ([]string, error) {
 	var errs []error
 	for _, e := range entries {
 		kind, _, ok := Owner(e.Name())
-		if !ok || !Dead(e.Name()) || (len(kinds) > 0 && !contains(kinds, kind)) {
+		if !ok || (len(kinds) > 0 && !contains(kinds, kind)) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(p)
+		if err != nil || !mine(fi) || !(Dead(e.Name()) || fi.IsDir() && unlocked(p)) {
+			continue
+		}
 		if err := os.RemoveAll(p); err != nil {
 			errs = append(errs, err)
 			continue

@@ -71,3 +71,55 @@ func TestSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepLocked: a MkdirLocked directory is kept while its lock is
+// held, even though its PID is alive either way, and removed once the
+// lock is free (its process died and the PID went to another); entries
+// of another user are never removed, dead or not.
+func TestSweepLocked(t *testing.T) {
+	parent := t.TempDir()
+	live, release, err := MkdirLocked(parent, "worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(live); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("MkdirLocked made %s with %v (%v), want mode 0700", live, fi.Mode(), err)
+	}
+	// A dead worker whose PID is ours now: a lock file nobody holds.
+	reused := filepath.Join(parent, "calq-worker-"+strconv.Itoa(os.Getpid())+"-reused")
+	must(t, os.Mkdir(reused, 0o700))
+	must(t, os.WriteFile(filepath.Join(reused, lockName), nil, 0o600))
+	must(t, os.WriteFile(filepath.Join(reused, "in.docx"), []byte("copy of an input"), 0o600))
+	// Being made by a live process: no lock file yet.
+	making := filepath.Join(parent, "calq-worker-"+strconv.Itoa(os.Getpid())+"-making")
+	must(t, os.Mkdir(making, 0o700))
+	others := ""
+	if os.Geteuid() == 0 {
+		others = filepath.Join(parent, "calq-worker-"+strconv.Itoa(deadPID(t))+"-nobody")
+		must(t, os.Mkdir(others, 0o700))
+		must(t, os.Chown(others, 65534, 65534))
+	}
+	removed, err := Sweep(parent, "worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 1 || removed[0] != reused {
+		t.Errorf("removed %q, want only %s", removed, reused)
+	}
+	for _, keep := range []string{live, making, others} {
+		if _, err := os.Stat(keep); keep != "" && err != nil {
+			t.Errorf("%s: %v, want it kept", keep, err)
+		}
+	}
+	must(t, release())
+	if _, err := os.Stat(live); !os.IsNotExist(err) {
+		t.Errorf("after release, %s: %v, want it removed", live, err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,17 +6,21 @@
 // run as root never replaces the machine's /dev/null with a file.
 //
 // Entry points: ReadFile (one open, one fstat, at most limit+1 bytes),
+// ReadAll (at most limit+1 bytes of a stream), Open (a FIFO's open ends
+// with its ctx),
 // CheckTarget (an lstat and a stat), Rename (CheckTarget then os.Rename).
 // All are safe for concurrent use.
 package fsio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 )
 
 // ErrNotRegular is wrapped by the errors of ReadFile, CheckTarget and
@@ -25,8 +29,10 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // Limits for the files calq reads.
 const (
-	SecretLimit = 4 << 10 // a password or PIN file
-	ConfigLimit = 1 << 20 // a config file
+	SecretLimit = 4 << 10   // a password or PIN file
+	ConfigLimit = 1 << 20   // a config file
+	TextLimit   = 128 << 10 // an SMS text: 255 parts of 153 characters, 3 bytes each at most, fit
+	InboxLimit  = 16 << 20  // sms emulate --inbox: hex PDUs, one per line
 )
 
 // TooLargeError is ReadFile's error for a file longer than its limit.
@@ -67,8 +73,32 @@ func kind(m fs.FileMode) string {
 	return "no regular file"
 }
 
+// NotRegularError is the error of ReadFile, CheckTarget and Rename for a
+// path that exists and is not a regular file; it is ErrNotRegular for
+// errors.Is.
+type NotRegularError struct {
+	Path string
+	Kind string // "a directory", "a FIFO", "a character device", ...
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s: %v", e.Path, e.Kind, ErrNotRegular)
+}
+
+func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
+
+// Regular returns nil when fi, which describes path, is a regular file,
+// else a *NotRegularError: for a file opened by other means than
+// ReadFile (a lock file, opened with O_NOFOLLOW|O_NONBLOCK and fstat'ed).
+func Regular(path string, fi fs.FileInfo) error {
+	if fi.Mode().IsRegular() {
+		return nil
+	}
+	return notRegular(path, fi.Mode())
+}
+
 func notRegular(path string, m fs.FileMode) error {
-	return fmt.Errorf("%s is %s: %w", path, kind(m), ErrNotRegular)
+	return &NotRegularError{Path: path, Kind: kind(m)}
 }
 
 // ReadFile reads the regular file at path (through symlinks), refusing
@@ -91,14 +121,63 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, &TooLargeError{Path: path, Limit: limit}
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return ReadAll(f, path, limit) // limit+1 bytes: it may have grown since the fstat
+}
+
+// ReadAll reads r to its end as io.ReadAll does, but at most limit bytes:
+// a longer stream (standard input from /dev/zero) is a *TooLargeError
+// naming name, after limit+1 bytes were read, not a fatal out-of-memory.
+func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(b)) > limit { // grew since the fstat
-		return nil, &TooLargeError{Path: path, Limit: limit}
+	if int64(len(b)) > limit {
+		return nil, &TooLargeError{Path: name, Limit: limit}
 	}
 	return b, nil
+}
+
+// Open opens path for reading as os.Open does, but a FIFO, whose open
+// waits for a writer that may never come, is given up when ctx ends
+// (ctx.Err()). Reads from the file are not bounded by ctx: close it for
+// that (context.AfterFunc), which a FIFO's blocked read notices.
+func Open(ctx context.Context, path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+	}
+	// Be the writer the open waits for, so that it returns. Until the
+	// goroutine is in its open there is no reader, and a non-blocking
+	// open for writing fails (ENXIO): try again.
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for {
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		select {
+		case o := <-done:
+			if o.f != nil {
+				o.f.Close()
+			}
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // CheckTarget returns nil when path may be replaced by a new regular

@@ -1,9 +1,11 @@
 package fsio
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -154,5 +156,48 @@ func TestCheckTargetAndRename(t *testing.T) {
 				t.Errorf("got %q in %s, want %q", b, tt.path, "new")
 			}
 		})
+	}
+}
+
+func TestReadAll(t *testing.T) {
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	_, err = ReadAll(zero, "standard input", TextLimit)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || err.Error() != "standard input: larger than 128 KiB" {
+		t.Errorf("ReadAll(/dev/zero) = %v, want standard input: larger than 128 KiB", err)
+	}
+	b, err := ReadAll(strings.NewReader(strings.Repeat("x", TextLimit)), "stdin", TextLimit)
+	if err != nil || len(b) != TextLimit {
+		t.Errorf("ReadAll(the limit) = %d bytes, %v; want %d, nil", len(b), err, TextLimit)
+	}
+}
+
+// TestOpenFIFO: Open of a FIFO waits for a writer, as os.Open does, but
+// returns ctx's error when ctx ends first, without leaving its goroutine
+// blocked; a writer that comes in time is read as usual.
+func TestOpenFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if f, err := Open(ctx, fifo); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Open(fifo, cancelled) = %v, %v; want context.Canceled", f, err)
+	}
+	wrote := make(chan error, 1)
+	go func() { wrote <- os.WriteFile(fifo, []byte("echo hi\n"), 0o600) }()
+	f, err := Open(context.Background(), fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := ReadAll(f, fifo, 1<<10)
+	if err != nil || string(b) != "echo hi\n" || <-wrote != nil {
+		t.Errorf("read %q, %v; want the writer's line", b, err)
 	}
 }

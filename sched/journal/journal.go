@@ -86,6 +86,9 @@ func Open(ctx context.Context, path string, opts Options) (*Journal, error) {
 		// when pgx could not read it either).
 		return nil, fmt.Errorf("journal %s: a database address, not a file: this command keeps its journal in SQLite, give a file path", dburl.Redact(path))
 	}
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
 	j, err := open(ctx, path, opts)
 	if err != nil {
 		return nil, openError(path, err)

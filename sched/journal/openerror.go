@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 
+	"calq/internal/fsio"
+
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -18,7 +20,12 @@ type OpenError struct {
 	Err  error
 }
 
-func (e *OpenError) Error() string { return fmt.Sprintf("journal %s %s", e.Path, e.What) }
+func (e *OpenError) Error() string {
+	if e.Path == "" {
+		return "journal " + e.What
+	}
+	return fmt.Sprintf("journal %s %s", e.Path, e.What)
+}
 func (e *OpenError) Unwrap() error { return e.Err }
 
 // Hint says what to do about it.
@@ -29,7 +36,26 @@ var (
 	ErrNotJournal = errors.New("not a journal")
 	ErrReadOnly   = errors.New("journal is read-only")
 	ErrLocked     = errors.New("journal is locked")
+	ErrNoPath     = errors.New("no journal path")
 )
+
+// checkFile refuses a journal path that is empty (no home to put the
+// default under) or that exists and is not a regular file (CALQ_DB=/dev/null,
+// a directory, a FIFO), before SQLite opens it: SQLite would hang on a
+// FIFO, or make "PATH-journal" and "PATH-wal" files beside a device.
+func checkFile(path string) error {
+	const other = "give a journal file with --db or CALQ_DB"
+	if path == "" {
+		return &OpenError{What: "has no path", Err: ErrNoPath,
+			hint: "calq finds no home directory (HOME is unset and the user has none in /etc/passwd): " + other + ", or set XDG_STATE_HOME or HOME"}
+	}
+	var nr *fsio.NotRegularError
+	if err := fsio.CheckTarget(path); errors.As(err, &nr) {
+		return &OpenError{Path: path, What: "is " + nr.Kind + ", not a regular file", Err: err,
+			hint: "calq keeps its journal in an SQLite file and writes -wal and -shm files beside it: " + other}
+	}
+	return nil
+}
 
 // openError explains err, which opening the journal at path gave.
 func openError(path string, err error) error {

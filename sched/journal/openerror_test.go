@@ -144,3 +144,51 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Errorf("Open on a read-only file system = %v, want %v", err, ErrReadOnly)
 	}
 }
+
+// TestOpenNotRegular: a journal path that is a device (CALQ_DB=/dev/null),
+// a FIFO, a directory or a link to a device is refused before SQLite
+// opens it: no "-journal" or "-wal" file beside it, the node unchanged,
+// no hang on the FIFO. An empty path (no home) is refused with a hint.
+func TestOpenNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	paths := map[string]string{"fifo": filepath.Join(dir, "fifo"), "dir": filepath.Join(dir, "dir")}
+	if err := syscall.Mkfifo(paths["fifo"], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(paths["dir"], 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		paths["device"] = filepath.Join(dir, "null")
+		if err := syscall.Mknod(paths["device"], syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+			t.Fatal(err)
+		}
+		paths["link"] = filepath.Join(dir, "link")
+		if err := os.Symlink(paths["device"], paths["link"]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, p := range paths {
+		t.Run(name, func(t *testing.T) {
+			before, _ := os.Lstat(p)
+			_, err := Open(context.Background(), p, Options{})
+			var oe *OpenError
+			if !errors.As(err, &oe) || oe.Path != p || !strings.HasSuffix(oe.What, ", not a regular file") || oe.Hint() == "" {
+				t.Fatalf("Open(%s) = %v, want an OpenError saying it is not a regular file, with a hint", p, err)
+			}
+			if after, err := os.Lstat(p); err != nil || after.Mode() != before.Mode() {
+				t.Errorf("%s: %v became %v (%v)", p, before.Mode(), after.Mode(), err)
+			}
+			for _, s := range []string{"-journal", "-wal", "-shm"} {
+				if _, err := os.Lstat(p + s); err == nil {
+					t.Errorf("%s%s made", p, s)
+				}
+			}
+		})
+	}
+	_, err := Open(context.Background(), "", Options{})
+	var oe *OpenError
+	if !errors.As(err, &oe) || !errors.Is(err, ErrNoPath) || !strings.Contains(oe.Hint(), "--db or CALQ_DB") {
+		t.Errorf(`Open("") = %v, want ErrNoPath with a hint naming --db or CALQ_DB`, err)
+	}
+}

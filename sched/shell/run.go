@@ -38,8 +38,11 @@ type RunOptions struct {
 	Metrics      *sched.Metrics // nil: none
 	MetricsFile  string         // written every MetricsEvery (default 15s) and at the end
 	MetricsEvery time.Duration
-	Events       func(sched.Event)                         // progress, as the engine reports it
-	Output       func(j *sched.Job, stdout, stderr []byte) // each attempt's output, whole
+	// Warn receives what fails beside the work without failing it: the
+	// last metrics write (the run keeps its exit status). Nil: dropped.
+	Warn   func(error)
+	Events func(sched.Event)                         // progress, as the engine reports it
+	Output func(j *sched.Job, stdout, stderr []byte) // each attempt's output, whole
 }
 
 // RunResult is what became of a RunCommands batch.
@@ -138,7 +141,10 @@ func RunCommands(ctx context.Context, o RunOptions) (RunResult, error) {
 	if err == nil {
 		res.Summary, err = e.Wait(ctx)
 	}
-	err = errors.Join(err, e.Close(), stopMetrics())
+	err = errors.Join(err, e.Close())
+	if merr := stopMetrics(); merr != nil && o.Warn != nil {
+		o.Warn(merr) // the jobs ran: a side output does not undo that
+	}
 	if err != nil {
 		res.Summary = e.Summary()
 		return res, err

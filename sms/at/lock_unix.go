@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"calq/internal/fsio"
 )
 
 // lockPoll is how often a blocked Lock retries. flock(2) cannot be
@@ -83,22 +85,40 @@ func LockFile(ctx context.Context, path string) (unlock func(), err error) {
 // openLockFile opens path, creating it writable by every user (past the
 // umask) so that another user's calq can take the lock too; a file another
 // user created without that is opened read-only, which flock accepts.
+//
+// The directory is shared with every local user: what another user put at
+// path is never followed (O_NOFOLLOW), waited on (O_NONBLOCK: a FIFO) or
+// taken unless it is a regular file.
 func openLockFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	const flags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|flags, 0o666)
 	if err == nil {
 		_ = f.Chmod(0o666)
 		return f, nil
 	}
-	if f, err = os.OpenFile(path, os.O_RDWR, 0); err == nil {
-		return f, nil
+	if f, err = os.OpenFile(path, os.O_RDWR|flags, 0); err != nil {
+		if f, err = os.OpenFile(path, os.O_RDONLY|flags, 0); err != nil {
+			return nil, err
+		}
 	}
-	return os.OpenFile(path, os.O_RDONLY, 0)
+	fi, err := f.Stat()
+	if err == nil {
+		err = fsio.Regular(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
+// holder is who the lock file says holds it: its first line, a pid, read
+// to at most 64 bytes (another user may have made it huge).
 func holder(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+	b, err := fsio.ReadFile(path, 64)
+	line, _, _ := strings.Cut(string(b), "\n")
+	if _, perr := strconv.Atoi(strings.TrimSpace(line)); err != nil || perr != nil {
 		return "another process"
 	}
-	return "pid " + strings.TrimSpace(string(b))
+	return "pid " + strings.TrimSpace(line)
 }
