@@ -66,7 +66,7 @@ func testSharedRootAcrossUsers(t *testing.T, rootMode os.FileMode) {
 	if os.Geteuid() != 0 {
 		tooltest.Unavailable(t, "running calq as two other local users needs root")
 	}
-	const team = 47213 // a group of their own: no file on this machine has it
+	const team = 47213                                               // a group of their own: no file on this machine has it
 	worker := osUser{uid: 65534, gid: 65534, groups: []uint32{team}} // nobody
 	submitter := osUser{uid: 1, gid: 1, groups: []uint32{team}}      // daemon
 	outsider := osUser{uid: 2, gid: 2}                               // bin, in neither's group
