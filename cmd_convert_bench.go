@@ -49,7 +49,7 @@ func convertBenchCommand() *cli.Command {
 				return err
 			}
 			defer cleanup()
-			res, err := convertbench.Bench(c.Context, convertbench.BenchOptions{Files: files, Soffice: c.String("soffice"),
+			res, err := convertbench.Run(c.Context, convertbench.Options{Files: files, Soffice: c.String("soffice"),
 				Copies: c.Int("copies"), Instances: c.Int("instances"), NaiveFiles: c.Int("naive-files"), Log: c.App.ErrWriter})
 			if err != nil {
 				return fmt.Errorf("convert %w", err)

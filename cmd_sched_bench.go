@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"calq/sched/bench"
+	"calq/sched/schedbench"
 )
 
 func schedBenchCommand() *cli.Command {
@@ -75,7 +75,7 @@ func schedBenchCommand() *cli.Command {
 			}
 			// Bench returns the rows finished before an interrupt: show
 			// them, and the exit status says they are incomplete.
-			rows, err := bench.Bench(c.Context, opts)
+			rows, err := schedbench.Run(c.Context, opts)
 			if err == nil || len(rows) > 0 {
 				err = errors.Join(err, renderBench(c.App.Writer, rows, c.Bool("json")))
 			}
@@ -88,8 +88,8 @@ func schedBenchCommand() *cli.Command {
 }
 
 // benchOptions reads and validates the flags of calq sched bench.
-func benchOptions(c *cli.Context) (bench.BenchOptions, error) {
-	o := bench.BenchOptions{Ops: c.Int("ops"), Seed: c.Int64("seed"), Trace: c.String("trace")}
+func benchOptions(c *cli.Context) (schedbench.Options, error) {
+	o := schedbench.Options{Ops: c.Int("ops"), Seed: c.Int64("seed"), Trace: c.String("trace")}
 	var errs []error
 	add := func(err error) {
 		if err != nil {
@@ -97,11 +97,11 @@ func benchOptions(c *cli.Context) (bench.BenchOptions, error) {
 		}
 	}
 	var err error
-	o.Queues, err = parseNames("queue", c.String("queue"), bench.QueueNames)
+	o.Queues, err = parseNames("queue", c.String("queue"), schedbench.QueueNames)
 	add(err)
-	o.Models, err = parseNames("model", c.String("model"), bench.ModelNames)
+	o.Models, err = parseNames("model", c.String("model"), schedbench.ModelNames)
 	add(err)
-	o.Dists, err = parseNames("dist", c.String("dist"), bench.DistNames)
+	o.Dists, err = parseNames("dist", c.String("dist"), schedbench.DistNames)
 	add(err)
 	o.Sizes, err = parseSizes("size", c.String("size"))
 	add(err)
@@ -166,19 +166,19 @@ func splitList(flag, value string) ([]string, error) {
 	return items, nil
 }
 
-func renderBench(w io.Writer, rows []bench.BenchRow, asJSON bool) error {
+func renderBench(w io.Writer, rows []schedbench.Row, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, rows)
 	}
-	return writeBench(w, rows, bench.BenchGoals(rows))
+	return writeBench(w, rows, schedbench.Goals(rows))
 }
 
 // writeJSON prints a line per row, then a line per goal.
-func writeJSON(w io.Writer, rows []bench.BenchRow) error {
+func writeJSON(w io.Writer, rows []schedbench.Row) error {
 	if err := writeJSONLines(w, "bench", rows); err != nil {
 		return err
 	}
-	for _, g := range bench.BenchGoals(rows) {
+	for _, g := range schedbench.Goals(rows) {
 		if err := writeJSONLine(w, "bench_goal", g); err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func writeJSON(w io.Writer, rows []bench.BenchRow) error {
 }
 
 // writeBench writes the rows and the goals as two aligned tables.
-func writeBench(w io.Writer, rows []bench.BenchRow, goals []bench.BenchGoal) error {
+func writeBench(w io.Writer, rows []schedbench.Row, goals []schedbench.Goal) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "queue\tmodel\tdist\tsize\tns/op\tmax op\tp99.9 op\tresizes")
 	for _, r := range rows {

@@ -12,9 +12,9 @@ import (
 
 	"calq/internal/dburl"
 	"calq/sched"
-	"calq/sched/bench"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
+	"calq/sched/schedbench"
 	"calq/sched/shell"
 )
 
@@ -36,15 +36,15 @@ func benchEngineAction(c *cli.Context) error {
 		return fmt.Errorf("sched bench: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	o := bench.EngineBenchOptions{Jobs: c.Int("engine-jobs"), JournalJobs: c.Int("engine-jobs") / 10,
+	o := schedbench.EngineOptions{Jobs: c.Int("engine-jobs"), JournalJobs: c.Int("engine-jobs") / 10,
 		Workers: c.Int("workers"), Dir: dir,
 		OpenJournal: func(ctx context.Context, path string) (sched.Journal, error) {
 			return journal.Open(ctx, path, journal.Options{})
 		}}
-	rows, err := bench.BenchEngine(c.Context, o)
+	rows, err := schedbench.RunEngine(c.Context, o)
 	if db := c.String("db"); db != "" && err == nil {
-		var shared []bench.EngineBenchRow
-		shared, err = bench.BenchShared(c.Context, bench.SharedBenchOptions{URL: db})
+		var shared []schedbench.EngineRow
+		shared, err = schedbench.RunShared(c.Context, schedbench.SharedOptions{URL: db})
 		rows = append(rows, shared...)
 	}
 	if err == nil || len(rows) > 0 {
@@ -56,7 +56,7 @@ func benchEngineAction(c *cli.Context) error {
 	return nil
 }
 
-func renderEngineBench(w io.Writer, rows []bench.EngineBenchRow, asJSON bool) error {
+func renderEngineBench(w io.Writer, rows []schedbench.EngineRow, asJSON bool) error {
 	if asJSON {
 		return writeJSONLines(w, "engine_bench", rows)
 	}

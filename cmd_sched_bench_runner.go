@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"calq/sched/bench"
+	"calq/sched/schedbench"
 )
 
 // benchRunnerAction runs calq sched bench --runner.
@@ -31,7 +31,7 @@ func benchRunnerAction(c *cli.Context) error {
 		return fmt.Errorf("sched bench --runner: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	rows, err := bench.BenchRunner(c.Context, bench.RunnerBenchOptions{Calq: self, Dir: dir,
+	rows, err := schedbench.RunRunner(c.Context, schedbench.RunnerOptions{Calq: self, Dir: dir,
 		Jobs: c.Int("runner-jobs"), Parallel: c.Int("runner-parallel")})
 	if err != nil {
 		return fmt.Errorf("sched bench --runner: %w", err)
@@ -46,7 +46,7 @@ const (
 	runnerGoalXargs    = 2.5 // calq's time over xargs's, at most
 )
 
-func renderRunnerBench(w io.Writer, rows []bench.RunnerBenchRow, asJSON bool) error {
+func renderRunnerBench(w io.Writer, rows []schedbench.RunnerRow, asJSON bool) error {
 	if asJSON {
 		return writeJSONLines(w, "runner_bench", rows)
 	}

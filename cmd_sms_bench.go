@@ -48,7 +48,7 @@ func smsBenchCommand() *cli.Command {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			res, err := smsbench.Bench(c.Context, smsbench.BenchOptions{Dir: dir, Latency: c.Duration("latency"),
+			res, err := smsbench.Run(c.Context, smsbench.Options{Dir: dir, Latency: c.Duration("latency"),
 				Modems: c.IntSlice("modems"), PerModem: c.Int("per-modem")})
 			if err != nil {
 				return err
@@ -58,12 +58,12 @@ func smsBenchCommand() *cli.Command {
 	}
 }
 
-func renderSMSBench(c *cli.Context, res smsbench.BenchResult) error {
+func renderSMSBench(c *cli.Context, res smsbench.Result) error {
 	w := c.App.Writer
 	if c.Bool("json") {
 		return json.NewEncoder(w).Encode(struct {
 			Type string `json:"message_type"`
-			smsbench.BenchResult
+			smsbench.Result
 		}{"sms_bench", res})
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

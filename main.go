@@ -26,7 +26,7 @@ import (
 	"calq/convert"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
-	"calq/sched/bench"
+	"calq/sched/schedbench"
 	"calq/sms"
 )
 
@@ -308,7 +308,7 @@ func exitCode(err error) int {
 		return exitUnknown
 	case errors.Is(err, sms.ErrQueued):
 		return exitQueued
-	case errors.As(err, &ue), errors.Is(err, sms.ErrUsage), errors.Is(err, bench.ErrBenchOptions), errors.Is(err, analyze.ErrInput),
+	case errors.As(err, &ue), errors.Is(err, sms.ErrUsage), errors.Is(err, schedbench.ErrOptions), errors.Is(err, analyze.ErrInput),
 		errors.Is(err, convert.ErrUsage):
 		return exitUsage
 	case errors.Is(err, exitcode.ErrPartial):

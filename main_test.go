@@ -22,8 +22,8 @@ import (
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched"
-	"calq/sched/bench"
 	"calq/sched/journal"
+	"calq/sched/schedbench"
 	"calq/sms"
 )
 
@@ -221,7 +221,7 @@ func TestExitCode(t *testing.T) {
 		{"usage", usage, 2},
 		{"usage wrapped", fmt.Errorf("sched bench: %w", usage), 2},
 		{"usage joined", errors.Join(errors.New("a"), usage), 2},
-		{"bench options", fmt.Errorf("sched bench: %w", fmt.Errorf("%w: size 0", bench.ErrBenchOptions)), 2},
+		{"bench options", fmt.Errorf("sched bench: %w", fmt.Errorf("%w: size 0", schedbench.ErrOptions)), 2},
 		{"partial", exitcode.ErrPartial, 3},
 		{"partial wrapped", fmt.Errorf("convert: %w", partial), 3},
 		{"partial joined", errors.Join(partial, errors.New("b.docx: corrupt")), 3},
@@ -306,7 +306,7 @@ func TestVersionText(t *testing.T) {
 // TestBenchDefaults checks that the defaults of calq sched bench name only
 // queues, models and distributions that sched knows.
 func TestBenchDefaults(t *testing.T) {
-	valid := map[string][]string{"queue": bench.QueueNames, "model": bench.ModelNames, "dist": bench.DistNames}
+	valid := map[string][]string{"queue": schedbench.QueueNames, "model": schedbench.ModelNames, "dist": schedbench.DistNames}
 	for _, f := range schedBenchCommand().Flags {
 		name := f.Names()[0]
 		names, ok := valid[name]
@@ -388,7 +388,7 @@ func TestImportRule(t *testing.T) {
 		{"calq/sms", "github.com/urfave/cli/v2", true},
 		{"calq/sched", "calq/sched/cq", false},
 		{"calq/sched/journal", "calq/sms/store", true},
-		{"calq/sched/bench", "calq/convert", true},
+		{"calq/sched/schedbench", "calq/convert", true},
 		{"calq/sms", "calq/sched/journal", false},
 		{"calq/sms/store", "calq/convert/contacts", true},
 		{"calq/analyze", "calq/sms", true},
@@ -396,7 +396,7 @@ func TestImportRule(t *testing.T) {
 		{"calq/sms", "calq/sms/emu", true},
 		{"calq/sms/smsbench", "calq/sms/emu", false},
 		{"calq", "calq/sms/emu", false},
-		{"calq/sched/shell", "calq/sched/bench", true},
+		{"calq/sched/shell", "calq/sched/schedbench", true},
 		{"calq", "calq/convert/convertbench", false},
 		{"calq/internal/proc", "calq/sched", false},
 	}
@@ -418,7 +418,7 @@ func importRule(pkg, imp string) string {
 		return ""
 	}
 	isBench := func(p string) bool {
-		return slices.Contains([]string{"calq/sched/bench", "calq/sms/smsbench", "calq/convert/convertbench"}, p)
+		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench"}, p)
 	}
 	from, to := domain(pkg), domain(imp)
 	switch {

@@ -8,7 +8,7 @@
 //     other packages extend with tables of their own;
 //   - sched/shell: the shell-command worker and the runner behind
 //     `calq sched run`;
-//   - sched/bench: the benchmarks behind `calq sched bench`.
+//   - sched/schedbench: the benchmarks behind `calq sched bench`.
 //
 // # Engine
 //

@@ -36,8 +36,8 @@ var DefaultCorpus = []string{
 	"cols.odp", "LibreOfficeImpress_odp_1.3.odp", "Презентация 演示.odp",
 }
 
-// BenchOptions says what calq convert bench measures.
-type BenchOptions struct {
+// Options says what calq convert bench measures.
+type Options struct {
 	Files     []string // the documents; all are converted by each way
 	Copies    int      // each file is converted this many times (as copies); 0 means 1
 	Soffice   string   // "" finds it
@@ -49,9 +49,9 @@ type BenchOptions struct {
 	Log        io.Writer
 }
 
-// BenchResult is calq convert bench's line: documents per second of each
+// Result is calq convert bench's line: documents per second of each
 // way measured in one run, and the ratios.
-type BenchResult struct {
+type Result struct {
 	Files      int     `json:"files"` // documents per way, copies included
 	Cores      int     `json:"cores"`
 	Instances  int     `json:"instances"`   // calq's pool in the N-instance way
@@ -73,7 +73,7 @@ type BenchResult struct {
 	LimitVsBatch      float64 `json:"limit_vs_batch"`
 }
 
-// Bench converts the same files several ways and times each, end to
+// Run converts the same files several ways and times each, end to
 // end, as a user would run them: (a) one `soffice --headless --convert-to
 // pdf` process per file, as most scripts do (on the first NaiveFiles);
 // (b) one soffice call with all the files; (c) calq convert with one
@@ -85,17 +85,17 @@ type BenchResult struct {
 // every core. The soffice ways share one profile, initialised before the
 // clock starts; a way whose outputs are missing is an error, not a fast
 // result.
-func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
+func Run(ctx context.Context, o Options) (Result, error) {
 	if len(o.Files) == 0 {
-		return BenchResult{}, errors.New("bench: no documents")
+		return Result{}, errors.New("bench: no documents")
 	}
 	soffice, _, err := lo.Find(o.Soffice)
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
 	work, err := os.MkdirTemp("", "calq-bench-")
 	if err != nil {
-		return BenchResult{}, err
+		return Result{}, err
 	}
 	defer os.RemoveAll(work)
 	logf := func(format string, args ...any) {
@@ -105,9 +105,9 @@ func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
 	}
 	files, err := copies(filepath.Join(work, "docs"), o.Files, max(o.Copies, 1))
 	if err != nil {
-		return BenchResult{}, fmt.Errorf("bench: %w", err)
+		return Result{}, fmt.Errorf("bench: %w", err)
 	}
-	res := BenchResult{Files: len(files), Cores: runtime.NumCPU()}
+	res := Result{Files: len(files), Cores: runtime.NumCPU()}
 	n := float64(len(files))
 
 	profile := filepath.Join(work, "profile")

@@ -131,23 +131,19 @@ func (w *Worker) renew(ctx context.Context) error {
 // (outage), that is no one's loss: see stopOutage. Otherwise a task not
 // yet finished is dropped (see drop) and reported lost.
 func (w *Worker) dropIf(outage bool, lose func(id int64, t *task) bool) {
-	var evs []WorkerEvent
 	w.mu.Lock()
+	defer w.unlock()
 	for id, t := range w.tasks {
 		switch {
 		case t.lost || t.outage || !lose(id, t):
 		case outage:
 			if w.stopOutage(t) {
-				evs = append(evs, WorkerEvent{Type: "outage", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrOutage})
+				w.later(WorkerEvent{Type: "outage", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts, Err: ErrOutage})
 			}
 		case t.finished.IsZero():
 			w.drop(t)
-			evs = append(evs, lostEvent(t))
+			w.later(lostEvent(t))
 		}
-	}
-	w.mu.Unlock()
-	for _, ev := range evs {
-		w.emit(ev)
 	}
 }
 

@@ -58,6 +58,17 @@
 // their workers and run again, and those that ended meanwhile are
 // recorded once it is back: a job that exited 0 does not run again.
 //
+// # Files
+//
+// queue.go opens the queue; schema.go owns the tables; submit.go queues
+// jobs and follows batches; worker.go is the worker's life (Run, the
+// pump, release); claim.go, run.go and record.go take jobs, run them and
+// write how they ended; lease.go renews leases, stops jobs whose lease is
+// gone and requeues expired ones; listen.go wakes the pump on NOTIFY;
+// status.go lists workers (Workers, Unserved); history.go answers
+// List, Stats and Prune; blobs.go stores files (PutFile, GetFile);
+// ping.go checks a server (Ping).
+//
 // # Storage
 //
 // The package owns its tables (batches, jobs, attempts, class_tags,

@@ -1,5 +1,9 @@
 package pgqueue
 
+// The worker: its options, events and books, and its life from Run to
+// release: the pump that starts, records and claims in turn, and the
+// note of each database operation's success or failure.
+
 import (
 	"cmp"
 	"context"
@@ -7,17 +11,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
-	mrand "math/rand/v2"
 	"os"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"calq/internal/bytestr"
 	"calq/internal/pgdb"
 	"calq/sched"
 )
@@ -92,6 +92,7 @@ type Worker struct {
 	mean         float64              // mean service time in seconds, exponentially weighted
 	done, failed int64
 	wake         chan struct{}
+	outbox       []WorkerEvent // raised under mu, for unlock to emit
 }
 
 type task struct {
@@ -183,6 +184,22 @@ func (w *Worker) emit(ev WorkerEvent) {
 	if w.o.Events != nil {
 		ev.Time = time.Now()
 		w.o.Events(ev)
+	}
+}
+
+// later queues an event raised under w.mu; unlock emits it. A holder of
+// w.mu that calls later releases the lock with unlock.
+func (w *Worker) later(ev WorkerEvent) { w.outbox = append(w.outbox, ev) }
+
+// unlock releases w.mu and then emits, in order, the events raised while
+// it was held, so that the Events callback never runs under the lock (it
+// may be slow, or call back into the worker). sched.Engine does the same.
+func (w *Worker) unlock() {
+	out := w.outbox
+	w.outbox = nil
+	w.mu.Unlock()
+	for _, ev := range out {
+		w.emit(ev)
 	}
 }
 
@@ -301,431 +318,6 @@ func (w *Worker) dbOK() {
 	w.q.link.OK()
 	if back {
 		w.signal()
-	}
-}
-
-func (w *Worker) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
-
-// wanted says how many jobs to claim of the enabled kinds, and which
-// kinds are due a half-open probe.
-func (w *Worker) wanted() (int, []string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	held := w.busy + len(w.ready)
-	capacity := w.o.Jobs
-	if w.o.Horizon > 0 && w.mean > 0 {
-		capacity += int(math.Min(float64(w.o.Jobs)*w.o.Horizon.Seconds()/w.mean, float64(2*w.o.MaxClaim)))
-	}
-	var probes []string
-	now := time.Now()
-	for k, until := range w.outUntil {
-		if now.After(until) && !w.probing[k] && held < capacity {
-			probes = append(probes, k)
-		}
-	}
-	sort.Strings(probes)
-	return min(max(capacity-held, 0), w.o.MaxClaim), probes
-}
-
-// enabled lists the kinds the worker claims freely.
-func (w *Worker) enabled() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var ks []string
-	for _, k := range w.kinds {
-		if _, out := w.outUntil[k]; !out {
-			ks = append(ks, k)
-		}
-	}
-	return ks
-}
-
-const claimSQL = `WITH c AS (
-		SELECT id FROM jobs
-		WHERE state = 'queued' AND kind = ANY($1) AND (not_before IS NULL OR not_before <= now())
-			AND ($5 = '' OR batch = $5) AND (share = '' OR share = ANY($6))
-		ORDER BY tag, id LIMIT $2 FOR UPDATE SKIP LOCKED)
-	UPDATE jobs j SET state = 'running', worker = $3, ran_on = $7,
-		lease_until = now() + $4 * interval '1 second', attempts = j.attempts + 1,
-		started = COALESCE(j.started, now()),
-		wait_s = COALESCE(j.wait_s, extract(epoch FROM now() - j.enqueued))
-	FROM c WHERE j.id = c.id
-	RETURNING j.id, j.tag, j.key, j.kind, j.label, j.payload, j.class, j.attempts, j.retries, j.timeout_s, j.enqueued,
-		(SELECT count(*) FROM attempts a WHERE a.job_id = j.id AND a.state IN ('failed', 'timed_out'))`
-
-// claim claims up to n jobs of the enabled kinds and one of each probe
-// kind, and puts them in the ready list in tag order.
-func (w *Worker) claim(ctx context.Context, n int, probes []string) (int, error) {
-	lease := w.q.lease.Seconds()
-	from := time.Now()
-	var got []*task
-	err := pgx.BeginFunc(ctx, w.q.pool, func(tx pgx.Tx) error {
-		got = got[:0]
-		read := func(kinds []string, limit int, probe bool) error {
-			rows, err := tx.Query(ctx, claimSQL, kinds, limit, w.id, lease, w.o.Batch, w.o.Shares, w.name)
-			if err != nil {
-				return err
-			}
-			ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*task, error) {
-				t := &task{job: &sched.Job{}, probe: probe}
-				var class int16
-				var timeout *float64
-				err := r.Scan(&t.id, &t.tag, &t.job.Key, &t.job.Kind, &t.job.Label, &t.job.Payload, &class,
-					&t.job.Attempts, &t.job.Retries, &timeout, &t.job.Enqueued, &t.failures)
-				t.job.Class = sched.ClassOf(int(class))
-				if timeout != nil {
-					t.job.Timeout = time.Duration(*timeout * float64(time.Second))
-				}
-				return t, err
-			})
-			got = append(got, ts...)
-			return err
-		}
-		if kinds := w.enabled(); n > 0 && len(kinds) > 0 {
-			if err := read(kinds, n, false); err != nil {
-				return err
-			}
-		}
-		for _, k := range probes {
-			if err := read([]string{k}, 1, true); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("claim jobs: %w", err)
-	}
-	w.dbOK()
-	now := time.Now()
-	sort.Slice(got, func(i, j int) bool { return got[i].tag < got[j].tag })
-	w.mu.Lock()
-	for _, t := range got {
-		t.claimedAt, t.leaseFrom = now, from
-		w.tasks[t.id] = t
-		if t.probe {
-			w.probing[t.job.Kind] = true
-		}
-	}
-	w.ready = append(w.ready, got...)
-	w.mu.Unlock()
-	return len(got), nil
-}
-
-// startReady starts ready jobs while slots are free.
-func (w *Worker) startReady(ctx context.Context, jobs *sync.WaitGroup) {
-	var evs []WorkerEvent
-	w.mu.Lock()
-	defer func() {
-		w.mu.Unlock()
-		for _, ev := range evs {
-			w.emit(ev)
-		}
-	}()
-	for w.busy < w.o.Jobs && len(w.ready) > 0 && ctx.Err() == nil {
-		t := w.ready[0]
-		w.ready = w.ready[1:]
-		w.busy++
-		t.started = time.Now()
-		var tctx context.Context = context.WithValue(ctx, taskKey{}, t)
-		tctx, t.cancel = context.WithCancelCause(context.WithoutCancel(tctx))
-		t.ctx = tctx
-		jobs.Add(1)
-		evs = append(evs, WorkerEvent{Type: "started", Key: t.job.Key, Kind: t.job.Kind, Attempt: t.job.Attempts})
-		go w.runTask(t, jobs)
-	}
-}
-
-func (w *Worker) runTask(t *task, jobs *sync.WaitGroup) {
-	defer jobs.Done()
-	ctx := t.ctx
-	if t.job.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, t.job.Timeout, sched.ErrTimeout)
-		defer cancel()
-	}
-	err := w.safeRun(ctx, t)
-	if c := context.Cause(ctx); errors.Is(c, sched.ErrTimeout) && err != nil {
-		err = fmt.Errorf("%w after %v", sched.ErrTimeout, t.job.Timeout)
-	}
-	w.mu.Lock()
-	t.finished, t.err = time.Now(), err
-	w.busy--
-	w.results = append(w.results, t)
-	w.mu.Unlock()
-	t.cancel(nil)
-	w.signal()
-}
-
-func (w *Worker) safeRun(ctx context.Context, t *task) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = sched.Permanent(fmt.Errorf("worker panicked: %v", p))
-		}
-	}()
-	return w.handlers[t.job.Kind].Run(ctx, t.job)
-}
-
-// outcome classifies a finished task as the engine does: its state, its
-// reason, and when it runs again (zero: it does not).
-func (w *Worker) outcome(t *task) (state sched.State, reason string, retryIn time.Duration) {
-	err := t.err
-	switch {
-	case err == nil:
-		return sched.StateDone, "", 0
-	case errors.Is(context.Cause(t.ctx), sched.ErrStopped):
-		return sched.StateCancelled, "cancelled", 0
-	case errors.Is(context.Cause(t.ctx), ErrOutage):
-		return sched.StateCancelled, "outage", 0
-	case errors.Is(err, sched.ErrTimeout):
-		state, reason = sched.StateTimedOut, "timeout"
-	default:
-		state, reason = sched.StateFailed, sched.ReasonOf(err)
-	}
-	// Retries count failures: an attempt lost with its worker, stopped or
-	// cut short by an outage was not the job's (MaxLost bounds those).
-	if !sched.IsPermanent(err) && t.failures < int64(t.job.Retries) {
-		retryIn = w.o.Backoff.Delay(t.job.Attempts, mrand.Float64())
-	}
-	return state, reason, retryIn
-}
-
-const finishSQL = `WITH f AS (
-		UPDATE jobs SET state = $2, finished = CASE WHEN $3 THEN now() END, error = $4, reason = $5, run_s = $6,
-			not_before = CASE WHEN $3 THEN not_before ELSE now() + $7 * interval '1 second' END,
-			worker = NULL, lease_until = NULL
-		WHERE id = $1 AND worker = $8 AND state = 'running' AND attempts = $9
-		RETURNING id)
-	INSERT INTO attempts (job_id, attempt, worker, state, final, started, error, reason, stdout, stderr, result,
-		retry_at, retries)
-	SELECT id, $9, $16, $10, $3, $11, $4, $5, $12, $13, $14, CASE WHEN $3 THEN NULL ELSE now() + $7 * interval '1 second' END,
-		$15 FROM f
-	ON CONFLICT (job_id, attempt) DO NOTHING
-	RETURNING job_id`
-
-// unclaimSQL returns a job claimed and never started to the queue, as
-// release does, if the row still names this worker and attempt.
-const unclaimSQL = `UPDATE jobs SET state = 'queued', worker = NULL, lease_until = NULL, attempts = attempts - 1
-	WHERE id = $1 AND worker = $2 AND state = 'running' AND attempts = $3
-	RETURNING id`
-
-// relabelSQL marks as the outage's the attempt that another worker
-// requeued as lost while this one could not reach the server: this
-// worker was alive and stopped the job itself, so the attempt does not
-// count towards MaxLost. An attempt that already gave the job up stays.
-const relabelSQL = `UPDATE attempts SET reason = 'outage'
-	WHERE job_id = $1 AND attempt = $2 AND reason = 'lease expired' AND NOT final`
-
-// rec is a finished task as record writes it.
-type rec struct {
-	t       *task
-	state   sched.State
-	reason  string
-	retryIn time.Duration
-	outage  bool // t was taken off the worker for an outage
-}
-
-// record writes the finished jobs' attempts, in one transaction. A job
-// whose lease is lost (another worker requeued it) is dropped unrecorded.
-// One whose lease only ran out, as in an outage, is recorded when no
-// other worker has requeued it since: the row still names this worker
-// and attempt (finishSQL), so its result is kept and it does not run
-// again. A job stopped for an outage before it started goes back to the
-// queue (unclaimSQL).
-func (w *Worker) record(ctx context.Context) error {
-	w.mu.Lock()
-	ts := w.results
-	w.results = nil
-	// The watchdog may mark them while they are written.
-	lost, outage := make([]bool, len(ts)), make([]bool, len(ts))
-	for i, t := range ts {
-		lost[i], outage[i] = t.lost, t.outage
-	}
-	w.mu.Unlock()
-	var recs []rec
-	for i, t := range ts {
-		if lost[i] {
-			w.forget(t, false)
-			continue
-		}
-		r := rec{t: t, outage: outage[i]}
-		if t.ctx != nil {
-			r.state, r.reason, r.retryIn = w.outcome(t)
-		}
-		recs = append(recs, r)
-	}
-	if len(recs) == 0 {
-		return nil
-	}
-	held := make([]bool, len(recs))
-	requeued := slices.ContainsFunc(recs, func(r rec) bool { return r.t.ctx == nil || r.state == sched.StateCancelled })
-	err := pgx.BeginFunc(context.WithoutCancel(ctx), w.q.pool, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		for i, r := range recs {
-			w.queueRec(b, r).QueryRow(func(row pgx.Row) error {
-				var id int64
-				err := row.Scan(&id)
-				held[i] = err == nil
-				if errors.Is(err, pgx.ErrNoRows) {
-					return nil
-				}
-				return err
-			})
-			if r.outage {
-				b.Queue(relabelSQL, r.t.id, r.t.job.Attempts)
-			}
-		}
-		b.Queue(`SELECT pg_notify($1, '')`, notifyAttempts)
-		if requeued { // at once, not at the next poll
-			b.Queue(`SELECT pg_notify($1, '')`, notifyJobs)
-		}
-		return tx.SendBatch(ctx, b).Close()
-	})
-	if err != nil {
-		// Not recorded: the jobs stay running under this worker's lease
-		// and are tried again at the next round, unless the lease is lost.
-		w.mu.Lock()
-		w.results = append(w.results, ts...)
-		w.mu.Unlock()
-		return fmt.Errorf("record %d jobs: %w", len(recs), err)
-	}
-	w.dbOK()
-	for i, r := range recs {
-		switch {
-		case !held[i]:
-			w.forget(r.t, true)
-		case r.t.ctx == nil:
-			w.forget(r.t, false) // its outage event said so
-		default:
-			typ := string(r.state)
-			if r.retryIn > 0 {
-				typ = "retry"
-			}
-			w.forget(r.t, false)
-			w.learn(r.t, r.state)
-			w.emit(WorkerEvent{Type: typ, Key: r.t.job.Key, Kind: r.t.job.Kind, Attempt: r.t.job.Attempts, Err: r.t.err})
-		}
-	}
-	return nil
-}
-
-// queueRec queues the statement that records r, or that returns its job
-// to the queue when it never started.
-func (w *Worker) queueRec(b *pgx.Batch, r rec) *pgx.QueuedQuery {
-	t := r.t
-	if t.ctx == nil {
-		return b.Queue(unclaimSQL, t.id, w.id, t.job.Attempts)
-	}
-	final := r.retryIn == 0
-	state := r.state
-	if !final {
-		state = sched.StateQueued
-	}
-	if r.state == sched.StateCancelled {
-		final, state = false, sched.StateQueued
-	}
-	var errText *string
-	if t.err != nil {
-		s := bytestr.Text(t.err.Error())
-		errText = &s
-	}
-	var reason *string
-	if r.reason != "" {
-		reason = &r.reason
-	}
-	return b.Queue(finishSQL, t.id, string(state), final, errText, reason, t.finished.Sub(t.started).Seconds(),
-		r.retryIn.Seconds(), w.id, t.job.Attempts, string(r.state), t.started, t.stdout, t.stderr, t.result,
-		t.job.Retries, w.name)
-}
-
-// forget drops a task from the worker's books; a lost one is reported.
-func (w *Worker) forget(t *task, lost bool) {
-	w.mu.Lock()
-	delete(w.tasks, t.id)
-	if t.probe {
-		delete(w.probing, t.job.Kind)
-	}
-	w.mu.Unlock()
-	if lost {
-		w.emit(lostEvent(t))
-	}
-}
-
-// learn updates the service-time mean and the kind's failure streak.
-func (w *Worker) learn(t *task, state sched.State) {
-	var evs []WorkerEvent
-	w.mu.Lock()
-	defer func() {
-		w.mu.Unlock()
-		for _, ev := range evs {
-			w.emit(ev)
-		}
-	}()
-	run := t.finished.Sub(t.started).Seconds()
-	if w.mean == 0 {
-		w.mean = run
-	} else {
-		w.mean += 0.1 * (run - w.mean)
-	}
-	k := t.job.Kind
-	switch state {
-	case sched.StateDone:
-		w.done++
-		w.streak[k] = 0
-		if _, out := w.outUntil[k]; out && t.probe {
-			delete(w.outUntil, k)
-			evs = append(evs, WorkerEvent{Type: "enabled", Kind: k})
-		}
-	case sched.StateFailed, sched.StateTimedOut:
-		w.failed++
-		w.streak[k]++
-		if _, out := w.outUntil[k]; (out && t.probe) || (!out && w.o.FailLimit > 0 && w.streak[k] >= w.o.FailLimit) {
-			w.outUntil[k] = time.Now().Add(w.o.Cooldown)
-			evs = append(evs, WorkerEvent{Type: "disabled", Kind: k, N: w.streak[k]})
-		}
-	}
-}
-
-// stopAll cancels every running job with cause.
-func (w *Worker) stopAll(cause error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, t := range w.tasks {
-		if t.cancel != nil {
-			t.cancel(cause)
-		}
-	}
-}
-
-// listen wakes the pump when jobs are submitted or requeued.
-func (w *Worker) listen(ctx context.Context) {
-	for ctx.Err() == nil {
-		conn, err := w.q.pool.Acquire(ctx)
-		if err == nil {
-			_, err = conn.Exec(ctx, "LISTEN "+notifyJobs)
-			if err == nil {
-				// What was notified before LISTEN took effect (at the
-				// start, after a reconnection) is missed: look now.
-				w.signal()
-			}
-			for err == nil {
-				_, err = conn.Conn().WaitForNotification(ctx)
-				if err == nil {
-					w.signal()
-				}
-			}
-			conn.Conn().Close(context.Background()) // a listening connection is not given back
-			conn.Release()
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
 	}
 }
 

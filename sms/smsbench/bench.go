@@ -16,8 +16,8 @@ import (
 	"calq/sms/store"
 )
 
-// BenchOptions configure Bench. Zero fields take the defaults shown.
-type BenchOptions struct {
+// Options configure Run. Zero fields take the defaults shown.
+type Options struct {
 	Dir string // where the journals go (required): one file per run
 	// Latency is the emulator's fixed time per part: 100ms. Real modems
 	// take 3-10 s. At 20 ms, 16 modems ask for 800 parts a second, and the
@@ -29,8 +29,8 @@ type BenchOptions struct {
 	Own      int   // messages of the zero-latency run that measures calq's own time: 500
 }
 
-// BenchRow is one pool size's throughput.
-type BenchRow struct {
+// Row is one pool size's throughput.
+type Row struct {
 	Modems    int     `json:"modems"`
 	Messages  int     `json:"messages"`
 	Seconds   float64 `json:"seconds"`
@@ -40,10 +40,10 @@ type BenchRow struct {
 	OK        bool    `json:"ok"`
 }
 
-// BenchResult is what Bench measured.
-type BenchResult struct {
+// Result is what Run measured.
+type Result struct {
 	Latency time.Duration `json:"latency_ns"`
-	Rows    []BenchRow    `json:"rows"`
+	Rows    []Row         `json:"rows"`
 	// OwnPerMessage is calq's own time per one-part message (codec,
 	// journal, dispatch): the wall time of a zero-latency run on one
 	// modem less the time spent waiting for the modem in SendPDU.
@@ -52,7 +52,7 @@ type BenchResult struct {
 	OwnOK         bool          `json:"own_ok"`
 }
 
-func (o *BenchOptions) defaults() {
+func (o *Options) defaults() {
 	if o.Latency <= 0 {
 		o.Latency = 100 * time.Millisecond
 	}
@@ -71,21 +71,21 @@ func (o *BenchOptions) defaults() {
 	}
 }
 
-// Bench sends one-part messages through emulated modems with a fixed
+// Run sends one-part messages through emulated modems with a fixed
 // latency per part, for each pool size, and compares the throughput with
 // one modem's measured in the same run (goal: at least 0.9·n times); then
 // it measures calq's own time per message with zero latency (goal: under
 // 1 ms). It takes a few seconds.
-func Bench(ctx context.Context, o BenchOptions) (BenchResult, error) {
+func Run(ctx context.Context, o Options) (Result, error) {
 	o.defaults()
-	res := BenchResult{Latency: o.Latency, OwnGoal: time.Millisecond}
+	res := Result{Latency: o.Latency, OwnGoal: time.Millisecond}
 	var base float64
 	for _, n := range o.Modems {
 		wall, _, _, err := benchRun(ctx, o.Dir, n, n*o.PerModem, o.Latency)
 		if err != nil {
 			return res, fmt.Errorf("bench with %d modems: %w", n, err)
 		}
-		row := BenchRow{Modems: n, Messages: n * o.PerModem, Seconds: wall.Seconds(),
+		row := Row{Modems: n, Messages: n * o.PerModem, Seconds: wall.Seconds(),
 			PerSecond: float64(n*o.PerModem) / wall.Seconds(), Goal: 0.9 * float64(n)}
 		if base == 0 {
 			base = row.PerSecond / float64(n)

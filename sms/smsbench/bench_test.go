@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// TestBenchRuns runs a small Bench to check it works; its figures are not
+// TestBenchRuns runs a small Run to check it works; its figures are not
 // asserted (performance goals live in `calq sms bench`, not in timed tests).
 func TestBenchRuns(t *testing.T) {
-	res, err := Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Latency: 5 * time.Millisecond,
+	res, err := Run(context.Background(), Options{Dir: t.TempDir(), Latency: 5 * time.Millisecond,
 		Modems: []int{1, 2}, PerModem: 5, Own: 20})
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +19,7 @@ func TestBenchRuns(t *testing.T) {
 	}
 	// Without 1 in the list, one modem is measured first all the same:
 	// every ratio is to it.
-	res, err = Bench(context.Background(), BenchOptions{Dir: t.TempDir(), Latency: 5 * time.Millisecond,
+	res, err = Run(context.Background(), Options{Dir: t.TempDir(), Latency: 5 * time.Millisecond,
 		Modems: []int{2}, PerModem: 5, Own: 20})
 	if err != nil {
 		t.Fatal(err)

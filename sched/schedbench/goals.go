@@ -1,13 +1,13 @@
-package bench
+package schedbench
 
 import (
 	"fmt"
 	"math"
 )
 
-// BenchGoal is one performance goal evaluated on rows of a Bench run: a
+// Goal is one performance goal evaluated on rows of a Run: a
 // ratio against a baseline measured in the same run, or a latency bound.
-type BenchGoal struct {
+type Goal struct {
 	Goal   string  `json:"goal"`   // e.g. "hold-vs-heap4/exp"
 	Value  float64 `json:"value"`  // the measured ratio, or milliseconds
 	Target string  `json:"target"` // e.g. "<= 0.5"
@@ -15,7 +15,7 @@ type BenchGoal struct {
 	Detail string  `json:"detail"` // what was divided by what
 }
 
-// BenchGoals evaluates the goals below on whatever rows exist, skipping a
+// Goals evaluates the goals below on whatever rows exist, skipping a
 // goal whose rows are missing, in this order:
 //
 //   - hold-vs-heap4/<dist>: cq-pram ÷ heap4 ns/op, hold, at cq-pram's
@@ -29,9 +29,9 @@ type BenchGoal struct {
 //     no infinity); target <= 0.5.
 //
 // It is a pure function of rows.
-func BenchGoals(rows []BenchRow) []BenchGoal {
-	var goals []BenchGoal
-	add := func(g BenchGoal, ok bool) {
+func Goals(rows []Row) []Goal {
+	var goals []Goal
+	add := func(g Goal, ok bool) {
 		if ok {
 			goals = append(goals, g)
 		}
@@ -54,58 +54,58 @@ func BenchGoals(rows []BenchRow) []BenchGoal {
 	return goals
 }
 
-func vsHeap4Goal(rows []BenchRow, dist string) (BenchGoal, bool) {
+func vsHeap4Goal(rows []Row, dist string) (Goal, bool) {
 	_, hi, ok := sizeRange(rows, "cq-pram", "hold", dist)
 	cq, ok1 := findRow(rows, "cq-pram", "hold", dist, hi)
 	h4, ok2 := findRow(rows, "heap4", "hold", dist, hi)
 	if !ok || !ok1 || !ok2 || h4.NsPerOp <= 0 {
-		return BenchGoal{}, false
+		return Goal{}, false
 	}
 	v := cq.NsPerOp / h4.NsPerOp
-	return BenchGoal{
+	return Goal{
 		Goal: "hold-vs-heap4/" + dist, Value: v, Target: "<= 0.5", Met: v <= 0.5,
 		Detail: fmt.Sprintf("cq-pram %.1f ns/op ÷ heap4 %.1f ns/op (hold, %s, n=%d)",
 			cq.NsPerOp, h4.NsPerOp, dist, hi),
 	}, true
 }
 
-func scalingGoal(rows []BenchRow, dist string) (BenchGoal, bool) {
+func scalingGoal(rows []Row, dist string) (Goal, bool) {
 	lo, hi, ok := sizeRange(rows, "cq-pram", "hold", dist)
 	big, _ := findRow(rows, "cq-pram", "hold", dist, hi)
 	small, _ := findRow(rows, "cq-pram", "hold", dist, lo)
 	if !ok || lo == hi || small.NsPerOp <= 0 {
-		return BenchGoal{}, false
+		return Goal{}, false
 	}
 	v := big.NsPerOp / small.NsPerOp
-	return BenchGoal{
+	return Goal{
 		Goal: "hold-scaling/" + dist, Value: v, Target: "<= 2", Met: v <= 2,
 		Detail: fmt.Sprintf("cq-pram %.1f ns/op at n=%d ÷ %.1f ns/op at n=%d (hold, %s)",
 			big.NsPerOp, hi, small.NsPerOp, lo, dist),
 	}, true
 }
 
-func maxOpGoal(rows []BenchRow, model, dist string) (BenchGoal, bool) {
+func maxOpGoal(rows []Row, model, dist string) (Goal, bool) {
 	_, hi, ok := sizeRange(rows, "cq-pram", model, dist)
 	r, _ := findRow(rows, "cq-pram", model, dist, hi)
 	if !ok {
-		return BenchGoal{}, false
+		return Goal{}, false
 	}
 	v := float64(r.MaxOpNs) / 1e6
-	return BenchGoal{
+	return Goal{
 		Goal: "max-op/" + model + "/" + dist, Value: v, Target: "<= 1 ms", Met: v <= 1,
 		Detail: fmt.Sprintf("cq-pram slowest op %d ns (%s, %s, n=%d)", r.MaxOpNs, model, dist, hi),
 	}, true
 }
 
-func traceGoal(rows []BenchRow) (BenchGoal, bool) {
+func traceGoal(rows []Row) (Goal, bool) {
 	_, hi, ok := sizeRange(rows, "cq-pram", "trace", "bursty")
 	pram, _ := findRow(rows, "cq-pram", "trace", "bursty", hi)
 	brown, ok2 := findRow(rows, "cq-brown", "trace", "bursty", hi)
 	if !ok || !ok2 {
-		return BenchGoal{}, false
+		return Goal{}, false
 	}
 	v := float64(pram.Resizes) / float64(max(brown.Resizes, 1))
-	return BenchGoal{
+	return Goal{
 		Goal: "trace-resizes/bursty", Value: v, Target: "<= 0.5", Met: v <= 0.5,
 		Detail: fmt.Sprintf("cq-pram %d resizes ÷ cq-brown %d resizes (bursty trace, %d arrivals)",
 			pram.Resizes, brown.Resizes, hi),
@@ -114,7 +114,7 @@ func traceGoal(rows []BenchRow) (BenchGoal, bool) {
 
 // sizeRange returns the smallest and largest Size among the rows of queue,
 // model and dist.
-func sizeRange(rows []BenchRow, queue, model, dist string) (lo, hi int, ok bool) {
+func sizeRange(rows []Row, queue, model, dist string) (lo, hi int, ok bool) {
 	lo, hi = math.MaxInt, 0
 	for _, r := range rows {
 		if r.Queue == queue && r.Model == model && r.Dist == dist {
@@ -125,25 +125,25 @@ func sizeRange(rows []BenchRow, queue, model, dist string) (lo, hi int, ok bool)
 }
 
 // findRow returns the last row of queue, model, dist and size.
-func findRow(rows []BenchRow, queue, model, dist string, size int) (BenchRow, bool) {
+func findRow(rows []Row, queue, model, dist string, size int) (Row, bool) {
 	for i := len(rows) - 1; i >= 0; i-- {
 		r := rows[i]
 		if r.Queue == queue && r.Model == model && r.Dist == dist && r.Size == size {
 			return r, true
 		}
 	}
-	return BenchRow{}, false
+	return Row{}, false
 }
 
 // allocGoal: heap allocations per hold of cq-pram at the largest size, in
 // steady state (after N warm-up holds).
-func allocGoal(rows []BenchRow, dist string) (BenchGoal, bool) {
+func allocGoal(rows []Row, dist string) (Goal, bool) {
 	_, hi, ok := sizeRange(rows, "cq-pram", "hold", dist)
 	r, _ := findRow(rows, "cq-pram", "hold", dist, hi)
 	if !ok {
-		return BenchGoal{}, false
+		return Goal{}, false
 	}
-	return BenchGoal{
+	return Goal{
 		Goal: "allocs-per-hold/" + dist, Value: r.AllocsPerOp, Target: "= 0", Met: r.AllocsPerOp == 0,
 		Detail: fmt.Sprintf("cq-pram heap allocations per hold after %d warm-up holds (n=%d)", hi, hi),
 	}, true

@@ -1,4 +1,4 @@
-package bench
+package schedbench
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"calq/sched"
 )
 
-// EngineBenchOptions configure BenchEngine.
-type EngineBenchOptions struct {
+// EngineOptions configure RunEngine.
+type EngineOptions struct {
 	Jobs        int // no-op jobs per in-memory pass; default 1,000,000
 	JournalJobs int // no-op jobs per journal pass; default 100,000
 	Workers     int // workers of the one backend; default 8
@@ -21,8 +21,8 @@ type EngineBenchOptions struct {
 	Dir         string // where journal files go (a fresh one per pass)
 }
 
-// EngineBenchRow is one line of the engine benchmark.
-type EngineBenchRow struct {
+// EngineRow is one line of the engine benchmark.
+type EngineRow struct {
 	Name       string  `json:"name"`
 	Jobs       int     `json:"jobs"`
 	Seconds    float64 `json:"seconds"`
@@ -40,13 +40,13 @@ const (
 	EngineGoalJournal = 20_000
 )
 
-// BenchEngine measures the scheduler's overhead per job with no-op jobs:
+// RunEngine measures the scheduler's overhead per job with no-op jobs:
 // a bare channel-fed worker pool as the baseline, the engine in memory
 // (with metrics on), and, given OpenJournal, the journal driven directly
 // and the engine with the journal. Then it measures what dispatch buys:
 // jobs arriving at a fast and a slow backend under each policy, against
 // round-robin. Each row but those is the best of Passes.
-func BenchEngine(ctx context.Context, o EngineBenchOptions) ([]EngineBenchRow, error) {
+func RunEngine(ctx context.Context, o EngineOptions) ([]EngineRow, error) {
 	o = benchDefaults(o)
 	t := &benchTable{ctx: ctx, passes: o.Passes}
 	t.add("channel pool (baseline)", o.Jobs, 0, "", func() (time.Duration, error) { return benchChannelPool(o.Jobs, o.Workers), nil })
@@ -84,12 +84,12 @@ func BenchEngine(ctx context.Context, o EngineBenchOptions) ([]EngineBenchRow, e
 	return t.rows, t.err
 }
 
-// benchTable runs the rows of BenchEngine, keeping the best of its passes
+// benchTable runs the rows of RunEngine, keeping the best of its passes
 // and the first error, after which it runs nothing more.
 type benchTable struct {
 	ctx    context.Context
 	passes int
-	rows   []EngineBenchRow
+	rows   []EngineRow
 	err    error
 }
 
@@ -118,7 +118,7 @@ func (t *benchTable) addDetail(name string, jobs int, target float64, baseline s
 			best, detail = d, det
 		}
 	}
-	r := EngineBenchRow{Name: name, Jobs: jobs, Seconds: best.Seconds(), JobsPerSec: float64(jobs) / best.Seconds(),
+	r := EngineRow{Name: name, Jobs: jobs, Seconds: best.Seconds(), JobsPerSec: float64(jobs) / best.Seconds(),
 		Target: target, Baseline: baseline, Detail: detail}
 	for _, b := range t.rows {
 		if b.Name == baseline {
@@ -181,7 +181,7 @@ func benchDispatch(ctx context.Context, d sched.Dispatch) (time.Duration, string
 		(inSystem / dispatchJobs).Round(10*time.Microsecond), 100*fast/dispatchJobs), nil
 }
 
-func benchDefaults(o EngineBenchOptions) EngineBenchOptions {
+func benchDefaults(o EngineOptions) EngineOptions {
 	if o.Jobs <= 0 {
 		o.Jobs = 1_000_000
 	}

@@ -1,4 +1,4 @@
-package bench
+package schedbench
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// Names accepted by BenchOptions, in the order Bench produces rows.
+// Names accepted by Options, in the order Run produces rows.
 var (
-	// QueueNames are the queues Bench drives: the calendar queue under each
+	// QueueNames are the queues Run drives: the calendar queue under each
 	// resize policy, the typed heaps, and container/heap over boxed entries
 	// (one allocation per push, as it boxes every element through an interface:
 	// a typed heap is the fair baseline).
@@ -22,17 +22,17 @@ var (
 	DistNames = []string{"exp", "uniform", "triangular", "negtriangular", "bimodal", "camel"}
 )
 
-// ErrBenchOptions is wrapped by every error Bench returns for options it
+// ErrOptions is wrapped by every error Run returns for options it
 // cannot run: unknown names, sizes or op counts out of range.
-var ErrBenchOptions = errors.New("invalid option")
+var ErrOptions = errors.New("invalid option")
 
 // maxBenchN bounds Sizes and Ops so one row's queue and per-op timings
 // (8 bytes per op) stay within a few hundred MB.
 const maxBenchN = 10_000_000
 
-// BenchOptions selects the rows Bench measures. Empty Queues, Models or
+// Options selects the rows Run measures. Empty Queues, Models or
 // Dists mean all of QueueNames, ModelNames or DistNames.
-type BenchOptions struct {
+type Options struct {
 	Queues []string // subset of QueueNames
 	Models []string // subset of ModelNames
 	Dists  []string // subset of DistNames
@@ -51,10 +51,10 @@ type BenchOptions struct {
 	Progress io.Writer // if set, gets one line per finished row
 }
 
-// BenchRow is one measured (queue, model, dist, size). An op is one hold
+// Row is one measured (queue, model, dist, size). An op is one hold
 // (pop + push) in the hold model, one push or pop in up/down and in the
 // trace, and one step (push, pop or a pop on empty) in the Markov model.
-type BenchRow struct {
+type Row struct {
 	Queue string `json:"queue"`
 	Model string `json:"model"` // a ModelNames entry, or "trace"
 	Dist  string `json:"dist"`  // a DistNames entry, or "bursty"
@@ -75,29 +75,29 @@ type BenchRow struct {
 	AllocsPerOp float64 `json:"-"`
 }
 
-func (r BenchRow) String() string {
+func (r Row) String() string {
 	return fmt.Sprintf("%-14s %-6s %-13s n=%-8d %9.1f ns/op  max %9d ns  p99.9 %7d ns  resizes %d",
 		r.Queue, r.Model, r.Dist, r.Size, r.NsPerOp, r.MaxOpNs, r.P999OpNs, r.Resizes)
 }
 
-// Bench measures each selected row in turn on the calling goroutine: a
-// throughput pass, then a pass that times every op (see BenchRow). A row
-// costs about (N + 2·Ops) queue operations per pass. Bench checks ctx
+// Run measures each selected row in turn on the calling goroutine: a
+// throughput pass, then a pass that times every op (see Row). A row
+// costs about (N + 2·Ops) queue operations per pass. Run checks ctx
 // between rows and every 65536 ops inside them; on cancellation it returns
 // the rows finished so far with ctx.Err(). Calls share no state, but two at
 // once skew each other's timings.
-func Bench(ctx context.Context, o BenchOptions) ([]BenchRow, error) {
+func Run(ctx context.Context, o Options) ([]Row, error) {
 	jobs, err := o.jobs()
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	var lat []int64 // reused across rows: up to 32 MB at default Ops
-	rows := make([]BenchRow, 0, len(jobs))
+	rows := make([]Row, 0, len(jobs))
 	for _, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			return rows, err
 		}
-		var row BenchRow
+		var row Row
 		row, lat, err = j.measure(ctx, lat)
 		if err != nil {
 			return rows, err
@@ -117,7 +117,7 @@ type benchJob struct {
 	seed               int64
 }
 
-func (o BenchOptions) jobs() ([]benchJob, error) {
+func (o Options) jobs() ([]benchJob, error) {
 	queues, err1 := pick("queue", o.Queues, QueueNames)
 	models, err2 := pick("model", o.Models, ModelNames)
 	dists, err3 := pick("dist", o.Dists, DistNames)
@@ -129,10 +129,10 @@ func (o BenchOptions) jobs() ([]benchJob, error) {
 	case "bursty":
 		return o.traceJobs(queues)
 	default:
-		return nil, fmt.Errorf("%w: unknown trace %q (want bursty)", ErrBenchOptions, o.Trace)
+		return nil, fmt.Errorf("%w: unknown trace %q (want bursty)", ErrOptions, o.Trace)
 	}
 	if len(o.Sizes) == 0 {
-		return nil, fmt.Errorf("%w: no sizes", ErrBenchOptions)
+		return nil, fmt.Errorf("%w: no sizes", ErrOptions)
 	}
 	var jobs []benchJob
 	for _, m := range models {
@@ -147,7 +147,7 @@ func (o BenchOptions) jobs() ([]benchJob, error) {
 	return jobs, nil
 }
 
-func (o BenchOptions) traceJobs(queues []string) ([]benchJob, error) {
+func (o Options) traceJobs(queues []string) ([]benchJob, error) {
 	n := traceMinArrivals
 	if len(o.Sizes) > 0 {
 		n = max(n, slices.Max(o.Sizes))
@@ -159,25 +159,25 @@ func (o BenchOptions) traceJobs(queues []string) ([]benchJob, error) {
 		}
 	}
 	if len(jobs) == 0 {
-		return nil, fmt.Errorf("%w: the bursty trace needs cq-pram or cq-brown", ErrBenchOptions)
+		return nil, fmt.Errorf("%w: the bursty trace needs cq-pram or cq-brown", ErrOptions)
 	}
 	return jobs, nil
 }
 
-func (o BenchOptions) checkNumbers() error {
+func (o Options) checkNumbers() error {
 	var errs []error
 	for _, n := range o.Sizes {
 		if n < 1 || n > maxBenchN {
-			errs = append(errs, fmt.Errorf("%w: size %d out of range 1..%d", ErrBenchOptions, n, maxBenchN))
+			errs = append(errs, fmt.Errorf("%w: size %d out of range 1..%d", ErrOptions, n, maxBenchN))
 		}
 	}
 	if o.Ops < 0 || o.Ops > maxBenchN {
-		errs = append(errs, fmt.Errorf("%w: ops %d out of range 0..%d", ErrBenchOptions, o.Ops, maxBenchN))
+		errs = append(errs, fmt.Errorf("%w: ops %d out of range 0..%d", ErrOptions, o.Ops, maxBenchN))
 	}
 	return errors.Join(errs...)
 }
 
-func (o BenchOptions) opsFor(n int) int {
+func (o Options) opsFor(n int) int {
 	if o.Ops > 0 {
 		return o.Ops
 	}
@@ -192,7 +192,7 @@ func pick(kind string, got, valid []string) ([]string, error) {
 	for _, g := range got {
 		if !slices.Contains(valid, g) {
 			return nil, fmt.Errorf("%w: unknown %s %q (want one of %s)",
-				ErrBenchOptions, kind, g, strings.Join(valid, ", "))
+				ErrOptions, kind, g, strings.Join(valid, ", "))
 		}
 	}
 	return got, nil
@@ -215,12 +215,12 @@ const latencyReplays = 3
 // alone made the same combination vary by half between runs here.
 const throughputPasses = 2
 
-func (j benchJob) measure(ctx context.Context, lat []int64) (BenchRow, []int64, error) {
+func (j benchJob) measure(ctx context.Context, lat []int64) (Row, []int64, error) {
 	var first *workload
 	for range throughputPasses {
 		w, err := j.pass(ctx, nil)
 		if err != nil {
-			return BenchRow{}, lat, err
+			return Row{}, lat, err
 		}
 		if first == nil || w.elapsed.Seconds()/float64(max(w.done, 1)) < first.elapsed.Seconds()/float64(max(first.done, 1)) {
 			first = w
@@ -239,7 +239,7 @@ func (j benchJob) measure(ctx context.Context, lat []int64) (BenchRow, []int64, 
 		}
 		w, err := j.pass(ctx, buf)
 		if err != nil {
-			return BenchRow{}, lat, err
+			return Row{}, lat, err
 		}
 		if r == 0 {
 			done = w.done
@@ -250,7 +250,7 @@ func (j benchJob) measure(ctx context.Context, lat []int64) (BenchRow, []int64, 
 		}
 	}
 	maxNs, p999 := tail(best[:done])
-	return BenchRow{
+	return Row{
 		Queue: j.queue, Model: j.model, Dist: j.dist, Size: j.n,
 		NsPerOp: float64(first.elapsed.Nanoseconds()) / float64(max(first.done, 1)),
 		MaxOpNs: maxNs, P999OpNs: p999, Resizes: first.q.resizes(),

@@ -1,4 +1,4 @@
-package bench
+package schedbench
 
 import (
 	"context"
@@ -16,32 +16,32 @@ import (
 // second: a prototype claiming in batches measured 2.0–2.3k here.
 const SharedGoal = 2000
 
-// SharedBenchOptions configure BenchShared.
-type SharedBenchOptions struct {
+// SharedOptions configure RunShared.
+type SharedOptions struct {
 	URL     string // the PostgreSQL database; the bench's jobs stay there, in batches named bench:*
 	Jobs    int    // no-op jobs per pass; default 3000
 	Workers int    // slots of each worker; default 8
 }
 
-// BenchShared measures the shared queue on PostgreSQL: no-op jobs run by
+// RunShared measures the shared queue on PostgreSQL: no-op jobs run by
 // 1, 2 and 3 workers (each with a connection pool of its own, as on
 // separate machines), then dispatch by claims against round-robin with a
 // fast and a slow worker.
-func BenchShared(ctx context.Context, o SharedBenchOptions) ([]EngineBenchRow, error) {
+func RunShared(ctx context.Context, o SharedOptions) ([]EngineRow, error) {
 	if o.Jobs <= 0 {
 		o.Jobs = 3000
 	}
 	if o.Workers <= 0 {
 		o.Workers = 8
 	}
-	var rows []EngineBenchRow
+	var rows []EngineRow
 	noop := sched.WorkerFunc(func(context.Context, *sched.Job) error { return nil })
 	for n := 1; n <= 3; n++ {
 		secs, _, err := sharedPass(ctx, o.URL, o.Jobs, []sched.Worker{noop, noop, noop}[:n], o.Workers, false)
 		if err != nil {
 			return rows, err
 		}
-		r := EngineBenchRow{Name: fmt.Sprintf("postgres, %d worker(s)", n), Jobs: o.Jobs, Seconds: secs,
+		r := EngineRow{Name: fmt.Sprintf("postgres, %d worker(s)", n), Jobs: o.Jobs, Seconds: secs,
 			JobsPerSec: float64(o.Jobs) / secs}
 		if n > 1 {
 			r.Baseline, r.Ratio = rows[0].Name, r.JobsPerSec/rows[0].JobsPerSec
@@ -74,9 +74,9 @@ func BenchShared(ctx context.Context, o SharedBenchOptions) ([]EngineBenchRow, e
 	if err != nil {
 		return rows, err
 	}
-	rrRow := EngineBenchRow{Name: "round-robin, fast+slow worker", Jobs: djobs, Seconds: rr, JobsPerSec: djobs / rr,
+	rrRow := EngineRow{Name: "round-robin, fast+slow worker", Jobs: djobs, Seconds: rr, JobsPerSec: djobs / rr,
 		Detail: "fast worker's share 50%"}
-	rows = append(rows, rrRow, EngineBenchRow{Name: "claims, fast+slow worker", Jobs: djobs, Seconds: pull,
+	rows = append(rows, rrRow, EngineRow{Name: "claims, fast+slow worker", Jobs: djobs, Seconds: pull,
 		JobsPerSec: djobs / pull, Baseline: rrRow.Name, Ratio: rr / pull,
 		Detail: fmt.Sprintf("fast worker's share %.0f%% (2 ms vs 6 ms a job, 2 slots each)", 100*fastShare)})
 	return rows, nil

@@ -1,4 +1,4 @@
-package bench
+package schedbench
 
 import (
 	"cmp"
@@ -16,8 +16,8 @@ import (
 	"calq/sched/shell"
 )
 
-// RunnerBenchOptions configure BenchRunner.
-type RunnerBenchOptions struct {
+// RunnerOptions configure RunRunner.
+type RunnerOptions struct {
 	Calq     string // calq's executable
 	Jobs     int    // trivial jobs per pass; default 300
 	Parallel int    // jobs at once (-j, -P); default 2
@@ -26,8 +26,8 @@ type RunnerBenchOptions struct {
 	Command  string // each job's command line; default "true"
 }
 
-// RunnerBenchRow is one job runner's best pass.
-type RunnerBenchRow struct {
+// RunnerRow is one job runner's best pass.
+type RunnerRow struct {
 	Runner   string  `json:"runner"` // "calq", "xargs", "parallel"
 	Command  string  `json:"command"`
 	Jobs     int     `json:"jobs"`
@@ -38,17 +38,17 @@ type RunnerBenchRow struct {
 	Ratio float64 `json:"ratio"`
 }
 
-// BenchRunner times Jobs trivial command lines through `calq sched run`,
+// RunRunner times Jobs trivial command lines through `calq sched run`,
 // through `xargs -P` running each line with sh -c, and through GNU
 // parallel when it is installed, each end to end as a shell would run it,
 // best of Passes, interleaved so that a noisy moment hits all alike.
-func BenchRunner(ctx context.Context, o RunnerBenchOptions) ([]RunnerBenchRow, error) {
+func RunRunner(ctx context.Context, o RunnerOptions) ([]RunnerRow, error) {
 	o.Jobs, o.Parallel, o.Passes = cmp.Or(o.Jobs, 300), cmp.Or(o.Parallel, 2), cmp.Or(o.Passes, 3)
 	if o.Command == "" {
 		o.Command = "true"
 	}
 	if o.Jobs < 1 || o.Parallel < 1 || o.Passes < 1 {
-		return nil, fmt.Errorf("runner bench: %w: jobs, parallel and passes must be at least 1", ErrBenchOptions)
+		return nil, fmt.Errorf("runner bench: %w: jobs, parallel and passes must be at least 1", ErrOptions)
 	}
 	file := filepath.Join(o.Dir, "jobs.txt")
 	if err := os.WriteFile(file, []byte(strings.Repeat(o.Command+"\n", o.Jobs)), 0o644); err != nil {
@@ -80,9 +80,9 @@ func BenchRunner(ctx context.Context, o RunnerBenchOptions) ([]RunnerBenchRow, e
 			}
 		}
 	}
-	rows := make([]RunnerBenchRow, len(runners))
+	rows := make([]RunnerRow, len(runners))
 	for i, r := range runners {
-		rows[i] = RunnerBenchRow{Runner: r.name, Command: shell.Join(r.argv), Jobs: o.Jobs,
+		rows[i] = RunnerRow{Runner: r.name, Command: shell.Join(r.argv), Jobs: o.Jobs,
 			Seconds: best[i].Seconds(), MsPerJob: best[i].Seconds() * 1000 / float64(o.Jobs),
 			Ratio: best[i].Seconds() / best[0].Seconds()}
 	}

@@ -1,4 +1,4 @@
-package bench
+package schedbench
 
 import (
 	"context"
@@ -74,8 +74,8 @@ func TestCamelHumpMass(t *testing.T) {
 }
 
 func TestBenchGrid(t *testing.T) {
-	o := BenchOptions{Dists: []string{"exp", "camel"}, Sizes: []int{10, 100}, Ops: 1000, Seed: 1}
-	rows, err := Bench(context.Background(), o)
+	o := Options{Dists: []string{"exp", "camel"}, Sizes: []int{10, 100}, Ops: 1000, Seed: 1}
+	rows, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestBenchGrid(t *testing.T) {
 	}
 }
 
-func checkRow(t *testing.T, r BenchRow) {
+func checkRow(t *testing.T, r Row) {
 	t.Helper()
 	if r.NsPerOp <= 0 || r.MaxOpNs <= 0 || r.P999OpNs < 0 || r.P999OpNs > r.MaxOpNs || r.Resizes < 0 {
 		t.Errorf("insane row %+v", r)
@@ -106,8 +106,8 @@ func checkRow(t *testing.T, r BenchRow) {
 func TestBenchTrace(t *testing.T) {
 	defer func(n int) { traceMinArrivals = n }(traceMinArrivals)
 	traceMinArrivals = 3000
-	o := BenchOptions{Sizes: []int{10, 2000}, Trace: "bursty", Seed: 7}
-	rows, err := Bench(context.Background(), o)
+	o := Options{Sizes: []int{10, 2000}, Trace: "bursty", Seed: 7}
+	rows, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,15 +125,15 @@ func TestBenchTrace(t *testing.T) {
 func TestBenchCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rows, err := Bench(ctx, BenchOptions{Sizes: []int{10}, Ops: 100})
+	rows, err := Run(ctx, Options{Sizes: []int{10}, Ops: 100})
 	if !errors.Is(err, context.Canceled) || len(rows) != 0 {
 		t.Errorf("cancelled before: got %d rows, %v; want 0, context.Canceled", len(rows), err)
 	}
 
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
-	o := BenchOptions{Sizes: []int{10}, Ops: 100, Progress: cancelWriter(cancel)}
-	rows, err = Bench(ctx, o)
+	o := Options{Sizes: []int{10}, Ops: 100, Progress: cancelWriter(cancel)}
+	rows, err = Run(ctx, o)
 	if !errors.Is(err, context.Canceled) || len(rows) != 1 {
 		t.Errorf("cancelled after a row: got %d rows, %v; want 1, context.Canceled", len(rows), err)
 	}
@@ -158,25 +158,25 @@ func TestLoopCancelInsideRow(t *testing.T) {
 	}
 }
 
-func TestBenchOptionsErrors(t *testing.T) {
+func TestOptionsErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		o    BenchOptions
+		o    Options
 	}{
-		{"unknown queue", BenchOptions{Queues: []string{"skiplist"}, Sizes: []int{10}}},
-		{"unknown model", BenchOptions{Models: []string{"hold2"}, Sizes: []int{10}}},
-		{"unknown dist", BenchOptions{Dists: []string{"normal"}, Sizes: []int{10}}},
-		{"no sizes", BenchOptions{}},
-		{"zero size", BenchOptions{Sizes: []int{0}}},
-		{"negative ops", BenchOptions{Sizes: []int{10}, Ops: -1}},
-		{"unknown trace", BenchOptions{Trace: "smooth"}},
-		{"trace without cq", BenchOptions{Trace: "bursty", Queues: []string{"heap4"}}},
+		{"unknown queue", Options{Queues: []string{"skiplist"}, Sizes: []int{10}}},
+		{"unknown model", Options{Models: []string{"hold2"}, Sizes: []int{10}}},
+		{"unknown dist", Options{Dists: []string{"normal"}, Sizes: []int{10}}},
+		{"no sizes", Options{}},
+		{"zero size", Options{Sizes: []int{0}}},
+		{"negative ops", Options{Sizes: []int{10}, Ops: -1}},
+		{"unknown trace", Options{Trace: "smooth"}},
+		{"trace without cq", Options{Trace: "bursty", Queues: []string{"heap4"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Bench(context.Background(), tt.o)
-			if !errors.Is(err, ErrBenchOptions) {
-				t.Errorf("got %v, want ErrBenchOptions", err)
+			_, err := Run(context.Background(), tt.o)
+			if !errors.Is(err, ErrOptions) {
+				t.Errorf("got %v, want ErrOptions", err)
 			}
 		})
 	}
@@ -198,11 +198,11 @@ func TestTail(t *testing.T) {
 	}
 }
 
-func TestBenchGoals(t *testing.T) {
-	row := func(q, m, d string, n int, ns float64, maxNs int64, resizes int) BenchRow {
-		return BenchRow{Queue: q, Model: m, Dist: d, Size: n, NsPerOp: ns, MaxOpNs: maxNs, Resizes: resizes}
+func TestGoals(t *testing.T) {
+	row := func(q, m, d string, n int, ns float64, maxNs int64, resizes int) Row {
+		return Row{Queue: q, Model: m, Dist: d, Size: n, NsPerOp: ns, MaxOpNs: maxNs, Resizes: resizes}
 	}
-	rows := []BenchRow{
+	rows := []Row{
 		row("cq-pram", "hold", "exp", 1000, 50, 10_000, 0),
 		row("cq-pram", "hold", "exp", 100_000, 80, 2_000_000, 0),
 		row("heap4", "hold", "exp", 100_000, 200, 5_000, 0),
@@ -211,7 +211,7 @@ func TestBenchGoals(t *testing.T) {
 		row("cq-pram", "trace", "bursty", 200_000, 100, 1000, 3),   // pram vs brown
 		row("cq-brown", "trace", "bursty", 200_000, 100, 1000, 12), // 3 ÷ 12
 	}
-	want := []BenchGoal{
+	want := []Goal{
 		{Goal: "hold-vs-heap4/exp", Value: 0.4, Met: true},
 		{Goal: "hold-scaling/exp", Value: 1.6, Met: true},
 		{Goal: "max-op/hold/exp", Value: 2, Met: false},
@@ -220,7 +220,7 @@ func TestBenchGoals(t *testing.T) {
 		{Goal: "allocs-per-hold/camel", Value: 0, Met: true},
 		{Goal: "trace-resizes/bursty", Value: 0.25, Met: true},
 	}
-	got := BenchGoals(rows)
+	got := Goals(rows)
 	if len(got) != len(want) {
 		t.Fatalf("got %d goals %+v, want %d", len(got), got, len(want))
 	}
@@ -230,17 +230,17 @@ func TestBenchGoals(t *testing.T) {
 			t.Errorf("goal %d: got %+v, want %+v", i, g, w)
 		}
 	}
-	if len(BenchGoals(nil)) != 0 {
+	if len(Goals(nil)) != 0 {
 		t.Errorf("got goals from no rows, want none")
 	}
 }
 
-func TestBenchGoalsZeroBrownResizes(t *testing.T) {
-	rows := []BenchRow{
+func TestGoalsZeroBrownResizes(t *testing.T) {
+	rows := []Row{
 		{Queue: "cq-pram", Model: "trace", Dist: "bursty", Size: 10, Resizes: 4},
 		{Queue: "cq-brown", Model: "trace", Dist: "bursty", Size: 10},
 	}
-	g := BenchGoals(rows)
+	g := Goals(rows)
 	if len(g) != 1 || g[0].Value != 4 || g[0].Met {
 		t.Errorf("got %+v, want value 4 (brown floored at 1), not met", g)
 	}
@@ -270,10 +270,10 @@ func TestHoldNoAllocs(t *testing.T) {
 func TestBenchAllocs(t *testing.T) {
 	heap4, boxed := math.Inf(1), math.Inf(1)
 	for range 3 {
-		rows, err := Bench(context.Background(), BenchOptions{Queues: []string{"heap4", "container-heap"},
+		rows, err := Run(context.Background(), Options{Queues: []string{"heap4", "container-heap"},
 			Models: []string{"hold"}, Dists: []string{"exp"}, Sizes: []int{1000}, Ops: 10_000, Seed: 1})
 		if err != nil || len(rows) != 2 {
-			t.Fatalf("Bench: %d rows, %v", len(rows), err)
+			t.Fatalf("Run: %d rows, %v", len(rows), err)
 		}
 		heap4, boxed = min(heap4, rows[0].AllocsPerOp), min(boxed, rows[1].AllocsPerOp)
 		if heap4 == 0 {
@@ -314,12 +314,12 @@ func benchHold(b *testing.B, queue, dist string, n int) {
 	}
 }
 
-func ExampleBenchGoals() {
-	rows := []BenchRow{
+func ExampleGoals() {
+	rows := []Row{
 		{Queue: "cq-pram", Model: "hold", Dist: "exp", Size: 100_000, NsPerOp: 90, MaxOpNs: 40_000},
 		{Queue: "heap4", Model: "hold", Dist: "exp", Size: 100_000, NsPerOp: 200, MaxOpNs: 9_000},
 	}
-	for _, g := range BenchGoals(rows) {
+	for _, g := range Goals(rows) {
 		fmt.Printf("%s %.2f %s met=%v\n", g.Goal, g.Value, g.Target, g.Met)
 	}
 	// Output:
