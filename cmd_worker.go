@@ -84,7 +84,7 @@ func workerAction(c *cli.Context) error {
 		return usageErrorf(c, "unexpected argument %s", shell.Quote(c.Args().First()))
 	}
 	url := c.String("db")
-	if !pgqueue.IsURL(url) {
+	if !dburl.IsPostgres(url) {
 		if url == "" {
 			return usageErrorf(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
 		}
