@@ -126,10 +126,14 @@ type Store interface {
 	PINStore
 }
 
+// Kind is the job kind of sending a message, in the journal and in the
+// shared queue (the shared outbox that calq worker --kinds sms serves).
+const Kind = "sms"
+
 // jobFor is the engine job that sends message m.
 func jobFor(m store.SMSMessage, class sched.Class, retries int) *sched.Job {
 	return &sched.Job{
-		Key: jobKey(m.ID), Kind: "sms", Payload: fmt.Appendf(nil, "%d", m.ID), Label: m.To,
+		Key: jobKey(m.ID), Kind: Kind, Payload: fmt.Appendf(nil, "%d", m.ID), Label: m.To,
 		Class: class, NotBefore: m.NotBefore, Retries: retries,
 		Backend: pinnedModem(m),
 	}
