@@ -56,7 +56,7 @@ func Compose(to []string, text string, o SendOptions) ([]store.SMSMessage, []pdu
 		}
 		m := store.SMSMessage{To: r, Text: text, Options: string(opts), NotBefore: o.At}
 		for _, p := range parts {
-			m.Parts = append(m.Parts, store.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULen: p.TPDULen})
+			m.Parts = append(m.Parts, store.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULength: p.TPDULength})
 		}
 		msgs = append(msgs, m)
 	}
