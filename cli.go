@@ -85,7 +85,7 @@ func defaultJournalPath() string {
 // an error: reading history must not create one.
 func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 	path := journalPath(c)
-	if _, err := os.Stat(path); path != "" && errors.Is(err, fs.ErrNotExist) && !dburl.IsURL(path) && !dburl.IsPostgres(path) {
+	if _, err := os.Stat(path); path != "" && errors.Is(err, fs.ErrNotExist) && !dburl.HasScheme(path) && !dburl.IsPostgres(path) {
 		return &journalMissing{path: path}
 	}
 	j, err := journal.Open(c.Context, path, journal.Options{})
@@ -99,7 +99,7 @@ func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 // withHistory runs fn on the store of jobs that --db names: the shared
 // queue for a postgres:// URL, else the journal (which must exist).
 func withHistory(c *cli.Context, fn func(history.Store) error) error {
-	if db := journalPath(c); pgqueue.IsURL(db) {
+	if db := journalPath(c); dburl.IsPostgres(db) {
 		q, err := pgqueue.Open(c.Context, db, pgqueue.Options{})
 		if err != nil {
 			return err

@@ -17,10 +17,10 @@ import (
 	"calq/convert/mail"
 	"calq/convert/pdf"
 	"calq/internal/config"
+	"calq/internal/dburl"
 	"calq/internal/exitcode"
 	"calq/sched"
 	"calq/sched/journal"
-	"calq/sched/pgqueue"
 )
 
 func convertCommand() *cli.Command {
@@ -103,7 +103,7 @@ func convertAction(c *cli.Context) error {
 	// provenance of the PDFs, which live on this machine, stays in this
 	// machine's journal.
 	dbPath := journalPath(c)
-	if pgqueue.IsURL(dbPath) {
+	if dburl.IsPostgres(dbPath) {
 		q, err := openSubmitQueue(c, dbPath)
 		if err != nil {
 			return fmt.Errorf("convert: %w", err)
@@ -239,14 +239,14 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		fail("--priority: %w", err)
 	}
-	if c.IsSet("jobs") && !pgqueue.IsURL(journalPath(c)) {
+	if c.IsSet("jobs") && !dburl.IsPostgres(journalPath(c)) {
 		fail("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
 	}
 	if root := c.String("shared-root"); root != "" {
 		o.SharedRoot = root
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			fail("--shared-root %s: not a directory", root)
-		} else if !pgqueue.IsURL(journalPath(c)) {
+		} else if !dburl.IsPostgres(journalPath(c)) {
 			fail("--shared-root: only with a postgres:// --db")
 		}
 		for _, in := range o.Inputs {

@@ -13,7 +13,6 @@ import (
 	"calq/internal/dburl"
 	"calq/sched"
 	"calq/sched/journal"
-	"calq/sched/pgqueue"
 	"calq/sched/schedbench"
 	"calq/sched/shell"
 )
@@ -28,7 +27,7 @@ func benchEngineAction(c *cli.Context) error {
 	if c.Int("workers") < 1 || c.Int("engine-jobs") < 0 {
 		return usageErrorf(c, "--workers must be at least 1 and --engine-jobs not negative")
 	}
-	if db := c.String("db"); db != "" && !pgqueue.IsURL(db) {
+	if db := c.String("db"); db != "" && !dburl.IsPostgres(db) {
 		return usageErrorf(c, "--db %s: want a PostgreSQL address (the SQLite journal is measured anyway)", shell.Quote(dburl.Redact(db)))
 	}
 	dir, err := os.MkdirTemp("", "calq-bench-")

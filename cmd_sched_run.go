@@ -15,10 +15,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/childenv"
+	"calq/internal/dburl"
 	"calq/internal/fsio"
 	"calq/sched"
 	"calq/sched/journal"
-	"calq/sched/pgqueue"
 	"calq/sched/shell"
 )
 
@@ -71,7 +71,7 @@ func schedRunCommand() *cli.Command {
 			}
 			out := newRunRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"), len(o.Commands))
 			o.Events, o.Output = out.event, out.output
-			if db := journalPath(c); pgqueue.IsURL(db) {
+			if db := journalPath(c); dburl.IsPostgres(db) {
 				return runSharedAction(c, db, o, out)
 			}
 			if c.Bool("journal") {
@@ -102,7 +102,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		errs = append(errs, fmt.Errorf("--priority: %w", err))
 	}
-	shared := pgqueue.IsURL(journalPath(c))
+	shared := dburl.IsPostgres(journalPath(c))
 	if o.Workers < 1 && !(shared && o.Workers == 0) {
 		errs = append(errs, fmt.Errorf("--jobs: %d, want at least 1 (0, only submitting, needs a postgres:// --db)", o.Workers))
 	}

@@ -12,7 +12,6 @@ import (
 	"calq/internal/config"
 	"calq/internal/dburl"
 	"calq/sched/journal"
-	"calq/sched/pgqueue"
 	"calq/sms"
 	"calq/sms/at"
 	"calq/sms/store"
@@ -137,7 +136,7 @@ func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func(
 // for the server, and who hears of its outages.
 func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journal, *store.Store, func() error, error) {
 	db := journalPath(c)
-	if !pgqueue.IsURL(db) {
+	if !dburl.IsPostgres(db) {
 		jn, err := journal.Open(c.Context, db, journal.Options{})
 		if err != nil {
 			return nil, nil, nil, err
@@ -180,4 +179,4 @@ func warnTo(w io.Writer) func(error) {
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).
-func sharedSMS(c *cli.Context) bool { return pgqueue.IsURL(journalPath(c)) }
+func sharedSMS(c *cli.Context) bool { return dburl.IsPostgres(journalPath(c)) }

@@ -18,13 +18,13 @@ import (
 // encodeOutput is calq sms encode --json.
 // partOutput is --json's line for a part.
 type partOutput struct {
-	Seq      int    `json:"seq"`
-	Total    int    `json:"total"`
-	Ref      int    `json:"ref,omitempty"`
-	Encoding string `json:"encoding"`
-	TPDULen  int    `json:"tpdu_length"`
-	PDU      string `json:"pdu"`
-	Text     string `json:"text"`
+	Seq        int    `json:"seq"`
+	Total      int    `json:"total"`
+	Ref        int    `json:"ref,omitempty"`
+	Encoding   string `json:"encoding"`
+	TPDULength int    `json:"tpdu_length"`
+	PDU        string `json:"pdu"`
+	Text       string `json:"text"`
 }
 
 func smsEncodeCommand() *cli.Command {
@@ -158,7 +158,7 @@ func writeEncodeJSON(w io.Writer, parts []pdu.Part, changes []pdu.Change) error 
 	}
 	for _, p := range parts {
 		if err := writeJSONLine(w, "part", partOutput{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Encoding: p.Encoding,
-			TPDULen: p.TPDULen, PDU: p.Hex, Text: p.Text}); err != nil {
+			TPDULength: p.TPDULength, PDU: p.Hex, Text: p.Text}); err != nil {
 			return err
 		}
 	}
@@ -174,7 +174,7 @@ func writeParts(w io.Writer, parts []pdu.Part) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "part\tAT+CMGS\tpdu")
 	for _, p := range parts {
-		fmt.Fprintf(tw, "%d/%d\t%d\t%s\n", p.Seq, p.Total, p.TPDULen, p.Hex)
+		fmt.Fprintf(tw, "%d/%d\t%d\t%s\n", p.Seq, p.Total, p.TPDULength, p.Hex)
 	}
 	return tw.Flush()
 }

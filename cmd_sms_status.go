@@ -126,15 +126,15 @@ type smsJSON struct {
 }
 
 type smsPartJSON struct {
-	Seq     int       `json:"seq"`
-	Total   int       `json:"total"`
-	Ref     int       `json:"ref"`
-	TPDULen int       `json:"tpdu_length"`
-	State   string    `json:"state"`
-	MR      *int      `json:"mr"` // null until accepted
-	Modem   string    `json:"modem,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
-	Updated time.Time `json:"updated"`
+	Seq        int       `json:"seq"`
+	Total      int       `json:"total"`
+	Ref        int       `json:"ref"`
+	TPDULength int       `json:"tpdu_length"`
+	State      string    `json:"state"`
+	MR         *int      `json:"mr"` // null until accepted
+	Modem      string    `json:"modem,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
+	Updated    time.Time `json:"updated"`
 }
 
 func toSMSJSON(m store.SMSMessage) smsJSON {
@@ -147,7 +147,7 @@ func toSMSJSON(m store.SMSMessage) smsJSON {
 		j.Options = json.RawMessage(m.Options)
 	}
 	for _, p := range m.Parts {
-		pj := smsPartJSON{Seq: p.Seq, Total: p.Total, Ref: p.Ref, TPDULen: p.TPDULen, State: p.State,
+		pj := smsPartJSON{Seq: p.Seq, Total: p.Total, Ref: p.Ref, TPDULength: p.TPDULength, State: p.State,
 			Modem: p.Modem, Reason: p.Reason, Updated: p.Updated}
 		if p.MR >= 0 {
 			mr := p.MR

@@ -28,12 +28,10 @@ import (
 )
 
 // workerKinds are the job kinds calq worker can run; shell only when named.
-// convert is the group of convert.RemoteKinds (what it has always meant).
-var workerKinds = append([]string{convert.KindGroup}, append(slices.Clone(convert.RemoteKinds), smsKind, shell.Kind)...)
-
-// smsKind is calq worker's kind for the shared outbox: what calq sms
-// daemon --db does, beside the other kinds.
-const smsKind = "sms"
+// convert is the group of convert.Kinds (what it has always meant); sms
+// is the shared outbox: what calq sms daemon --db does, beside the other
+// kinds.
+var workerKinds = append([]string{convert.Kind}, append(convert.Kinds(), sms.Kind, shell.Kind)...)
 
 func workerCommand() *cli.Command {
 	return &cli.Command{
@@ -62,7 +60,7 @@ func workerCommand() *cli.Command {
 			"when it is lost and one when it is back; a refusal (bad password, no such\n" +
 			"database) ends the worker at once.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "kinds", Value: convert.KindGroup, Usage: "job kinds to run, comma-separated: convert (or convert-office, convert-image, convert-pdf), sms, shell"},
+			&cli.StringFlag{Name: "kinds", Value: convert.Kind, Usage: "job kinds to run, comma-separated: convert (or convert-office, convert-image, convert-pdf), sms, shell"},
 			&cli.StringFlag{Name: "name", Usage: "the worker's name in the jobs it runs and in history stats", DefaultText: "the host's name"},
 			&cli.IntFlag{Name: "instances", Usage: "convert: LibreOffice instances, kept warm between jobs", DefaultText: "from cores and memory"},
 			&cli.StringFlag{Name: "shared-root", Usage: "convert: where this machine mounts the share of calq convert --shared-root `DIR`"},
@@ -84,7 +82,7 @@ func workerAction(c *cli.Context) error {
 		return usageErrorf(c, "unexpected argument %s", shell.Quote(c.Args().First()))
 	}
 	url := c.String("db")
-	if !pgqueue.IsURL(url) {
+	if !dburl.IsPostgres(url) {
 		if url == "" {
 			return usageErrorf(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
 		}
@@ -105,8 +103,8 @@ func workerAction(c *cli.Context) error {
 			switch {
 			case !slices.Contains(workerKinds, k):
 				return usageErrorf(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
-			case k == convert.KindGroup:
-				kinds = append(kinds, convert.RemoteKinds...)
+			case k == convert.Kind:
+				kinds = append(kinds, convert.Kinds()...)
 			default:
 				kinds = append(kinds, k)
 			}
@@ -137,7 +135,7 @@ func workerAction(c *cli.Context) error {
 	if c.Bool("status") {
 		return workerStatus(c, q)
 	}
-	if i := slices.Index(kinds, smsKind); i >= 0 {
+	if i := slices.Index(kinds, sms.Kind); i >= 0 {
 		kinds = slices.Delete(kinds, i, i+1)
 		return workerWithSMS(c, kinds, link, func(c *cli.Context) error { return runWorker(c, q, log, kinds) })
 	}
@@ -205,12 +203,12 @@ func runWorker(c *cli.Context, q *pgqueue.Queue, log *workerLog, kinds []string)
 	w := q.NewWorker(o)
 	keeper := proc.NewKeeper() // one helper that kills every job's group should calq die
 	defer keeper.Close()
-	var rw *convert.RemoteWorker // one pool of LibreOffice instances for every convert kind
+	var rw *convert.SharedWorker // one pool of LibreOffice instances for every convert kind
 	for _, k := range kinds {
-		if slices.Contains(convert.RemoteKinds, k) {
+		if slices.Contains(convert.Kinds(), k) {
 			if rw == nil {
 				var err error
-				rw, err = convert.NewRemoteWorker(c.Context, q, lo.Options{Instances: c.Int("instances"), StateDir: c.String("state-dir")})
+				rw, err = convert.NewSharedWorker(c.Context, q, lo.Options{Instances: c.Int("instances"), StateDir: c.String("state-dir")})
 				if err != nil {
 					return err
 				}

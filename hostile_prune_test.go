@@ -315,9 +315,9 @@ func images(t *testing.T, k int) string {
 	return in
 }
 
-// convertRemote runs calq convert -j 0 of in to out on url, with its
+// convertShared runs calq convert -j 0 of in to out on url, with its
 // files under tmp, and returns its combined output and error.
-func convertRemote(t *testing.T, url, tmp, in, out string) (string, error) {
+func convertShared(t *testing.T, url, tmp, in, out string) (string, error) {
 	t.Helper()
 	cmd := calqCmd(t, "convert", "-j", "0", "--db", url, "-o", out, in)
 	cmd.Env = append(cmd.Env, convertEnv(tmp)...)
@@ -343,7 +343,7 @@ func TestPruneKeepsReusedBlob(t *testing.T) {
 	tmp := t.TempDir()
 	c := pgConn(t, srv.URL)
 	want := fmt.Sprintf("%d files: %d converted, 0 skipped, 0 failed", k, k)
-	if out, err := convertRemote(t, srv.URL, tmp, in, filepath.Join(tmp, "out0")); err != nil || !strings.Contains(out, want) {
+	if out, err := convertShared(t, srv.URL, tmp, in, filepath.Join(tmp, "out0")); err != nil || !strings.Contains(out, want) {
 		t.Fatalf("first convert -j 0: %v\n%s", err, out)
 	}
 	pruned := 0
@@ -372,7 +372,7 @@ func TestPruneKeepsReusedBlob(t *testing.T) {
 				pruned += d
 			}
 		}()
-		out, err := convertRemote(t, srv.URL, tmp, in, filepath.Join(tmp, fmt.Sprint("out", round)))
+		out, err := convertShared(t, srv.URL, tmp, in, filepath.Join(tmp, fmt.Sprint("out", round)))
 		close(stop)
 		wg.Wait()
 		if err != nil || !strings.Contains(out, want) || strings.Contains(out, "not in the database") {
@@ -485,7 +485,7 @@ func TestSubmitOutlivesTerminatedBackends(t *testing.T) {
 
 	killed := killBackends(t, srv.URL)
 	sub, out := submit(t, srv.URL, jobs)
-	conv, err := convertRemote(t, srv.URL, dir, in, filepath.Join(dir, "out"))
+	conv, err := convertShared(t, srv.URL, dir, in, filepath.Join(dir, "out"))
 	waitSubmit(t, sub, out, fmt.Sprintf("%d jobs: %d done, 0 failed", n, n))
 	kills := killed()
 	if want := fmt.Sprintf("%d files: %d converted, 0 skipped, 0 failed", k, k); err != nil || !strings.Contains(conv, want) {

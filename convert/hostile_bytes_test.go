@@ -12,10 +12,10 @@ import (
 	"calq/internal/bytestr"
 )
 
-// TestRemotePayloadBytes: a file name that is not UTF-8 travels through a
+// TestSharedPayloadBytes: a file name that is not UTF-8 travels through a
 // shared job's JSON payload as its bytes, so that the worker opens that
 // file on the share, and history shows the source it was.
-func TestRemotePayloadBytes(t *testing.T) {
+func TestSharedPayloadBytes(t *testing.T) {
 	root := t.TempDir()
 	name := "caf\xe9 \x80\xff.txt" // Latin-1 and bytes no encoding decodes
 	if err := os.WriteFile(filepath.Join(root, name), []byte("hello"), 0o644); err != nil {
@@ -26,12 +26,12 @@ func TestRemotePayloadBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte("hello"))
-	b, err := json.Marshal(remotePayload{Source: bytestr.String("/srv/" + name), Name: bytestr.String("in-" + name), Path: bytestr.String(name),
+	b, err := json.Marshal(sharedPayload{Source: bytestr.String("/srv/" + name), Name: bytestr.String("in-" + name), Path: bytestr.String(name),
 		Input: hex.EncodeToString(sum[:]), Kind: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p remotePayload
+	var p sharedPayload
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatalf("the worker's side: %v", err)
 	}
@@ -39,7 +39,7 @@ func TestRemotePayloadBytes(t *testing.T) {
 		t.Errorf("payload %s came back as path %q, source %q, name %q", b, p.Path, p.Source, p.Name)
 	}
 	in := filepath.Join(t.TempDir(), "in.txt")
-	w := &RemoteWorker{SharedRoot: root}
+	w := &SharedWorker{SharedRoot: root}
 	if err := w.input(context.Background(), p, in); err != nil {
 		t.Fatalf("input: %v", err)
 	}

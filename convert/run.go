@@ -469,9 +469,9 @@ func (r *runner) backends() []sched.Backend {
 }
 
 const (
-	kindOffice = "convert-office"
-	kindImage  = "convert-image"
-	kindPDF    = "convert-pdf"
+	kindOffice = Kind + "-office"
+	kindImage  = Kind + "-image"
+	kindPDF    = Kind + "-pdf"
 )
 
 // kindOf routes a file by its extension; the worker sniffs the content

@@ -30,14 +30,15 @@ import (
 	"calq/sched/pgqueue"
 )
 
-// KindGroup names the job kinds of conversions together, as calq worker
-// --kinds and calq history --kind take it: RemoteKinds.
-const KindGroup = "convert"
+// Kind names the job kinds of conversions together, as calq worker
+// --kinds and calq history --kind take it: each of Kinds is Kind followed
+// by "-" and what it converts.
+const Kind = "convert"
 
-// RemoteKinds are the kinds of conversion jobs, the same in the journal
-// and in the shared queue: a file goes by its extension to LibreOffice
+// Kinds returns the kinds of conversion jobs, the same in the journal and
+// in the shared queue: a file goes by its extension to LibreOffice
 // (office) or pdfcpu (image, PDF).
-var RemoteKinds = []string{kindOffice, kindImage, kindPDF}
+func Kinds() []string { return []string{kindOffice, kindImage, kindPDF} }
 
 // Shared is the queue that calq worker processes on other machines serve
 // (sched/pgqueue): Options.Shared hands the files to it. Inputs and
@@ -59,10 +60,10 @@ type Blobs interface {
 	GetFile(ctx context.Context, digest, path string) error
 }
 
-// remotePayload is a shared conversion job: what a worker needs. The
+// sharedPayload is a shared conversion job: what a worker needs. The
 // input is a blob, or with a shared root a path below it and the digest
 // the submitter read there.
-type remotePayload struct {
+type sharedPayload struct {
 	Source   bytestr.String `json:"source"`          // the input's path on the submitting machine, for calq history
 	Name     bytestr.String `json:"name"`            // the private copy's name: its extension tells LibreOffice the format
 	Input    string         `json:"input"`           // the input's blob, or with Path its SHA-256
@@ -110,12 +111,12 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 	stopLocal := func() error { return nil }
 	if r.o.SharedJobs > 0 {
 		w := q.NewWorker(pgqueue.WorkerOptions{Jobs: r.o.SharedJobs, Batch: batch, Shares: nonEmpty(share)})
-		rw, err := NewRemoteWorker(ctx, q, r.o.LibreOffice)
+		rw, err := NewSharedWorker(ctx, q, r.o.LibreOffice)
 		if err != nil {
 			return err
 		}
 		rw.SharedRoot, rw.ShareID = r.o.SharedRoot, share
-		for _, k := range RemoteKinds {
+		for _, k := range Kinds() {
 			w.Handle(k, rw)
 		}
 		stop := w.Start(ctx)
@@ -127,7 +128,7 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 	inSums := map[int]string{}
 	for _, j := range jobs {
 		i := jobIndexOf(j)
-		sj, inSum, err := r.remoteJob(ctx, batch, share, j)
+		sj, inSum, err := r.sharedJob(ctx, batch, share, j)
 		if st := states[sharedKey(batch, j)]; err == nil && (st == sched.StateFailed || st == sched.StateTimedOut) {
 			// As on one machine, a failure runs again: the fault may be
 			// fixed. What is done is collected.
@@ -169,7 +170,7 @@ func (r *runner) convertShared(ctx context.Context, jobs []*sched.Job) error {
 		case !u.Final:
 			ev.Type = sched.EventRetry
 		case u.State == sched.StateDone:
-			var res remoteResult
+			var res sharedResult
 			if err := json.Unmarshal(u.Result, &res); err != nil || res.PDF == "" && res.Path == "" {
 				ev.Type, ev.Err = sched.EventFailed, fmt.Errorf("the worker's result %q names no PDF", u.Result)
 			} else if err := r.collect(ctx, i, u.Key, res, inSums[i]); err != nil {
@@ -237,10 +238,10 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
-// remoteJob copies job j's item aside, checks its content and stores it
+// sharedJob copies job j's item aside, checks its content and stores it
 // (or, on a share, names it there), and returns its shared job, keyed in
 // batch by j's own key (what it turns into what), and the input's digest.
-func (r *runner) remoteJob(ctx context.Context, batch, share string, j *sched.Job) (*sched.Job, string, error) {
+func (r *runner) sharedJob(ctx context.Context, batch, share string, j *sched.Job) (*sched.Job, string, error) {
 	i := jobIndexOf(j)
 	snap, inSum, err := r.snapshot(ctx, i, r.items[i].Input)
 	if err != nil {
@@ -252,7 +253,7 @@ func (r *runner) remoteJob(ctx context.Context, batch, share string, j *sched.Jo
 	if err != nil {
 		return nil, "", err
 	}
-	p := remotePayload{Source: bytestr.String(r.items[i].Input), Name: bytestr.String(filepath.Base(snap)), Kind: kind, PDFA: r.o.PDFA,
+	p := sharedPayload{Source: bytestr.String(r.items[i].Input), Name: bytestr.String(filepath.Base(snap)), Kind: kind, PDFA: r.o.PDFA,
 		Timeout: r.limits[i].Seconds()}
 	if r.o.SharedRoot != "" {
 		// The workers read the input on the share; the digest tells
@@ -273,7 +274,7 @@ func (r *runner) remoteJob(ctx context.Context, batch, share string, j *sched.Jo
 
 // collect fetches item i's PDF (a blob, or a file on the share) for the
 // job key beside its output, post-processes it and places it.
-func (r *runner) collect(ctx context.Context, i int, key string, res remoteResult, inSum string) error {
+func (r *runner) collect(ctx context.Context, i int, key string, res sharedResult, inSum string) error {
 	it := r.items[i]
 	tmp, err := r.tempBeside(it.Output)
 	if err != nil {
@@ -300,7 +301,7 @@ func (r *runner) collect(ctx context.Context, i int, key string, res remoteResul
 // job's worker would have made: a blob whose content has the digest it
 // claims, or the job's own name in the share's calq directory, reached
 // through no symlink; and on both routes, a PDF.
-func (r *runner) fetch(ctx context.Context, key string, res remoteResult, tmp string) error {
+func (r *runner) fetch(ctx context.Context, key string, res sharedResult, tmp string) error {
 	if res.Path == "" {
 		if err := r.o.Shared.GetFile(ctx, res.PDF, tmp); err != nil {
 			return err
@@ -399,12 +400,12 @@ func BelowRoot(root, path string) (string, error) {
 // their PDFs for the submitter.
 const sharedWork = ".calq-shared"
 
-// RemoteWorker converts the shared queue's files (kind RemoteKind) for
+// SharedWorker converts the shared queue's files (the kinds of Kinds) for
 // calq worker: it fetches the input, converts it on its own pool of warm
 // LibreOffice instances (started at the first office file and kept
 // between jobs) or through pdfcpu, and stores the PDF as the job's
 // result. Post-processing stays with the submitter.
-type RemoteWorker struct {
+type SharedWorker struct {
 	blobs   Blobs
 	pool    *lazyPool
 	dir     string
@@ -417,9 +418,9 @@ type RemoteWorker struct {
 	SharedRoot, ShareID string
 }
 
-// NewRemoteWorker makes a worker whose LibreOffice instances live as long
+// NewSharedWorker makes a worker whose LibreOffice instances live as long
 // as ctx; Close stops them and removes its work directory.
-func NewRemoteWorker(ctx context.Context, blobs Blobs, o lo.Options) (*RemoteWorker, error) {
+func NewSharedWorker(ctx context.Context, blobs Blobs, o lo.Options) (*SharedWorker, error) {
 	// A worker killed with SIGKILL leaves its directory, with copies of
 	// inputs and PDFs: the next worker's start removes those of workers
 	// that are gone (the current user's only, and never a live one's).
@@ -428,18 +429,18 @@ func NewRemoteWorker(ctx context.Context, blobs Blobs, o lo.Options) (*RemoteWor
 	if err != nil {
 		return nil, fmt.Errorf("convert worker: work directory: %w", err)
 	}
-	return &RemoteWorker{blobs: blobs, dir: dir, release: release, pool: &lazyPool{opts: o, base: context.WithoutCancel(ctx)}}, nil
+	return &SharedWorker{blobs: blobs, dir: dir, release: release, pool: &lazyPool{opts: o, base: context.WithoutCancel(ctx)}}, nil
 }
 
 // Close stops the LibreOffice instances and removes the work directory.
-func (w *RemoteWorker) Close() error {
+func (w *SharedWorker) Close() error {
 	err := w.pool.close()
 	return errors.Join(err, w.release())
 }
 
 // Run converts one shared job.
-func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
-	var p remotePayload
+func (w *SharedWorker) Run(ctx context.Context, j *sched.Job) error {
+	var p sharedPayload
 	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Input == "" || p.Kind == sniff.Unknown {
 		return sched.Permanent(fmt.Errorf("convert job %s: bad payload", j.Key))
 	}
@@ -486,7 +487,7 @@ func (w *RemoteWorker) Run(ctx context.Context, j *sched.Job) error {
 
 // input puts the job's input at in: from the database, or copied from the
 // share while hashing, to check it is what was submitted.
-func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) error {
+func (w *SharedWorker) input(ctx context.Context, p sharedPayload, in string) error {
 	if p.Path == "" {
 		return w.blobs.GetFile(ctx, p.Input, in)
 	}
@@ -516,8 +517,8 @@ func (w *RemoteWorker) input(ctx context.Context, p remotePayload, in string) er
 
 // output hands the PDF at out to the submitter: as a blob, or for a job
 // on a shared root as a file in the share's calq directory.
-func (w *RemoteWorker) output(ctx context.Context, p remotePayload, key, out string) (remoteResult, error) {
-	var res remoteResult
+func (w *SharedWorker) output(ctx context.Context, p sharedPayload, key, out string) (sharedResult, error) {
+	var res sharedResult
 	if p.Path == "" {
 		var err error
 		res.PDF, err = w.blobs.PutFile(ctx, out)
@@ -531,10 +532,10 @@ func (w *RemoteWorker) output(ctx context.Context, p remotePayload, key, out str
 	return res, nil
 }
 
-// remoteResult is a shared conversion's result: the PDF's blob, and the
+// sharedResult is a shared conversion's result: the PDF's blob, and the
 // LibreOffice instance that made it with its start count (1 while it
 // stays warm between jobs).
-type remoteResult struct {
+type sharedResult struct {
 	PDF      string `json:"pdf,omitempty"`
 	Path     string `json:"path,omitempty"` // the PDF below the shared root, instead of a blob
 	Instance string `json:"instance,omitempty"`

@@ -6,34 +6,35 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"calq/sched"
 )
 
-// TestRemoteWorkerSharedInput: a worker reads a shared-root job's input
+// TestSharedWorkerSharedInput: a worker reads a shared-root job's input
 // from its own mount of the share, and refuses, for good, an input that
 // changed since it was submitted or a path that leaves the share.
-func TestRemoteWorkerSharedInput(t *testing.T) {
+func TestSharedWorkerSharedInput(t *testing.T) {
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte("hello"))
 	good := hex.EncodeToString(sum[:])
-	w := &RemoteWorker{SharedRoot: root, ShareID: "share-1"}
+	w := &SharedWorker{SharedRoot: root, ShareID: "share-1"}
 	tests := []struct {
 		name    string
-		p       remotePayload
+		p       sharedPayload
 		wantErr string
 	}{
-		{"as submitted", remotePayload{Path: "a.txt", Input: good}, ""},
-		{"changed", remotePayload{Path: "a.txt", Input: strings.Repeat("0", 64)}, "changed on the share since it was submitted"},
-		{"outside", remotePayload{Path: "../etc/passwd", Input: good}, "is not below the shared root"},
-		{"missing", remotePayload{Path: "b.txt", Input: good}, "read b.txt on the share"},
-		{"its share", remotePayload{Path: "a.txt", Input: good, Share: "share-1"}, ""},
-		{"another share", remotePayload{Path: "a.txt", Input: good, Share: "share-2"}, "on the share share-2, which this worker does not mount"},
+		{"as submitted", sharedPayload{Path: "a.txt", Input: good}, ""},
+		{"changed", sharedPayload{Path: "a.txt", Input: strings.Repeat("0", 64)}, "changed on the share since it was submitted"},
+		{"outside", sharedPayload{Path: "../etc/passwd", Input: good}, "is not below the shared root"},
+		{"missing", sharedPayload{Path: "b.txt", Input: good}, "read b.txt on the share"},
+		{"its share", sharedPayload{Path: "a.txt", Input: good, Share: "share-1"}, ""},
+		{"another share", sharedPayload{Path: "a.txt", Input: good, Share: "share-2"}, "on the share share-2, which this worker does not mount"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +51,7 @@ func TestRemoteWorkerSharedInput(t *testing.T) {
 			}
 		})
 	}
-	if err := (&RemoteWorker{}).input(context.Background(), remotePayload{Path: "a.txt", Input: good}, filepath.Join(t.TempDir(), "x")); err == nil || !strings.Contains(err.Error(), "--shared-root") {
+	if err := (&SharedWorker{}).input(context.Background(), sharedPayload{Path: "a.txt", Input: good}, filepath.Join(t.TempDir(), "x")); err == nil || !strings.Contains(err.Error(), "--shared-root") {
 		t.Errorf("a worker without a shared root: %v", err)
 	}
 }
@@ -117,5 +118,29 @@ func TestShareIDRace(t *testing.T) {
 		if id := <-ids; id != first {
 			t.Errorf("ids %q and %q for one share", first, id)
 		}
+	}
+}
+
+// TestKindsStored: the kinds are written in journals and shared queues
+// that outlive a calq version, so their strings never change, and each
+// belongs to the family Kind that calq history --kind and calq worker
+// --kinds take.
+func TestKindsStored(t *testing.T) {
+	if Kind != "convert" {
+		t.Errorf("Kind = %q, want convert", Kind)
+	}
+	want := []string{"convert-office", "convert-image", "convert-pdf"}
+	got := Kinds()
+	if !slices.Equal(got, want) {
+		t.Fatalf("Kinds() = %q, want %q", got, want)
+	}
+	for _, k := range got {
+		if !strings.HasPrefix(k, Kind+"-") {
+			t.Errorf("kind %q is not in the family %q", k, Kind)
+		}
+	}
+	got[0] = "changed"
+	if Kinds()[0] != want[0] {
+		t.Errorf("Kinds() shares its slice with callers: %q", Kinds())
 	}
 }

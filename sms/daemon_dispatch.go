@@ -41,7 +41,7 @@ func newDaemonDispatcher(pool *Pool, o DaemonOptions) (*daemonDispatcher, error)
 // event lets a message be submitted again once the engine is done with
 // its job (and dispatcher.event has settled the outbox).
 func (dd *daemonDispatcher) event(ev sched.Event) {
-	if ev.Job == nil || ev.Job.Kind != "sms" {
+	if ev.Job == nil || ev.Job.Kind != Kind {
 		return
 	}
 	switch ev.Type {

@@ -56,7 +56,7 @@ func Compose(to []string, text string, o SendOptions) ([]store.SMSMessage, []pdu
 		}
 		m := store.SMSMessage{To: r, Text: text, Options: string(opts), NotBefore: o.At}
 		for _, p := range parts {
-			m.Parts = append(m.Parts, store.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULen: p.TPDULen})
+			m.Parts = append(m.Parts, store.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULength: p.TPDULength})
 		}
 		msgs = append(msgs, m)
 	}
@@ -126,10 +126,14 @@ type Store interface {
 	PINStore
 }
 
+// Kind is the job kind of sending a message, in the journal and in the
+// shared queue (the shared outbox that calq worker --kinds sms serves).
+const Kind = "sms"
+
 // jobFor is the engine job that sends message m.
 func jobFor(m store.SMSMessage, class sched.Class, retries int) *sched.Job {
 	return &sched.Job{
-		Key: jobKey(m.ID), Kind: "sms", Payload: fmt.Appendf(nil, "%d", m.ID), Label: m.To,
+		Key: jobKey(m.ID), Kind: Kind, Payload: fmt.Appendf(nil, "%d", m.ID), Label: m.To,
 		Class: class, NotBefore: m.NotBefore, Retries: retries,
 		Backend: pinnedModem(m),
 	}

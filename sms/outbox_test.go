@@ -55,3 +55,11 @@ func TestEnqueueNotRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestJobKindStored: a message's job has kind Kind, "sms", as journals
+// and shared queues written by earlier calq versions hold it.
+func TestJobKindStored(t *testing.T) {
+	if j := jobFor(store.SMSMessage{ID: 7, To: "+491701111"}, 0, 0); j.Kind != "sms" || Kind != "sms" {
+		t.Errorf("jobFor(...).Kind = %q, Kind = %q; want sms", j.Kind, Kind)
+	}
+}

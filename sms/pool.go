@@ -188,7 +188,7 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p st
 		}
 		return err
 	}
-	mr, err := c.Modem.SendPDU(ctx, p.Hex, p.TPDULen)
+	mr, err := c.Modem.SendPDU(ctx, p.Hex, p.TPDULength)
 	if err == nil && mr < 0 {
 		// A bare OK, with no +CMGS reference: it may be a stale answer
 		// (seen as a modem vanished), so acceptance is not known.

@@ -285,7 +285,7 @@ func TestReports(t *testing.T) {
 	ctx := context.Background()
 	jn := store.NewMem(nil)
 	ids, err := jn.AddSMS(ctx, []store.SMSMessage{{To: "50131", Text: "x",
-		Parts: []store.SMSPart{{Seq: 1, Total: 2, Hex: "00", TPDULen: 1}, {Seq: 2, Total: 2, Hex: "00", TPDULen: 1}}}})
+		Parts: []store.SMSPart{{Seq: 1, Total: 2, Hex: "00", TPDULength: 1}, {Seq: 2, Total: 2, Hex: "00", TPDULength: 1}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func newDispatcher(pool *Pool, o SendOptions, after func(sched.Event)) (*dispatc
 		w := &modemWorker{name: spec.Name, box: o.Store, allowDup: o.AllowDuplicates,
 			limit: newBucket(spec.RatePerMinute), pool: pool, i: i}
 		d.workers = append(d.workers, w)
-		backends = append(backends, sched.Backend{Name: w.name, Kinds: []string{"sms"},
+		backends = append(backends, sched.Backend{Name: w.name, Kinds: []string{Kind},
 			Workers: []sched.Worker{w}, Health: w.health, HealthEvery: o.HealthEvery})
 	}
 	e, err := sched.NewEngine(sched.EngineOptions{Backends: backends, Journal: o.Journal, Metrics: o.Metrics,
@@ -131,7 +131,7 @@ func (d *dispatcher) settle(ev sched.Event) {
 		delete(d.out, ev.Backend)
 		d.mu.Unlock()
 	}
-	if ev.Job == nil || ev.Job.Kind != "sms" {
+	if ev.Job == nil || ev.Job.Kind != Kind {
 		return
 	}
 	id, ok := parseID(ev.Job.Payload)

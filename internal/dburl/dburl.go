@@ -25,9 +25,10 @@ func isPostgresURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
-// IsURL reports whether s looks like a URL (scheme://...) rather than a
-// file path.
-func IsURL(s string) bool {
+// HasScheme reports whether s starts with a URL scheme (scheme://...),
+// whatever the scheme, rather than being a file path: see IsPostgres for
+// the addresses calq connects to.
+func HasScheme(s string) bool {
 	i := strings.Index(s, "://")
 	return i > 0 && !strings.ContainsRune(s[:i], '/')
 }
@@ -189,7 +190,7 @@ func Scrub(text, db string) string {
 // when repl is nil.
 func rewrite(s string, repl func(string) string) string {
 	switch {
-	case IsURL(s):
+	case HasScheme(s):
 		return rewriteURL(s, repl)
 	case IsDSN(s):
 		return rewriteDSN(s, repl)

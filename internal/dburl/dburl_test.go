@@ -113,7 +113,7 @@ func TestIsPostgres(t *testing.T) {
 	}
 }
 
-func TestIsURL(t *testing.T) {
+func TestHasScheme(t *testing.T) {
 	for in, want := range map[string]bool{
 		"postgres://h/d":        true,
 		"sqlite://x":            true,
@@ -122,8 +122,8 @@ func TestIsURL(t *testing.T) {
 		"./postgres:/calq@h/db": false,
 		"":                      false,
 	} {
-		if got := IsURL(in); got != want {
-			t.Errorf("IsURL(%q) = %v, want %v", in, got, want)
+		if got := HasScheme(in); got != want {
+			t.Errorf("HasScheme(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

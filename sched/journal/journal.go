@@ -79,7 +79,7 @@ func DefaultPath(xdgStateHome, home string) string {
 // (mode 0700) when missing, and recovers the jobs that dead or silent
 // processes left running. The caller must Close it.
 func Open(ctx context.Context, path string, opts Options) (*Journal, error) {
-	if dburl.IsURL(path) || dburl.IsPostgres(path) || dburl.HasPassword(path) {
+	if dburl.HasScheme(path) || dburl.IsPostgres(path) || dburl.HasPassword(path) {
 		// A URL (postgres://...) or a keyword/value string given to a
 		// command that keeps its journal in SQLite: a file must not be
 		// made under "postgres:" or named "host=... password=..." (even

@@ -113,9 +113,6 @@ type Queue struct {
 	link  *pgdb.Link
 }
 
-// IsURL reports whether s names a PostgreSQL database rather than a file.
-func IsURL(s string) bool { return dburl.IsPostgres(s) }
-
 // Open connects to the database at url and migrates its schema: calq's
 // tables live in a schema of their own (see pgdb.Configure).
 func Open(ctx context.Context, url string, o Options) (*Queue, error) {

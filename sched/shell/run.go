@@ -108,7 +108,7 @@ func CheckLine(line string) error {
 	return nil
 }
 
-// RunCommands runs each command line as a job of kind "shell" on a pool of
+// RunCommands runs each command line as a job of kind Kind on a pool of
 // Workers shell workers and waits for all of them, the way GNU parallel or
 // task-spooler would. With a journal the batch is keyed by its label and
 // commands, so a re-run of an unfinished batch resumes it (jobs done are
@@ -214,7 +214,7 @@ func shellJobs(ctx context.Context, o RunOptions) ([]*sched.Job, string, error) 
 	}
 	jobs := make([]*sched.Job, len(o.Commands))
 	for i, c := range o.Commands {
-		jobs[i] = &sched.Job{Kind: "shell", Payload: []byte(c), Label: o.Label, Class: o.Class,
+		jobs[i] = &sched.Job{Kind: Kind, Payload: []byte(c), Label: o.Label, Class: o.Class,
 			NotBefore: o.At, Timeout: o.Timeout, Retries: o.Retries}
 		if prefix != "" {
 			jobs[i].Key = fmt.Sprintf("%s/%d", prefix, i+1)

@@ -14,7 +14,8 @@ import (
 	"calq/sched/pgqueue"
 )
 
-// Kind is the job kind of shell command lines in the shared queue.
+// Kind is the job kind of shell command lines, in the journal and in the
+// shared queue.
 const Kind = "shell"
 
 // sharedPayload is a shell job's payload in the shared queue: the line

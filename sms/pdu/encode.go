@@ -38,7 +38,7 @@ type SubmitOptions struct {
 // Part is one encoded PDU of a message.
 type Part struct {
 	Hex        string // SMSC field first, as written after AT+CMGS
-	TPDULen    int    // octets after the SMSC field: the <length> of AT+CMGS
+	TPDULength int    // octets after the SMSC field: the <length> of AT+CMGS
 	Seq, Total int    // 1-based; Total is 1 for a single PDU
 	Ref        int    // concatenation reference, 0 for a single PDU
 	Text       string // the part of the text this PDU carries ("" for data)
@@ -266,7 +266,7 @@ func encodeSubmit(to, enc string, units []unit, o SubmitOptions) ([]Part, error)
 
 func newPart(smsc, tpdu []byte, i, total int, c *Concat, text string) Part {
 	p := Part{Hex: strings.ToUpper(hex.EncodeToString(append(append([]byte(nil), smsc...), tpdu...))),
-		TPDULen: len(tpdu), Seq: i + 1, Total: total, Text: text}
+		TPDULength: len(tpdu), Seq: i + 1, Total: total, Text: text}
 	if c != nil {
 		p.Ref = c.Ref
 	}

@@ -13,7 +13,7 @@ func ExampleEncodeSubmit() {
 		panic(err)
 	}
 	for _, p := range parts {
-		fmt.Printf("AT+CMGS=%d\n%s\n", p.TPDULen, p.Hex)
+		fmt.Printf("AT+CMGS=%d\n%s\n", p.TPDULength, p.Hex)
 	}
 	// Output:
 	// AT+CMGS=24
@@ -30,7 +30,7 @@ func ExampleEncodeSubmit_long() {
 	}
 	for _, p := range parts {
 		m, _ := pdu.Decode(p.Hex, pdu.MO)
-		fmt.Printf("%d/%d ref %d, AT+CMGS=%d: %q\n", p.Seq, p.Total, m.Concat.Ref, p.TPDULen, m.Text)
+		fmt.Printf("%d/%d ref %d, AT+CMGS=%d: %q\n", p.Seq, p.Total, m.Concat.Ref, p.TPDULength, m.Text)
 	}
 	// Output:
 	// 1/2 ref 7, AT+CMGS=155: "The € costs two septets; a long text is split into parts of 153 septets, each with a concatenation header, and never inside an escape pair or a surrogat"

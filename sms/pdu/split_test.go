@@ -44,8 +44,8 @@ func TestSplitBoundaries(t *testing.T) {
 			var got []int
 			for _, p := range parts {
 				got = append(got, utf8.RuneCountInString(p.Text))
-				if p.TPDULen > 140+12+2+1+1+1+1 {
-					t.Errorf("part %d: TPDU of %d octets", p.Seq, p.TPDULen)
+				if p.TPDULength > 140+12+2+1+1+1+1 {
+					t.Errorf("part %d: TPDU of %d octets", p.Seq, p.TPDULength)
 				}
 			}
 			if !equalInts(got, c.want) {

@@ -109,8 +109,8 @@ func TestVectorsReencode(t *testing.T) {
 		if len(parts) != 1 || !strings.EqualFold(parts[0].Hex, v.hex) {
 			t.Errorf("%s: got %v, want %s", v.id, parts, v.hex)
 		}
-		if want := len(v.hex)/2 - smscOctets(t, v.hex) - 1; parts[0].TPDULen != want {
-			t.Errorf("%s: TPDULen %d, want %d", v.id, parts[0].TPDULen, want)
+		if want := len(v.hex)/2 - smscOctets(t, v.hex) - 1; parts[0].TPDULength != want {
+			t.Errorf("%s: TPDULength %d, want %d", v.id, parts[0].TPDULength, want)
 		}
 	}
 }

@@ -79,7 +79,7 @@ func eachStore(t *testing.T, test func(t *testing.T, s contract, clk *clock)) {
 	})
 }
 
-func part(seq, total int) SMSPart { return SMSPart{Seq: seq, Total: total, Hex: "00", TPDULen: 1} }
+func part(seq, total int) SMSPart { return SMSPart{Seq: seq, Total: total, Hex: "00", TPDULength: 1} }
 
 func addOne(t *testing.T, s contract, m SMSMessage) int64 {
 	t.Helper()

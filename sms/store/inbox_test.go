@@ -189,8 +189,8 @@ func TestMatchReportWrapped(t *testing.T) { eachStore(t, testMatchReportWrapped)
 func testMatchReportWrapped(t *testing.T, j contract, clk *clock) {
 	ctx := context.Background()
 	ids, err := j.AddSMS(ctx, []SMSMessage{
-		{To: "+491701111", Text: "a", Parts: []SMSPart{{Seq: 1, Total: 1, Hex: "00", TPDULen: 1}}},
-		{To: "+491701111", Text: "b", Parts: []SMSPart{{Seq: 1, Total: 1, Hex: "00", TPDULen: 1}}},
+		{To: "+491701111", Text: "a", Parts: []SMSPart{{Seq: 1, Total: 1, Hex: "00", TPDULength: 1}}},
+		{To: "+491701111", Text: "b", Parts: []SMSPart{{Seq: 1, Total: 1, Hex: "00", TPDULength: 1}}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func (m *Mem) AddSMS(_ context.Context, msgs []SMSMessage) ([]int64, error) {
 		msg := SMSMessage{ID: int64(len(m.msgs) + 1), Created: now, To: in.To, Text: in.Text, Options: cmp.Or(in.Options, "{}"),
 			NotBefore: stored(in.NotBefore), State: SMSQueued, Updated: now}
 		for _, p := range in.Parts {
-			msg.Parts = append(msg.Parts, SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULen: p.TPDULen,
+			msg.Parts = append(msg.Parts, SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULength: p.TPDULength,
 				State: SMSPending, MR: -1, Updated: now})
 		}
 		m.msgs = append(m.msgs, &msg)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -82,16 +83,35 @@ type SMSMessage struct {
 
 // SMSPart is one PDU of a message.
 type SMSPart struct {
-	Seq     int       `json:"seq"`
-	Total   int       `json:"total"`
-	Ref     int       `json:"ref"`
-	Hex     string    `json:"hex"`
-	TPDULen int       `json:"tpdu_len"`
-	State   string    `json:"state"`
-	MR      int       `json:"mr"` // -1 until accepted
-	Modem   string    `json:"modem,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
-	Updated time.Time `json:"updated"`
+	Seq        int       `json:"seq"`
+	Total      int       `json:"total"`
+	Ref        int       `json:"ref"`
+	Hex        string    `json:"hex"`
+	TPDULength int       `json:"tpdu_length"` // column tpdu_len, as journals and shared databases hold it
+	State      string    `json:"state"`
+	MR         int       `json:"mr"` // -1 until accepted
+	Modem      string    `json:"modem,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
+	Updated    time.Time `json:"updated"`
+}
+
+// UnmarshalJSON reads a part as Spool keeps it, also as an older calq
+// wrote it ("tpdu_len" for "tpdu_length"), so that messages spooled
+// before an upgrade are forwarded whole.
+func (p *SMSPart) UnmarshalJSON(b []byte) error {
+	type plain SMSPart // without this method
+	var v struct {
+		plain
+		Old *int `json:"tpdu_len"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = SMSPart(v.plain)
+	if v.Old != nil && p.TPDULength == 0 {
+		p.TPDULength = *v.Old
+	}
+	return nil
 }
 
 // AddSMS records messages and their parts in one transaction and returns
@@ -133,7 +153,7 @@ func addParts(ctx context.Context, tx *sql.Tx, id int64, parts []SMSPart, now an
 		_, err := tx.ExecContext(ctx, `INSERT INTO sms_parts
 			(message_id, seq, total, ref, hex, tpdu_len, state, updated)
 			VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7)`,
-			id, p.Seq, p.Total, p.Ref, p.Hex, p.TPDULen, now)
+			id, p.Seq, p.Total, p.Ref, p.Hex, p.TPDULength, now)
 		if err != nil {
 			return err
 		}
@@ -373,7 +393,7 @@ func (s *Store) addParts(ctx context.Context, ms []SMSMessage, byID map[int64]in
 		var p SMSPart
 		var mr sql.NullInt64
 		var modem, reason, updated sql.NullString
-		if err := rows.Scan(&id, &p.Seq, &p.Total, &p.Ref, &p.Hex, &p.TPDULen, &p.State, &mr, &modem, &reason, &updated); err != nil {
+		if err := rows.Scan(&id, &p.Seq, &p.Total, &p.Ref, &p.Hex, &p.TPDULength, &p.State, &mr, &modem, &reason, &updated); err != nil {
 			return err
 		}
 		p.MR = -1

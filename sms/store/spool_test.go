@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,5 +82,70 @@ func TestSpoolForward(t *testing.T) {
 	}
 	if _, err := local.AddSpooled(ctx, "k", msgs[0]); !errors.Is(err, ErrNotShared) {
 		t.Errorf("AddSpooled on SQLite: %v, want ErrNotShared", err)
+	}
+}
+
+// TestSpoolOldParts: a message an older calq spooled, its parts' length
+// written "tpdu_len", is listed and forwarded with that length, the
+// <length> of AT+CMGS that sending it needs.
+func TestSpoolOldParts(t *testing.T) {
+	ctx := context.Background()
+	local := openTemp(t, newClock())
+	sp, err := OpenSpool(ctx, local.jn)
+	must(t, err)
+	const addr = "postgres://calq@db1/calq"
+	old := `{"id":0,"created":"2026-01-02T03:04:05Z","to":"+15550001","text":"disk full","options":"{}",` +
+		`"state":"queued","updated":"0001-01-01T00:00:00Z","parts":[{"seq":1,"total":1,"ref":0,"hex":"0011","tpdu_len":23,` +
+		`"state":"","mr":0,"updated":"0001-01-01T00:00:00Z"}]}`
+	must(t, local.jn.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sms_spool (key, address, created, message) VALUES ('k1', ?, ?, ?)`,
+			addr, "2026-01-02T03:04:05Z", old)
+		return err
+	}))
+	sps, err := sp.List(ctx, addr)
+	must(t, err)
+	if len(sps) != 1 || len(sps[0].Message.Parts) != 1 || sps[0].Message.Parts[0].TPDULength != 23 {
+		t.Fatalf("spooled = %+v, want one message whose part is 23 octets", sps)
+	}
+	shared := openPG(t, newClock())
+	ids, err := sp.Forward(ctx, addr, shared)
+	must(t, err)
+	if len(ids) != 1 {
+		t.Fatalf("forwarded %v, want one message", ids)
+	}
+	m, err := shared.SMS(ctx, ids[0])
+	must(t, err)
+	if len(m.Parts) != 1 || m.Parts[0].TPDULength != 23 || m.Parts[0].Hex != "0011" {
+		t.Errorf("shared outbox holds %+v, want its part of 23 octets", m.Parts)
+	}
+}
+
+// TestSMSPartJSON: a part is written with calq's one spelling,
+// tpdu_length, and read from that or from the tpdu_len an older calq
+// wrote (tpdu_length first when both are there).
+func TestSMSPartJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     int
+	}{
+		{"current", `{"seq":1,"tpdu_length":23}`, 23},
+		{"older calq", `{"seq":1,"tpdu_len":17}`, 17},
+		{"both", `{"seq":1,"tpdu_length":23,"tpdu_len":17}`, 23},
+		{"neither", `{"seq":1}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p SMSPart
+			if err := json.Unmarshal([]byte(tc.in), &p); err != nil || p.TPDULength != tc.want || p.Seq != 1 {
+				t.Errorf("Unmarshal(%s) = %+v, %v; want TPDULength %d, Seq 1", tc.in, p, err, tc.want)
+			}
+		})
+	}
+	b, err := json.Marshal(SMSPart{Seq: 1, TPDULength: 23})
+	must(t, err)
+	if s := string(b); !strings.Contains(s, `"tpdu_length":23`) || strings.Contains(s, "tpdu_len\"") {
+		t.Errorf("Marshal = %s, want tpdu_length alone", s)
+	}
+	if err := json.Unmarshal([]byte(`{"tpdu_len":"x"}`), new(SMSPart)); err == nil {
+		t.Error("Unmarshal of a tpdu_len that is no number: no error")
 	}
 }
