@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -128,21 +129,10 @@ func pathErr(err error) error {
 // symlink to one, which the rename replaces, leaving its target alone).
 func checkTarget(flag, file string) error {
 	if err := fsio.CheckTarget(file); errors.Is(err, fsio.ErrNotRegular) {
-		return &hinted{err: fmt.Errorf("%s %w", flag, err),
-			hint: "give the path of a regular file (it is written to a temporary file and renamed over it); to write none, leave " + flag + " out"}
+		return &base.Hinted{Err: fmt.Errorf("%s %w", flag, err),
+			Help: "give the path of a regular file (it is written to a temporary file and renamed over it); to write none, leave " + flag + " out"}
 	} else if err != nil {
 		return fmt.Errorf("%s %s: %w", flag, file, pathErr(err))
 	}
 	return nil
 }
-
-// hinted is a check's error with a hint more precise than the command's
-// usage, which usageErrorf puts first.
-type hinted struct {
-	err  error
-	hint string
-}
-
-func (e *hinted) Error() string { return e.err.Error() }
-func (e *hinted) Unwrap() error { return e.err }
-func (e *hinted) Hint() string  { return e.hint }

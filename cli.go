@@ -4,16 +4,13 @@ package main
 // renderings. Each leaf command lives in its own cmd_*.go file.
 
 import (
-	"bytes"
+	"calq/internal/cli/base"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +19,6 @@ import (
 
 	"calq/convert/contacts"
 	"calq/internal/dburl"
-	"calq/internal/homedir"
 	"calq/sched/history"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
@@ -41,50 +37,10 @@ func init() {
 	}
 }
 
-// dbFlag is --db, the journal's path; journalPath reads it. calq history
-// and calq sched run share it.
-func dbFlag() cli.Flag {
-	return &cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"},
-		Usage: "the journal file `PATH` (default: $XDG_STATE_HOME/calq/calq.db, else ~/.local/state/calq/calq.db)"}
-}
-
-// journalPath is the journal's path: --db as given to the innermost
-// command that was given it (calq history --db X stats works too), else
-// $CALQ_DB, else the default under $XDG_STATE_HOME or $HOME.
-func journalPath(c *cli.Context) string {
-	env := os.Getenv("CALQ_DB")
-	for _, ctx := range c.Lineage() {
-		// urfave counts a value from the environment as set: only a value
-		// unlike the environment's surely came from the command line.
-		if slices.Contains(ctx.LocalFlagNames(), "db") && ctx.String("db") != env {
-			return ctx.String("db")
-		}
-	}
-	if env != "" {
-		return env
-	}
-	return defaultJournalPath()
-}
-
-// defaultJournalPath is the journal's path when --db and $CALQ_DB name
-// none (or name the shared database, beside which this machine keeps its
-// own journal).
-// It is "" when there is no home directory to put it under (see
-// homedir.Dir), never a path relative to the current directory:
-// journal.Open refuses "" with a hint.
-func defaultJournalPath() string {
-	xdg := os.Getenv("XDG_STATE_HOME")
-	home, err := homedir.Dir()
-	if err != nil && !filepath.IsAbs(xdg) {
-		return ""
-	}
-	return journal.DefaultPath(xdg, home)
-}
-
 // withJournal runs fn on the journal at journalPath. A missing journal is
 // an error: reading history must not create one.
 func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
-	path := journalPath(c)
+	path := base.JournalPath(c)
 	if _, err := os.Stat(path); path != "" && errors.Is(err, fs.ErrNotExist) && !dburl.HasScheme(path) && !dburl.IsPostgres(path) {
 		return &journalMissing{path: path}
 	}
@@ -99,7 +55,7 @@ func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
 // withHistory runs fn on the store of jobs that --db names: the shared
 // queue for a postgres:// URL, else the journal (which must exist).
 func withHistory(c *cli.Context, fn func(history.Store) error) error {
-	if db := journalPath(c); dburl.IsPostgres(db) {
+	if db := base.JournalPath(c); dburl.IsPostgres(db) {
 		q, err := pgqueue.Open(c.Context, db, pgqueue.Options{})
 		if err != nil {
 			return err
@@ -146,25 +102,6 @@ func (e *journalMissing) Hint() string {
 		"give another with --db or CALQ_DB"
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// plural writes n and the noun, made plural unless n is 1.
-func plural(n int, noun string) string {
-	switch {
-	case n == 1:
-	case strings.HasSuffix(noun, "y"):
-		noun = strings.TrimSuffix(noun, "y") + "ies"
-	default:
-		noun += "s"
-	}
-	return fmt.Sprintf("%d %s", n, noun)
-}
-
 // isTerminal reports whether w is a terminal: progress lines help a person
 // watching and would only clutter a log or a test's captured stderr.
 func isTerminal(w io.Writer) bool {
@@ -172,62 +109,7 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON Lines: one object per line, each with a message_type"}
-
 // openJournal opens the journal at journalPath, creating it if need be.
 func openJournal(c *cli.Context) (*journal.Journal, error) {
-	return journal.Open(c.Context, journalPath(c), journal.Options{})
-}
-
-// writeJSONLines prints a line of messageType per element of vs.
-func writeJSONLines[T any](w io.Writer, messageType string, vs []T) error {
-	for _, v := range vs {
-		if err := writeJSONLine(w, messageType, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeJSONLine prints v as one compact JSON object on a line of its own,
-// with "message_type" first. v must marshal to an object; a field of its
-// own named message_type is replaced.
-func writeJSONLine(w io.Writer, messageType string, v any) error {
-	var vb bytes.Buffer
-	enc := json.NewEncoder(&vb)
-	enc.SetEscapeHTML(false) // "<" and "&" of a text stay as they are
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode %s: %w", messageType, err)
-	}
-	b := bytes.TrimSuffix(vb.Bytes(), []byte("\n"))
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return fmt.Errorf("encode %s: not a JSON object: %w", messageType, err)
-	}
-	mt, _ := json.Marshal(messageType)
-	var buf bytes.Buffer
-	buf.WriteString(`{"message_type":`)
-	buf.Write(mt)
-	// Keep v's own field order: decode the keys in order.
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.Token() // {
-	for dec.More() {
-		t, _ := dec.Token()
-		key := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("encode %s: %w", messageType, err)
-		}
-		if key == "message_type" {
-			continue
-		}
-		k, _ := json.Marshal(key)
-		buf.WriteByte(',')
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(raw)
-	}
-	buf.WriteString("}\n")
-	_, err := w.Write(buf.Bytes())
-	return err
+	return journal.Open(c.Context, base.JournalPath(c), journal.Options{})
 }

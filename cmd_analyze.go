@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -132,7 +133,7 @@ func (f *flagCheck) err() error {
 	if len(f.errs) == 0 {
 		return nil
 	}
-	return usageErrorf(f.c, "%w", errors.Join(f.errs...))
+	return base.Usagef(f.c, "%w", errors.Join(f.errs...))
 }
 
 // mmcFields is an M/M/c result for --json: the measures of the steady

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -21,7 +22,7 @@ func erlangFlags() []cli.Flag {
 	return []cli.Flag{
 		serversFlag(),
 		&cli.Float64Flag{Name: "load", Aliases: []string{"a"}, Usage: fmt.Sprintf("offered load a = λ/μ in Erlangs, %g to %g (required)", analyze.MinRate, float64(analyze.MaxLoad))},
-		jsonFlag,
+		base.JSONFlag(),
 	}
 }
 
@@ -41,7 +42,7 @@ func runErlang(c *cli.Context, show func(analyze.MMcResult) (any, []measure)) er
 	}
 	v, rows := show(r)
 	if c.Bool("json") {
-		err = writeJSONLine(c.App.Writer, "erlang_"+c.Command.Name, v)
+		err = base.WriteJSONLine(c.App.Writer, "erlang_"+c.Command.Name, v)
 	} else {
 		err = writeMeasures(c.App.Writer, fmt.Sprintf("c = %d servers, a = %s Erlangs", servers, num(load)), rows)
 	}

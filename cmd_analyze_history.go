@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +38,7 @@ func analyzeHistoryCommand() *cli.Command {
 			`"wq_predicted", "w_predicted", "service_cv", "arrival_cv", "wq_allen_cunneen",` + "\n" +
 			`"workers_for_max_wq", "wq_with_workers", "warnings": [...]}]}; a value that` + "\n" +
 			"cannot be estimated (λ from one job, μ before any job finished, predictions\n" +
-			"of an unstable queue) is left out.\n\n" + whenHelp,
+			"of an unstable queue) is left out.\n\n" + base.WhenHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kind", Usage: "only jobs of this `KIND` (shell, convert, sms, ...)"},
 			&cli.StringFlag{Name: "backend", Usage: "only jobs whose last attempt ran on `BACKEND`"},
@@ -46,7 +47,7 @@ func analyzeHistoryCommand() *cli.Command {
 			&cli.Float64Flag{Name: "max-wq", Usage: "find the workers that keep the mean wait at most `SECONDS`"},
 			&cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "the confidence `LEVEL` of the intervals, above 0 and at most 1 - 10^-9"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-			dbFlag(),
+			base.DBFlag(),
 		},
 		Action: analyzeHistoryAction,
 	}
@@ -78,10 +79,10 @@ func analyzeHistoryOptions(c *cli.Context) (journal.Filter, analyze.HistoryOptio
 	var errs []error
 	now := time.Now()
 	var err error
-	if f.Since, err = parseWhen("since", c.String("since"), now); err != nil {
+	if f.Since, err = base.ParseWhen("since", c.String("since"), now); err != nil {
 		errs = append(errs, err)
 	}
-	if f.Until, err = parseWhen("until", c.String("until"), now); err != nil {
+	if f.Until, err = base.ParseWhen("until", c.String("until"), now); err != nil {
 		errs = append(errs, err)
 	}
 	if math.IsNaN(o.MaxWq) || math.IsInf(o.MaxWq, 0) || o.MaxWq < 0 {
@@ -94,7 +95,7 @@ func analyzeHistoryOptions(c *cli.Context) (journal.Filter, analyze.HistoryOptio
 		errs = append(errs, fmt.Errorf("unknown command %q", c.Args().First()))
 	}
 	if len(errs) > 0 {
-		return f, o, usageErrorf(c, "%w", errors.Join(errs...))
+		return f, o, base.Usagef(c, "%w", errors.Join(errs...))
 	}
 	return f, o, nil
 }
@@ -130,7 +131,7 @@ type analysisReport struct {
 
 func writeAnalyzeHistory(w io.Writer, groups []analyze.HistoryGroup, o analyze.HistoryOptions, asJSON bool) error {
 	if asJSON {
-		return writeJSONLine(w, "analysis", analysisReport{"analysis", "history", o.Confidence, o.MaxWq, groups})
+		return base.WriteJSONLine(w, "analysis", analysisReport{"analysis", "history", o.Confidence, o.MaxWq, groups})
 	}
 	if len(groups) == 0 {
 		_, err := fmt.Fprintln(w, "no jobs match (only jobs that started count)")
@@ -151,7 +152,7 @@ func writeAnalyzeHistory(w io.Writer, groups []analyze.HistoryGroup, o analyze.H
 func writeHistoryGroup(w io.Writer, g analyze.HistoryGroup, o analyze.HistoryOptions) {
 	conf := fmt.Sprintf("%.4g%% CI", o.Confidence*100)
 	fmt.Fprintf(w, "%s on %s: %s started, %d finished (%d failed), enqueued over %s\n",
-		safeText(g.Kind), orDash(safeText(g.Backend)), plural(g.Jobs, "job"), g.Completed, g.Failed, seconds(&g.SpanS))
+		safeText(g.Kind), base.OrDash(safeText(g.Backend)), base.Plural(g.Jobs, "job"), g.Completed, g.Failed, base.Seconds(&g.SpanS))
 	fmt.Fprintf(w, "  arrival rate λ\t%s\n", rateCI(g.Lambda, g.LambdaCI, "/s", conf))
 	fmt.Fprintf(w, "  service rate μ\t%s\n", rateCI(g.Mu, g.MuCI, "/s per worker", conf))
 	busy := "-"
@@ -167,19 +168,19 @@ func writeHistoryGroup(w io.Writer, g analyze.HistoryGroup, o analyze.HistoryOpt
 		}
 	}
 	fmt.Fprintf(w, "  model\t%s\n", model)
-	fmt.Fprintf(w, "  wait Wq\t%s observed, %s predicted\n", seconds(&g.WqObserved), seconds(g.WqPredicted))
-	fmt.Fprintf(w, "  in system W\t%s observed, %s predicted\n", seconds(g.WObserved), seconds(g.WPredicted))
-	fmt.Fprintf(w, "  service CV\t%s\n", ratio(g.ServiceCV))
-	fmt.Fprintf(w, "  arrival CV\t%s\n", ratio(g.ArrivalCV))
+	fmt.Fprintf(w, "  wait Wq\t%s observed, %s predicted\n", base.Seconds(&g.WqObserved), base.Seconds(g.WqPredicted))
+	fmt.Fprintf(w, "  in system W\t%s observed, %s predicted\n", base.Seconds(g.WObserved), base.Seconds(g.WPredicted))
+	fmt.Fprintf(w, "  service CV\t%s\n", base.Ratio(g.ServiceCV))
+	fmt.Fprintf(w, "  arrival CV\t%s\n", base.Ratio(g.ArrivalCV))
 	if g.WqAllenCunneen != nil {
-		fmt.Fprintf(w, "  Allen-Cunneen Wq\t%s\n", seconds(g.WqAllenCunneen))
+		fmt.Fprintf(w, "  Allen-Cunneen Wq\t%s\n", base.Seconds(g.WqAllenCunneen))
 	}
 	if o.MaxWq > 0 {
 		staff := "-"
 		if g.WorkersForMaxWq != nil {
-			staff = fmt.Sprintf("%d (predicted Wq %s)", *g.WorkersForMaxWq, seconds(g.WqWithWorkers))
+			staff = fmt.Sprintf("%d (predicted Wq %s)", *g.WorkersForMaxWq, base.Seconds(g.WqWithWorkers))
 		}
-		fmt.Fprintf(w, "  workers for Wq ≤ %s\t%s\n", seconds(&o.MaxWq), staff)
+		fmt.Fprintf(w, "  workers for Wq ≤ %s\t%s\n", base.Seconds(&o.MaxWq), staff)
 	}
 	for _, warning := range g.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warning)
@@ -196,11 +197,4 @@ func rateCI(v *float64, ci *analyze.Interval, unit, conf string) string {
 		s += fmt.Sprintf("  (%s %.3g–%.3g)", conf, ci.Lo, ci.Hi)
 	}
 	return s
-}
-
-func ratio(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.3g", *v)
 }

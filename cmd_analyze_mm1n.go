@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
@@ -12,7 +13,7 @@ func analyzeMM1NCommand() *cli.Command {
 		Usage: "M/M/1/N: one server, room for N; the model behind the calendar queue's resizes",
 		Description: "Prints the M/M/c/K measures for one server and room for N (see calq analyze\n" +
 			"mmck); exact near ρ = 1 and above it.\n\n" + mmckJSON + "\n\n" + limitsHelp,
-		Flags: append(rateFlags(), capacityFlag("N"), jsonFlag),
+		Flags: append(rateFlags(), capacityFlag("N"), base.JSONFlag()),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
 			lambda, mu := f.rates()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"strings"
@@ -56,7 +57,7 @@ func analyzeMMcCommand() *cli.Command {
 		Flags: append(rateFlags(),
 			serversFlag(),
 			&cli.Float64SliceFlag{Name: "t", Usage: "print P(Wq > `T`); repeat or separate by commas"},
-			jsonFlag),
+			base.JSONFlag()),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
 			lambda, mu := f.rates()
@@ -85,7 +86,7 @@ func analyzeMMcCommand() *cli.Command {
 				}
 			}
 			if c.Bool("json") {
-				err = writeJSONLine(c.App.Writer, "mmc", out)
+				err = base.WriteJSONLine(c.App.Writer, "mmc", out)
 			} else {
 				err = writeMMc(c.App.Writer, out)
 			}

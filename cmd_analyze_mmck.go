@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -20,7 +21,7 @@ func analyzeMMcKCommand() *cli.Command {
 			"probabilities in logs, so it stays exact near ρ = 1 and for ρ > 1, where\n" +
 			"closed forms cancel or overflow. A full system is never unstable.\n\n" + mmckJSON +
 			"\n\n" + limitsHelp,
-		Flags: append(rateFlags(), serversFlag(), capacityFlag("K"), jsonFlag),
+		Flags: append(rateFlags(), serversFlag(), capacityFlag("K"), base.JSONFlag()),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
 			lambda, mu := f.rates()
@@ -43,7 +44,7 @@ func runMMcK(c *cli.Context, f *flagCheck, lambda, mu float64, servers, k int) e
 		return fmt.Errorf("analyze %s: %w", c.Command.Name, err)
 	}
 	if c.Bool("json") {
-		return writeJSONLine(c.App.Writer, c.Command.Name, r)
+		return base.WriteJSONLine(c.App.Writer, c.Command.Name, r)
 	}
 	title := fmt.Sprintf("M/M/%d/%d: λ = %s, μ = %s", servers, k, num(lambda), num(mu))
 	return writeMeasures(c.App.Writer, title, []measure{

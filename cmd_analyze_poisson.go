@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -28,7 +29,7 @@ func analyzePoissonCommand() *cli.Command {
 			&cli.Float64Flag{Name: "t", Usage: "length of the interval (required)"},
 			&cli.IntFlag{Name: "from", Value: -1, Usage: "first `N` to print (default: where the lower tail passes 10^-6)"},
 			&cli.IntFlag{Name: "to", Value: -1, Usage: "last `N` to print (default: where the upper tail falls below 10^-6)"},
-			jsonFlag,
+			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
@@ -53,14 +54,14 @@ func analyzePoissonCommand() *cli.Command {
 			if err != nil {
 				switch {
 				case errors.Is(err, analyze.ErrRows):
-					return usageErrorf(c, "--from: %w", err)
+					return base.Usagef(c, "--from: %w", err)
 				case errors.Is(err, analyze.ErrInput):
-					return usageErrorf(c, "--lambda, --t: %w", err)
+					return base.Usagef(c, "--lambda, --t: %w", err)
 				}
 				return fmt.Errorf("analyze poisson: %w", err)
 			}
 			if c.Bool("json") {
-				return writeJSONLine(c.App.Writer, "poisson", struct {
+				return base.WriteJSONLine(c.App.Writer, "poisson", struct {
 					Lambda float64              `json:"lambda"`
 					T      float64              `json:"t"`
 					Mean   float64              `json:"mean"`

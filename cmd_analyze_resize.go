@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"strconv"
@@ -30,7 +31,7 @@ func analyzeResizeCommand() *cli.Command {
 			capacityFlag("N"),
 			&cli.IntFlag{Name: "buckets", Usage: fmt.Sprintf("buckets NB in the calendar now, at most %d (required)", analyze.MaxCapacity)},
 			&cli.IntFlag{Name: "events", Usage: "events NE in the queue now (default: the predicted L)"},
-			jsonFlag),
+			base.JSONFlag()),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
 			lambda, mu := f.rates()
@@ -51,7 +52,7 @@ func analyzeResizeCommand() *cli.Command {
 				return fmt.Errorf("analyze resize: %w", err)
 			}
 			if c.Bool("json") {
-				return writeJSONLine(c.App.Writer, "resize", r)
+				return base.WriteJSONLine(c.App.Writer, "resize", r)
 			}
 			return writeResize(c.App.Writer, r)
 		},

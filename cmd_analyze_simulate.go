@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +59,7 @@ func analyzeSimulateCommand() *cli.Command {
 				DefaultText: "a tenth of --customers for exp arrivals, else 0"},
 			&cli.IntFlag{Name: "replications", Value: 10, Usage: "independent runs; with 1, the intervals come from batch means"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; equal seeds give equal results"},
-			jsonFlag,
+			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o, err := simOptions(c)
@@ -70,7 +71,7 @@ func analyzeSimulateCommand() *cli.Command {
 				return fmt.Errorf("analyze simulate: %w", err)
 			}
 			if c.Bool("json") {
-				return writeJSONLine(c.App.Writer, "simulate", res)
+				return base.WriteJSONLine(c.App.Writer, "simulate", res)
 			}
 			return writeSim(c.App.Writer, res)
 		},
@@ -113,7 +114,7 @@ func simOptions(c *cli.Context) (analyze.SimOptions, error) {
 		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return o, usageErrorf(c, "%w", err)
+		return o, base.Usagef(c, "%w", err)
 	}
 	return o, nil
 }
@@ -212,7 +213,7 @@ func writeSimHeader(w io.Writer, r analyze.SimResult) {
 	fmt.Fprintf(w, "model %s: arrivals %s, service %s, offered load λ·E[S]/c = %.4g\n",
 		r.Model, r.Arrivals, r.Service, r.OfferedLoad)
 	fmt.Fprintf(w, "%d customers per replication (%d warmup), %s, seed %d, %d events\n",
-		r.Customers, r.Warmup, plural(r.Replications, "replication"), r.Seed, r.Events)
+		r.Customers, r.Warmup, base.Plural(r.Replications, "replication"), r.Seed, r.Events)
 	method := fmt.Sprintf("Student t over %d replications", r.CISamples)
 	if r.CIMethod == analyze.CIBatchMeans {
 		method = fmt.Sprintf("Student t over %d batch means of one replication", r.CISamples)

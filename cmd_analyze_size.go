@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ func analyzeSizeCommand() *cli.Command {
 			&cli.Float64Flag{Name: "max-wq", Usage: "target: mean wait at most `T`"},
 			&cli.Float64Flag{Name: "service-level", Usage: "target: P(Wq ≤ --within) at least `P`"},
 			&cli.Float64Flag{Name: "within", Usage: "the time `T` of --service-level"},
-			jsonFlag),
+			base.JSONFlag()),
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
 			lambda, mu := sizeRates(f)
@@ -77,7 +78,7 @@ func analyzeSizeCommand() *cli.Command {
 			}
 			n, around, err := analyze.Size(c.Context, lambda, mu, t)
 			if errors.Is(err, analyze.ErrNoServers) {
-				return usageErrorf(c, "--%s: no c up to the limit of %d servers meets it", sizeTargetFlag(t), analyze.MaxServers)
+				return base.Usagef(c, "--%s: no c up to the limit of %d servers meets it", sizeTargetFlag(t), analyze.MaxServers)
 			}
 			if err != nil {
 				return fmt.Errorf("analyze size: %w", err)
@@ -91,7 +92,7 @@ func analyzeSizeCommand() *cli.Command {
 				}
 			}
 			if c.Bool("json") {
-				return writeJSONLine(c.App.Writer, "size", struct {
+				return base.WriteJSONLine(c.App.Writer, "size", struct {
 					Servers int            `json:"servers"`
 					Target  map[string]any `json:"target"`
 					Rows    []sizeRow      `json:"rows"`
@@ -201,7 +202,7 @@ func writeSize(w io.Writer, n int, t analyze.Target, rows []sizeRow) error {
 		if r.PWithin != nil {
 			fmt.Fprintf(tw, "%s\t", num(*r.PWithin))
 		}
-		fmt.Fprintf(tw, "%s\t\n", yesNo(r.Meets))
+		fmt.Fprintf(tw, "%s\t\n", base.YesNo(r.Meets))
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"github.com/urfave/cli/v2"
 )
 
@@ -11,7 +12,7 @@ func contactsCommand() *cli.Command {
 		Description: "Contacts are short names for email addresses, kept in the journal (--db).\n" +
 			"Wherever calq takes recipients, a name stands for its address and an entry\n" +
 			"with an '@' is an address as is.",
-		Flags:       []cli.Flag{dbFlag()},
+		Flags:       []cli.Flag{base.DBFlag()},
 		Subcommands: []*cli.Command{contactsAddCommand(), contactsListCommand(), contactsRemoveCommand()},
 	}
 }

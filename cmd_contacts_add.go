@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,13 +21,13 @@ func contactsAddCommand() *cli.Command {
 			"email address, 'user@host' or 'Name <user@host>'; calq keeps user@host. NAME\n" +
 			"has no '@' or ',', no control characters and no spaces around it. Unlike the\n" +
 			"other commands, add creates the journal when it is missing.",
-		Flags: []cli.Flag{dbFlag()},
+		Flags: []cli.Flag{base.DBFlag()},
 		Action: func(c *cli.Context) error {
 			name, address, err := contactArgs(c)
 			if err != nil {
 				return err
 			}
-			j, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+			j, err := journal.Open(c.Context, base.JournalPath(c), journal.Options{})
 			if err != nil {
 				return err
 			}
@@ -49,16 +50,16 @@ func contactArgs(c *cli.Context) (name, address string, err error) {
 	args := c.Args().Slice()
 	switch {
 	case len(args) == 0:
-		return "", "", usageErrorf(c, "missing NAME and ADDRESS")
+		return "", "", base.Usagef(c, "missing NAME and ADDRESS")
 	case len(args) == 1:
-		return "", "", usageErrorf(c, "missing ADDRESS")
+		return "", "", base.Usagef(c, "missing ADDRESS")
 	case len(args) > 2:
-		return "", "", usageErrorf(c, "unexpected argument %q", args[2])
+		return "", "", base.Usagef(c, "unexpected argument %q", args[2])
 	}
 	address, err = contacts.CheckContact(args[0], args[1])
 	var ce *contacts.ContactError
 	if errors.As(err, &ce) {
-		return "", "", usageErrorf(c, "%s %q %v", strings.ToUpper(ce.Field), ce.Value, ce.Err)
+		return "", "", base.Usagef(c, "%s %q %v", strings.ToUpper(ce.Field), ce.Value, ce.Err)
 	}
 	return args[0], address, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -18,10 +19,10 @@ func contactsListCommand() *cli.Command {
 		Description: "Prints the contacts sorted by name as a table (NAME, ADDRESS, ADDED). With\n" +
 			`--json, prints a line per contact: {"message_type":"contact","name",` + "\n" +
 			`"address","added"}. A missing journal is an error, never created.`,
-		Flags: []cli.Flag{jsonFlag, dbFlag()},
+		Flags: []cli.Flag{base.JSONFlag(), base.DBFlag()},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usageErrorf(c, "unexpected argument %q", c.Args().First())
+				return base.Usagef(c, "unexpected argument %q", c.Args().First())
 			}
 			return withBook(c, func(b *contacts.Book) error {
 				cs, err := b.List(c.Context)
@@ -36,7 +37,7 @@ func contactsListCommand() *cli.Command {
 
 func writeContacts(w io.Writer, cs []contacts.Contact, asJSON bool) error {
 	if asJSON {
-		return writeJSONLines(w, "contact", cs)
+		return base.WriteJSONLines(w, "contact", cs)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tADDRESS\tADDED")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -15,14 +16,14 @@ func contactsRemoveCommand() *cli.Command {
 		Usage:       "remove a contact",
 		ArgsUsage:   "NAME",
 		Description: "Removes the contact NAME; an unknown NAME is an error. A missing journal is\nan error, never created.",
-		Flags:       []cli.Flag{dbFlag()},
+		Flags:       []cli.Flag{base.DBFlag()},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			switch {
 			case len(args) == 0:
-				return usageErrorf(c, "missing NAME")
+				return base.Usagef(c, "missing NAME")
 			case len(args) > 1:
-				return usageErrorf(c, "unexpected argument %q", args[1])
+				return base.Usagef(c, "unexpected argument %q", args[1])
 			}
 			return withBook(c, func(b *contacts.Book) error {
 				if err := b.Remove(c.Context, args[0]); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"os"
@@ -86,9 +87,9 @@ func convertCommand() *cli.Command {
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
 			&cli.StringFlag{Name: "shared-root", Usage: "with a postgres:// --db: the inputs and PDFs stay on this share, which every worker mounts (calq worker --shared-root), instead of travelling through the database"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "with a postgres:// --db: files converted here at once; 0 only submits to calq worker processes", DefaultText: "the number of CPUs"},
-			jsonFlag,
+			base.JSONFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
-		}, dbFlag()),
+		}, base.DBFlag()),
 		Subcommands: []*cli.Command{convertBenchCommand()},
 		Action:      convertAction,
 	}
@@ -102,7 +103,7 @@ func convertAction(c *cli.Context) error {
 	// With a postgres:// --db the files go to the shared queue; the
 	// provenance of the PDFs, which live on this machine, stays in this
 	// machine's journal.
-	dbPath := journalPath(c)
+	dbPath := base.JournalPath(c)
 	if dburl.IsPostgres(dbPath) {
 		q, err := openSubmitQueue(c, dbPath)
 		if err != nil {
@@ -113,7 +114,7 @@ func convertAction(c *cli.Context) error {
 		if c.IsSet("jobs") {
 			o.SharedJobs = c.Int("jobs")
 		}
-		dbPath = defaultJournalPath()
+		dbPath = base.DefaultJournalPath()
 	}
 	jn, err := journal.Open(c.Context, dbPath, journal.Options{})
 	if err != nil {
@@ -131,7 +132,7 @@ func convertAction(c *cli.Context) error {
 			}
 		}
 		if err != nil {
-			return usageErrorf(c, "--mail-to: %w", err)
+			return base.Usagef(c, "--mail-to: %w", err)
 		}
 		if m.Undelivered, err = mail.OpenUndelivered(c.Context, jn); err != nil {
 			return fmt.Errorf("convert: %w", err)
@@ -239,14 +240,14 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		fail("--priority: %w", err)
 	}
-	if c.IsSet("jobs") && !dburl.IsPostgres(journalPath(c)) {
+	if c.IsSet("jobs") && !dburl.IsPostgres(base.JournalPath(c)) {
 		fail("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
 	}
 	if root := c.String("shared-root"); root != "" {
 		o.SharedRoot = root
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			fail("--shared-root %s: not a directory", root)
-		} else if !dburl.IsPostgres(journalPath(c)) {
+		} else if !dburl.IsPostgres(base.JournalPath(c)) {
 			fail("--shared-root: only with a postgres:// --db")
 		}
 		for _, in := range o.Inputs {
@@ -302,7 +303,7 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		mailTo = prof.MailTo
 	}
 	if len(errs) > 0 {
-		return o, nil, usageErrorf(c, "%w", errors.Join(errs...))
+		return o, nil, base.Usagef(c, "%w", errors.Join(errs...))
 	}
 	return o, mailTo, nil
 }
@@ -374,7 +375,7 @@ func loadProfile(c *cli.Context) (config.Profile, error) {
 	}
 	p, err := cfg.Profile(name)
 	if err != nil {
-		return p, usageErrorf(c, "--profile: %w", err)
+		return p, base.Usagef(c, "--profile: %w", err)
 	}
 	return p, nil
 }
@@ -389,7 +390,7 @@ func loadConfig(c *cli.Context) (config.Config, error) {
 	}
 	cfg, err := config.Load(path)
 	if err != nil && c.IsSet("config") {
-		return cfg, usageErrorf(c, "--config: %w", err)
+		return cfg, base.Usagef(c, "--config: %w", err)
 	}
 	return cfg, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func convertBenchCommand() *cli.Command {
 			&cli.IntFlag{Name: "instances", Usage: "calq's LibreOffice instances in (d)", DefaultText: "as calq convert chooses"},
 			&cli.IntFlag{Name: "naive-files", Value: 12, Usage: "documents (a) converts, one soffice each"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
-			jsonFlag,
+			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			files, cleanup, err := benchFiles(c)
@@ -55,20 +56,20 @@ func convertBenchCommand() *cli.Command {
 				return fmt.Errorf("convert %w", err)
 			}
 			if c.Bool("json") {
-				return writeJSONLine(c.App.Writer, "convert_bench", res)
+				return base.WriteJSONLine(c.App.Writer, "convert_bench", res)
 			}
-			return writeMeasures(c.App.Writer, fmt.Sprintf("%s on %d cores", plural(res.Files, "document"), res.Cores), []measure{
+			return writeMeasures(c.App.Writer, fmt.Sprintf("%s on %d cores", base.Plural(res.Files, "document"), res.Cores), []measure{
 				{"(a) one soffice per file", fmt.Sprintf("%.2f documents/s (on %d of them)", res.NaiveDPS, res.NaiveFiles)},
 				{"(b) one soffice call for all", fmt.Sprintf("%.2f documents/s", res.BatchDPS)},
 				{"(c) calq, 1 instance", fmt.Sprintf("%.2f documents/s, first PDF after %.2fs", res.Calq1DPS, res.Calq1FirstSeconds)},
 				{fmt.Sprintf("(d) calq, %d instances", res.Instances), fmt.Sprintf("%.2f documents/s, first PDF after %.2fs", res.CalqDPS, res.CalqFirstSeconds)},
 				{"limit", fmt.Sprintf("%.2f documents/s (soffice start %.2fs, then (b)'s work over %d cores)", res.LimitDPS, res.StartSeconds, res.Cores)},
 				{"(d) ÷ (a)", fmt.Sprintf("%.1f×", res.VsNaive)},
-				{"(c) ÷ (b)", fmt.Sprintf("%.2f× (goal ≥ 1.0×: %s)", res.Calq1VsBatch, yesNo(res.Calq1VsBatch >= 1))},
-				{"(d) ÷ (b)", fmt.Sprintf("%.2f× (goal ≥ 1.5×: %s)", res.VsBatch, yesNo(res.VsBatch >= 1.5))},
+				{"(c) ÷ (b)", fmt.Sprintf("%.2f× (goal ≥ 1.0×: %s)", res.Calq1VsBatch, base.YesNo(res.Calq1VsBatch >= 1))},
+				{"(d) ÷ (b)", fmt.Sprintf("%.2f× (goal ≥ 1.5×: %s)", res.VsBatch, base.YesNo(res.VsBatch >= 1.5))},
 				{"limit ÷ (b)", fmt.Sprintf("%.2f×", res.LimitVsBatch)},
 				{"first PDF", fmt.Sprintf("%.2fs with 1 instance, %.2fs with %d (goal ≤ 2s: %s)", res.Calq1FirstSeconds,
-					res.CalqFirstSeconds, res.Instances, yesNo(max(res.Calq1FirstSeconds, res.CalqFirstSeconds) <= 2))},
+					res.CalqFirstSeconds, res.Instances, base.YesNo(max(res.Calq1FirstSeconds, res.CalqFirstSeconds) <= 2))},
 			})
 		},
 	}
@@ -87,19 +88,19 @@ func benchFiles(c *cli.Context) ([]string, func(), error) {
 	gen, dir := c.String("generate"), c.String("corpus")
 	switch {
 	case c.Args().Len() > 0:
-		return nil, nil, usageErrorf(c, "unexpected argument %q (give the documents' directory as --corpus DIR)", c.Args().First())
+		return nil, nil, base.Usagef(c, "unexpected argument %q (give the documents' directory as --corpus DIR)", c.Args().First())
 	case gen != "" && dir != "":
-		return nil, nil, usageErrorf(c, "give --corpus or --generate, not both")
+		return nil, nil, base.Usagef(c, "give --corpus or --generate, not both")
 	case gen != "" && gen != "small" && gen != "large":
-		return nil, nil, usageErrorf(c, "--generate: %q, want small or large", gen)
+		return nil, nil, base.Usagef(c, "--generate: %q, want small or large", gen)
 	case c.Int("count") < 1:
-		return nil, nil, usageErrorf(c, "--count: %d, want at least 1", c.Int("count"))
+		return nil, nil, base.Usagef(c, "--count: %d, want at least 1", c.Int("count"))
 	case c.Int("copies") < 1 || c.Int("copies") > 100:
-		return nil, nil, usageErrorf(c, "--copies: %d, want 1 to 100", c.Int("copies"))
+		return nil, nil, base.Usagef(c, "--copies: %d, want 1 to 100", c.Int("copies"))
 	case c.Int("naive-files") < 1:
-		return nil, nil, usageErrorf(c, "--naive-files: %d, want at least 1", c.Int("naive-files"))
+		return nil, nil, base.Usagef(c, "--naive-files: %d, want at least 1", c.Int("naive-files"))
 	case c.IsSet("instances") && c.Int("instances") < 1:
-		return nil, nil, usageErrorf(c, "--instances: %d, want at least 1", c.Int("instances"))
+		return nil, nil, base.Usagef(c, "--instances: %d, want at least 1", c.Int("instances"))
 	}
 	if gen != "" {
 		tmp, err := os.MkdirTemp("", "calq-bench-docs-")

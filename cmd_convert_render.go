@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -133,12 +134,12 @@ func (r *convertRenderer) mail(m mail.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.enc != nil {
-		_ = writeJSONLine(r.stdout, "mail", m)
+		_ = base.WriteJSONLine(r.stdout, "mail", m)
 		return
 	}
 	switch m.State {
 	case "sent":
-		fmt.Fprintf(r.stderr, "calq: mailed %s to %s\n", plural(len(m.Attachments), "PDF"), strings.Join(m.To, ", "))
+		fmt.Fprintf(r.stderr, "calq: mailed %s to %s\n", base.Plural(len(m.Attachments), "PDF"), strings.Join(m.To, ", "))
 	case "not_sent":
 		if !r.quiet {
 			fmt.Fprintf(r.stderr, "calq: mailed nothing: %s\n", m.Reason)
@@ -172,7 +173,7 @@ func (r *convertRenderer) finish(s convert.Summary) {
 		fmt.Fprintf(r.stderr, "calq: %s: %s %s; converted once\n", quoteName(d.Input), how, quoteName(d.Of))
 	}
 	if len(s.Orphans) > 0 && !r.quiet {
-		fmt.Fprintf(r.stderr, "calq: %s whose input is gone (kept, not deleted):\n", plural(len(s.Orphans), "PDF"))
+		fmt.Fprintf(r.stderr, "calq: %s whose input is gone (kept, not deleted):\n", base.Plural(len(s.Orphans), "PDF"))
 		for _, o := range s.Orphans {
 			fmt.Fprintf(r.stderr, "calq:   %s\n", quoteName(o))
 		}
@@ -186,7 +187,7 @@ func (r *convertRenderer) finish(s convert.Summary) {
 // summaryLine is the human summary; counts that are zero and rare are
 // left out.
 func summaryLine(s convert.Summary) string {
-	line := fmt.Sprintf("calq: %s: %d converted, %d skipped, %d failed", plural(s.Total, "file"), s.Converted, s.Skipped, s.Failed)
+	line := fmt.Sprintf("calq: %s: %d converted, %d skipped, %d failed", base.Plural(s.Total, "file"), s.Converted, s.Skipped, s.Failed)
 	for _, c := range []struct {
 		n    int
 		what string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -27,16 +28,16 @@ func doctorCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also check that `DIR` is writable"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
-			jsonFlag,
-			dbFlag(),
+			base.JSONFlag(),
+			base.DBFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o := convert.DoctorOptions{Soffice: c.String("soffice")}
-			jn := journalPath(c)
+			jn := base.JournalPath(c)
 			if dburl.IsPostgres(jn) {
 				// The shared queue is checked by connecting; the
 				// PDFs' provenance stays in this machine's journal.
-				o.DB, jn = jn, defaultJournalPath()
+				o.DB, jn = jn, base.DefaultJournalPath()
 			}
 			if jn != "" { // "": no home, which opening the journal reports
 				o.Dirs = []string{filepath.Dir(jn)}
@@ -56,7 +57,7 @@ func doctorCommand() *cli.Command {
 // writeChecks prints the checks as a table, or as JSON Lines.
 func writeChecks(w io.Writer, checks []convert.Check, asJSON bool) error {
 	if asJSON {
-		return writeJSONLines(w, "check", checks)
+		return base.WriteJSONLines(w, "check", checks)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, ck := range checks {

@@ -1,15 +1,14 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,9 +24,6 @@ import (
 	"calq/sched/shell"
 )
 
-const whenHelp = "TIME is RFC 3339, 2006-01-02 or '2006-01-02 15:04' (local time), or a\n" +
-	"duration ago such as 90m, 24h or 7d."
-
 func historyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "history",
@@ -36,11 +32,11 @@ func historyCommand() *cli.Command {
 			"table (ID, KEY, KIND, STATE, ATTEMPTS, BACKEND, ENQUEUED, WAIT, RUN, ERROR;\n" +
 			"BACKEND is where the last attempt ran). With --json, prints one JSON object\n" +
 			`per line and job, with "message_type": "job" and the journal's columns.` + "\n" +
-			"The journal is --db; a missing journal is an error, never created.\n\n" + whenHelp,
+			"The journal is --db; a missing journal is an error, never created.\n\n" + base.WhenHelp,
 		Flags: append(filterFlags(),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "list at most `N` jobs; 0 for all"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
-			dbFlag()),
+			base.DBFlag()),
 		Action:      historyAction(true, listJobs, writeHistory),
 		Subcommands: []*cli.Command{historyStatsCommand(), historyPruneCommand()},
 	}
@@ -109,7 +105,7 @@ func historyFilter(c *cli.Context, limit bool) (journal.Filter, error) {
 		dst  *time.Time
 	}{{"since", &f.Since}, {"until", &f.Until}} {
 		var err error
-		if *w.dst, err = parseWhen(w.flag, c.String(w.flag), now); err != nil {
+		if *w.dst, err = base.ParseWhen(w.flag, c.String(w.flag), now); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -122,39 +118,9 @@ func historyFilter(c *cli.Context, limit bool) (journal.Filter, error) {
 		errs = append(errs, fmt.Errorf("unknown command %q", c.Args().First()))
 	}
 	if len(errs) > 0 {
-		return f, usageErrorf(c, "%w", errors.Join(errs...))
+		return f, base.Usagef(c, "%w", errors.Join(errs...))
 	}
 	return f, nil
-}
-
-// parseWhen reads the TIME of --since, --until and --before (see
-// whenHelp); the empty string is the zero time.
-func parseWhen(flag, s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, ok := parseDate(s, now.Location()); ok {
-		return t, nil
-	}
-	if d, ok := parseAgo(s); ok {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("--%s: %q is not a time (RFC 3339, 2006-01-02, '2006-01-02 15:04') "+
-		"or a duration ago (24h, 7d)", flag, s)
-}
-
-// parseAgo reads a non-negative Go duration, or a whole number of days
-// ("7d").
-func parseAgo(s string) (time.Duration, bool) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.ParseInt(days, 10, 64)
-		if err != nil || n < 0 || n > math.MaxInt64/int64(24*time.Hour) {
-			return 0, false
-		}
-		return time.Duration(n) * 24 * time.Hour, true
-	}
-	d, err := time.ParseDuration(s)
-	return d, err == nil && d >= 0
 }
 
 // historyJob is a job in calq history --json: the record, with what ran
@@ -229,7 +195,7 @@ func writeHistory(w io.Writer, l jobList, asJSON bool) error {
 	recs := l.recs
 	if asJSON {
 		for _, r := range recs {
-			if err := writeJSONLine(w, "job", historyJob{r, l.jobWhat(r), l.payloadJSON(r)}); err != nil {
+			if err := base.WriteJSONLine(w, "job", historyJob{r, l.jobWhat(r), l.payloadJSON(r)}); err != nil {
 				return err
 			}
 		}
@@ -239,23 +205,11 @@ func writeHistory(w io.Writer, l jobList, asJSON bool) error {
 	fmt.Fprintln(tw, "ID\tKEY\tKIND\tWHAT\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
 	for _, r := range recs {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, safeText(r.Key), safeText(r.Kind),
-			orDash(firstLine(l.jobWhat(r), 50)), r.State, r.Attempts,
-			orDash(safeText(r.RanOn)), r.Enqueued.Local().Format(time.DateTime), seconds(r.WaitS), seconds(r.RunS),
-			orDash(firstLine(r.Error, 60)))
+			base.OrDash(firstLine(l.jobWhat(r), 50)), r.State, r.Attempts,
+			base.OrDash(safeText(r.RanOn)), r.Enqueued.Local().Format(time.DateTime), base.Seconds(r.WaitS), base.Seconds(r.RunS),
+			base.OrDash(firstLine(r.Error, 60)))
 	}
 	return tw.Flush()
-}
-
-// seconds renders a duration in seconds for a table: "-" for none.
-func seconds(s *float64) string {
-	if s == nil {
-		return "-"
-	}
-	d := time.Duration(*s * float64(time.Second))
-	if d >= time.Millisecond {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(time.Microsecond).String()
 }
 
 // firstLine shortens s to its first line, escaped (safeText), and at most n runes, marking

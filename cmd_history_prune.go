@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"calq/internal/cli/base"
 	"calq/internal/fsio"
 	"calq/sched/history"
 	"errors"
@@ -29,7 +30,7 @@ func historyPruneCommand() *cli.Command {
 			"disk, only once the archive is written whole, and only then are the jobs\n" +
 			"deleted. --dry-run counts the jobs and changes nothing.\n" +
 			`With --json, prints {"message_type": "prune", "before", "jobs", "dry_run",` + "\n" +
-			`"archive", "vacuumed"}.` + "\n\n" + whenHelp,
+			`"archive", "vacuumed"}.` + "\n\n" + base.WhenHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "before", Usage: "prune the jobs that finished before `TIME` (required)"},
 			&cli.StringFlag{Name: "archive", Usage: "write the pruned jobs to `FILE` as JSON lines first (a new file, unless --append)"},
@@ -37,7 +38,7 @@ func historyPruneCommand() *cli.Command {
 			&cli.BoolFlag{Name: "vacuum", Usage: "compact the journal file afterwards"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "count the jobs only"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-			dbFlag(),
+			base.DBFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			p, err := pruneOptions(c)
@@ -74,7 +75,7 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 	var err error
 	if !c.IsSet("before") {
 		errs = append(errs, errors.New("--before is required"))
-	} else if p.Before, err = parseWhen("before", c.String("before"), time.Now()); err != nil {
+	} else if p.Before, err = base.ParseWhen("before", c.String("before"), time.Now()); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Args().Present() {
@@ -94,7 +95,7 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return p, usageErrorf(c, "%w", errors.Join(errs...))
+		return p, base.Usagef(c, "%w", errors.Join(errs...))
 	}
 	return p, nil
 }
@@ -200,9 +201,9 @@ func (a *atomicFile) discard() {
 
 func writePrune(w io.Writer, p pruneReport, asJSON bool) error {
 	if asJSON {
-		return writeJSONLine(w, "prune", p)
+		return base.WriteJSONLine(w, "prune", p)
 	}
-	msg := fmt.Sprintf("pruned %s finished before %s", plural(p.Jobs, "job"), p.Before.Format(time.DateTime))
+	msg := fmt.Sprintf("pruned %s finished before %s", base.Plural(p.Jobs, "job"), p.Before.Format(time.DateTime))
 	switch {
 	case p.DryRun:
 		msg = "would have " + msg + " (dry run)"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"slices"
@@ -22,20 +23,20 @@ func historyStatsCommand() *cli.Command {
 			"start) and run (last attempt) times, and why the failed ones failed. With\n" +
 			`--json, prints one object: {"message_type": "stats", "groups": [{"kind",` + "\n" +
 			`"backend", "jobs", "states", "wait", "run", "reasons"}]}; wait and run hold` + "\n" +
-			`"n", "mean_s", "p50_s", "p90_s" and "p99_s".` + "\n\n" + whenHelp,
-		Flags:  append(filterFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}, dbFlag()),
+			`"n", "mean_s", "p50_s", "p90_s" and "p99_s".` + "\n\n" + base.WhenHelp,
+		Flags:  append(filterFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}, base.DBFlag()),
 		Action: historyAction(false, history.Store.Stats, writeStats),
 	}
 }
 
 func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	if asJSON {
-		return writeJSONLines(w, "stats", s.Groups)
+		return base.WriteJSONLines(w, "stats", s.Groups)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "KIND\tBACKEND\tJOBS\t%s\n", strings.ToUpper(strings.Join(stateNames(), "\t")))
 	for _, g := range s.Groups {
-		fmt.Fprintf(tw, "%s\t%s\t%d", safeText(g.Kind), orDash(safeText(g.Backend)), g.Jobs)
+		fmt.Fprintf(tw, "%s\t%s\t%d", safeText(g.Kind), base.OrDash(safeText(g.Backend)), g.Jobs)
 		for _, st := range historyStates {
 			fmt.Fprintf(tw, "\t%d", g.States[st])
 		}
@@ -47,8 +48,8 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 			name string
 			s    journal.Summary
 		}{{"wait", g.Wait}, {"run", g.Run}} {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", safeText(g.Kind), orDash(safeText(g.Backend)), t.name, t.s.N,
-				seconds(&t.s.Mean), seconds(&t.s.P50), seconds(&t.s.P90), seconds(&t.s.P99))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", safeText(g.Kind), base.OrDash(safeText(g.Backend)), t.name, t.s.N,
+				base.Seconds(&t.s.Mean), base.Seconds(&t.s.P50), base.Seconds(&t.s.P90), base.Seconds(&t.s.P99))
 		}
 	}
 	if !slices.ContainsFunc(s.Groups, func(g journal.Group) bool { return len(g.Reasons) > 0 }) {
@@ -57,7 +58,7 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	fmt.Fprintln(tw, "\nKIND\tBACKEND\tREASON\tJOBS")
 	for _, g := range s.Groups {
 		for _, r := range g.Reasons {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", safeText(g.Kind), orDash(safeText(g.Backend)), safeText(r.Reason), r.Count)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", safeText(g.Kind), base.OrDash(safeText(g.Backend)), safeText(r.Reason), r.Count)
 		}
 	}
 	return tw.Flush()

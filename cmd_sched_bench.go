@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +62,7 @@ func schedBenchCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.Bool("engine") && c.Bool("runner") {
-				return usageErrorf(c, "give --engine or --runner, not both")
+				return base.Usagef(c, "give --engine or --runner, not both")
 			}
 			if c.Bool("engine") {
 				return benchEngineAction(c)
@@ -115,7 +116,7 @@ func benchOptions(c *cli.Context) (schedbench.Options, error) {
 		add(fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
 	if len(errs) > 0 {
-		return o, usageErrorf(c, "%w", errors.Join(errs...))
+		return o, base.Usagef(c, "%w", errors.Join(errs...))
 	}
 	if isTerminal(c.App.ErrWriter) {
 		o.Progress = c.App.ErrWriter
@@ -175,11 +176,11 @@ func renderBench(w io.Writer, rows []schedbench.Row, asJSON bool) error {
 
 // writeJSON prints a line per row, then a line per goal.
 func writeJSON(w io.Writer, rows []schedbench.Row) error {
-	if err := writeJSONLines(w, "bench", rows); err != nil {
+	if err := base.WriteJSONLines(w, "bench", rows); err != nil {
 		return err
 	}
 	for _, g := range schedbench.Goals(rows) {
-		if err := writeJSONLine(w, "bench_goal", g); err != nil {
+		if err := base.WriteJSONLine(w, "bench_goal", g); err != nil {
 			return err
 		}
 	}
@@ -197,15 +198,8 @@ func writeBench(w io.Writer, rows []schedbench.Row, goals []schedbench.Goal) err
 	if len(goals) > 0 {
 		fmt.Fprintln(tw, "\ngoal\tvalue\ttarget\tmet")
 		for _, g := range goals {
-			fmt.Fprintf(tw, "%s\t%.3g\t%s\t%s\n", g.Goal, g.Value, g.Target, yesNo(g.Met))
+			fmt.Fprintf(tw, "%s\t%.3g\t%s\t%s\n", g.Goal, g.Value, g.Target, base.YesNo(g.Met))
 		}
 	}
 	return tw.Flush()
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -21,14 +22,14 @@ import (
 func benchEngineAction(c *cli.Context) error {
 	for _, f := range []string{"queue", "model", "dist", "size", "ops", "trace"} {
 		if c.IsSet(f) {
-			return usageErrorf(c, "--%s does not apply to --engine", f)
+			return base.Usagef(c, "--%s does not apply to --engine", f)
 		}
 	}
 	if c.Int("workers") < 1 || c.Int("engine-jobs") < 0 {
-		return usageErrorf(c, "--workers must be at least 1 and --engine-jobs not negative")
+		return base.Usagef(c, "--workers must be at least 1 and --engine-jobs not negative")
 	}
 	if db := c.String("db"); db != "" && !dburl.IsPostgres(db) {
-		return usageErrorf(c, "--db %s: want a PostgreSQL address (the SQLite journal is measured anyway)", shell.Quote(dburl.Redact(db)))
+		return base.Usagef(c, "--db %s: want a PostgreSQL address (the SQLite journal is measured anyway)", shell.Quote(dburl.Redact(db)))
 	}
 	dir, err := os.MkdirTemp("", "calq-bench-")
 	if err != nil {
@@ -57,7 +58,7 @@ func benchEngineAction(c *cli.Context) error {
 
 func renderEngineBench(w io.Writer, rows []schedbench.EngineRow, asJSON bool) error {
 	if asJSON {
-		return writeJSONLines(w, "engine_bench", rows)
+		return base.WriteJSONLines(w, "engine_bench", rows)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tjobs\tseconds\tjobs/s\tvs baseline\tgoal\tmet")
@@ -67,7 +68,7 @@ func renderEngineBench(w io.Writer, rows []schedbench.EngineRow, asJSON bool) er
 			ratio = fmt.Sprintf("%.2f× %s", r.Ratio, r.Baseline)
 		}
 		if r.Target > 0 {
-			goal, met = fmt.Sprintf("≥ %.0f jobs/s", r.Target), yesNo(r.Met)
+			goal, met = fmt.Sprintf("≥ %.0f jobs/s", r.Target), base.YesNo(r.Met)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.0f\t%s\t%s\t%s", r.Name, r.Jobs, r.Seconds, r.JobsPerSec, ratio, goal, met)
 		if r.Detail != "" {

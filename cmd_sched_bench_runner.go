@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"os"
@@ -16,11 +17,11 @@ import (
 func benchRunnerAction(c *cli.Context) error {
 	for _, f := range []string{"queue", "model", "dist", "size", "ops", "trace", "engine-jobs", "workers"} {
 		if c.IsSet(f) {
-			return usageErrorf(c, "--%s does not apply to --runner", f)
+			return base.Usagef(c, "--%s does not apply to --runner", f)
 		}
 	}
 	if c.Int("runner-jobs") < 1 || c.Int("runner-parallel") < 1 {
-		return usageErrorf(c, "--runner-jobs and --runner-parallel must be at least 1")
+		return base.Usagef(c, "--runner-jobs and --runner-parallel must be at least 1")
 	}
 	self, err := calqCommand()
 	if err != nil {
@@ -48,7 +49,7 @@ const (
 
 func renderRunnerBench(w io.Writer, rows []schedbench.RunnerRow, asJSON bool) error {
 	if asJSON {
-		return writeJSONLines(w, "runner_bench", rows)
+		return base.WriteJSONLines(w, "runner_bench", rows)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "runner\tjobs\tseconds\tms/job\ttime vs calq\tcommand")
@@ -59,13 +60,13 @@ func renderRunnerBench(w io.Writer, rows []schedbench.RunnerRow, asJSON bool) er
 		return err
 	}
 	calq := rows[0]
-	fmt.Fprintf(w, "\ngoal: calq ≤ %.1f ms per job: %.3f ms, %s\n", runnerGoalMs, calq.MsPerJob, yesNo(calq.MsPerJob <= runnerGoalMs))
+	fmt.Fprintf(w, "\ngoal: calq ≤ %.1f ms per job: %.3f ms, %s\n", runnerGoalMs, calq.MsPerJob, base.YesNo(calq.MsPerJob <= runnerGoalMs))
 	for _, r := range rows[1:] {
 		switch r.Runner {
 		case "parallel":
-			fmt.Fprintf(w, "goal: calq ≥ %.1f× faster than GNU parallel: %.2f×, %s\n", runnerGoalParallel, r.Ratio, yesNo(r.Ratio >= runnerGoalParallel))
+			fmt.Fprintf(w, "goal: calq ≥ %.1f× faster than GNU parallel: %.2f×, %s\n", runnerGoalParallel, r.Ratio, base.YesNo(r.Ratio >= runnerGoalParallel))
 		case "xargs":
-			fmt.Fprintf(w, "goal: calq within %.1f× of xargs -P: %.2f×, %s\n", runnerGoalXargs, 1/r.Ratio, yesNo(1/r.Ratio <= runnerGoalXargs))
+			fmt.Fprintf(w, "goal: calq within %.1f× of xargs -P: %.2f×, %s\n", runnerGoalXargs, 1/r.Ratio, base.YesNo(1/r.Ratio <= runnerGoalXargs))
 		}
 	}
 	if len(rows) < 3 {

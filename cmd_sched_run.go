@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -63,7 +64,7 @@ func schedRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "metrics-file", EnvVars: []string{"CALQ_METRICS_FILE"}, Usage: "write Prometheus metrics to `FILE` (textfile collector format)"},
 			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-		}, dbFlag()),
+		}, base.DBFlag()),
 		Action: func(c *cli.Context) error {
 			o, err := runOptions(c)
 			if err != nil {
@@ -71,11 +72,11 @@ func schedRunCommand() *cli.Command {
 			}
 			out := newRunRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"), len(o.Commands))
 			o.Events, o.Output = out.event, out.output
-			if db := journalPath(c); dburl.IsPostgres(db) {
+			if db := base.JournalPath(c); dburl.IsPostgres(db) {
 				return runSharedAction(c, db, o, out)
 			}
 			if c.Bool("journal") {
-				jn, err := journal.Open(c.Context, journalPath(c), journal.Options{})
+				jn, err := journal.Open(c.Context, base.JournalPath(c), journal.Options{})
 				if err != nil {
 					return err
 				}
@@ -102,7 +103,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		errs = append(errs, fmt.Errorf("--priority: %w", err))
 	}
-	shared := dburl.IsPostgres(journalPath(c))
+	shared := dburl.IsPostgres(base.JournalPath(c))
 	if o.Workers < 1 && !(shared && o.Workers == 0) {
 		errs = append(errs, fmt.Errorf("--jobs: %d, want at least 1 (0, only submitting, needs a postgres:// --db)", o.Workers))
 	}
@@ -113,7 +114,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 		errs = append(errs, errors.New("--timeout and --grace must not be negative"))
 	}
 	if at := c.String("at"); at != "" {
-		if o.At, err = parseAt(at, time.Now()); err != nil {
+		if o.At, err = base.ParseAt(at, time.Now()); err != nil {
 			errs = append(errs, fmt.Errorf("--at: %w", err))
 		}
 	}
@@ -138,7 +139,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return o, usageErrorf(c, "%w", errors.Join(errs...))
+		return o, base.Usagef(c, "%w", errors.Join(errs...))
 	}
 	if o.MetricsFile != "" {
 		o.Metrics = sched.NewMetrics()
@@ -148,7 +149,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 		return o, err
 	}
 	if len(o.Commands) == 0 {
-		return o, usageErrorf(c, "no commands to run (the input has only blank lines or comments)")
+		return o, base.Usagef(c, "no commands to run (the input has only blank lines or comments)")
 	}
 	return o, nil
 }
@@ -162,15 +163,15 @@ func runCommands(c *cli.Context) ([]string, error) {
 		files = files[:len(files)-len(after)]
 		switch {
 		case len(after) == 0:
-			return nil, usageErrorf(c, "--: no COMMAND after it")
+			return nil, base.Usagef(c, "--: no COMMAND after it")
 		case len(files) > 0:
-			return nil, usageErrorf(c, "give job files or -- COMMAND, not both (%s before --)", shell.Quote(files[0]))
+			return nil, base.Usagef(c, "give job files or -- COMMAND, not both (%s before --)", shell.Quote(files[0]))
 		case strings.TrimSpace(strings.Join(after, "")) == "":
-			return nil, usageErrorf(c, "--: the COMMAND is empty")
+			return nil, base.Usagef(c, "--: the COMMAND is empty")
 		}
 		line := shellJoin(after)
 		if err := shell.CheckLine(line); err != nil {
-			return nil, usageErrorf(c, "--: %w", err)
+			return nil, base.Usagef(c, "--: %w", err)
 		}
 		return []string{line}, nil
 	}
@@ -196,7 +197,7 @@ func runCommands(c *cli.Context) ([]string, error) {
 		cmds = append(cmds, got...)
 	}
 	if len(errs) > 0 {
-		return nil, usageErrorf(c, "%w", errors.Join(errs...))
+		return nil, base.Usagef(c, "%w", errors.Join(errs...))
 	}
 	return cmds, nil
 }
@@ -285,49 +286,10 @@ func shellJoin(words []string) string {
 	return shell.Join(words)
 }
 
-// parseAt reads a start time: a clock time today (tomorrow if it has
-// passed), a date and time, RFC 3339, or +DURATION from now.
-func parseAt(s string, now time.Time) (time.Time, error) {
-	if d, ok := strings.CutPrefix(s, "+"); ok {
-		dur, err := time.ParseDuration(d)
-		if err != nil || dur < 0 {
-			return time.Time{}, fmt.Errorf("%q: want +DURATION such as +10m", s)
-		}
-		return now.Add(dur), nil
-	}
-	for _, layout := range []string{"15:04", "15:04:05"} {
-		if t, err := time.ParseInLocation(layout, s, now.Location()); err == nil {
-			at := time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), t.Second(), 0, now.Location())
-			if at.Before(now) {
-				at = at.AddDate(0, 0, 1)
-			}
-			return at, nil
-		}
-	}
-	if t, ok := parseDate(s, now.Location()); ok {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q: want 15:04, '2006-01-02 15:04', RFC 3339 or +10m", s)
-}
-
-// parseDate reads the absolute times calq's time flags take: RFC 3339, or
-// a date with an optional time of day in loc.
-func parseDate(s string, loc *time.Location) (time.Time, bool) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, true
-	}
-	for _, layout := range []string{time.DateOnly, "2006-01-02 15:04", "2006-01-02 15:04:05", "2006-01-02T15:04"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
 // runSharedAction runs calq sched run against the shared queue at url.
 func runSharedAction(c *cli.Context, url string, o shell.RunOptions, out *runRenderer) error {
 	if o.MetricsFile != "" {
-		return usageErrorf(c, "--metrics-file: not with a postgres:// --db (the workers run the jobs)")
+		return base.Usagef(c, "--metrics-file: not with a postgres:// --db (the workers run the jobs)")
 	}
 	q, err := openSubmitQueue(c, url)
 	if err != nil {

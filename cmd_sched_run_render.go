@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -114,7 +115,7 @@ func (r *runRenderer) describe(ev sched.Event) string {
 		return fmt.Sprintf("calq: done [%d/%d] %s (%s)", r.ended, r.total, cmd, ev.Run.Round(time.Millisecond))
 	case sched.EventFailed, sched.EventTimedOut:
 		return fmt.Sprintf("calq: %s [%d/%d] after %s: %s%s", strings.ReplaceAll(string(ev.Type), "_", " "),
-			r.ended, r.total, plural(ev.Attempt, "attempt"), cmd, errSuffix(ev.Err))
+			r.ended, r.total, base.Plural(ev.Attempt, "attempt"), cmd, errSuffix(ev.Err))
 	case sched.EventRetry:
 		return fmt.Sprintf("calq: retry %d/%d at %s: %s%s", ev.Attempt, ev.Job.Retries,
 			ev.RetryAt.Format("15:04:05"), cmd, errSuffix(ev.Err))
@@ -194,7 +195,7 @@ func (r *runRenderer) finish(res shell.RunResult) {
 		}{"summary", s, res.Batch})
 		return
 	}
-	line := fmt.Sprintf("calq: %s: %d done, %d failed, %d timed out", plural(s.Submitted, "job"), s.Done, s.Failed, s.TimedOut)
+	line := fmt.Sprintf("calq: %s: %d done, %d failed, %d timed out", base.Plural(s.Submitted, "job"), s.Done, s.Failed, s.TimedOut)
 	for _, x := range []struct {
 		n    int
 		what string
@@ -204,7 +205,7 @@ func (r *runRenderer) finish(res shell.RunResult) {
 		}
 	}
 	if s.Retries > 0 {
-		line += " (" + plural(s.Retries, "retry") + ")"
+		line += " (" + base.Plural(s.Retries, "retry") + ")"
 	}
 	fmt.Fprintln(r.stderr, line)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +61,7 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 			}
 		}
 		if len(errs) > 0 {
-			return nil, o, usageErrorf(c, "%w", errors.Join(errs...))
+			return nil, o, base.Usagef(c, "%w", errors.Join(errs...))
 		}
 		specs, err := sms.Specs(config.SMS{}, devices, os.Getenv)
 		return specs, o, err
@@ -74,7 +75,7 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	}
 	specs, err := sms.Specs(conf.SMS, nil, os.Getenv)
 	if err != nil {
-		return nil, o, usageErrorf(c, "%w", err)
+		return nil, o, base.Usagef(c, "%w", err)
 	}
 	return specs, o, nil
 }
@@ -95,12 +96,12 @@ func checkSomeModem(c *cli.Context, specs []sms.ModemSpec) error {
 		}
 		errs = append(errs, err)
 	}
-	return usageErrorf(c, "no modem of the config file is there: %w", errors.Join(errs...))
+	return base.Usagef(c, "no modem of the config file is there: %w", errors.Join(errs...))
 }
 
 // errNoModems is the usage error of a command that found no modem at all.
 func errNoModems(c *cli.Context) error {
-	return usageErrorf(c, "no modems: give --device, or [[sms.modem]] in the config file, or start calq sms daemon --device DEV")
+	return base.Usagef(c, "no modems: give --device, or [[sms.modem]] in the config file, or start calq sms daemon --device DEV")
 }
 
 // daemonSpecs returns specs, or when there are none the modems a live
@@ -135,7 +136,7 @@ func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func(
 // openSMSWith is openSMS with o for a postgres:// --db: whether to wait
 // for the server, and who hears of its outages.
 func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journal, *store.Store, func() error, error) {
-	db := journalPath(c)
+	db := base.JournalPath(c)
 	if !dburl.IsPostgres(db) {
 		jn, err := journal.Open(c.Context, db, journal.Options{})
 		if err != nil {
@@ -179,4 +180,4 @@ func warnTo(w io.Writer) func(error) {
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).
-func sharedSMS(c *cli.Context) bool { return dburl.IsPostgres(journalPath(c)) }
+func sharedSMS(c *cli.Context) bool { return dburl.IsPostgres(base.JournalPath(c)) }

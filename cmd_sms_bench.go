@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,15 +33,15 @@ func smsBenchCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			switch {
 			case c.Args().Present():
-				return usageErrorf(c, "unexpected argument %q", c.Args().First())
+				return base.Usagef(c, "unexpected argument %q", c.Args().First())
 			case c.Duration("latency") <= 0:
-				return usageErrorf(c, "--latency: %v is not positive", c.Duration("latency"))
+				return base.Usagef(c, "--latency: %v is not positive", c.Duration("latency"))
 			case c.Int("per-modem") < 1 || c.Int("per-modem") > 10000:
-				return usageErrorf(c, "--per-modem: %d is not between 1 and 10000", c.Int("per-modem"))
+				return base.Usagef(c, "--per-modem: %d is not between 1 and 10000", c.Int("per-modem"))
 			}
 			for _, n := range c.IntSlice("modems") {
 				if n < 1 || n > 256 {
-					return usageErrorf(c, "--modems: %d is not between 1 and 256", n)
+					return base.Usagef(c, "--modems: %d is not between 1 and 256", n)
 				}
 			}
 			dir, err := os.MkdirTemp("", "calq-sms-bench-")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"strings"
@@ -42,7 +43,7 @@ func smsDaemonCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-duplicates", Usage: "resend parts whose outcome is unknown"},
 			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a message after transient errors"},
 			&cli.StringFlag{Name: "metrics-file", EnvVars: []string{"CALQ_METRICS_FILE"}, Usage: "write Prometheus metrics to `FILE` (textfile collector format)"},
-			dbFlag()),
+			base.DBFlag()),
 		Action: smsDaemonAction,
 	}
 }
@@ -53,7 +54,7 @@ func smsDaemonAction(c *cli.Context) error {
 		return err
 	}
 	// Started at boot before the database, the daemon waits for it.
-	link := dbLink(c.App.ErrWriter, "calq: warning: ", journalPath(c))
+	link := dbLink(c.App.ErrWriter, "calq: warning: ", base.JournalPath(c))
 	quietOutage(link, &o)
 	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
@@ -75,11 +76,11 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 		Recv: sms.RecvOptions{ReassemblyTimeout: c.Duration("part-timeout")}}
 	switch {
 	case c.Args().Present():
-		return o, usageErrorf(c, "unexpected argument %q", c.Args().First())
+		return o, base.Usagef(c, "unexpected argument %q", c.Args().First())
 	case o.SendEvery <= 0 || o.PollEvery <= 0 || o.Recv.ReassemblyTimeout <= 0:
-		return o, usageErrorf(c, "--send-every, --poll-every and --part-timeout must be positive")
+		return o, base.Usagef(c, "--send-every, --poll-every and --part-timeout must be positive")
 	case o.Retries < 0:
-		return o, usageErrorf(c, "--retries: %d is negative", o.Retries)
+		return o, base.Usagef(c, "--retries: %d is negative", o.Retries)
 	}
 	if o.Retries == 0 {
 		o.Retries = -1 // the flag's 0 means none; DaemonOptions' 0 means the default
@@ -87,14 +88,14 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	daemonLog(c.App.ErrWriter, "calq: warning: ", &o)
 	if o.MetricsFile != "" {
 		if err := checkFileWritable("--metrics-file", o.MetricsFile); err != nil {
-			return o, usageErrorf(c, "%w", err)
+			return o, base.Usagef(c, "%w", err)
 		}
 		o.Metrics = sched.NewMetrics()
 	}
 	var err error
 	o.Specs, o.AT, err = smsModemSpecs(c)
 	if err == nil && len(o.Specs) == 0 {
-		err = usageErrorf(c, "no modems: give --device, or [[sms.modem]] in the config file")
+		err = base.Usagef(c, "no modems: give --device, or [[sms.modem]] in the config file")
 	}
 	return o, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,7 @@ func smsDecodeCommand() *cli.Command {
 			"when no PDU could be decoded, 3 when some could not.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "direction", Usage: "`mo` (sent: SUBMIT) or mt (received: DELIVER, STATUS-REPORT)", DefaultText: "by type"},
-			jsonFlag,
+			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			f := &flagCheck{c: c}
@@ -45,7 +46,7 @@ func smsDecodeCommand() *cli.Command {
 				f.errs = append(f.errs, errors.New("no PDU given: calq sms decode HEX..."))
 			}
 			if len(f.errs) > 0 {
-				return usageErrorf(c, "%w", errors.Join(f.errs...))
+				return base.Usagef(c, "%w", errors.Join(f.errs...))
 			}
 			return decodePDUs(c.App.Writer, c.Args().Slice(), dir, c.Bool("json"))
 		},
@@ -63,7 +64,7 @@ func decodePDUs(w io.Writer, hexes []string, dir pdu.Direction, asJSON bool) err
 			continue
 		}
 		if asJSON {
-			err = writeJSONLine(w, "pdu", m)
+			err = base.WriteJSONLine(w, "pdu", m)
 		} else {
 			if i > len(errs) {
 				fmt.Fprintln(w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"os"
@@ -67,19 +68,19 @@ func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 		FailRate: c.Float64("fail-rate"), Seed: c.Uint64("seed"), PIN: c.String("pin"), PUK: c.String("puk")}
 	switch {
 	case c.Args().Present():
-		return o, nil, usageErrorf(c, "unexpected argument %q", c.Args().First())
+		return o, nil, base.Usagef(c, "unexpected argument %q", c.Args().First())
 	case o.Modems < 1 || o.Modems > 1024:
-		return o, nil, usageErrorf(c, "--modems: %d is not between 1 and 1024", o.Modems)
+		return o, nil, base.Usagef(c, "--modems: %d is not between 1 and 1024", o.Modems)
 	case o.Latency < 0:
-		return o, nil, usageErrorf(c, "--latency: %v is negative", o.Latency)
+		return o, nil, base.Usagef(c, "--latency: %v is negative", o.Latency)
 	case o.FailRate < 0 || o.FailRate > 1:
-		return o, nil, usageErrorf(c, "--fail-rate: %v is not between 0 and 1", o.FailRate)
+		return o, nil, base.Usagef(c, "--fail-rate: %v is not between 0 and 1", o.FailRate)
 	case o.PIN != "" && !digits(o.PIN, 4, 8):
-		return o, nil, usageErrorf(c, "--pin: want 4 to 8 digits")
+		return o, nil, base.Usagef(c, "--pin: want 4 to 8 digits")
 	case o.PUK != "" && !digits(o.PUK, 8, 8):
-		return o, nil, usageErrorf(c, "--puk: want 8 digits")
+		return o, nil, base.Usagef(c, "--puk: want 8 digits")
 	case o.PUK != "" && o.PIN == "":
-		return o, nil, usageErrorf(c, "--puk needs --pin")
+		return o, nil, base.Usagef(c, "--puk needs --pin")
 	}
 	if name := c.String("inbox"); name != "" {
 		b, err := fsio.ReadFile(name, fsio.InboxLimit)

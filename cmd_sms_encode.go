@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +53,7 @@ func smsEncodeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit when that avoids UCS-2"},
 			&cli.IntFlag{Name: "ref", Usage: "concatenation `REFERENCE` 1-65535; default random"},
 			&cli.BoolFlag{Name: "ref16", Usage: "use a 16-bit concatenation reference"},
-			jsonFlag,
+			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o, to, text, err := encodeOptions(c)
@@ -109,7 +110,7 @@ func encodeOptions(c *cli.Context) (pdu.SubmitOptions, string, string, error) {
 			b, err := fsio.ReadAll(c.App.Reader, "standard input", fsio.TextLimit)
 			var tl *fsio.TooLargeError
 			if errors.As(err, &tl) {
-				return o, "", "", usageErrorf(c, "TEXT on %w (an SMS of 255 parts holds less)", err)
+				return o, "", "", base.Usagef(c, "TEXT on %w (an SMS of 255 parts holds less)", err)
 			}
 			if err != nil {
 				return o, "", "", fmt.Errorf("sms encode: reading standard input: %w", err)
@@ -123,7 +124,7 @@ func encodeOptions(c *cli.Context) (pdu.SubmitOptions, string, string, error) {
 		f.errs = append(f.errs, fmt.Errorf("unexpected argument %q: quote TEXT as one argument", c.Args().Get(1)))
 	}
 	if len(f.errs) > 0 {
-		return o, "", "", usageErrorf(c, "%w", errors.Join(f.errs...))
+		return o, "", "", base.Usagef(c, "%w", errors.Join(f.errs...))
 	}
 	return o, to, text, nil
 }
@@ -153,11 +154,11 @@ func parseValidity(s string) (time.Duration, time.Time, error) {
 
 // writeEncodeJSON prints a line per transliteration, then per part.
 func writeEncodeJSON(w io.Writer, parts []pdu.Part, changes []pdu.Change) error {
-	if err := writeJSONLines(w, "transliterated", changes); err != nil {
+	if err := base.WriteJSONLines(w, "transliterated", changes); err != nil {
 		return err
 	}
 	for _, p := range parts {
-		if err := writeJSONLine(w, "part", partOutput{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Encoding: p.Encoding,
+		if err := base.WriteJSONLine(w, "part", partOutput{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Encoding: p.Encoding,
 			TPDULength: p.TPDULength, PDU: p.Hex, Text: p.Text}); err != nil {
 			return err
 		}

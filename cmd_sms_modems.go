@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"cmp"
 	"errors"
 	"fmt"
@@ -38,15 +39,15 @@ func smsModemsCommand() *cli.Command {
 			"Exit status 1 when a modem could not be opened.",
 		Flags: append(smsModemFlags(),
 			&cli.StringFlag{Name: "retry-pin", Usage: "enter the PIN into modem `NAME`'s SIM once more, even one it refused"},
-			jsonFlag,
-			dbFlag()),
+			base.JSONFlag(),
+			base.DBFlag()),
 		Action: smsModemsAction,
 	}
 }
 
 func smsModemsAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usageErrorf(c, "unexpected argument %q", c.Args().First())
+		return base.Usagef(c, "unexpected argument %q", c.Args().First())
 	}
 	if sharedSMS(c) {
 		return smsModemHolds(c)
@@ -86,7 +87,7 @@ func smsModemsAction(c *cli.Context) error {
 	}
 	surveyed, err := sms.Survey(c.Context, free, sms.SurveyOptions{AT: o, PINs: st, RetryPIN: c.String("retry-pin")})
 	if err != nil {
-		return usageErrorf(c, "%w", err)
+		return base.Usagef(c, "%w", err)
 	}
 	var rows []modemRow
 	for _, s := range specs {
@@ -173,7 +174,7 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 			if r.daemon != nil {
 				j.HeldBy = &heldBy{PID: r.daemon.PID, Host: r.daemon.Host, Updated: r.daemon.Updated}
 			}
-			if err := writeJSONLine(w, "sms_modem", j); err != nil {
+			if err := base.WriteJSONLine(w, "sms_modem", j); err != nil {
 				return err
 			}
 		}
@@ -190,8 +191,8 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.Device), state, safeText(cmp.Or(r.Error, fmt.Sprint(r.Err))))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.Device), state, dash(safeText(r.Maker)),
-			dash(safeText(r.Model)), dash(safeText(r.IMEI)), dash(safeText(r.Registration)), signalText(r.Signal), dash(safeText(r.SMSC)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.Device), state, base.OrDash(safeText(r.Maker)),
+			base.OrDash(safeText(r.Model)), base.OrDash(safeText(r.IMEI)), base.OrDash(safeText(r.Registration)), signalText(r.Signal), base.OrDash(safeText(r.SMSC)))
 	}
 	return tw.Flush()
 }
@@ -200,7 +201,7 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 // (PostgreSQL), by host: each daemon surveys its own.
 func smsModemHolds(c *cli.Context) error {
 	if len(c.StringSlice("device")) > 0 {
-		return usageErrorf(c, "--device: with a PostgreSQL --db this lists the modems the daemons hold; survey a modem on its host")
+		return base.Usagef(c, "--device: with a PostgreSQL --db this lists the modems the daemons hold; survey a modem on its host")
 	}
 	_, st, closeSMS, err := openSMS(c, false)
 	if err != nil {
@@ -212,7 +213,7 @@ func smsModemHolds(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSONLines(c.App.Writer, "sms_modem_hold", hs)
+		return base.WriteJSONLines(c.App.Writer, "sms_modem_hold", hs)
 	}
 	if len(hs) == 0 {
 		fmt.Fprintln(c.App.ErrWriter, "calq: no calq sms daemon holds a modem on this database")

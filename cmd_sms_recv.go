@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,7 +55,7 @@ func smsRecvCommand() *cli.Command {
 			&cli.StringFlag{Name: "exec", Usage: "run `CMD` with /bin/sh -c for each message or report"},
 			&cli.DurationFlag{Name: "part-timeout", Value: sms.DefaultReassemblyTimeout,
 				Usage: "deliver a long message's parts as they are `AFTER` this long"},
-			dbFlag(),
+			base.DBFlag(),
 		},
 		Action: smsRecvAction,
 	}
@@ -66,7 +67,7 @@ func smsRecvAction(c *cli.Context) error {
 		return err
 	}
 	if sharedSMS(c) && !c.Bool("offline") {
-		return usageErrorf(c, "with a PostgreSQL --db the daemons on the modem hosts receive: read what they filed with --offline")
+		return base.Usagef(c, "with a PostgreSQL --db the daemons on the modem hosts receive: read what they filed with --offline")
 	}
 	j, st, closeSMS, err := openSMS(c, false)
 	if err != nil {
@@ -100,11 +101,11 @@ func recvOptions(c *cli.Context) (sms.RecvOptions, []sms.ModemSpec, error) {
 	o := sms.RecvOptions{Keep: c.Bool("keep"), ReassemblyTimeout: c.Duration("part-timeout")}
 	switch {
 	case c.Args().Present():
-		return o, nil, usageErrorf(c, "unexpected argument %q", c.Args().First())
+		return o, nil, base.Usagef(c, "unexpected argument %q", c.Args().First())
 	case o.ReassemblyTimeout <= 0:
-		return o, nil, usageErrorf(c, "--part-timeout: %v is not positive", o.ReassemblyTimeout)
+		return o, nil, base.Usagef(c, "--part-timeout: %v is not positive", o.ReassemblyTimeout)
 	case c.Bool("offline") && len(c.StringSlice("device")) > 0:
-		return o, nil, usageErrorf(c, "--offline and --device exclude each other")
+		return o, nil, base.Usagef(c, "--offline and --device exclude each other")
 	}
 	o.Warn = warnTo(c.App.ErrWriter)
 	o.Handle = recvHandler(c.App.Writer, c.Bool("json"), sms.ExecOptions{Command: c.String("exec"),
@@ -125,7 +126,7 @@ func recvOptions(c *cli.Context) (sms.RecvOptions, []sms.ModemSpec, error) {
 	}
 	specs, err := sms.Specs(conf.SMS, devices, os.Getenv)
 	if err != nil {
-		return o, nil, usageErrorf(c, "%w", err)
+		return o, nil, base.Usagef(c, "%w", err)
 	}
 	return o, specs, nil
 }

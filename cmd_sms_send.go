@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -67,8 +68,8 @@ func smsSendCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after this long (messages stay queued: exit 4)"},
 			&cli.BoolFlag{Name: "allow-duplicates", Usage: "resend parts whose outcome is unknown"},
 			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a message after transient errors"},
-			jsonFlag,
-			dbFlag()),
+			base.JSONFlag(),
+			base.DBFlag()),
 		Action: smsSendAction,
 	}
 }
@@ -79,7 +80,7 @@ func smsSendAction(c *cli.Context) error {
 		return err
 	}
 	if sharedSMS(c) && len(o.Modems) > 0 {
-		return usageErrorf(c, "--device: with a PostgreSQL --db the daemons on the modem hosts send (calq sms daemon --db URL --device DEV there)")
+		return base.Usagef(c, "--device: with a PostgreSQL --db the daemons on the modem hosts send (calq sms daemon --db URL --device DEV there)")
 	}
 	jn, st, closeSMS, err := openSendStore(c, &o)
 	if err != nil && sharedSMS(c) && spoolable(err) {
@@ -101,7 +102,7 @@ func smsSendAction(c *cli.Context) error {
 	}
 	res, err := sms.Send(c.Context, o)
 	if errors.Is(err, sms.ErrUsage) {
-		return &usageError{err: err, hint: helpHint(c)} // nothing was recorded: nothing to show
+		return &base.UsageError{Err: err, Help: base.HelpHint(c)} // nothing was recorded: nothing to show
 	}
 	if sharedSMS(c) && errors.Is(err, sms.ErrNotRecorded) && spoolable(err) {
 		// The server went away between opening the outbox and the insert.
@@ -130,7 +131,7 @@ func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store
 	}
 	oc := *c
 	oc.Context = ctx
-	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: dbLink(c.App.ErrWriter, "calq: ", journalPath(c))})
+	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: dbLink(c.App.ErrWriter, "calq: ", base.JournalPath(c))})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -148,7 +149,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		return smsQueuedOptions(c)
 	}
 	if len(args) == 0 {
-		return o, usageErrorf(c, "no recipients (or --queued, to send what earlier runs left queued)")
+		return o, base.Usagef(c, "no recipients (or --queued, to send what earlier runs left queued)")
 	}
 	text, to := "", args
 	switch last := args[len(args)-1]; {
@@ -162,7 +163,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		b, err := fsio.ReadAll(c.App.Reader, "standard input", fsio.TextLimit)
 		var tl *fsio.TooLargeError
 		if errors.As(err, &tl) {
-			return o, usageErrorf(c, "the text on %w (an SMS of 255 parts holds less)", err)
+			return o, base.Usagef(c, "the text on %w (an SMS of 255 parts holds less)", err)
 		}
 		if err != nil {
 			return o, fmt.Errorf("read the text from stdin: %w", err)
@@ -172,7 +173,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		text, to = last, args[:len(args)-1]
 	}
 	if len(to) == 0 {
-		return o, usageErrorf(c, "no recipients")
+		return o, base.Usagef(c, "no recipients")
 	}
 	var bad []error
 	for i, r := range to {
@@ -186,33 +187,33 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		bad = append(bad, errors.New("the text is empty: nothing to send (give TEXT, or pipe it in)"))
 	}
 	if len(bad) > 0 {
-		return o, usageErrorf(c, "%w", errors.Join(bad...))
+		return o, base.Usagef(c, "%w", errors.Join(bad...))
 	}
 	class, err := sched.ParseClass(c.String("priority"))
 	if err != nil {
-		return o, usageErrorf(c, "--priority: %w", err)
+		return o, base.Usagef(c, "--priority: %w", err)
 	}
 	o = sms.SendOptions{To: to, Text: text, Flash: c.Bool("flash"), Transliterate: c.Bool("transliterate"), Report: c.Bool("report"),
 		Validity: c.Duration("validity"), Priority: class, NoWait: noWait(c),
 		Timeout: c.Duration("timeout"), AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries")}
 	if o.Validity < 0 {
-		return o, usageErrorf(c, "--validity: %v is negative", o.Validity)
+		return o, base.Usagef(c, "--validity: %v is negative", o.Validity)
 	}
 	if o.Retries < 0 {
-		return o, usageErrorf(c, "--retries: %d is negative", o.Retries)
+		return o, base.Usagef(c, "--retries: %d is negative", o.Retries)
 	}
 	if o.Retries == 0 {
 		o.Retries = -1 // the flag's 0 means none; SendOptions' 0 means the default
 	}
 	if s := c.String("at"); s != "" {
-		if o.At, err = parseAt(s, time.Now()); err != nil {
-			return o, usageErrorf(c, "--at %w", err)
+		if o.At, err = base.ParseAt(s, time.Now()); err != nil {
+			return o, base.Usagef(c, "--at %w", err)
 		}
 	}
 	o.Warn = warnTo(c.App.ErrWriter)
 	if o.NoWait {
 		if c.IsSet("device") {
-			return o, usageErrorf(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
+			return o, base.Usagef(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
 		}
 		return o, nil
 	}
@@ -242,7 +243,7 @@ func smsQueuedOptions(c *cli.Context) (sms.SendOptions, error) {
 		bad = append(bad, fmt.Errorf("--retries: %d is negative", o.Retries))
 	}
 	if len(bad) > 0 {
-		return o, usageErrorf(c, "%w", errors.Join(bad...))
+		return o, base.Usagef(c, "%w", errors.Join(bad...))
 	}
 	if o.Retries == 0 {
 		o.Retries = -1
@@ -302,16 +303,16 @@ func renderSend(c *cli.Context, res sms.Result) error {
 	w := c.App.Writer
 	if c.Bool("json") {
 		for _, m := range res.Messages {
-			if err := writeJSONLine(w, "sms_result", toSendLine(m, false)); err != nil {
+			if err := base.WriteJSONLine(w, "sms_result", toSendLine(m, false)); err != nil {
 				return err
 			}
 		}
 		for _, m := range res.Earlier {
-			if err := writeJSONLine(w, "sms_result", toSendLine(m, true)); err != nil {
+			if err := base.WriteJSONLine(w, "sms_result", toSendLine(m, true)); err != nil {
 				return err
 			}
 		}
-		return writeJSONLine(w, "sms_send", struct {
+		return base.WriteJSONLine(w, "sms_send", struct {
 			Modems         []string     `json:"modems,omitempty"`
 			StillQueued    int          `json:"still_queued"`
 			Transliterated []pdu.Change `json:"transliterated,omitempty"`
@@ -319,7 +320,7 @@ func renderSend(c *cli.Context, res sms.Result) error {
 	}
 	if res.StillQueued > 0 && !c.Bool("queued") {
 		fmt.Fprintf(c.App.ErrWriter, "calq: %s of earlier runs still queued: calq sms send --queued sends them (or calq sms daemon)\n",
-			plural(res.StillQueued, "message"))
+			base.Plural(res.StillQueued, "message"))
 	}
 	if noWait(c) {
 		for _, m := range res.Messages {
@@ -332,10 +333,10 @@ func renderSend(c *cli.Context, res sms.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTO\tSTATE\tMODEM\tPARTS\tMR\tREASON")
 	for _, m := range res.Messages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", idText(m.ID), safeText(m.To), m.State, dash(safeText(m.Modem)), m.Parts, mrText(m.MR), safeText(m.Reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", idText(m.ID), safeText(m.To), m.State, base.OrDash(safeText(m.Modem)), m.Parts, mrText(m.MR), safeText(m.Reason))
 	}
 	for _, m := range res.Earlier {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, safeText(m.To), m.State, dash(safeText(m.Modem)), m.Parts, mrText(m.MR),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, safeText(m.To), m.State, base.OrDash(safeText(m.Modem)), m.Parts, mrText(m.MR),
 			"earlier run: "+m.Reason)
 	}
 	return tw.Flush()
@@ -358,11 +359,4 @@ func idText(id int64) string {
 		return "-"
 	}
 	return fmt.Sprint(id)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

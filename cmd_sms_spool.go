@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,7 +27,7 @@ import (
 // without the password): the engine of a daemon or worker sending from
 // it, and the spool of messages calq sms send kept while it was down.
 func smsStatePath(url string) string {
-	def := defaultJournalPath()
+	def := base.DefaultJournalPath()
 	if def == "" {
 		return "" // no home: journal.Open says so
 	}
@@ -48,7 +49,7 @@ type spooledError struct {
 }
 
 func (e *spooledError) Error() string {
-	return fmt.Sprintf("sms send: %v\n%s spooled in %s, for %s", e.cause, plural(e.n, "message"), e.path, e.addr)
+	return fmt.Sprintf("sms send: %v\n%s spooled in %s, for %s", e.cause, base.Plural(e.n, "message"), e.path, e.addr)
 }
 
 func (e *spooledError) Is(target error) bool { return target == sms.ErrQueued }
@@ -65,12 +66,12 @@ func spoolSend(c *cli.Context, o sms.SendOptions, cause error) (sms.Result, erro
 	}
 	msgs, changes, err := sms.Compose(o.To, o.Text, o)
 	if err != nil {
-		return sms.Result{}, &usageError{err: err, hint: helpHint(c)}
+		return sms.Result{}, &base.UsageError{Err: err, Help: base.HelpHint(c)}
 	}
 	for _, ch := range changes {
 		o.Warn(fmt.Errorf("transliterated %q → %q (%d×)", ch.From, ch.To, ch.Count))
 	}
-	db := journalPath(c)
+	db := base.JournalPath(c)
 	path, addr := smsStatePath(db), dburl.Redact(db)
 	// Spooling must not be cut short by the --timeout that just ran out.
 	ctx := context.WithoutCancel(c.Context)
@@ -124,7 +125,7 @@ func forwardSpool(ctx context.Context, w io.Writer, url string, jn *journal.Jour
 	}
 	if len(ids) > 0 {
 		fmt.Fprintf(w, "calq: forwarded %s spooled in %s to %s: ids %s\n",
-			plural(len(ids), "message"), path, dburl.Redact(url), joinIDs(ids))
+			base.Plural(len(ids), "message"), path, dburl.Redact(url), joinIDs(ids))
 	}
 	if err != nil {
 		return fmt.Errorf("forward the sms spooled in %s: %w", path, err)
@@ -140,7 +141,7 @@ func spoolFeed(c *cli.Context, link *pgdb.Link, jn *journal.Journal, st *store.S
 		if link.Down() {
 			return nil // the spool waits for the store's next success
 		}
-		return forwardSpool(ctx, c.App.ErrWriter, journalPath(c), jn, st)
+		return forwardSpool(ctx, c.App.ErrWriter, base.JournalPath(c), jn, st)
 	}
 }
 
@@ -148,7 +149,7 @@ func spoolFeed(c *cli.Context, link *pgdb.Link, jn *journal.Journal, st *store.S
 // --db, as outbox messages in state spooled (no id: the shared outbox
 // has given them none yet).
 func spooledSMS(c *cli.Context) ([]store.SMSMessage, error) {
-	db := journalPath(c)
+	db := base.JournalPath(c)
 	path := smsStatePath(db)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

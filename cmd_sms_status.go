@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,22 +39,22 @@ func smsStatusCommand() *cli.Command {
 			&cli.StringFlag{Name: "state", Usage: "only messages in `STATE`: spooled, queued, sent, failed or unknown"},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "list at most `N` messages"},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-			dbFlag(),
+			base.DBFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			var id int64
 			if c.NArg() > 1 {
-				return usageErrorf(c, "want at most one ID")
+				return base.Usagef(c, "want at most one ID")
 			}
 			if st := c.String("state"); st != "" && !slices.Contains(smsStates, st) {
-				return usageErrorf(c, "--state: unknown state %q (valid: %s)", st, strings.Join(smsStates, ", "))
+				return base.Usagef(c, "--state: unknown state %q (valid: %s)", st, strings.Join(smsStates, ", "))
 			}
 			if c.Int("limit") < 0 {
-				return usageErrorf(c, "--limit: %d is negative", c.Int("limit"))
+				return base.Usagef(c, "--limit: %d is negative", c.Int("limit"))
 			}
 			if c.NArg() == 1 {
 				if _, err := fmt.Sscan(c.Args().First(), &id); err != nil || id <= 0 {
-					return usageErrorf(c, "ID %q is not a message id", c.Args().First())
+					return base.Usagef(c, "ID %q is not a message id", c.Args().First())
 				}
 			}
 			show := func(st *store.Store, spooled []store.SMSMessage) error {
@@ -162,11 +163,11 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 	w := c.App.Writer
 	if c.Bool("json") {
 		for _, m := range ms {
-			if err := writeJSONLine(w, "sms", toSMSJSON(m)); err != nil {
+			if err := base.WriteJSONLine(w, "sms", toSMSJSON(m)); err != nil {
 				return err
 			}
 		}
-		if err := writeJSONLines(w, "sms_report", reports); err != nil {
+		if err := base.WriteJSONLines(w, "sms_report", reports); err != nil {
 			return err
 		}
 		return nil
@@ -175,7 +176,7 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 	fmt.Fprintln(tw, "ID\tCREATED\tTO\tSTATE\tMODEM\tPARTS\tREASON")
 	for _, m := range ms {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", idText(m.ID), m.Created.Local().Format("2006-01-02 15:04:05"),
-			safeText(m.To), m.State, dash(safeText(m.Modem)), len(m.Parts), safeText(m.Reason))
+			safeText(m.To), m.State, base.OrDash(safeText(m.Modem)), len(m.Parts), safeText(m.Reason))
 	}
 	if one && len(ms) == 1 {
 		fmt.Fprintln(tw, "\nPART\tREF\tSTATE\tMR\tMODEM\tREPORT\tREASON")
@@ -186,7 +187,7 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 					report = fmt.Sprintf("%s (status %d)", r.Outcome, r.Status)
 				}
 			}
-			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), dash(safeText(p.Modem)), report, safeText(p.Reason))
+			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), base.OrDash(safeText(p.Modem)), report, safeText(p.Reason))
 		}
 	}
 	return tw.Flush()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,7 +27,7 @@ func versionCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usageErrorf(c, "unexpected argument %q", c.Args().First())
+				return base.Usagef(c, "unexpected argument %q", c.Args().First())
 			}
 			v := readVersion()
 			if c.Bool("json") {

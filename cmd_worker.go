@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -69,7 +70,7 @@ func workerCommand() *cli.Command {
 			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "how long a claim holds without a heartbeat (every lease/3)"},
 			&cli.DurationFlag{Name: "grace", Value: 5 * time.Second, Usage: "how long a stopped job gets between SIGTERM and SIGKILL"},
 			&cli.BoolFlag{Name: "status", Usage: "list the workers, their kinds, load and last heartbeat, and exit"},
-			jsonFlag,
+			base.JSONFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 			&cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"}, Usage: "the shared queue: a postgres:// `URL`"},
 		}, smsModemFlags()...),
@@ -79,22 +80,22 @@ func workerCommand() *cli.Command {
 
 func workerAction(c *cli.Context) error {
 	if c.Args().Present() {
-		return usageErrorf(c, "unexpected argument %s", shell.Quote(c.Args().First()))
+		return base.Usagef(c, "unexpected argument %s", shell.Quote(c.Args().First()))
 	}
 	url := c.String("db")
 	if !dburl.IsPostgres(url) {
 		if url == "" {
-			return usageErrorf(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
+			return base.Usagef(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
 		}
-		return usageErrorf(c, "--db %s: calq worker needs a PostgreSQL address (postgres://... or host=... dbname=...); a journal file is not shared between machines", shell.Quote(dburl.Redact(url)))
+		return base.Usagef(c, "--db %s: calq worker needs a PostgreSQL address (postgres://... or host=... dbname=...); a journal file is not shared between machines", shell.Quote(dburl.Redact(url)))
 	}
 	if root := c.String("shared-root"); root != "" {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			return usageErrorf(c, "--shared-root %s: not a directory", root)
+			return base.Usagef(c, "--shared-root %s: not a directory", root)
 		}
 	}
 	if c.Duration("lease") < time.Second {
-		return usageErrorf(c, "--lease %v: want at least 1s", c.Duration("lease"))
+		return base.Usagef(c, "--lease %v: want at least 1s", c.Duration("lease"))
 	}
 	var kinds []string
 	if !c.Bool("status") {
@@ -102,7 +103,7 @@ func workerAction(c *cli.Context) error {
 			k = strings.TrimSpace(k)
 			switch {
 			case !slices.Contains(workerKinds, k):
-				return usageErrorf(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
+				return base.Usagef(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
 			case k == convert.Kind:
 				kinds = append(kinds, convert.Kinds()...)
 			default:
@@ -112,12 +113,12 @@ func workerAction(c *cli.Context) error {
 		slices.Sort(kinds)
 		kinds = slices.Compact(kinds)
 		if name := c.String("name"); c.IsSet("name") && (name == "" || strings.ContainsFunc(name, unicode.IsSpace)) {
-			return usageErrorf(c, "--name %q: want a name without spaces", name)
+			return base.Usagef(c, "--name %q: want a name without spaces", name)
 		} else if err := checkText("--name", name); err != nil {
-			return usageErrorf(c, "%w", err)
+			return base.Usagef(c, "%w", err)
 		}
 		if c.Int("jobs") < 1 {
-			return usageErrorf(c, "--jobs: %d, want at least 1", c.Int("jobs"))
+			return base.Usagef(c, "--jobs: %d, want at least 1", c.Int("jobs"))
 		}
 	}
 	log := &workerLog{w: c.App.ErrWriter, json: c.Bool("json"), quiet: c.Bool("quiet")}
@@ -151,7 +152,7 @@ func workerWithSMS(c *cli.Context, others []string, link *pgdb.Link, run func(*c
 		return err
 	}
 	if len(specs) == 0 {
-		return usageErrorf(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
+		return base.Usagef(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
 	}
 	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
@@ -242,7 +243,7 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.json {
-		writeJSONLine(l.w, "worker_event", workerEventLine{Event: ev.Type, Time: ev.Time.Format(time.RFC3339Nano),
+		base.WriteJSONLine(l.w, "worker_event", workerEventLine{Event: ev.Type, Time: ev.Time.Format(time.RFC3339Nano),
 			Key: ev.Key, Kind: ev.Kind, Attempt: ev.Attempt, N: ev.N, Error: errText(ev.Err)})
 		return
 	}
@@ -297,7 +298,7 @@ func (l *workerLog) link(url string) *pgdb.Link {
 		line.DB = dburl.Redact(url)
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		writeJSONLine(l.w, "worker_event", line)
+		base.WriteJSONLine(l.w, "worker_event", line)
 	}
 	return &pgdb.Link{
 		Lost: func(err error) {
@@ -322,7 +323,7 @@ func workerStatus(c *cli.Context, q *pgqueue.Queue) error {
 		return err
 	}
 	if c.Bool("json") {
-		return writeJSONLines(c.App.Writer, "worker", ws)
+		return base.WriteJSONLines(c.App.Writer, "worker", ws)
 	}
 	if len(ws) == 0 {
 		fmt.Fprintln(c.App.ErrWriter, "calq worker: no workers in the last hour")

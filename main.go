@@ -10,6 +10,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if urfaveExit(err) {
 		// urfave returns an ExitCoder only for "help" on an unknown topic;
 		// its own exit code would clash with ours.
-		err = &usageError{err: errors.New(strings.ToLower(err.Error())), hint: "run 'calq help' for the list of commands"}
+		err = &base.UsageError{Err: errors.New(strings.ToLower(err.Error())), Help: "run 'calq help' for the list of commands"}
 	}
 	return err
 }
@@ -113,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // of the job, not a usage error.
 func urfaveExit(err error) bool {
 	var ec cli.ExitCoder
-	var ue *usageError
+	var ue *base.UsageError
 	var xe *exec.ExitError
 	return errors.As(err, &ec) && !errors.As(err, &ue) && !errors.As(err, &xe)
 }
@@ -180,7 +181,7 @@ func setupCommands(cmds []*cli.Command, sms bool) {
 func noArgs(action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if c.Args().Present() {
-			return usageErrorf(c, "unexpected argument %q", c.Args().First())
+			return base.Usagef(c, "unexpected argument %q", c.Args().First())
 		}
 		return action(c)
 	}
@@ -223,7 +224,7 @@ func rootAction(c *cli.Context) error {
 	if err := cli.ShowAppHelp(c); err != nil {
 		return err
 	}
-	return usageErrorf(c, "no command given")
+	return base.Usagef(c, "no command given")
 }
 
 // groupAction is rootAction for commands that only group subcommands.
@@ -235,14 +236,14 @@ func groupAction(c *cli.Context) error {
 	if err := cli.ShowSubcommandHelp(c); err != nil {
 		return err
 	}
-	return usageErrorf(c, "no command given: calq %s needs one of its commands", c.Command.Name)
+	return base.Usagef(c, "no command given: calq %s needs one of its commands", c.Command.Name)
 }
 
 // unknownCommand is the usage error for a word that names none of cmds,
 // with the nearest as a "did you mean".
 func unknownCommand(c *cli.Context, cmds []*cli.Command) error {
 	name := c.Args().First()
-	err := usageErrorf(c, "unknown command %q", name)
+	err := base.Usagef(c, "unknown command %q", name)
 	best, bestD := "", 3
 	for _, cmd := range cmds {
 		for _, n := range cmd.Names() {
@@ -252,33 +253,10 @@ func unknownCommand(c *cli.Context, cmds []*cli.Command) error {
 		}
 	}
 	if best != "" {
-		ue := err.(*usageError)
-		ue.hint = fmt.Sprintf("did you mean %q? %s", best, ue.hint)
+		ue := err.(*base.UsageError)
+		ue.Help = fmt.Sprintf("did you mean %q? %s", best, ue.Help)
 	}
 	return err
-}
-
-// usageError is a command line the user must fix; it exits with status 2.
-type usageError struct {
-	err  error
-	hint string
-}
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-func (e *usageError) Hint() string  { return e.hint }
-
-func usageErrorf(c *cli.Context, format string, args ...any) error {
-	err, hint := fmt.Errorf(format, args...), helpHint(c)
-	var h *hinted
-	if errors.As(err, &h) {
-		hint = h.hint + "; " + hint
-	}
-	return &usageError{err: err, hint: hint}
-}
-
-func helpHint(c *cli.Context) string {
-	return fmt.Sprintf("run '%s --help' for usage", c.Command.HelpName)
 }
 
 // interrupted marks err, the result of a run cut short by a signal, so
@@ -298,7 +276,7 @@ func interrupted(cause, err error) error {
 // precedence exitStatuses documents. Packages return sentinel errors and
 // know no numbers.
 func exitCode(err error) int {
-	var ue *usageError
+	var ue *base.UsageError
 	switch {
 	case err == nil:
 		return exitOK

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"encoding/json"
 	"errors"
@@ -199,7 +200,7 @@ func cmdSeedJournal(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func TestExitCode(t *testing.T) {
-	usage := &usageError{err: errors.New("flag provided but not defined: -x")}
+	usage := &base.UsageError{Err: errors.New("flag provided but not defined: -x")}
 	partial := fmt.Errorf("%w: 2 of 5 files failed", exitcode.ErrPartial)
 	signalled := func() error {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGUSR1)
@@ -257,7 +258,7 @@ func TestReport(t *testing.T) {
 	}{
 		{"nil", nil, ""},
 		{"plain", errors.New("boom"), "calq: boom\n"},
-		{"hint", fmt.Errorf("x: %w", &usageError{err: errors.New("bad"), hint: "run 'calq --help'"}),
+		{"hint", fmt.Errorf("x: %w", &base.UsageError{Err: errors.New("bad"), Help: "run 'calq --help'"}),
 			"calq: x: bad\ncalq: hint: run 'calq --help'\n"},
 		{"joined", errors.Join(errors.New("a"), errors.New("b")), "calq: a\ncalq: b\n"},
 	}
@@ -462,7 +463,7 @@ func TestURFaveExit(t *testing.T) {
 	}{
 		{"urfave", cli.Exit("No help topic for 'x'", 3), true},
 		{"a job's exit status", fmt.Errorf("soffice: %w", xe), false},
-		{"usage", &usageError{err: errors.New("bad")}, false},
+		{"usage", &base.UsageError{Err: errors.New("bad")}, false},
 		{"plain", errors.New("x"), false},
 	}
 	for _, tt := range tests {

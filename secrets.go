@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/base"
 	"fmt"
 	"os"
 
@@ -20,7 +21,7 @@ import (
 func hidingSecrets(action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		childenv.Hide(secretEnv(c)...)
-		if db := journalPath(c); db != os.Getenv("CALQ_DB") && dburl.HasPassword(db) {
+		if db := base.JournalPath(c); db != os.Getenv("CALQ_DB") && dburl.HasPassword(db) {
 			// Too late to hide it, but not to say so.
 			fmt.Fprintln(c.App.ErrWriter, "calq: warning: the password in --db is visible to every user of this machine (ps); "+
 				"give it in PGPASSWORD or ~/.pgpass instead")
@@ -32,7 +33,7 @@ func hidingSecrets(action cli.ActionFunc) cli.ActionFunc {
 // secretEnv names the variables that hold this run's secrets.
 func secretEnv(c *cli.Context) []string {
 	names := config.SecretEnv(configPath(c))
-	if dburl.IsPostgres(journalPath(c)) || dburl.IsPostgres(os.Getenv("CALQ_DB")) {
+	if dburl.IsPostgres(base.JournalPath(c)) || dburl.IsPostgres(os.Getenv("CALQ_DB")) {
 		names = append(names, "PGPASSWORD", "PGSSLPASSWORD")
 	}
 	return names

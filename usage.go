@@ -4,6 +4,7 @@ package main
 // with a "did you mean"; a bad value names the flag and what it needs.
 
 import (
+	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"regexp"
@@ -25,7 +26,7 @@ var (
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	flags := commandFlags(c)
 	msg := err.Error()
-	hint := helpHint(c)
+	hint := base.HelpHint(c)
 	switch {
 	case reUnknownFlag.MatchString(msg):
 		name := reUnknownFlag.FindStringSubmatch(msg)[1]
@@ -40,7 +41,7 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 		name := reNoValue.FindStringSubmatch(msg)[1]
 		msg = fmt.Sprintf("%s needs a value", typed(c, name))
 	}
-	return &usageError{err: errors.New(msg), hint: hint}
+	return &base.UsageError{Err: errors.New(msg), Help: hint}
 }
 
 // commandFlags are the flags of the command c runs: the app's at the top.

@@ -1,4 +1,4 @@
-package main
+package base
 
 import (
 	"testing"
@@ -13,16 +13,16 @@ func FuzzParseTimes(f *testing.F) {
 	}
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, s string) {
-		_, _ = parseWhen("since", s, now)
-		at, err := parseAt(s, now)
+		_, _ = ParseWhen("since", s, now)
+		at, err := ParseAt(s, now)
 		if err != nil {
 			return
 		}
 		if d, perr := time.ParseDuration(s[min(1, len(s)):]); s[0] == '+' && perr == nil && !at.Equal(now.Add(d)) {
-			t.Errorf("parseAt(%q) = %v, want now+%v", s, at, d)
+			t.Errorf("ParseAt(%q) = %v, want now+%v", s, at, d)
 		}
 		if _, cerr := time.Parse("15:04", s); cerr == nil && at.Before(now) {
-			t.Errorf("parseAt(%q) = %v, before now %v", s, at, now)
+			t.Errorf("ParseAt(%q) = %v, before now %v", s, at, now)
 		}
 	})
 }

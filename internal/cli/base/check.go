@@ -1,0 +1,36 @@
+package base
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+)
+
+// FlagErrors collects what is wrong with a command's flags and
+// arguments, so that one usage error names every one of them. The zero
+// value is ready to use.
+type FlagErrors struct{ errs []error }
+
+// Add records err; a nil err is nothing wrong.
+func (f *FlagErrors) Add(err error) {
+	if err != nil {
+		f.errs = append(f.errs, err)
+	}
+}
+
+// Failf records a problem with flag --name, formatted as by fmt.Errorf.
+func (f *FlagErrors) Failf(name, format string, args ...any) {
+	f.errs = append(f.errs, fmt.Errorf("--%s: "+format, append([]any{name}, args...)...))
+}
+
+// Len is the number of problems recorded.
+func (f *FlagErrors) Len() int { return len(f.errs) }
+
+// Err is a usage error of c naming every problem recorded, or nil.
+func (f *FlagErrors) Err(c *cli.Context) error {
+	if len(f.errs) == 0 {
+		return nil
+	}
+	return Usagef(c, "%w", errors.Join(f.errs...))
+}

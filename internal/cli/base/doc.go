@@ -1,0 +1,11 @@
+// Package base holds what every calq command shares, so that a command
+// group needs nothing from main or from another group: the --db, --json
+// and --config flags, defined once (DBFlag, JSONFlag, ConfigFlag) and
+// JournalPath that reads --db; the usage error that exits with status 2
+// (UsageError, Usagef) and FlagErrors, which collects every bad flag into
+// one; the one JSON Lines writer (WriteJSONLine, WriteJSONLines); the
+// time flags' parsers (ParseAt, ParseDate, ParseWhen); and the small
+// formatters of tables (Plural, OrDash, Seconds, Ratio, YesNo). All are
+// cheap and safe for concurrent use except FlagErrors, which belongs to
+// one Action.
+package base
