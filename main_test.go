@@ -346,7 +346,8 @@ func TestParseSizes(t *testing.T) {
 
 // TestImportRules keeps the layers of CONVENTIONS.md apart (production
 // imports; tests may import what they need):
-//   - only package main imports urfave/cli;
+//   - only package main and internal/cli/... import urfave/cli, and only
+//     they import internal/cli/...;
 //   - sched and its subpackages import no client of theirs (convert, sms,
 //     analyze);
 //   - convert, sms and analyze import no sibling;
@@ -387,6 +388,11 @@ func TestImportRule(t *testing.T) {
 	}{
 		{"calq", "github.com/urfave/cli/v2", false},
 		{"calq/sms", "github.com/urfave/cli/v2", true},
+		{"calq/internal/cli/base", "github.com/urfave/cli/v2", false},
+		{"calq/internal/clix", "github.com/urfave/cli/v2", true},
+		{"calq", "calq/internal/cli/base", false},
+		{"calq/sms", "calq/internal/cli/base", true},
+		{"calq/internal/dburl", "calq/internal/cli/base", true},
 		{"calq/sched", "calq/sched/cq", false},
 		{"calq/sched/journal", "calq/sms/store", true},
 		{"calq/sched/schedbench", "calq/convert", true},
@@ -421,10 +427,13 @@ func importRule(pkg, imp string) string {
 	isBench := func(p string) bool {
 		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench"}, p)
 	}
+	isCLI := func(p string) bool { return p == "calq" || strings.HasPrefix(p, "calq/internal/cli/") }
 	from, to := domain(pkg), domain(imp)
 	switch {
-	case imp == "github.com/urfave/cli/v2" && pkg != "calq":
-		return "only package main may"
+	case imp == "github.com/urfave/cli/v2" && !isCLI(pkg):
+		return "only the command line (package main, internal/cli/...) may"
+	case strings.HasPrefix(imp, "calq/internal/cli/") && !isCLI(pkg):
+		return "the command line is the top layer: nothing under it imports it"
 	case from == "sched" && to != "" && to != "sched":
 		return "sched is the engine under its clients"
 	case from != "" && from != "sched" && to != "" && to != "sched" && to != from:
