@@ -46,7 +46,7 @@ func analyzeHistoryCommand() *cli.Command {
 			&cli.StringFlag{Name: "until", Usage: "only jobs enqueued before `TIME`"},
 			&cli.Float64Flag{Name: "max-wq", Usage: "find the workers that keep the mean wait at most `SECONDS`"},
 			&cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "the confidence `LEVEL` of the intervals, above 0 and at most 1 - 10^-9"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			base.JSONFlag(),
 			base.DBFlag(),
 		},
 		Action: analyzeHistoryAction,

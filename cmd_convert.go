@@ -73,7 +73,7 @@ func convertCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "allow", Usage: "also allow `WHAT`: print, print-high, modify, copy, annotate, fill, extract, assemble"},
 			&cli.IntFlag{Name: "pdfa", Usage: "write PDF/A-`N` (1, 2 or 3) through LibreOffice; not with --encrypt"},
 			&cli.StringFlag{Name: "profile", Usage: "use the options of profile `NAME` from the config file"},
-			&cli.StringFlag{Name: "config", EnvVars: []string{"CALQ_CONFIG"}, Usage: "the config `FILE`"},
+			base.ConfigFlag(),
 			&cli.StringSliceFlag{Name: "mail-to", Usage: "mail the PDFs to `NAME|ADDRESS` (a contact or an address); repeatable"},
 			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "P2", Usage: "priority class: P0 .. P3"},
 			&cli.DurationFlag{Name: "timeout", Usage: "per file, e.g. 2m", DefaultText: "60s + 30s per MiB"},

@@ -35,7 +35,7 @@ func historyCommand() *cli.Command {
 			"The journal is --db; a missing journal is an error, never created.\n\n" + base.WhenHelp,
 		Flags: append(filterFlags(),
 			&cli.IntFlag{Name: "limit", Value: 50, Usage: "list at most `N` jobs; 0 for all"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
+			base.JSONFlag(),
 			base.DBFlag()),
 		Action:      historyAction(true, listJobs, writeHistory),
 		Subcommands: []*cli.Command{historyStatsCommand(), historyPruneCommand()},

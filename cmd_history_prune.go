@@ -37,7 +37,7 @@ func historyPruneCommand() *cli.Command {
 			&cli.BoolFlag{Name: "append", Usage: "add to the --archive FILE when it exists"},
 			&cli.BoolFlag{Name: "vacuum", Usage: "compact the journal file afterwards"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "count the jobs only"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			base.JSONFlag(),
 			base.DBFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -24,7 +24,7 @@ func historyStatsCommand() *cli.Command {
 			`--json, prints one object: {"message_type": "stats", "groups": [{"kind",` + "\n" +
 			`"backend", "jobs", "states", "wait", "run", "reasons"}]}; wait and run hold` + "\n" +
 			`"n", "mean_s", "p50_s", "p90_s" and "p99_s".` + "\n\n" + base.WhenHelp,
-		Flags:  append(filterFlags(), &cli.BoolFlag{Name: "json", Usage: "print JSON"}, base.DBFlag()),
+		Flags:  append(filterFlags(), base.JSONFlag(), base.DBFlag()),
 		Action: historyAction(false, history.Store.Stats, writeStats),
 	}
 }

@@ -23,9 +23,10 @@ func schedBenchCommand() *cli.Command {
 		Description: "Runs every combination of queue, model, distribution and size and prints one\n" +
 			"row per combination (queue, model, dist, size, ns/op, max op, p99.9 op, resizes),\n" +
 			"then the goals the calendar queue is held to: ratios against the heaps measured\n" +
-			"in the same run, and latency bounds. With --json, prints only the rows, as a\n" +
-			`JSON array of {"queue","model","dist","size","ns_per_op","max_op_ns",` + "\n" +
-			`"p999_op_ns","resizes"}. Progress lines go to stderr when it is a terminal.` + "\n" +
+			"in the same run, and latency bounds. With --json, prints JSON Lines: a \"bench\"\n" +
+			`line per row {"queue","model","dist","size","ns_per_op","max_op_ns",` + "\n" +
+			`"p999_op_ns","resizes"}, then a "bench_goal" line per goal. Progress lines go` + "\n" +
+			"to stderr when it is a terminal.\n" +
 			"When interrupted, prints the rows finished so far and exits 130.\n\n" +
 			"With --engine it measures the scheduler's overhead per job instead: no-op jobs\n" +
 			"through a bare channel-fed worker pool (the baseline), the engine in memory\n" +
@@ -51,7 +52,7 @@ func schedBenchCommand() *cli.Command {
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "random seed; equal seeds give equal workloads"},
 			&cli.StringFlag{Name: "trace",
 				Usage: `"bursty" runs a bursty arrival trace on cq-pram and cq-brown instead of the grid`},
-			&cli.BoolFlag{Name: "json", Usage: "print the rows as a JSON array"},
+			base.JSONFlag(),
 			&cli.BoolFlag{Name: "engine", Usage: "benchmark the scheduler engine with no-op jobs instead of the queue (see below)"},
 			&cli.IntFlag{Name: "engine-jobs", Usage: "--engine: jobs per in-memory pass (default 1,000,000; a tenth of it with the journal)"},
 			&cli.IntFlag{Name: "workers", Value: 8, Usage: "--engine: workers"},

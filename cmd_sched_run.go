@@ -62,7 +62,7 @@ func schedRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "journal", Usage: "record the jobs in the journal (see --db)"},
 			&cli.BoolFlag{Name: "force", Usage: "run the lines as a new batch, even when the same batch is recorded (with --journal or a postgres:// --db)"},
 			&cli.StringFlag{Name: "metrics-file", EnvVars: []string{"CALQ_METRICS_FILE"}, Usage: "write Prometheus metrics to `FILE` (textfile collector format)"},
-			&cli.BoolFlag{Name: "json", Usage: "print events as JSON lines"},
+			base.JSONFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		}, base.DBFlag()),
 		Action: func(c *cli.Context) error {

@@ -40,7 +40,7 @@ func smsCommand() *cli.Command {
 func smsModemFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "device", Aliases: []string{"d"}, Usage: "the modem's serial `DEVICE` (repeatable); default: [[sms.modem]] in the config"},
-		&cli.StringFlag{Name: "config", EnvVars: []string{"CALQ_CONFIG"}, Usage: "the config `FILE`"},
+		base.ConfigFlag(),
 		&cli.DurationFlag{Name: "prompt-timeout", Value: 10 * time.Second, Usage: "wait this long for the '>' prompt"},
 		&cli.DurationFlag{Name: "result-timeout", Value: 60 * time.Second, Usage: "wait this long for +CMGS after the PDU (then the outcome is unknown)"},
 	}

@@ -28,7 +28,7 @@ func smsBenchCommand() *cli.Command {
 			&cli.DurationFlag{Name: "latency", Value: 100 * time.Millisecond, Usage: "the emulator's time per part (real modems take 3-10 s)"},
 			&cli.IntSliceFlag{Name: "modems", Value: cli.NewIntSlice(1, 2, 4, 8, 16), Usage: "pool sizes"},
 			&cli.IntFlag{Name: "per-modem", Value: 25, Usage: "messages per modem in each run"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			switch {

@@ -48,8 +48,8 @@ func smsRecvCommand() *cli.Command {
 			"Exit status 3: some entries were delivered and something failed.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "device", Aliases: []string{"d"}, Usage: "the modem at `PATH` (repeatable); default: the config file's"},
-			&cli.StringFlag{Name: "config", EnvVars: []string{"CALQ_CONFIG"}, Usage: "the config `FILE`"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON lines"},
+			base.ConfigFlag(),
+			base.JSONFlag(),
 			&cli.BoolFlag{Name: "keep", Usage: "leave the messages on the modems and undelivered"},
 			&cli.BoolFlag{Name: "offline", Usage: "ask no modem: deliver what the journal holds"},
 			&cli.StringFlag{Name: "exec", Usage: "run `CMD` with /bin/sh -c for each message or report"},

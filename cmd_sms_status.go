@@ -38,7 +38,7 @@ func smsStatusCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "state", Usage: "only messages in `STATE`: spooled, queued, sent, failed or unknown"},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "list at most `N` messages"},
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			base.JSONFlag(),
 			base.DBFlag(),
 		},
 		Action: func(c *cli.Context) error {

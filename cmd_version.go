@@ -23,7 +23,7 @@ func versionCommand() *cli.Command {
 			`"modified":...,"go_version":...,"os":...,"arch":...}` + "\n" +
 			"(revision, time and modified are left out when unknown).",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print a JSON object"},
+			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
