@@ -2,7 +2,6 @@ package main
 
 import (
 	"calq/internal/cli/base"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -55,24 +54,20 @@ func serversFlag() cli.Flag {
 // flagCheck reads flags and collects what is wrong with them, so that one
 // usage error names every bad flag.
 type flagCheck struct {
-	c    *cli.Context
-	errs []error
-}
-
-func (f *flagCheck) fail(name, format string, args ...any) {
-	f.errs = append(f.errs, fmt.Errorf("--%s: "+format, append([]any{name}, args...)...))
+	base.FlagErrors
+	c *cli.Context
 }
 
 // positive reads a required flag that must be a number in
 // [analyze.MinRate, analyze.MaxRate].
 func (f *flagCheck) positive(name string) float64 {
 	if !f.c.IsSet(name) {
-		f.fail(name, "required")
+		f.Failf(name, "required")
 		return 0
 	}
 	v := f.c.Float64(name)
 	if p := analyze.RateProblem(v); p != "" {
-		f.fail(name, "%s", p)
+		f.Failf(name, "%s", p)
 	}
 	return v
 }
@@ -88,8 +83,8 @@ func (f *flagCheck) rates() (lambda, mu float64) {
 // load fails name when the offered load a, read from valid flags, is
 // above analyze.MaxLoad.
 func (f *flagCheck) load(name, what string, a float64) {
-	if len(f.errs) == 0 && !(a <= analyze.MaxLoad) {
-		f.fail(name, "the offered load %s = %g Erlangs is above the limit %g", what, a, float64(analyze.MaxLoad))
+	if f.Len() == 0 && !(a <= analyze.MaxLoad) {
+		f.Failf(name, "the offered load %s = %g Erlangs is above the limit %g", what, a, float64(analyze.MaxLoad))
 	}
 }
 
@@ -102,9 +97,9 @@ func (f *flagCheck) optional(name string, prob bool) float64 {
 	v := f.c.Float64(name)
 	switch {
 	case !(v >= 0 && v <= analyze.MaxRate):
-		f.fail(name, "%v is not a number from 0 to the limit %g", v, analyze.MaxRate)
+		f.Failf(name, "%v is not a number from 0 to the limit %g", v, analyze.MaxRate)
 	case prob && (v <= 0 || v >= 1):
-		f.fail(name, "%v is not a probability strictly between 0 and 1", v)
+		f.Failf(name, "%v is not a probability strictly between 0 and 1", v)
 	}
 	return v
 }
@@ -113,27 +108,24 @@ func (f *flagCheck) optional(name string, prob bool) float64 {
 // required flags must be given, others default to their Value.
 func (f *flagCheck) count(name string, lo, hi int, required bool) int {
 	if required && !f.c.IsSet(name) {
-		f.fail(name, "required")
+		f.Failf(name, "required")
 		return 0
 	}
 	v := f.c.Int(name)
 	switch {
 	case v < lo:
-		f.fail(name, "%d is below %d", v, lo)
+		f.Failf(name, "%d is below %d", v, lo)
 	case v > hi:
-		f.fail(name, "%d is above the limit %d", v, hi)
+		f.Failf(name, "%d is above the limit %d", v, hi)
 	}
 	return v
 }
 
 func (f *flagCheck) err() error {
 	if f.c.Args().Present() {
-		f.errs = append(f.errs, fmt.Errorf("unexpected argument %q", f.c.Args().First()))
+		f.Errorf("unexpected argument %q", f.c.Args().First())
 	}
-	if len(f.errs) == 0 {
-		return nil
-	}
-	return base.Usagef(f.c, "%w", errors.Join(f.errs...))
+	return f.Err(f.c)
 }
 
 // mmcFields is an M/M/c result for --json: the measures of the steady

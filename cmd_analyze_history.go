@@ -2,7 +2,6 @@ package main
 
 import (
 	"calq/internal/cli/base"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -76,26 +75,26 @@ func analyzeHistoryAction(c *cli.Context) error {
 func analyzeHistoryOptions(c *cli.Context) (journal.Filter, analyze.HistoryOptions, error) {
 	f := journal.Filter{Kind: c.String("kind"), Backend: c.String("backend")}
 	o := analyze.HistoryOptions{MaxWq: c.Float64("max-wq"), Confidence: c.Float64("confidence")}
-	var errs []error
+	var errs base.FlagErrors
 	now := time.Now()
 	var err error
 	if f.Since, err = base.ParseWhen("since", c.String("since"), now); err != nil {
-		errs = append(errs, err)
+		errs.Add(err)
 	}
 	if f.Until, err = base.ParseWhen("until", c.String("until"), now); err != nil {
-		errs = append(errs, err)
+		errs.Add(err)
 	}
 	if math.IsNaN(o.MaxWq) || math.IsInf(o.MaxWq, 0) || o.MaxWq < 0 {
-		errs = append(errs, fmt.Errorf("--max-wq: %v is not a non-negative number of seconds", o.MaxWq))
+		errs.Errorf("--max-wq: %v is not a non-negative number of seconds", o.MaxWq)
 	}
 	if !(o.Confidence > 0 && o.Confidence <= analyze.MaxConfidence) {
-		errs = append(errs, fmt.Errorf("--confidence: %v is not above 0 and at most the limit %v", o.Confidence, analyze.MaxConfidence))
+		errs.Errorf("--confidence: %v is not above 0 and at most the limit %v", o.Confidence, analyze.MaxConfidence)
 	}
 	if c.Args().Present() {
-		errs = append(errs, fmt.Errorf("unknown command %q", c.Args().First()))
+		errs.Errorf("unknown command %q", c.Args().First())
 	}
-	if len(errs) > 0 {
-		return f, o, base.Usagef(c, "%w", errors.Join(errs...))
+	if err := errs.Err(c); err != nil {
+		return f, o, err
 	}
 	return f, o, nil
 }

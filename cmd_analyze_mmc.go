@@ -65,7 +65,7 @@ func analyzeMMcCommand() *cli.Command {
 			ts := c.Float64Slice("t")
 			for _, t := range ts {
 				if !(t >= 0 && t <= analyze.MaxRate) {
-					f.fail("t", "%v is not a time from 0 to the limit %g", t, analyze.MaxRate)
+					f.Failf("t", "%v is not a time from 0 to the limit %g", t, analyze.MaxRate)
 				}
 			}
 			if err := f.err(); err != nil {

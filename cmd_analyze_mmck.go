@@ -27,8 +27,8 @@ func analyzeMMcKCommand() *cli.Command {
 			lambda, mu := f.rates()
 			servers := f.count("servers", 1, analyze.MaxServers, true)
 			k := f.count("capacity", 1, analyze.MaxCapacity, true)
-			if len(f.errs) == 0 && k < servers {
-				f.fail("capacity", "%d is below the %d servers", k, servers)
+			if f.Len() == 0 && k < servers {
+				f.Failf("capacity", "%d is below the %d servers", k, servers)
 			}
 			return runMMcK(c, f, lambda, mu, servers, k)
 		},

@@ -43,9 +43,9 @@ func analyzePoissonCommand() *cli.Command {
 			}
 			switch {
 			case lo >= 0 && hi >= 0 && hi < lo:
-				f.fail("to", "%d is below --from %d", hi, lo)
+				f.Failf("to", "%d is below --from %d", hi, lo)
 			case hi >= 0 && hi-max(lo, 0) >= analyze.MaxPoissonRows:
-				f.fail("to", "%d rows from --from %d is more than the limit of %d rows", hi-max(lo, 0)+1, max(lo, 0), analyze.MaxPoissonRows)
+				f.Failf("to", "%d rows from --from %d is more than the limit of %d rows", hi-max(lo, 0)+1, max(lo, 0), analyze.MaxPoissonRows)
 			}
 			if err := f.err(); err != nil {
 				return err

@@ -40,8 +40,8 @@ func analyzeResizeCommand() *cli.Command {
 			ne := -1
 			if c.IsSet("events") {
 				ne = f.count("events", 0, analyze.MaxCapacity, false)
-				if len(f.errs) == 0 && ne > n {
-					f.fail("events", "%d is more than the capacity %d", ne, n)
+				if f.Len() == 0 && ne > n {
+					f.Failf("events", "%d is more than the capacity %d", ne, n)
 				}
 			}
 			if err := f.err(); err != nil {

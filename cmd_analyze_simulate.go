@@ -83,12 +83,12 @@ func analyzeSimulateCommand() *cli.Command {
 func simOptions(c *cli.Context) (analyze.SimOptions, error) {
 	o := analyze.SimOptions{Servers: c.Int("servers"), Capacity: c.Int("capacity"),
 		Replications: c.Int("replications"), Seed: c.Uint64("seed")}
-	var errs []error
+	var errs base.FlagErrors
 	var err error
 	o.Arrivals, err = simArrivals(c)
-	errs = append(errs, err)
+	errs.Add(err)
 	o.Service, err = simService(c)
-	errs = append(errs, err)
+	errs.Add(err)
 	// Uniform and trace arrivals fix the number of customers, and their
 	// runs are transient: nothing to warm up by default.
 	fixed := o.Arrivals.Kind == analyze.KindUniform || o.Arrivals.Kind == analyze.KindTrace
@@ -103,18 +103,18 @@ func simOptions(c *cli.Context) (analyze.SimOptions, error) {
 		var oe *analyze.OptionError
 		switch {
 		case !errors.As(e, &oe):
-			errs = append(errs, e)
+			errs.Add(e)
 		case oe.Field == "arrivals" || oe.Field == "service":
 			// simArrivals and simService have reported these.
 		default:
-			errs = append(errs, flagErr(oe.Field, oe))
+			errs.Add(flagErr(oe.Field, oe))
 		}
 	}
 	if c.Args().Present() {
-		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
+		errs.Errorf("unexpected argument %q", c.Args().First())
 	}
-	if err := errors.Join(errs...); err != nil {
-		return o, base.Usagef(c, "%w", err)
+	if err := errs.Err(c); err != nil {
+		return o, err
 	}
 	return o, nil
 }

@@ -63,15 +63,15 @@ func analyzeSizeCommand() *cli.Command {
 			}
 			switch {
 			case set == 0:
-				f.fail("max-p-wait", "missing target: give one of --max-p-wait, --max-wq, or --service-level with --within")
+				f.Failf("max-p-wait", "missing target: give one of --max-p-wait, --max-wq, or --service-level with --within")
 			case set > 1:
-				f.fail("max-p-wait", "give only one target of --max-p-wait, --max-wq and --service-level")
+				f.Failf("max-p-wait", "give only one target of --max-p-wait, --max-wq and --service-level")
 			case c.IsSet("service-level") && !c.IsSet("within"):
-				f.fail("within", "required with --service-level")
+				f.Failf("within", "required with --service-level")
 			case c.IsSet("within") && !c.IsSet("service-level"):
-				f.fail("within", "only with --service-level")
+				f.Failf("within", "only with --service-level")
 			case c.IsSet("max-wq") && t.MaxWq == 0:
-				f.fail("max-wq", "0 cannot be met: some arrivals always wait")
+				f.Failf("max-wq", "0 cannot be met: some arrivals always wait")
 			}
 			if err := f.err(); err != nil {
 				return err
@@ -115,26 +115,26 @@ func sizeRates(f *flagCheck) (lambda, mu float64) {
 	}
 	for _, n := range []string{"lambda", "mu"} {
 		if c.IsSet(n) {
-			f.fail(n, "give --lambda and --mu, or --calls, --interval and --aht; not both")
+			f.Failf(n, "give --lambda and --mu, or --calls, --interval and --aht; not both")
 		}
 	}
 	calls := f.positive("calls")
 	interval, aht := c.Duration("interval"), c.Duration("aht")
 	if interval <= 0 {
-		f.fail("interval", "%v is not a positive duration", interval)
+		f.Failf("interval", "%v is not a positive duration", interval)
 	}
 	switch {
 	case !c.IsSet("aht"):
-		f.fail("aht", "required with --calls (the average handling time, e.g. 180s)")
+		f.Failf("aht", "required with --calls (the average handling time, e.g. 180s)")
 	case aht <= 0:
-		f.fail("aht", "%v is not a positive duration", aht)
+		f.Failf("aht", "%v is not a positive duration", aht)
 	}
-	if len(f.errs) > 0 {
+	if f.Len() > 0 {
 		return 0, 0
 	}
 	lambda, mu = calls/interval.Seconds(), 1/aht.Seconds()
 	if !analyze.InRange(lambda) {
-		f.fail("calls", "λ = --calls/--interval per second: %s", analyze.RateProblem(lambda))
+		f.Failf("calls", "λ = --calls/--interval per second: %s", analyze.RateProblem(lambda))
 	}
 	f.load("calls", "--calls·--aht/--interval", lambda/mu)
 	f.servers("calls", "--calls·--aht/--interval", lambda/mu)
@@ -144,8 +144,8 @@ func sizeRates(f *flagCheck) (lambda, mu float64) {
 // servers fails name when the load a, read from valid flags, needs more
 // servers than Size searches.
 func (f *flagCheck) servers(name, what string, a float64) {
-	if len(f.errs) == 0 && a >= analyze.MaxServers {
-		f.fail(name, "the offered load %s = %g Erlangs needs more than the limit of %d servers", what, a, analyze.MaxServers)
+	if f.Len() == 0 && a >= analyze.MaxServers {
+		f.Failf(name, "the offered load %s = %g Erlangs needs more than the limit of %d servers", what, a, analyze.MaxServers)
 	}
 }
 

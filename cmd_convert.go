@@ -182,8 +182,7 @@ func (e *mailError) Hint() string {
 // convertOptions reads the flags over the profile, the environment's
 // passwords and the config file, and checks them all.
 func convertOptions(c *cli.Context) (convert.Options, []string, error) {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	var errs base.FlagErrors
 	prof, err := loadProfile(c)
 	if err != nil {
 		return convert.Options{}, nil, err
@@ -202,75 +201,75 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 			StateDir: c.String("state-dir")},
 	}
 	if len(o.Inputs) == 0 {
-		fail("no PATH to convert")
+		errs.Errorf("no PATH to convert")
 	}
 	if err := checkText("--label", o.Label); err != nil {
-		errs = append(errs, err)
+		errs.Add(err)
 	}
 	if d := o.LibreOffice.StateDir; d != "" {
 		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
-			fail("--state-dir %s: not a directory", d)
+			errs.Errorf("--state-dir %s: not a directory", d)
 		}
 	}
 	for _, g := range append(append([]string{}, o.Include...), o.Exclude...) {
 		if err := convert.CheckGlob(g); err != nil {
-			fail("--include/--exclude: %w", err)
+			errs.Errorf("--include/--exclude: %w", err)
 		}
 	}
 	switch {
 	case o.Out == "":
-		fail("--out: required (the directory for the PDFs)")
+		errs.Errorf("--out: required (the directory for the PDFs)")
 	case o.Out == "-":
-		fail("--out -: calq writes PDFs into a directory, not to standard output")
+		errs.Errorf("--out -: calq writes PDFs into a directory, not to standard output")
 	default:
 		if err := checkDirWritable("--out", o.Out); err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 	}
 	if o.Merge != "" {
 		if dir := filepath.Dir(o.Merge); within(dir, o.Out) {
 			// calq creates --out and the directories below it.
 			if err := checkTarget("--merge", o.Merge); err != nil {
-				errs = append(errs, err)
+				errs.Add(err)
 			}
 		} else if err := checkFileWritable("--merge", o.Merge); err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 	}
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
-		fail("--priority: %w", err)
+		errs.Errorf("--priority: %w", err)
 	}
 	if c.IsSet("jobs") && !dburl.IsPostgres(base.JournalPath(c)) {
-		fail("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
+		errs.Errorf("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
 	}
 	if root := c.String("shared-root"); root != "" {
 		o.SharedRoot = root
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			fail("--shared-root %s: not a directory", root)
+			errs.Errorf("--shared-root %s: not a directory", root)
 		} else if !dburl.IsPostgres(base.JournalPath(c)) {
-			fail("--shared-root: only with a postgres:// --db")
+			errs.Errorf("--shared-root: only with a postgres:// --db")
 		}
 		for _, in := range o.Inputs {
 			if _, err := convert.BelowRoot(root, in); err != nil {
-				fail("%s: %w", in, err)
+				errs.Errorf("%s: %w", in, err)
 			}
 		}
 	}
 	if o.Timeout < 0 || c.Int("jobs") < 0 || o.Retries < 0 || c.Int("instances") < 0 || c.Int("memory-limit") < 0 {
-		fail("--timeout, --retries, --instances, --jobs and --memory-limit must not be negative")
+		errs.Errorf("--timeout, --retries, --instances, --jobs and --memory-limit must not be negative")
 	}
 	o.PDFA = prof.PDFA
 	if c.IsSet("pdfa") {
 		o.PDFA = c.Int("pdfa")
 	}
 	if o.PDFA < 0 || o.PDFA > 3 {
-		fail("--pdfa: %d, want 1, 2 or 3", o.PDFA)
+		errs.Errorf("--pdfa: %d, want 1, 2 or 3", o.PDFA)
 	}
-	errs = append(errs, modifierErrors(c, prof)...)
+	errs.Add(modifierErrors(c, prof)...)
 	var post pdf.Post
 	if text, img := str("watermark", prof.Watermark), str("watermark-image", prof.WatermarkImage); text != "" || img != "" {
 		if text != "" && img != "" {
-			fail("--watermark and --watermark-image: give one")
+			errs.Errorf("--watermark and --watermark-image: give one")
 		}
 		post.Watermark = &pdf.Watermark{Text: text, Image: img, Style: str("watermark-style", prof.WatermarkStyle),
 			OnTop: c.Bool("stamp") || (!c.IsSet("stamp") && prof.Stamp)}
@@ -284,26 +283,26 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if encrypt {
 		enc, err := encryption(c, prof)
 		if err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 		post.Encrypt = enc
 		if o.PDFA != 0 {
-			fail("--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one")
+			errs.Errorf("--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one")
 		}
 	}
 	if err := post.Check(); err != nil {
-		errs = append(errs, err)
+		errs.Add(err)
 	}
 	if o.PDFA != 0 {
-		errs = append(errs, pdfaConflicts(c, post, o.Merge)...)
+		errs.Add(pdfaConflicts(c, post, o.Merge)...)
 	}
 	o.Post = post
 	mailTo := c.StringSlice("mail-to")
 	if !c.IsSet("mail-to") {
 		mailTo = prof.MailTo
 	}
-	if len(errs) > 0 {
-		return o, nil, base.Usagef(c, "%w", errors.Join(errs...))
+	if err := errs.Err(c); err != nil {
+		return o, nil, err
 	}
 	return o, mailTo, nil
 }

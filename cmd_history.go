@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -89,15 +88,14 @@ func stateNames() []string {
 func historyFilter(c *cli.Context, limit bool) (journal.Filter, error) {
 	f := journal.Filter{Kind: c.String("kind"), State: sched.State(c.String("state")),
 		Backend: c.String("backend"), Label: c.String("label")}
-	var errs []error
+	var errs base.FlagErrors
 	for _, v := range [][2]string{{"--label", f.Label}, {"--backend", f.Backend}} {
 		if err := checkText(v[0], v[1]); err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 	}
 	if f.State != "" && !slices.Contains(historyStates, f.State) {
-		errs = append(errs, fmt.Errorf("--state: unknown state %q (valid: %s)",
-			f.State, strings.Join(stateNames(), ", ")))
+		errs.Errorf("--state: unknown state %q (valid: %s)", f.State, strings.Join(stateNames(), ", "))
 	}
 	now := time.Now()
 	for _, w := range []struct {
@@ -106,19 +104,19 @@ func historyFilter(c *cli.Context, limit bool) (journal.Filter, error) {
 	}{{"since", &f.Since}, {"until", &f.Until}} {
 		var err error
 		if *w.dst, err = base.ParseWhen(w.flag, c.String(w.flag), now); err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 	}
 	if limit {
 		if f.Limit = c.Int("limit"); f.Limit < 0 {
-			errs = append(errs, fmt.Errorf("--limit: %d is negative", f.Limit))
+			errs.Errorf("--limit: %d is negative", f.Limit)
 		}
 	}
 	if c.Args().Present() {
-		errs = append(errs, fmt.Errorf("unknown command %q", c.Args().First()))
+		errs.Errorf("unknown command %q", c.Args().First())
 	}
-	if len(errs) > 0 {
-		return f, base.Usagef(c, "%w", errors.Join(errs...))
+	if err := errs.Err(c); err != nil {
+		return f, err
 	}
 	return f, nil
 }

@@ -71,31 +71,31 @@ type pruneReport struct {
 func pruneOptions(c *cli.Context) (pruneReport, error) {
 	p := pruneReport{MessageType: "prune", DryRun: c.Bool("dry-run"), Archive: c.String("archive")}
 	p.Vacuumed = c.Bool("vacuum") && !p.DryRun
-	var errs []error
+	var errs base.FlagErrors
 	var err error
 	if !c.IsSet("before") {
-		errs = append(errs, errors.New("--before is required"))
+		errs.Errorf("--before is required")
 	} else if p.Before, err = base.ParseWhen("before", c.String("before"), time.Now()); err != nil {
-		errs = append(errs, err)
+		errs.Add(err)
 	}
 	if c.Args().Present() {
-		errs = append(errs, fmt.Errorf("unexpected argument %q", c.Args().First()))
+		errs.Errorf("unexpected argument %q", c.Args().First())
 	}
 	switch _, err := os.Stat(p.Archive); {
 	case c.Bool("append") && p.Archive == "":
-		errs = append(errs, errors.New("--append: only with --archive"))
+		errs.Errorf("--append: only with --archive")
 	case p.Archive == "":
 	case checkTarget("--archive", p.Archive) != nil: // a directory, device or FIFO, --append or not
-		errs = append(errs, checkTarget("--archive", p.Archive))
+		errs.Add(checkTarget("--archive", p.Archive))
 	case err == nil && !c.Bool("append"):
-		errs = append(errs, fmt.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive))
+		errs.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive)
 	default:
 		if err := checkFileWritable("--archive", p.Archive); err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 	}
-	if len(errs) > 0 {
-		return p, base.Usagef(c, "%w", errors.Join(errs...))
+	if err := errs.Err(c); err != nil {
+		return p, err
 	}
 	return p, nil
 }

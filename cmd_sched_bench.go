@@ -92,10 +92,10 @@ func schedBenchCommand() *cli.Command {
 // benchOptions reads and validates the flags of calq sched bench.
 func benchOptions(c *cli.Context) (schedbench.Options, error) {
 	o := schedbench.Options{Ops: c.Int("ops"), Seed: c.Int64("seed"), Trace: c.String("trace")}
-	var errs []error
+	var errs base.FlagErrors
 	add := func(err error) {
 		if err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 	}
 	var err error
@@ -116,8 +116,8 @@ func benchOptions(c *cli.Context) (schedbench.Options, error) {
 	if c.Args().Present() {
 		add(fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
-	if len(errs) > 0 {
-		return o, base.Usagef(c, "%w", errors.Join(errs...))
+	if err := errs.Err(c); err != nil {
+		return o, err
 	}
 	if isTerminal(c.App.ErrWriter) {
 		o.Progress = c.App.ErrWriter

@@ -98,48 +98,48 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	o := shell.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
 		Label: c.String("label"), Force: c.Bool("force"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
 		Env: childenv.Without(os.Environ()), Warn: warnTo(c.App.ErrWriter)}
-	var errs []error
+	var errs base.FlagErrors
 	var err error
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
-		errs = append(errs, fmt.Errorf("--priority: %w", err))
+		errs.Errorf("--priority: %w", err)
 	}
 	shared := dburl.IsPostgres(base.JournalPath(c))
 	if o.Workers < 1 && !(shared && o.Workers == 0) {
-		errs = append(errs, fmt.Errorf("--jobs: %d, want at least 1 (0, only submitting, needs a postgres:// --db)", o.Workers))
+		errs.Errorf("--jobs: %d, want at least 1 (0, only submitting, needs a postgres:// --db)", o.Workers)
 	}
 	if o.Retries < 0 {
-		errs = append(errs, fmt.Errorf("--retries: %d is negative", o.Retries))
+		errs.Errorf("--retries: %d is negative", o.Retries)
 	}
 	if o.Timeout < 0 || o.Grace < 0 {
-		errs = append(errs, errors.New("--timeout and --grace must not be negative"))
+		errs.Errorf("--timeout and --grace must not be negative")
 	}
 	if at := c.String("at"); at != "" {
 		if o.At, err = base.ParseAt(at, time.Now()); err != nil {
-			errs = append(errs, fmt.Errorf("--at: %w", err))
+			errs.Errorf("--at: %w", err)
 		}
 	}
 	if c.IsSet("label") && !c.Bool("journal") && !shared {
-		errs = append(errs, errors.New("--label: only with --journal (the label names the batch in the journal)"))
+		errs.Errorf("--label: only with --journal (the label names the batch in the journal)")
 	} else if err := checkText("--label", o.Label); err != nil {
-		errs = append(errs, err)
+		errs.Add(err)
 	}
 	if o.Force && !c.Bool("journal") && !shared {
-		errs = append(errs, errors.New("--force: only with --journal or a postgres:// --db (without a record every line runs anyway)"))
+		errs.Errorf("--force: only with --journal or a postgres:// --db (without a record every line runs anyway)")
 	}
 	if !shared {
 		// Here they are this machine's; with the shared queue, the
 		// workers' (and --metrics-file is refused below).
 		if err := checkProgram("--shell", o.Shell); err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 		if o.MetricsFile != "" {
 			if err := checkFileWritable("--metrics-file", o.MetricsFile); err != nil {
-				errs = append(errs, err)
+				errs.Add(err)
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return o, base.Usagef(c, "%w", errors.Join(errs...))
+	if err := errs.Err(c); err != nil {
+		return o, err
 	}
 	if o.MetricsFile != "" {
 		o.Metrics = sched.NewMetrics()
@@ -179,11 +179,11 @@ func runCommands(c *cli.Context) ([]string, error) {
 		files = []string{"-"}
 	}
 	var cmds []string
-	var errs []error
+	var errs base.FlagErrors
 	stdin := false
 	for _, name := range files {
 		if name == "-" && stdin {
-			errs = append(errs, errors.New("-: standard input given twice"))
+			errs.Errorf("-: standard input given twice")
 			continue
 		}
 		stdin = stdin || name == "-"
@@ -192,12 +192,12 @@ func runCommands(c *cli.Context) ([]string, error) {
 			return nil, err // interrupted while waiting for a FIFO: 130, not a usage error
 		}
 		if err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 		}
 		cmds = append(cmds, got...)
 	}
-	if len(errs) > 0 {
-		return nil, base.Usagef(c, "%w", errors.Join(errs...))
+	if err := errs.Err(c); err != nil {
+		return nil, err
 	}
 	return cmds, nil
 }

@@ -54,14 +54,14 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	if len(devices) > 0 {
 		// A device that is not there is a typo: checked before anything
 		// is recorded for it.
-		var errs []error
+		var errs base.FlagErrors
 		for _, d := range devices {
 			if err := checkDevice("--device", d); err != nil {
-				errs = append(errs, err)
+				errs.Add(err)
 			}
 		}
-		if len(errs) > 0 {
-			return nil, o, base.Usagef(c, "%w", errors.Join(errs...))
+		if err := errs.Err(c); err != nil {
+			return nil, o, err
 		}
 		specs, err := sms.Specs(config.SMS{}, devices, os.Getenv)
 		return specs, o, err

@@ -40,13 +40,13 @@ func smsDecodeCommand() *cli.Command {
 			f := &flagCheck{c: c}
 			dir, err := pdu.ParseDirection(c.String("direction"))
 			if err != nil {
-				f.fail("direction", "%v", err)
+				f.Failf("direction", "%v", err)
 			}
 			if !c.Args().Present() {
-				f.errs = append(f.errs, errors.New("no PDU given: calq sms decode HEX..."))
+				f.Errorf("no PDU given: calq sms decode HEX...")
 			}
-			if len(f.errs) > 0 {
-				return base.Usagef(c, "%w", errors.Join(f.errs...))
+			if err := f.Err(c); err != nil {
+				return err
 			}
 			return decodePDUs(c.App.Writer, c.Args().Slice(), dir, c.Bool("json"))
 		},

@@ -82,28 +82,28 @@ func encodeOptions(c *cli.Context) (pdu.SubmitOptions, string, string, error) {
 		Transliterate: c.Bool("transliterate"), Ref: c.Int("ref"), Force16bitRef: c.Bool("ref16")}
 	to := c.String("to")
 	if !c.IsSet("to") {
-		f.fail("to", "required")
+		f.Failf("to", "required")
 	} else if _, err := pdu.ParseAddress(to, false); err != nil {
-		f.fail("to", "%v", err)
+		f.Failf("to", "%v", err)
 	}
 	if o.SMSC != "" {
 		if _, err := pdu.ParseAddress(o.SMSC, false); err != nil {
-			f.fail("smsc", "%v", err)
+			f.Failf("smsc", "%v", err)
 		}
 	}
 	if c.IsSet("validity") {
 		var err error
 		if o.Validity, o.ValidUntil, err = parseValidity(c.String("validity")); err != nil {
-			f.fail("validity", "%v", err)
+			f.Failf("validity", "%v", err)
 		}
 	}
 	if o.Ref < 0 || o.Ref > 0xFFFF || c.IsSet("ref") && o.Ref == 0 {
-		f.fail("ref", "%d is not between 1 and 65535", o.Ref)
+		f.Failf("ref", "%d is not between 1 and 65535", o.Ref)
 	}
 	var text string
 	switch c.NArg() {
 	case 0:
-		f.errs = append(f.errs, errors.New("no TEXT given"))
+		f.Errorf("no TEXT given")
 	case 1:
 		text = c.Args().First()
 		if text == "-" {
@@ -118,13 +118,13 @@ func encodeOptions(c *cli.Context) (pdu.SubmitOptions, string, string, error) {
 			text = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 		}
 		if text == "" {
-			f.errs = append(f.errs, errors.New("TEXT is empty: there is nothing to send"))
+			f.Errorf("TEXT is empty: there is nothing to send")
 		}
 	default:
-		f.errs = append(f.errs, fmt.Errorf("unexpected argument %q: quote TEXT as one argument", c.Args().Get(1)))
+		f.Errorf("unexpected argument %q: quote TEXT as one argument", c.Args().Get(1))
 	}
-	if len(f.errs) > 0 {
-		return o, "", "", base.Usagef(c, "%w", errors.Join(f.errs...))
+	if err := f.Err(c); err != nil {
+		return o, "", "", err
 	}
 	return o, to, text, nil
 }

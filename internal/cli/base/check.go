@@ -12,11 +12,18 @@ import (
 // value is ready to use.
 type FlagErrors struct{ errs []error }
 
-// Add records err; a nil err is nothing wrong.
-func (f *FlagErrors) Add(err error) {
-	if err != nil {
-		f.errs = append(f.errs, err)
+// Add records errs; a nil error is nothing wrong.
+func (f *FlagErrors) Add(errs ...error) {
+	for _, err := range errs {
+		if err != nil {
+			f.errs = append(f.errs, err)
+		}
 	}
+}
+
+// Errorf records a problem formatted as by fmt.Errorf.
+func (f *FlagErrors) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Errorf(format, args...))
 }
 
 // Failf records a problem with flag --name, formatted as by fmt.Errorf.

@@ -21,10 +21,12 @@ func TestFlagErrors(t *testing.T) {
 		{"nil is nothing wrong", func(f *FlagErrors) { f.Add(nil) }, "", ""},
 		{"one", func(f *FlagErrors) { f.Failf("jobs", "%d is below %d", -1, 0) },
 			"--jobs: -1 is below 0", "run 'calq sched run --help' for usage"},
-		{"every one, in order", func(f *FlagErrors) {
-			f.Add(errors.New("--at: bad"))
+		{"every one, in order, nils skipped", func(f *FlagErrors) {
+			f.Add(errors.New("--at: bad"), nil, errors.New("--label: only with --journal"))
 			f.Failf("retries", "required")
-		}, "--at: bad\n--retries: required", "run 'calq sched run --help' for usage"},
+			f.Errorf("unexpected argument %q", "x")
+		}, "--at: bad\n--label: only with --journal\n--retries: required\nunexpected argument \"x\"",
+			"run 'calq sched run --help' for usage"},
 		{"a hinted check puts its hint first", func(f *FlagErrors) {
 			f.Add(&Hinted{Err: errors.New("--out is a directory"), Help: "give a file"})
 		}, "--out is a directory", "give a file; run 'calq sched run --help' for usage"},
