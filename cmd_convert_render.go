@@ -2,7 +2,6 @@ package main
 
 import (
 	"calq/internal/cli/base"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -27,7 +26,7 @@ type convertRenderer struct {
 	mu     sync.Mutex
 	stdout io.Writer
 	stderr io.Writer
-	enc    *json.Encoder
+	json   bool
 	quiet  bool
 	bar    *progressbar.ProgressBar
 	total  int
@@ -37,11 +36,7 @@ type convertRenderer struct {
 }
 
 func newConvertRenderer(stdout, stderr io.Writer, asJSON, quiet bool) *convertRenderer {
-	r := &convertRenderer{stdout: stdout, stderr: stderr, quiet: quiet}
-	if asJSON {
-		r.enc = json.NewEncoder(stdout)
-	}
-	return r
+	return &convertRenderer{stdout: stdout, stderr: stderr, quiet: quiet, json: asJSON}
 }
 
 // planned starts the bar, over the files that need converting, once
@@ -50,7 +45,7 @@ func (r *convertRenderer) planned(total, toConvert int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total, r.pre, r.began = total, total-toConvert, true
-	if r.enc == nil && !r.quiet && isTerminal(r.stderr) && toConvert > 0 {
+	if !r.json && !r.quiet && isTerminal(r.stderr) && toConvert > 0 {
 		r.bar = progressbar.NewOptions(toConvert, progressbar.OptionSetWriter(r.stderr),
 			progressbar.OptionSetDescription("converting"), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"),
@@ -65,7 +60,7 @@ func (r *convertRenderer) planned(total, toConvert int) {
 func (r *convertRenderer) status(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.enc != nil || r.quiet || !isTerminal(r.stderr) {
+	if r.json || r.quiet || !isTerminal(r.stderr) {
 		return
 	}
 	r.above("calq: " + msg)
@@ -89,8 +84,8 @@ func (r *convertRenderer) progress(f convert.FileResult) {
 	if f.State != convert.StateRetry {
 		r.done++
 	}
-	if r.enc != nil {
-		_ = r.enc.Encode(f)
+	if r.json {
+		_ = base.WriteJSONLine(r.stdout, "file", f)
 		return
 	}
 	if f.State == convert.StateCancelled {
@@ -133,7 +128,7 @@ func (r *convertRenderer) describe(f convert.FileResult) string {
 func (r *convertRenderer) mail(m mail.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.enc != nil {
+	if r.json {
 		_ = base.WriteJSONLine(r.stdout, "mail", m)
 		return
 	}
@@ -157,9 +152,8 @@ func (r *convertRenderer) finish(s convert.Summary) {
 	if r.bar != nil {
 		_ = r.bar.Finish()
 	}
-	if r.enc != nil {
-		s.Type = "summary"
-		_ = r.enc.Encode(s)
+	if r.json {
+		_ = base.WriteJSONLine(r.stdout, "summary", s)
 		return
 	}
 	for _, in := range s.Empty {

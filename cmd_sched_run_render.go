@@ -2,7 +2,6 @@ package main
 
 import (
 	"calq/internal/cli/base"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -23,7 +22,7 @@ type runRenderer struct {
 	mu     sync.Mutex
 	stdout io.Writer
 	stderr io.Writer
-	enc    *json.Encoder // --json
+	json   bool // --json
 	quiet  bool
 	bar    *progressbar.ProgressBar // stderr is a terminal
 	total  int
@@ -34,7 +33,7 @@ func newRunRenderer(stdout, stderr io.Writer, asJSON, quiet bool, total int) *ru
 	r := &runRenderer{stdout: stdout, stderr: stderr, quiet: quiet, total: total}
 	switch {
 	case asJSON:
-		r.enc = json.NewEncoder(stdout)
+		r.json = true
 	case !quiet && isTerminal(stderr):
 		r.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription("jobs"), progressbar.OptionShowCount(),
@@ -71,8 +70,9 @@ func (r *runRenderer) event(ev sched.Event) {
 	if ends {
 		r.ended++
 	}
-	if r.enc != nil {
-		_ = r.enc.Encode(toLine(ev))
+	if r.json {
+		mt, v := toLine(ev)
+		_ = base.WriteJSONLine(r.stdout, mt, v)
 		return
 	}
 	// The command, the owner and errors come from job files, submitters
@@ -143,9 +143,9 @@ func errSuffix(err error) string {
 	return ": " + err.Error()
 }
 
-func toLine(ev sched.Event) any {
+func toLine(ev sched.Event) (messageType string, v any) {
 	if ev.Job == nil {
-		return map[string]string{"message_type": "backend", "event": string(ev.Type), "time": ev.Time.Format(time.RFC3339Nano),
+		return "backend", map[string]string{"message_type": "backend", "event": string(ev.Type), "time": ev.Time.Format(time.RFC3339Nano),
 			"backend": ev.Backend, "message": ev.Message, "error": strings.TrimPrefix(errSuffix(ev.Err), ": ")}
 	}
 	l := jobLine{MessageType: "job", Event: string(ev.Type), Time: ev.Time.Format(time.RFC3339Nano), ID: ev.Job.ID,
@@ -155,7 +155,7 @@ func toLine(ev sched.Event) any {
 	if !ev.RetryAt.IsZero() {
 		l.RetryAt = ev.RetryAt.Format(time.RFC3339Nano)
 	}
-	return l
+	return "job", l
 }
 
 // output prints a job's output whole: into the JSON stream, or onto
@@ -166,9 +166,9 @@ func (r *runRenderer) output(j *sched.Job, stdout, stderr []byte) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.enc != nil {
+	if r.json {
 		so, se := string(stdout), string(stderr)
-		_ = r.enc.Encode(jobLine{MessageType: "output", Event: "output", Time: time.Now().Format(time.RFC3339Nano),
+		_ = base.WriteJSONLine(r.stdout, "output", jobLine{MessageType: "output", Event: "output", Time: time.Now().Format(time.RFC3339Nano),
 			ID: j.ID, Key: j.Key, Command: string(j.Payload), Attempt: j.Attempts, Stdout: &so, Stderr: &se})
 		return
 	}
@@ -187,12 +187,11 @@ func (r *runRenderer) finish(res shell.RunResult) {
 		_ = r.bar.Finish()
 	}
 	s := res.Summary
-	if r.enc != nil {
-		_ = r.enc.Encode(struct {
-			MessageType string `json:"message_type"`
+	if r.json {
+		_ = base.WriteJSONLine(r.stdout, "summary", struct {
 			sched.Summary
 			Batch string `json:"batch,omitempty"`
-		}{"summary", s, res.Batch})
+		}{s, res.Batch})
 		return
 	}
 	line := fmt.Sprintf("calq: %s: %d done, %d failed, %d timed out", base.Plural(s.Submitted, "job"), s.Done, s.Failed, s.TimedOut)

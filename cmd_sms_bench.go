@@ -2,7 +2,6 @@ package main
 
 import (
 	"calq/internal/cli/base"
-	"encoding/json"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -62,10 +61,7 @@ func smsBenchCommand() *cli.Command {
 func renderSMSBench(c *cli.Context, res smsbench.Result) error {
 	w := c.App.Writer
 	if c.Bool("json") {
-		return json.NewEncoder(w).Encode(struct {
-			Type string `json:"message_type"`
-			smsbench.Result
-		}{"sms_bench", res})
+		return base.WriteJSONLine(w, "sms_bench", res)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "latency per part: %v\n", res.Latency)

@@ -3,7 +3,6 @@ package main
 import (
 	"calq/internal/cli/base"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -148,12 +147,7 @@ func recvHandler(w io.Writer, asJSON bool, x sms.ExecOptions) func(context.Conte
 // text indented by a tab.
 func writeInbound(w io.Writer, in sms.Inbound, asJSON bool) error {
 	if asJSON {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+		return base.WriteJSONLine(w, in.MessageType, in)
 	}
 	sent := "unknown"
 	if !in.Sent.IsZero() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"calq/internal/cli/base"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -31,7 +30,7 @@ func versionCommand() *cli.Command {
 			}
 			v := readVersion()
 			if c.Bool("json") {
-				return json.NewEncoder(c.App.Writer).Encode(v)
+				return base.WriteJSONLine(c.App.Writer, v.MessageType, v)
 			}
 			return v.writeText(c.App.Writer)
 		},
