@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"calq/internal/cli/base"
 	"calq/internal/fsio"
 )
 

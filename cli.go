@@ -4,20 +4,18 @@ package main
 // renderings. Each leaf command lives in its own cmd_*.go file.
 
 import (
-	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"calq/convert/contacts"
+	"calq/internal/cli/base"
 	"calq/internal/dburl"
 	"calq/sched/history"
 	"calq/sched/journal"
@@ -100,13 +98,6 @@ func (e *journalMissing) Error() string { return fmt.Sprintf("no journal at %s",
 func (e *journalMissing) Hint() string {
 	return "calq convert, calq sched run --journal, calq sms and calq contacts add write the journal; " +
 		"give another with --db or CALQ_DB"
-}
-
-// isTerminal reports whether w is a terminal: progress lines help a person
-// watching and would only clutter a log or a test's captured stderr.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // openJournal opens the journal at journalPath, creating it if need be.

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzeCommand() *cli.Command {
@@ -181,21 +179,6 @@ func prob(v, log10 float64) string {
 		return fmt.Sprintf("%.4ge%d", mant, int(math.Floor(log10)))
 	}
 	return num(v)
-}
-
-// measure is one row of a two-column table: a symbol with a plain name,
-// and a value.
-type measure struct{ name, value string }
-
-func writeMeasures(w io.Writer, title string, rows []measure) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if title != "" {
-		fmt.Fprintln(tw, title)
-	}
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\n", r.name, r.value)
-	}
-	return tw.Flush()
 }
 
 func capacityFlag(aliases ...string) cli.Flag {

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzeErlangCommand() *cli.Command {
@@ -28,7 +28,7 @@ func erlangFlags() []cli.Flag {
 
 // runErlang computes M/M/c for --servers and --load (μ = 1, λ = a) and
 // prints what show picks from it. Only Erlang C cares about stability.
-func runErlang(c *cli.Context, show func(analyze.MMcResult) (any, []measure)) error {
+func runErlang(c *cli.Context, show func(analyze.MMcResult) (any, []base.Measure)) error {
 	f := &flagCheck{c: c}
 	servers := f.count("servers", 1, analyze.MaxServers, true)
 	load := f.positive("load")
@@ -44,7 +44,7 @@ func runErlang(c *cli.Context, show func(analyze.MMcResult) (any, []measure)) er
 	if c.Bool("json") {
 		err = base.WriteJSONLine(c.App.Writer, "erlang_"+c.Command.Name, v)
 	} else {
-		err = writeMeasures(c.App.Writer, fmt.Sprintf("c = %d servers, a = %s Erlangs", servers, num(load)), rows)
+		err = base.WriteMeasures(c.App.Writer, fmt.Sprintf("c = %d servers, a = %s Erlangs", servers, num(load)), rows)
 	}
 	if err == nil && c.Command.Name == "c" && !r.Stable {
 		err = fmt.Errorf("the queue is unstable: a = %s ≥ c = %d; at least %d servers are needed", num(load), servers, r.MinStable)

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzeErlangBCommand() *cli.Command {
@@ -15,14 +16,14 @@ func analyzeErlangBCommand() *cli.Command {
 			`--json prints one line {"message_type":"erlang_b", "servers", "load", "erlang_b", "log10_erlang_b"}.`,
 		Flags: erlangFlags(),
 		Action: func(c *cli.Context) error {
-			return runErlang(c, func(r analyze.MMcResult) (any, []measure) {
+			return runErlang(c, func(r analyze.MMcResult) (any, []base.Measure) {
 				return struct {
 						Servers int     `json:"servers"`
 						Load    float64 `json:"load"`
 						B       float64 `json:"erlang_b"`
 						Log10B  float64 `json:"log10_erlang_b"`
 					}{r.Servers, r.Load, r.ErlangB, r.Log10ErlangB},
-					[]measure{{"Erlang B", prob(r.ErlangB, r.Log10ErlangB)}}
+					[]base.Measure{{Name: "Erlang B", Value: prob(r.ErlangB, r.Log10ErlangB)}}
 			})
 		},
 	}

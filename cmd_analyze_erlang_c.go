@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzeErlangCCommand() *cli.Command {
@@ -15,7 +16,7 @@ func analyzeErlangCCommand() *cli.Command {
 			`--json prints one line {"message_type":"erlang_c", "servers", "load", "rho", "stable", "p_wait", "log10_p_wait"}.`,
 		Flags: erlangFlags(),
 		Action: func(c *cli.Context) error {
-			return runErlang(c, func(r analyze.MMcResult) (any, []measure) {
+			return runErlang(c, func(r analyze.MMcResult) (any, []base.Measure) {
 				return struct {
 						Servers int     `json:"servers"`
 						Load    float64 `json:"load"`
@@ -24,7 +25,7 @@ func analyzeErlangCCommand() *cli.Command {
 						C       float64 `json:"p_wait"`
 						Log10C  float64 `json:"log10_p_wait"`
 					}{r.Servers, r.Load, r.Rho, r.Stable, r.PWait, r.Log10PWait},
-					[]measure{{"ρ", num(r.Rho)}, {"Erlang C, P(wait)", prob(r.PWait, r.Log10PWait)}}
+					[]base.Measure{{Name: "ρ", Value: num(r.Rho)}, {Name: "Erlang C, P(wait)", Value: prob(r.PWait, r.Log10PWait)}}
 			})
 		},
 	}

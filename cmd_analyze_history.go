@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 	"calq/sched"
 	"calq/sched/history"
 	"calq/sched/journal"
@@ -151,7 +151,7 @@ func writeAnalyzeHistory(w io.Writer, groups []analyze.HistoryGroup, o analyze.H
 func writeHistoryGroup(w io.Writer, g analyze.HistoryGroup, o analyze.HistoryOptions) {
 	conf := fmt.Sprintf("%.4g%% CI", o.Confidence*100)
 	fmt.Fprintf(w, "%s on %s: %s started, %d finished (%d failed), enqueued over %s\n",
-		safeText(g.Kind), base.OrDash(safeText(g.Backend)), base.Plural(g.Jobs, "job"), g.Completed, g.Failed, base.Seconds(&g.SpanS))
+		base.SafeText(g.Kind), base.OrDash(base.SafeText(g.Backend)), base.Plural(g.Jobs, "job"), g.Completed, g.Failed, base.Seconds(&g.SpanS))
 	fmt.Fprintf(w, "  arrival rate λ\t%s\n", rateCI(g.Lambda, g.LambdaCI, "/s", conf))
 	fmt.Fprintf(w, "  service rate μ\t%s\n", rateCI(g.Mu, g.MuCI, "/s per worker", conf))
 	busy := "-"

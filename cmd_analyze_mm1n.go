@@ -1,10 +1,10 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzeMM1NCommand() *cli.Command {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 // unstableError reports ρ ≥ 1 after the results are printed: exit 1.
@@ -101,33 +101,33 @@ func analyzeMMcCommand() *cli.Command {
 func writeMMc(w io.Writer, o mmcOutput) error {
 	r := o.res
 	title := fmt.Sprintf("M/M/%d: λ = %s, μ = %s, offered load a = λ/μ = %s Erlangs", r.Servers, num(r.Lambda), num(r.Mu), num(r.Load))
-	rows := []measure{
-		{"ρ   utilisation of each server (a/c)", num(r.Rho)},
-		{"cμ  capacity (most completions per unit time)", num(r.Capacity)},
+	rows := []base.Measure{
+		{Name: "ρ   utilisation of each server (a/c)", Value: num(r.Rho)},
+		{Name: "cμ  capacity (most completions per unit time)", Value: num(r.Capacity)},
 	}
 	if !r.Stable {
 		rows = append(rows,
-			measure{"stable", fmt.Sprintf("no: ρ ≥ 1, the queue grows without bound; at least %d servers are needed", r.MinStable)},
-			measure{"Erlang B (blocked if there were no queue)", prob(r.ErlangB, r.Log10ErlangB)})
-		return writeMeasures(w, title, rows)
+			base.Measure{Name: "stable", Value: fmt.Sprintf("no: ρ ≥ 1, the queue grows without bound; at least %d servers are needed", r.MinStable)},
+			base.Measure{Name: "Erlang B (blocked if there were no queue)", Value: prob(r.ErlangB, r.Log10ErlangB)})
+		return base.WriteMeasures(w, title, rows)
 	}
 	rows = append(rows,
-		measure{"P0  probability the system is empty", prob(r.P0, r.Log10P0)},
-		measure{"P(wait)  probability an arrival waits (Erlang C)", prob(r.PWait, r.Log10PWait)},
-		measure{"Erlang B  blocked if there were no queue", prob(r.ErlangB, r.Log10ErlangB)},
-		measure{"Lq  mean number waiting", num(r.Lq)},
-		measure{"L   mean number in system (Ls)", num(r.L)},
-		measure{"Wq  mean wait in queue", num(r.Wq)},
-		measure{"W   mean time in system (Ws)", num(r.W)},
-		measure{"throughput", num(r.Throughput)},
+		base.Measure{Name: "P0  probability the system is empty", Value: prob(r.P0, r.Log10P0)},
+		base.Measure{Name: "P(wait)  probability an arrival waits (Erlang C)", Value: prob(r.PWait, r.Log10PWait)},
+		base.Measure{Name: "Erlang B  blocked if there were no queue", Value: prob(r.ErlangB, r.Log10ErlangB)},
+		base.Measure{Name: "Lq  mean number waiting", Value: num(r.Lq)},
+		base.Measure{Name: "L   mean number in system (Ls)", Value: num(r.L)},
+		base.Measure{Name: "Wq  mean wait in queue", Value: num(r.Wq)},
+		base.Measure{Name: "W   mean time in system (Ws)", Value: num(r.W)},
+		base.Measure{Name: "throughput", Value: num(r.Throughput)},
 	)
 	var ps []string
 	for _, p := range waitPercentiles {
 		ps = append(ps, p.key+" "+num(o.WqPercentiles[p.key]))
 	}
-	rows = append(rows, measure{"Wq percentiles", strings.Join(ps, "  ")})
+	rows = append(rows, base.Measure{Name: "Wq percentiles", Value: strings.Join(ps, "  ")})
 	for _, t := range o.WaitTail {
-		rows = append(rows, measure{"P(Wq > " + num(t.T) + ")", num(t.P)})
+		rows = append(rows, base.Measure{Name: "P(Wq > " + num(t.T) + ")", Value: num(t.P)})
 	}
-	return writeMeasures(w, title, rows)
+	return base.WriteMeasures(w, title, rows)
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 const mmckJSON = `--json prints one line {"message_type":"mmck" or "mm1n", "lambda", "mu", "servers", "capacity", "rho", "p0",` + "\n" +
@@ -47,14 +47,14 @@ func runMMcK(c *cli.Context, f *flagCheck, lambda, mu float64, servers, k int) e
 		return base.WriteJSONLine(c.App.Writer, c.Command.Name, r)
 	}
 	title := fmt.Sprintf("M/M/%d/%d: λ = %s, μ = %s", servers, k, num(lambda), num(mu))
-	return writeMeasures(c.App.Writer, title, []measure{
-		{"ρ   offered load per server (λ/cμ; may exceed 1)", num(r.Rho)},
-		{"P0  probability the system is empty", num(r.P0)},
-		{"PK  blocking probability (an arrival finds it full)", num(r.PK)},
-		{"λeff  effective arrival rate, λ(1 - PK)", num(r.LambdaEff)},
-		{"L   mean number in system (Ls)", num(r.L)},
-		{"Lq  mean number waiting", num(r.Lq)},
-		{"W   mean time in system (Ws)", num(r.W)},
-		{"Wq  mean wait in queue", num(r.Wq)},
+	return base.WriteMeasures(c.App.Writer, title, []base.Measure{
+		{Name: "ρ   offered load per server (λ/cμ; may exceed 1)", Value: num(r.Rho)},
+		{Name: "P0  probability the system is empty", Value: num(r.P0)},
+		{Name: "PK  blocking probability (an arrival finds it full)", Value: num(r.PK)},
+		{Name: "λeff  effective arrival rate, λ(1 - PK)", Value: num(r.LambdaEff)},
+		{Name: "L   mean number in system (Ls)", Value: num(r.L)},
+		{Name: "Lq  mean number waiting", Value: num(r.Lq)},
+		{Name: "W   mean time in system (Ws)", Value: num(r.W)},
+		{Name: "Wq  mean wait in queue", Value: num(r.Wq)},
 	})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -9,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzePoissonCommand() *cli.Command {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzeResizeCommand() *cli.Command {
@@ -69,19 +69,19 @@ func writeResize(w io.Writer, r analyze.ResizeResult) error {
 		next = num(*t)
 	}
 	title := fmt.Sprintf("calendar queue (PRAM): λ = %s pushes, μ = %s pops per unit time, room for N = %d", num(r.Lambda), num(r.Mu), r.Capacity)
-	return writeMeasures(w, title, []measure{
-		{"ρ   λ/μ", num(r.Rho)},
-		{"L   predicted mean number of events (M/M/1/N)", num(r.L)},
-		{"NB  buckets now", strconv.Itoa(r.Buckets)},
-		{"NE  events now", strconv.Itoa(r.Events)},
-		{"grows when", fmt.Sprintf("NE > %d", r.GrowAbove)},
-		{"shrinks when", shrink},
-		{"resize triggered now", r.Trigger},
-		{"NB a resize at NE would choose", strconv.Itoa(r.TargetBuckets)},
-		{fmt.Sprintf("P(NE > %d)  steady state", r.GrowAbove), num(r.PGrow)},
-		{"P(NE < shrink trigger)  steady state", num(r.PShrink)},
-		{"up-crossings of the grow trigger per unit time", num(r.UpCrossings)},
-		{"down-crossings of the shrink trigger per unit time", num(r.DownCrossings)},
-		{"expected time until the next resize", next},
+	return base.WriteMeasures(w, title, []base.Measure{
+		{Name: "ρ   λ/μ", Value: num(r.Rho)},
+		{Name: "L   predicted mean number of events (M/M/1/N)", Value: num(r.L)},
+		{Name: "NB  buckets now", Value: strconv.Itoa(r.Buckets)},
+		{Name: "NE  events now", Value: strconv.Itoa(r.Events)},
+		{Name: "grows when", Value: fmt.Sprintf("NE > %d", r.GrowAbove)},
+		{Name: "shrinks when", Value: shrink},
+		{Name: "resize triggered now", Value: r.Trigger},
+		{Name: "NB a resize at NE would choose", Value: strconv.Itoa(r.TargetBuckets)},
+		{Name: fmt.Sprintf("P(NE > %d)  steady state", r.GrowAbove), Value: num(r.PGrow)},
+		{Name: "P(NE < shrink trigger)  steady state", Value: num(r.PShrink)},
+		{Name: "up-crossings of the grow trigger per unit time", Value: num(r.UpCrossings)},
+		{Name: "down-crossings of the shrink trigger per unit time", Value: num(r.DownCrossings)},
+		{Name: "expected time until the next resize", Value: next},
 	})
 }

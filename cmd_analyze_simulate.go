@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
+	"calq/internal/cli/base"
 )
 
 func analyzeSimulateCommand() *cli.Command {

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"github.com/urfave/cli/v2"
+
+	"calq/internal/cli/base"
 )
 
 func contactsCommand() *cli.Command {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert/contacts"
+	"calq/internal/cli/base"
 	"calq/sched/journal"
 )
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -10,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert/contacts"
+	"calq/internal/cli/base"
 )
 
 func contactsListCommand() *cli.Command {
@@ -42,7 +42,7 @@ func writeContacts(w io.Writer, cs []contacts.Contact, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tADDRESS\tADDED")
 	for _, ct := range cs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", safeText(ct.Name), safeText(ct.Address), ct.Added.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", base.SafeText(ct.Name), base.SafeText(ct.Address), ct.Added.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }

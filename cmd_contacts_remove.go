@@ -1,12 +1,12 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/convert/contacts"
+	"calq/internal/cli/base"
 )
 
 func contactsRemoveCommand() *cli.Command {

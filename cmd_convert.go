@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"calq/convert/lo"
 	"calq/convert/mail"
 	"calq/convert/pdf"
+	"calq/internal/cli/base"
 	"calq/internal/config"
 	"calq/internal/dburl"
 	"calq/internal/exitcode"
@@ -227,7 +227,7 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		}
 	}
 	if o.Merge != "" {
-		if dir := filepath.Dir(o.Merge); within(dir, o.Out) {
+		if dir := filepath.Dir(o.Merge); base.Within(dir, o.Out) {
 			// calq creates --out and the directories below it.
 			if err := checkTarget("--merge", o.Merge); err != nil {
 				errs.Add(err)
@@ -305,12 +305,6 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		return o, nil, err
 	}
 	return o, mailTo, nil
-}
-
-// within says whether dir is out or below it: calq creates --out.
-func within(dir, out string) bool {
-	rel, err := filepath.Rel(filepath.Clean(out), filepath.Clean(dir))
-	return out != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // modifierErrors refuses a flag given without the option it modifies

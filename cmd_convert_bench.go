@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert/convertbench"
+	"calq/internal/cli/base"
 )
 
 func convertBenchCommand() *cli.Command {
@@ -58,17 +58,17 @@ func convertBenchCommand() *cli.Command {
 			if c.Bool("json") {
 				return base.WriteJSONLine(c.App.Writer, "convert_bench", res)
 			}
-			return writeMeasures(c.App.Writer, fmt.Sprintf("%s on %d cores", base.Plural(res.Files, "document"), res.Cores), []measure{
-				{"(a) one soffice per file", fmt.Sprintf("%.2f documents/s (on %d of them)", res.NaiveDPS, res.NaiveFiles)},
-				{"(b) one soffice call for all", fmt.Sprintf("%.2f documents/s", res.BatchDPS)},
-				{"(c) calq, 1 instance", fmt.Sprintf("%.2f documents/s, first PDF after %.2fs", res.Calq1DPS, res.Calq1FirstSeconds)},
-				{fmt.Sprintf("(d) calq, %d instances", res.Instances), fmt.Sprintf("%.2f documents/s, first PDF after %.2fs", res.CalqDPS, res.CalqFirstSeconds)},
-				{"limit", fmt.Sprintf("%.2f documents/s (soffice start %.2fs, then (b)'s work over %d cores)", res.LimitDPS, res.StartSeconds, res.Cores)},
-				{"(d) ÷ (a)", fmt.Sprintf("%.1f×", res.VsNaive)},
-				{"(c) ÷ (b)", fmt.Sprintf("%.2f× (goal ≥ 1.0×: %s)", res.Calq1VsBatch, base.YesNo(res.Calq1VsBatch >= 1))},
-				{"(d) ÷ (b)", fmt.Sprintf("%.2f× (goal ≥ 1.5×: %s)", res.VsBatch, base.YesNo(res.VsBatch >= 1.5))},
-				{"limit ÷ (b)", fmt.Sprintf("%.2f×", res.LimitVsBatch)},
-				{"first PDF", fmt.Sprintf("%.2fs with 1 instance, %.2fs with %d (goal ≤ 2s: %s)", res.Calq1FirstSeconds,
+			return base.WriteMeasures(c.App.Writer, fmt.Sprintf("%s on %d cores", base.Plural(res.Files, "document"), res.Cores), []base.Measure{
+				{Name: "(a) one soffice per file", Value: fmt.Sprintf("%.2f documents/s (on %d of them)", res.NaiveDPS, res.NaiveFiles)},
+				{Name: "(b) one soffice call for all", Value: fmt.Sprintf("%.2f documents/s", res.BatchDPS)},
+				{Name: "(c) calq, 1 instance", Value: fmt.Sprintf("%.2f documents/s, first PDF after %.2fs", res.Calq1DPS, res.Calq1FirstSeconds)},
+				{Name: fmt.Sprintf("(d) calq, %d instances", res.Instances), Value: fmt.Sprintf("%.2f documents/s, first PDF after %.2fs", res.CalqDPS, res.CalqFirstSeconds)},
+				{Name: "limit", Value: fmt.Sprintf("%.2f documents/s (soffice start %.2fs, then (b)'s work over %d cores)", res.LimitDPS, res.StartSeconds, res.Cores)},
+				{Name: "(d) ÷ (a)", Value: fmt.Sprintf("%.1f×", res.VsNaive)},
+				{Name: "(c) ÷ (b)", Value: fmt.Sprintf("%.2f× (goal ≥ 1.0×: %s)", res.Calq1VsBatch, base.YesNo(res.Calq1VsBatch >= 1))},
+				{Name: "(d) ÷ (b)", Value: fmt.Sprintf("%.2f× (goal ≥ 1.5×: %s)", res.VsBatch, base.YesNo(res.VsBatch >= 1.5))},
+				{Name: "limit ÷ (b)", Value: fmt.Sprintf("%.2f×", res.LimitVsBatch)},
+				{Name: "first PDF", Value: fmt.Sprintf("%.2fs with 1 instance, %.2fs with %d (goal ≤ 2s: %s)", res.Calq1FirstSeconds,
 					res.CalqFirstSeconds, res.Instances, base.YesNo(max(res.Calq1FirstSeconds, res.CalqFirstSeconds) <= 2))},
 			})
 		},

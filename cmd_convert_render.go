@@ -1,20 +1,17 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 
 	"calq/convert"
 	"calq/convert/mail"
+	"calq/internal/cli/base"
 )
 
 // convertRenderer shows calq convert's progress: JSON lines on stdout
@@ -45,7 +42,7 @@ func (r *convertRenderer) planned(total, toConvert int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.total, r.pre, r.began = total, total-toConvert, true
-	if !r.json && !r.quiet && isTerminal(r.stderr) && toConvert > 0 {
+	if !r.json && !r.quiet && base.IsTerminal(r.stderr) && toConvert > 0 {
 		r.bar = progressbar.NewOptions(toConvert, progressbar.OptionSetWriter(r.stderr),
 			progressbar.OptionSetDescription("converting"), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"),
@@ -60,7 +57,7 @@ func (r *convertRenderer) planned(total, toConvert int) {
 func (r *convertRenderer) status(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.json || r.quiet || !isTerminal(r.stderr) {
+	if r.json || r.quiet || !base.IsTerminal(r.stderr) {
 		return
 	}
 	r.above("calq: " + msg)
@@ -106,20 +103,20 @@ func (r *convertRenderer) progress(f convert.FileResult) {
 }
 
 func (r *convertRenderer) describe(f convert.FileResult) string {
-	in, out := quoteName(f.Input), quoteName(f.Output)
+	in, out := base.QuoteName(f.Input), base.QuoteName(f.Output)
 	var line string
 	switch f.State {
 	case convert.StateConverted:
 		line = fmt.Sprintf("calq: converted [%d/%d] %s -> %s (%.1fs, %s)", r.done, r.total, in, out, f.Seconds, f.Backend)
 	case convert.StateSkipped:
-		line = fmt.Sprintf("calq: skipped [%d/%d] %s: %s", r.done, r.total, in, safeText(f.Reason))
+		line = fmt.Sprintf("calq: skipped [%d/%d] %s: %s", r.done, r.total, in, base.SafeText(f.Reason))
 	case convert.StateRetry:
-		line = fmt.Sprintf("calq: retrying %s: %s", in, safeText(f.Reason))
+		line = fmt.Sprintf("calq: retrying %s: %s", in, base.SafeText(f.Reason))
 	default:
-		line = fmt.Sprintf("calq: %s [%d/%d] %s: %s", strings.ReplaceAll(f.State, "_", " "), r.done, r.total, in, safeText(f.Reason))
+		line = fmt.Sprintf("calq: %s [%d/%d] %s: %s", strings.ReplaceAll(f.State, "_", " "), r.done, r.total, in, base.SafeText(f.Reason))
 	}
 	if f.Note != "" {
-		line += " (" + safeText(f.Note) + ")"
+		line += " (" + base.SafeText(f.Note) + ")"
 	}
 	return line
 }
@@ -157,19 +154,19 @@ func (r *convertRenderer) finish(s convert.Summary) {
 		return
 	}
 	for _, in := range s.Empty {
-		fmt.Fprintf(r.stderr, "calq: %s: nothing to convert there\n", quoteName(in))
+		fmt.Fprintf(r.stderr, "calq: %s: nothing to convert there\n", base.QuoteName(in))
 	}
 	for _, d := range s.Duplicates {
 		how := "the same input as"
 		if !d.Same {
 			how = "already part of"
 		}
-		fmt.Fprintf(r.stderr, "calq: %s: %s %s; converted once\n", quoteName(d.Input), how, quoteName(d.Of))
+		fmt.Fprintf(r.stderr, "calq: %s: %s %s; converted once\n", base.QuoteName(d.Input), how, base.QuoteName(d.Of))
 	}
 	if len(s.Orphans) > 0 && !r.quiet {
 		fmt.Fprintf(r.stderr, "calq: %s whose input is gone (kept, not deleted):\n", base.Plural(len(s.Orphans), "PDF"))
 		for _, o := range s.Orphans {
-			fmt.Fprintf(r.stderr, "calq:   %s\n", quoteName(o))
+			fmt.Fprintf(r.stderr, "calq:   %s\n", base.QuoteName(o))
 		}
 	}
 	if r.quiet && s.Failed == 0 && s.Cancelled == 0 {
@@ -192,62 +189,7 @@ func summaryLine(s convert.Summary) string {
 	}
 	line += fmt.Sprintf(" in %.1fs", s.Seconds)
 	if s.Merged != "" {
-		line += "; merged into " + quoteName(s.Merged)
+		line += "; merged into " + base.QuoteName(s.Merged)
 	}
 	return line
-}
-
-// quoteName prints a path as it is when that is safe, else quoted in Go
-// (C-like) syntax as git quotes paths: control characters, bytes that are
-// not UTF-8 and invisible format characters become escapes, so a name
-// holding a newline cannot forge a line.
-func quoteName(s string) string {
-	if s == "" || !needsQuote(s) {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-func needsQuote(s string) bool {
-	if !utf8.ValidString(s) {
-		return true
-	}
-	for _, c := range s {
-		if escaped(c) || c == '"' || c == '\\' {
-			return true
-		}
-	}
-	return false
-}
-
-// escaped reports whether c is printed as an escape: a control character,
-// or an invisible format character (a bidi override, a zero-width space, a
-// BOM), but not the zero-width joiner and non-joiner, which emoji
-// sequences and scripts such as Persian and Devanagari are written with,
-// and which move nothing.
-func escaped(c rune) bool {
-	return unicode.IsControl(c) || unicode.Is(unicode.Cf, c) && c != '\u200c' && c != '\u200d'
-}
-
-// safeText escapes control characters and bytes that are not UTF-8 in a
-// message (which may quote a path), without quoting the whole.
-func safeText(s string) string {
-	if !needsQuote(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, w := 0, 0; i < len(s); i += w {
-		c, width := utf8.DecodeRuneInString(s[i:])
-		w = width
-		switch {
-		case c == utf8.RuneError && width == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case escaped(c):
-			q := strconv.QuoteRune(c)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }

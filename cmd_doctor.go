@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert"
+	"calq/internal/cli/base"
 	"calq/internal/dburl"
 )
 
@@ -65,9 +65,9 @@ func writeChecks(w io.Writer, checks []convert.Check, asJSON bool) error {
 		if !ck.OK {
 			mark = "MISSING"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, ck.Name, safeText(ck.Detail)) // a path, a tool's answer, a server's error
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, ck.Name, base.SafeText(ck.Detail)) // a path, a tool's answer, a server's error
 		if ck.Fix != "" {
-			fmt.Fprintf(tw, "\t\tfix: %s\n", safeText(ck.Fix))
+			fmt.Fprintf(tw, "\t\tfix: %s\n", base.SafeText(ck.Fix))
 		}
 	}
 	return tw.Flush()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/bytestr"
+	"calq/internal/cli/base"
 	"calq/sched"
 	"calq/sched/history"
 	"calq/sched/journal"
@@ -202,21 +202,21 @@ func writeHistory(w io.Writer, l jobList, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKEY\tKIND\tWHAT\tSTATE\tATTEMPTS\tBACKEND\tENQUEUED\tWAIT\tRUN\tERROR")
 	for _, r := range recs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, safeText(r.Key), safeText(r.Kind),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, base.SafeText(r.Key), base.SafeText(r.Kind),
 			base.OrDash(firstLine(l.jobWhat(r), 50)), r.State, r.Attempts,
-			base.OrDash(safeText(r.RanOn)), r.Enqueued.Local().Format(time.DateTime), base.Seconds(r.WaitS), base.Seconds(r.RunS),
+			base.OrDash(base.SafeText(r.RanOn)), r.Enqueued.Local().Format(time.DateTime), base.Seconds(r.WaitS), base.Seconds(r.RunS),
 			base.OrDash(firstLine(r.Error, 60)))
 	}
 	return tw.Flush()
 }
 
-// firstLine shortens s to its first line, escaped (safeText), and at most n runes, marking
+// firstLine shortens s to its first line, escaped (base.SafeText), and at most n runes, marking
 // what it cut with "…".
 func firstLine(s string, n int) string {
 	line, _, more := strings.Cut(s, "\n")
 	// Escaped before it is cut: []rune would make U+FFFD of the bytes
 	// that are not UTF-8, which safeText would then leave as they look.
-	line = safeText(line)
+	line = base.SafeText(line)
 	if r := []rune(line); len(r) > n {
 		return string(r[:n-1]) + "…"
 	} else if more {

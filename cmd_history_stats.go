@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/sched/history"
 	"calq/sched/journal"
 )
@@ -36,7 +36,7 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "KIND\tBACKEND\tJOBS\t%s\n", strings.ToUpper(strings.Join(stateNames(), "\t")))
 	for _, g := range s.Groups {
-		fmt.Fprintf(tw, "%s\t%s\t%d", safeText(g.Kind), base.OrDash(safeText(g.Backend)), g.Jobs)
+		fmt.Fprintf(tw, "%s\t%s\t%d", base.SafeText(g.Kind), base.OrDash(base.SafeText(g.Backend)), g.Jobs)
 		for _, st := range historyStates {
 			fmt.Fprintf(tw, "\t%d", g.States[st])
 		}
@@ -48,7 +48,7 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 			name string
 			s    journal.Summary
 		}{{"wait", g.Wait}, {"run", g.Run}} {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", safeText(g.Kind), base.OrDash(safeText(g.Backend)), t.name, t.s.N,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", base.SafeText(g.Kind), base.OrDash(base.SafeText(g.Backend)), t.name, t.s.N,
 				base.Seconds(&t.s.Mean), base.Seconds(&t.s.P50), base.Seconds(&t.s.P90), base.Seconds(&t.s.P99))
 		}
 	}
@@ -58,7 +58,7 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 	fmt.Fprintln(tw, "\nKIND\tBACKEND\tREASON\tJOBS")
 	for _, g := range s.Groups {
 		for _, r := range g.Reasons {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", safeText(g.Kind), base.OrDash(safeText(g.Backend)), safeText(r.Reason), r.Count)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", base.SafeText(g.Kind), base.OrDash(base.SafeText(g.Backend)), base.SafeText(r.Reason), r.Count)
 		}
 	}
 	return tw.Flush()

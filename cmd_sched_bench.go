@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/sched/schedbench"
 )
 
@@ -119,7 +119,7 @@ func benchOptions(c *cli.Context) (schedbench.Options, error) {
 	if err := errs.Err(c); err != nil {
 		return o, err
 	}
-	if isTerminal(c.App.ErrWriter) {
+	if base.IsTerminal(c.App.ErrWriter) {
 		o.Progress = c.App.ErrWriter
 	}
 	return o, nil

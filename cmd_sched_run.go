@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/childenv"
+	"calq/internal/cli/base"
 	"calq/internal/dburl"
 	"calq/internal/fsio"
 	"calq/sched"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"calq/internal/cli/base"
 	"calq/sched"
 	"calq/sched/shell"
 )
@@ -34,7 +34,7 @@ func newRunRenderer(stdout, stderr io.Writer, asJSON, quiet bool, total int) *ru
 	switch {
 	case asJSON:
 		r.json = true
-	case !quiet && isTerminal(stderr):
+	case !quiet && base.IsTerminal(stderr):
 		r.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription("jobs"), progressbar.OptionShowCount(),
 			progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
@@ -78,7 +78,7 @@ func (r *runRenderer) event(ev sched.Event) {
 	// The command, the owner and errors come from job files, submitters
 	// and the database: escaped, none can forge a line. A job's output
 	// (see output) is its own and stays as it is, as GNU parallel's does.
-	line := safeText(r.describe(ev))
+	line := base.SafeText(r.describe(ev))
 	switch {
 	case line == "":
 	case r.bar != nil:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/internal/config"
 	"calq/internal/dburl"
 	"calq/sched/journal"
@@ -176,7 +176,7 @@ func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journ
 // warnTo returns a Warn that prints "calq: warning: ..." on w, escaped:
 // a warning may quote a message, a number or what a modem said.
 func warnTo(w io.Writer) func(error) {
-	return func(err error) { fmt.Fprintf(w, "calq: warning: %s\n", safeText(err.Error())) }
+	return func(err error) { fmt.Fprintf(w, "calq: warning: %s\n", base.SafeText(err.Error())) }
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).

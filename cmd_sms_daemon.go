@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/internal/dburl"
 	"calq/internal/pgdb"
 	"calq/sched"
@@ -103,7 +103,7 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 // daemonLog sends o's warnings to w, each line after prefix, and its
 // modems' events as logModemEvent prints them.
 func daemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
-	warn := func(err error) { fmt.Fprintf(w, "%s%s\n", prefix, safeText(err.Error())) }
+	warn := func(err error) { fmt.Fprintf(w, "%s%s\n", prefix, base.SafeText(err.Error())) }
 	o.Warn, o.Recv.Warn = warn, warn
 	o.Events = func(ev sched.Event) { logModemEvent(w, ev) }
 }
@@ -115,7 +115,7 @@ func dbLink(w io.Writer, prefix, url string) *pgdb.Link {
 	addr := dburl.Redact(url)
 	return &pgdb.Link{
 		Lost: func(err error) {
-			fmt.Fprintf(w, "%sdatabase %s unreachable, retrying: %s\n", prefix, addr, safeText(pgdb.Reason(err)))
+			fmt.Fprintf(w, "%sdatabase %s unreachable, retrying: %s\n", prefix, addr, base.SafeText(pgdb.Reason(err)))
 		},
 		Back: func(d time.Duration) {
 			fmt.Fprintf(w, "%sdatabase %s back after %v\n", prefix, addr, d.Round(time.Second))
@@ -154,5 +154,5 @@ func logModemEvent(w io.Writer, ev sched.Event) {
 	default:
 		return
 	}
-	fmt.Fprintln(w, safeText(fmt.Sprintf("calq: %s modem %s: %s", ev.Time.Format(time.DateTime), ev.Backend, what)))
+	fmt.Fprintln(w, base.SafeText(fmt.Sprintf("calq: %s modem %s: %s", ev.Time.Format(time.DateTime), ev.Backend, what)))
 }

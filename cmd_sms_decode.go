@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/internal/exitcode"
 	"calq/sms/pdu"
 )
@@ -69,7 +69,7 @@ func decodePDUs(w io.Writer, hexes []string, dir pdu.Direction, asJSON bool) err
 			if i > len(errs) {
 				fmt.Fprintln(w)
 			}
-			err = writeMeasures(w, fmt.Sprintf("PDU %d: %s", i+1, m.Type), messageRows(m))
+			err = base.WriteMeasures(w, fmt.Sprintf("PDU %d: %s", i+1, m.Type), messageRows(m))
 		}
 		if err != nil {
 			return err
@@ -85,32 +85,32 @@ func decodePDUs(w io.Writer, hexes []string, dir pdu.Direction, asJSON bool) err
 }
 
 // messageRows are the fields of m's type, for people debugging modems.
-func messageRows(m pdu.Message) []measure {
+func messageRows(m pdu.Message) []base.Measure {
 	smsc := m.SMSC
 	if smsc == "" {
 		smsc = "none (the modem's default)"
 	}
-	rows := []measure{{"smsc", smsc}, {"first octet", fmt.Sprintf("%02X", m.FirstOctet)}}
-	addr := func(name, a string) measure {
-		return measure{name, fmt.Sprintf("%s (TOA %02X, %s)", a, m.TOA, toaName(m.TOA))}
+	rows := []base.Measure{{Name: "smsc", Value: smsc}, {Name: "first octet", Value: fmt.Sprintf("%02X", m.FirstOctet)}}
+	addr := func(name, a string) base.Measure {
+		return base.Measure{Name: name, Value: fmt.Sprintf("%s (TOA %02X, %s)", a, m.TOA, toaName(m.TOA))}
 	}
 	switch m.Type {
 	case "SUBMIT", "COMMAND":
-		rows = append(rows, measure{"mr", strconv.Itoa(m.MR)}, addr("da", m.DA), measure{"srr", srrText(m.SRR)})
+		rows = append(rows, base.Measure{Name: "mr", Value: strconv.Itoa(m.MR)}, addr("da", m.DA), base.Measure{Name: "srr", Value: srrText(m.SRR)})
 	case "DELIVER":
-		rows = append(rows, addr("oa", m.OA), measure{"scts", m.SCTS.Format(pdu.TimeLayout)})
+		rows = append(rows, addr("oa", m.OA), base.Measure{Name: "scts", Value: m.SCTS.Format(pdu.TimeLayout)})
 	case "STATUS-REPORT":
-		rows = append(rows, measure{"mr", strconv.Itoa(m.MR)}, addr("ra", m.RA),
-			measure{"scts", m.SCTS.Format(pdu.TimeLayout)}, measure{"dt", m.DT.Format(pdu.TimeLayout)},
-			measure{"st", fmt.Sprintf("%d (%s)", m.ST, statusName(m.ST))})
+		rows = append(rows, base.Measure{Name: "mr", Value: strconv.Itoa(m.MR)}, addr("ra", m.RA),
+			base.Measure{Name: "scts", Value: m.SCTS.Format(pdu.TimeLayout)}, base.Measure{Name: "dt", Value: m.DT.Format(pdu.TimeLayout)},
+			base.Measure{Name: "st", Value: fmt.Sprintf("%d (%s)", m.ST, statusName(m.ST))})
 	case "SUBMIT-REPORT":
-		rows = append(rows, measure{"scts", m.SCTS.Format(pdu.TimeLayout)})
+		rows = append(rows, base.Measure{Name: "scts", Value: m.SCTS.Format(pdu.TimeLayout)})
 	}
 	if m.VPSeconds > 0 {
-		rows = append(rows, measure{"validity", fmt.Sprintf("%v (relative, %d s)", time.Duration(m.VPSeconds)*time.Second, m.VPSeconds)})
+		rows = append(rows, base.Measure{Name: "validity", Value: fmt.Sprintf("%v (relative, %d s)", time.Duration(m.VPSeconds)*time.Second, m.VPSeconds)})
 	}
 	if !m.VPAbsolute.IsZero() {
-		rows = append(rows, measure{"validity", m.VPAbsolute.Format(pdu.TimeLayout) + " (absolute)"})
+		rows = append(rows, base.Measure{Name: "validity", Value: m.VPAbsolute.Format(pdu.TimeLayout) + " (absolute)"})
 	}
 	if m.Encoding == "" {
 		return rows
@@ -122,18 +122,18 @@ func messageRows(m pdu.Message) []measure {
 			class += " (flash)"
 		}
 	}
-	rows = append(rows, measure{"pid", fmt.Sprintf("%02X", m.PID)},
-		measure{"dcs", fmt.Sprintf("%02X (%s, class %s)", m.DCS, m.Encoding, class)})
+	rows = append(rows, base.Measure{Name: "pid", Value: fmt.Sprintf("%02X", m.PID)},
+		base.Measure{Name: "dcs", Value: fmt.Sprintf("%02X (%s, class %s)", m.DCS, m.Encoding, class)})
 	if m.Concat != nil {
-		rows = append(rows, measure{"concat", fmt.Sprintf("part %d of %d, reference %d (%d-bit)", m.Concat.Seq, m.Concat.Total, m.Concat.Ref, m.Concat.Bits)})
+		rows = append(rows, base.Measure{Name: "concat", Value: fmt.Sprintf("part %d of %d, reference %d (%d-bit)", m.Concat.Seq, m.Concat.Total, m.Concat.Ref, m.Concat.Bits)})
 	}
 	if len(m.UDH) > 0 {
-		rows = append(rows, measure{"udh", fmt.Sprintf("%X", m.UDH)})
+		rows = append(rows, base.Measure{Name: "udh", Value: fmt.Sprintf("%X", m.UDH)})
 	}
 	if m.Encoding == "gsm7" || m.Encoding == "ucs2" {
-		return append(rows, measure{"text", strconv.Quote(m.Text)})
+		return append(rows, base.Measure{Name: "text", Value: strconv.Quote(m.Text)})
 	}
-	return append(rows, measure{"data", fmt.Sprintf("%X", m.Data)})
+	return append(rows, base.Measure{Name: "data", Value: fmt.Sprintf("%X", m.Data)})
 }
 
 func toaName(toa byte) string {

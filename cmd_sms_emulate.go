@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/internal/fsio"
 	"calq/sms/emu"
 )

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/internal/fsio"
 	"calq/sms/pdu"
 )

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"cmp"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/sms"
 	"calq/sms/store"
 )
@@ -188,11 +188,11 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 			state += fmt.Sprintf(" (calq sms daemon, pid %d)", r.daemon.PID)
 		}
 		if r.Err != nil || r.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.Device), state, safeText(cmp.Or(r.Error, fmt.Sprint(r.Err))))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", base.SafeText(r.Name), base.SafeText(r.Device), state, base.SafeText(cmp.Or(r.Error, fmt.Sprint(r.Err))))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.Device), state, base.OrDash(safeText(r.Maker)),
-			base.OrDash(safeText(r.Model)), base.OrDash(safeText(r.IMEI)), base.OrDash(safeText(r.Registration)), signalText(r.Signal), base.OrDash(safeText(r.SMSC)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", base.SafeText(r.Name), base.SafeText(r.Device), state, base.OrDash(base.SafeText(r.Maker)),
+			base.OrDash(base.SafeText(r.Model)), base.OrDash(base.SafeText(r.IMEI)), base.OrDash(base.SafeText(r.Registration)), signalText(r.Signal), base.OrDash(base.SafeText(r.SMSC)))
 	}
 	return tw.Flush()
 }
@@ -222,7 +222,7 @@ func smsModemHolds(c *cli.Context) error {
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tDEVICE\tNAME\tDAEMON\tHELD UNTIL")
 	for _, h := range hs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(h.Host), safeText(h.Device), safeText(h.Name), safeText(h.Owner), h.Until.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", base.SafeText(h.Host), base.SafeText(h.Device), base.SafeText(h.Name), base.SafeText(h.Owner), h.Until.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }

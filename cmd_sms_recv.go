@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/childenv"
+	"calq/internal/cli/base"
 	"calq/internal/config"
 	"calq/sms"
 	"calq/sms/at"
@@ -155,7 +155,7 @@ func writeInbound(w io.Writer, in sms.Inbound, asJSON bool) error {
 	}
 	if in.MessageType == "report" {
 		_, err := fmt.Fprintf(w, "#%d report via %s: message %d to %s %s (status %d), sent %s\n",
-			in.ID, safeText(in.Modem), in.MR, safeText(in.From), in.Outcome, in.Status, sent)
+			in.ID, base.SafeText(in.Modem), in.MR, base.SafeText(in.From), in.Outcome, in.Status, sent)
 		return err
 	}
 	parts := ""
@@ -170,9 +170,9 @@ func writeInbound(w io.Writer, in sms.Inbound, asJSON bool) error {
 	// or drive the terminal.
 	lines := strings.Split(in.Text, "\n")
 	for i, l := range lines {
-		lines[i] = "\t" + safeText(l)
+		lines[i] = "\t" + base.SafeText(l)
 	}
-	_, err := fmt.Fprintf(w, "#%d message from %s via %s, sent %s%s\n%s\n", in.ID, safeText(in.From), safeText(in.Modem),
+	_, err := fmt.Fprintf(w, "#%d message from %s via %s, sent %s%s\n%s\n", in.ID, base.SafeText(in.From), base.SafeText(in.Modem),
 		sent, parts, strings.Join(lines, "\n"))
 	return err
 }

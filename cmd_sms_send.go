@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"calq/internal/cli/base"
 	"calq/internal/fsio"
 	"calq/sched"
 	"calq/sched/journal"
@@ -333,10 +333,10 @@ func renderSend(c *cli.Context, res sms.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTO\tSTATE\tMODEM\tPARTS\tMR\tREASON")
 	for _, m := range res.Messages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", idText(m.ID), safeText(m.To), m.State, base.OrDash(safeText(m.Modem)), m.Parts, mrText(m.MR), safeText(m.Reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", idText(m.ID), base.SafeText(m.To), m.State, base.OrDash(base.SafeText(m.Modem)), m.Parts, mrText(m.MR), base.SafeText(m.Reason))
 	}
 	for _, m := range res.Earlier {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, safeText(m.To), m.State, base.OrDash(safeText(m.Modem)), m.Parts, mrText(m.MR),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, base.SafeText(m.To), m.State, base.OrDash(base.SafeText(m.Modem)), m.Parts, mrText(m.MR),
 			"earlier run: "+m.Reason)
 	}
 	return tw.Flush()

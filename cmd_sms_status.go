@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/internal/cli/base"
 	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/store"
@@ -176,7 +176,7 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 	fmt.Fprintln(tw, "ID\tCREATED\tTO\tSTATE\tMODEM\tPARTS\tREASON")
 	for _, m := range ms {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", idText(m.ID), m.Created.Local().Format("2006-01-02 15:04:05"),
-			safeText(m.To), m.State, base.OrDash(safeText(m.Modem)), len(m.Parts), safeText(m.Reason))
+			base.SafeText(m.To), m.State, base.OrDash(base.SafeText(m.Modem)), len(m.Parts), base.SafeText(m.Reason))
 	}
 	if one && len(ms) == 1 {
 		fmt.Fprintln(tw, "\nPART\tREF\tSTATE\tMR\tMODEM\tREPORT\tREASON")
@@ -187,7 +187,7 @@ func renderStatus(c *cli.Context, ms []store.SMSMessage, one bool, reports []sms
 					report = fmt.Sprintf("%s (status %d)", r.Outcome, r.Status)
 				}
 			}
-			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), base.OrDash(safeText(p.Modem)), report, safeText(p.Reason))
+			fmt.Fprintf(tw, "%d/%d\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Seq, p.Total, p.Ref, p.State, mrText([]int{p.MR}), base.OrDash(base.SafeText(p.Modem)), report, base.SafeText(p.Reason))
 		}
 	}
 	return tw.Flush()

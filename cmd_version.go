@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"io"
 	"runtime"
@@ -9,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"calq/internal/cli/base"
 )
 
 func versionCommand() *cli.Command {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"calq/convert"
 	"calq/convert/lo"
 	"calq/internal/childenv"
+	"calq/internal/cli/base"
 	"calq/internal/dburl"
 	"calq/internal/pgdb"
 	"calq/internal/proc"
@@ -270,7 +270,7 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 	}
 	// Keys, kinds, worker names and errors come from submitters and the
 	// database: a newline or an escape in them must not forge a line.
-	fmt.Fprintln(l.w, safeText(s))
+	fmt.Fprintln(l.w, base.SafeText(s))
 }
 
 // workerEventLine is a worker_event of --json, after its message_type.
@@ -343,7 +343,7 @@ func workerStatus(c *cli.Context, q *pgqueue.Queue) error {
 		if len(w.Disabled) > 0 {
 			kinds += " (off: " + strings.Join(w.Disabled, ",") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%.1fs ago\n", safeText(w.ID), safeText(kinds), state, w.Running, w.Slots, w.Done, w.Failed, w.Age)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%d\t%d\t%.1fs ago\n", base.SafeText(w.ID), base.SafeText(kinds), state, w.Running, w.Slots, w.Done, w.Failed, w.Age)
 	}
 	return errors.Join(tw.Flush())
 }

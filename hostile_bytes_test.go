@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"calq/internal/cli/base"
 	"calq/internal/pgtest"
 )
 
@@ -243,7 +244,7 @@ func TestSafeText(t *testing.T) {
 		{"cut utf-8", "日本"[:4], `日\xe6`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := safeText(tt.in); got != tt.want {
+			if got := base.SafeText(tt.in); got != tt.want {
 				t.Errorf("safeText(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})

@@ -10,7 +10,6 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 
 	"calq/analyze"
 	"calq/convert"
+	"calq/internal/cli/base"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched/schedbench"
@@ -305,10 +305,10 @@ func report(w io.Writer, err error) {
 	// Each line escaped: an error may quote a file, a label or what a
 	// database or a modem said.
 	for _, line := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(w, "calq: %s\n", safeText(line))
+		fmt.Fprintf(w, "calq: %s\n", base.SafeText(line))
 	}
 	var h interface{ Hint() string }
 	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(w, "calq: hint: %s\n", safeText(h.Hint()))
+		fmt.Fprintf(w, "calq: hint: %s\n", base.SafeText(h.Hint()))
 	}
 }

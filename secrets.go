@@ -1,13 +1,13 @@
 package main
 
 import (
-	"calq/internal/cli/base"
 	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/childenv"
+	"calq/internal/cli/base"
 	"calq/internal/config"
 	"calq/internal/dburl"
 )

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"calq/internal/cli/base"
 )
 
 // checkText refuses a name calq stores as text (a label, a worker's name,
@@ -14,11 +16,11 @@ import (
 // not.
 func checkText(what, s string) error {
 	if i := strings.IndexByte(s, 0); i >= 0 {
-		return fmt.Errorf("%s %s: a NUL (U+0000) at offset %d, which a name stored as text cannot hold", what, quoteName(s), i)
+		return fmt.Errorf("%s %s: a NUL (U+0000) at offset %d, which a name stored as text cannot hold", what, base.QuoteName(s), i)
 	}
 	if !utf8.ValidString(s) {
 		i := invalidAt(s)
-		return fmt.Errorf("%s %s: byte 0x%02x at offset %d is not UTF-8, and a name is stored as text", what, quoteName(s), s[i], i)
+		return fmt.Errorf("%s %s: byte 0x%02x at offset %d is not UTF-8, and a name is stored as text", what, base.QuoteName(s), s[i], i)
 	}
 	return nil
 }

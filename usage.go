@@ -4,7 +4,6 @@ package main
 // with a "did you mean"; a bad value names the flag and what it needs.
 
 import (
-	"calq/internal/cli/base"
 	"errors"
 	"fmt"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"calq/internal/cli/base"
 )
 
 var (

@@ -5,7 +5,8 @@
 // (UsageError, Usagef) and FlagErrors, which collects every bad flag into
 // one; the one JSON Lines writer (WriteJSONLine, WriteJSONLines); the
 // time flags' parsers (ParseAt, ParseDate, ParseWhen); and the small
-// formatters of tables (Plural, OrDash, Seconds, Ratio, YesNo). All are
-// cheap and safe for concurrent use except FlagErrors, which belongs to
-// one Action.
+// formatters of tables and messages (Plural, OrDash, Seconds, Ratio,
+// YesNo, WriteMeasures, QuoteName and SafeText, which keep a hostile name
+// from forging a line). All are cheap and safe for concurrent use except
+// FlagErrors, which belongs to one Action.
 package base

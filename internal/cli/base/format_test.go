@@ -40,3 +40,39 @@ func TestCells(t *testing.T) {
 		}
 	}
 }
+
+func TestText(t *testing.T) {
+	tests := []struct{ name, got, want string }{
+		{"QuoteName plain", QuoteName("a b.docx"), "a b.docx"},
+		{"QuoteName newline", QuoteName("a\nb"), `"a\nb"`},
+		{"QuoteName not UTF-8", QuoteName("a\xffb"), `"a\xffb"`},
+		{"QuoteName bidi override", QuoteName("a\u202eb"), `"a\u202eb"`},
+		{"QuoteName keeps ZWJ", QuoteName("a\u200db"), "a\u200db"},
+		{"SafeText plain", SafeText(`say "hi"`), `say "hi"`},
+		{"SafeText escapes, unquoted", SafeText("a\x1b[2Jb\xff"), `a\x1b[2Jb\xff`},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		dir, out string
+		want     bool
+	}{
+		{"/o", "/o", true},
+		{"/o/x/y", "/o/", true},
+		{"/o2", "/o", false},
+		{"/", "/o", false},
+		{"../o", "..", true},
+		{"/o", "", false},
+	}
+	for _, tt := range tests {
+		if got := Within(tt.dir, tt.out); got != tt.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tt.dir, tt.out, got, tt.want)
+		}
+	}
+}
