@@ -1,14 +1,11 @@
 package main
 
-// Helpers every command shares: the journal (--db), --json, and small
-// renderings. Each leaf command lives in its own cmd_*.go file.
+// What the commands share beyond internal/cli/base: help's defaults, the
+// shared queue of a submitter, the address book. Each leaf command lives
+// in its own cmd_*.go file.
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -16,8 +13,6 @@ import (
 
 	"calq/convert/contacts"
 	"calq/internal/cli/base"
-	"calq/internal/dburl"
-	"calq/sched/history"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
 )
@@ -33,35 +28,6 @@ func init() {
 		}
 		return s
 	}
-}
-
-// withJournal runs fn on the journal at journalPath. A missing journal is
-// an error: reading history must not create one.
-func withJournal(c *cli.Context, fn func(*journal.Journal) error) (err error) {
-	path := base.JournalPath(c)
-	if _, err := os.Stat(path); path != "" && errors.Is(err, fs.ErrNotExist) && !dburl.HasScheme(path) && !dburl.IsPostgres(path) {
-		return &journalMissing{path: path}
-	}
-	j, err := journal.Open(c.Context, path, journal.Options{})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, j.Close()) }()
-	return fn(j)
-}
-
-// withHistory runs fn on the store of jobs that --db names: the shared
-// queue for a postgres:// URL, else the journal (which must exist).
-func withHistory(c *cli.Context, fn func(history.Store) error) error {
-	if db := base.JournalPath(c); dburl.IsPostgres(db) {
-		q, err := pgqueue.Open(c.Context, db, pgqueue.Options{})
-		if err != nil {
-			return err
-		}
-		defer q.Close()
-		return fn(q)
-	}
-	return withJournal(c, func(j *journal.Journal) error { return fn(j) })
 }
 
 // submitWait bounds how long a submitter (calq convert -j 0, calq sched
@@ -81,26 +47,11 @@ func openSubmitQueue(c *cli.Context, url string) (*pgqueue.Queue, error) {
 // withBook runs fn with the address book in the journal, which must
 // exist (see withJournal).
 func withBook(c *cli.Context, fn func(*contacts.Book) error) error {
-	return withJournal(c, func(j *journal.Journal) error {
+	return base.WithJournal(c, func(j *journal.Journal) error {
 		b, err := contacts.Open(c.Context, j)
 		if err != nil {
 			return err
 		}
 		return fn(b)
 	})
-}
-
-// journalMissing is the error of a command that reads a journal that is
-// not there; its hint says which commands write one.
-type journalMissing struct{ path string }
-
-func (e *journalMissing) Error() string { return fmt.Sprintf("no journal at %s", e.path) }
-func (e *journalMissing) Hint() string {
-	return "calq convert, calq sched run --journal, calq sms and calq contacts add write the journal; " +
-		"give another with --db or CALQ_DB"
-}
-
-// openJournal opens the journal at journalPath, creating it if need be.
-func openJournal(c *cli.Context) (*journal.Journal, error) {
-	return journal.Open(c.Context, base.JournalPath(c), journal.Options{})
 }

@@ -57,7 +57,7 @@ func analyzeHistoryAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return withHistory(c, func(s history.Store) error {
+	return base.WithHistory(c, func(s history.Store) error {
 		recs, err := s.List(c.Context, f)
 		if err != nil {
 			return err

@@ -51,7 +51,7 @@ func historyAction[T any](limit bool, query func(history.Store, context.Context,
 		if err != nil {
 			return err
 		}
-		return withHistory(c, func(s history.Store) error {
+		return base.WithHistory(c, func(s history.Store) error {
 			v, err := query(s, c.Context, f)
 			if err != nil {
 				return err

@@ -45,7 +45,7 @@ func historyPruneCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withHistory(c, func(s history.Store) error {
+			return base.WithHistory(c, func(s history.Store) error {
 				n, err := prune(c, s, p)
 				if err != nil {
 					return err

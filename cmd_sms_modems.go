@@ -56,7 +56,7 @@ func smsModemsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	jn, err := openJournal(c)
+	jn, err := base.OpenJournal(c)
 	if err != nil {
 		return err
 	}

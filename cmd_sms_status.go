@@ -70,7 +70,7 @@ func smsStatusCommand() *cli.Command {
 			if sharedSMS(c) {
 				return sharedStatus(c, id, show)
 			}
-			return withJournal(c, func(jn *journal.Journal) error {
+			return base.WithJournal(c, func(jn *journal.Journal) error {
 				st, err := store.Open(c.Context, jn)
 				if err != nil {
 					return err

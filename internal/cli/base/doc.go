@@ -1,7 +1,9 @@
 // Package base holds what every calq command shares, so that a command
 // group needs nothing from main or from another group: the --db, --json
-// and --config flags, defined once (DBFlag, JSONFlag, ConfigFlag) and
-// JournalPath that reads --db; the usage error that exits with status 2
+// and --config flags, defined once (DBFlag, JSONFlag, ConfigFlag); the
+// store --db names (JournalPath; OpenJournal, WithJournal, which refuses a
+// journal that is not there, and WithHistory, which also takes the shared
+// queue); the usage error that exits with status 2
 // (UsageError, Usagef) and FlagErrors, which collects every bad flag into
 // one; the one JSON Lines writer (WriteJSONLine, WriteJSONLines); the
 // time flags' parsers (ParseAt, ParseDate, ParseWhen); and the small
