@@ -222,17 +222,17 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	case o.Out == "-":
 		errs.Errorf("--out -: calq writes PDFs into a directory, not to standard output")
 	default:
-		if err := checkDirWritable("--out", o.Out); err != nil {
+		if err := base.CheckDirWritable("--out", o.Out); err != nil {
 			errs.Add(err)
 		}
 	}
 	if o.Merge != "" {
 		if dir := filepath.Dir(o.Merge); base.Within(dir, o.Out) {
 			// calq creates --out and the directories below it.
-			if err := checkTarget("--merge", o.Merge); err != nil {
+			if err := base.CheckTarget("--merge", o.Merge); err != nil {
 				errs.Add(err)
 			}
-		} else if err := checkFileWritable("--merge", o.Merge); err != nil {
+		} else if err := base.CheckFileWritable("--merge", o.Merge); err != nil {
 			errs.Add(err)
 		}
 	}

@@ -85,12 +85,12 @@ func pruneOptions(c *cli.Context) (pruneReport, error) {
 	case c.Bool("append") && p.Archive == "":
 		errs.Errorf("--append: only with --archive")
 	case p.Archive == "":
-	case checkTarget("--archive", p.Archive) != nil: // a directory, device or FIFO, --append or not
-		errs.Add(checkTarget("--archive", p.Archive))
+	case base.CheckTarget("--archive", p.Archive) != nil: // a directory, device or FIFO, --append or not
+		errs.Add(base.CheckTarget("--archive", p.Archive))
 	case err == nil && !c.Bool("append"):
 		errs.Errorf("--archive %s: exists; give --append to add to it, or another FILE", p.Archive)
 	default:
-		if err := checkFileWritable("--archive", p.Archive); err != nil {
+		if err := base.CheckFileWritable("--archive", p.Archive); err != nil {
 			errs.Add(err)
 		}
 	}

@@ -129,11 +129,11 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	if !shared {
 		// Here they are this machine's; with the shared queue, the
 		// workers' (and --metrics-file is refused below).
-		if err := checkProgram("--shell", o.Shell); err != nil {
+		if err := base.CheckProgram("--shell", o.Shell); err != nil {
 			errs.Add(err)
 		}
 		if o.MetricsFile != "" {
-			if err := checkFileWritable("--metrics-file", o.MetricsFile); err != nil {
+			if err := base.CheckFileWritable("--metrics-file", o.MetricsFile); err != nil {
 				errs.Add(err)
 			}
 		}

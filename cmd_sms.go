@@ -56,7 +56,7 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 		// is recorded for it.
 		var errs base.FlagErrors
 		for _, d := range devices {
-			if err := checkDevice("--device", d); err != nil {
+			if err := base.CheckDevice("--device", d); err != nil {
 				errs.Add(err)
 			}
 		}
@@ -90,7 +90,7 @@ func checkSomeModem(c *cli.Context, specs []sms.ModemSpec) error {
 	}
 	var errs []error
 	for _, s := range specs {
-		err := checkDevice("[[sms.modem]] device", s.Device)
+		err := base.CheckDevice("[[sms.modem]] device", s.Device)
 		if err == nil {
 			return nil
 		}

@@ -87,7 +87,7 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	}
 	daemonLog(c.App.ErrWriter, "calq: warning: ", &o)
 	if o.MetricsFile != "" {
-		if err := checkFileWritable("--metrics-file", o.MetricsFile); err != nil {
+		if err := base.CheckFileWritable("--metrics-file", o.MetricsFile); err != nil {
 			return o, base.Usagef(c, "%w", err)
 		}
 		o.Metrics = sched.NewMetrics()

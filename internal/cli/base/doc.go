@@ -4,7 +4,9 @@
 // store --db names (JournalPath; OpenJournal, WithJournal, which refuses a
 // journal that is not there, and WithHistory, which also takes the shared
 // queue); the usage error that exits with status 2
-// (UsageError, Usagef) and FlagErrors, which collects every bad flag into
+// (UsageError, Usagef), the checks of the paths, programs and devices flags
+// name (CheckDirWritable, CheckFileWritable, CheckTarget, CheckProgram,
+// CheckDevice), and FlagErrors, which collects every bad flag into
 // one; the one JSON Lines writer (WriteJSONLine, WriteJSONLines); the
 // time flags' parsers (ParseAt, ParseDate, ParseWhen); and the small
 // formatters of tables and messages (Plural, OrDash, Seconds, Ratio,

@@ -1,4 +1,4 @@
-package main
+package base
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"calq/internal/cli/base"
 	"calq/internal/fsio"
 )
 
@@ -19,10 +18,10 @@ import (
 // that does not exist. Each returns an error that names the flag and the
 // path, with the reason.
 
-// checkDirWritable checks that dir is a directory calq can write in, or
+// CheckDirWritable checks that dir is a directory calq can write in, or
 // one it can create: its nearest existing ancestor is a directory it may
 // write in.
-func checkDirWritable(flag, dir string) error {
+func CheckDirWritable(flag, dir string) error {
 	p := filepath.Clean(dir)
 	for {
 		fi, err := os.Stat(p)
@@ -44,12 +43,12 @@ func checkDirWritable(flag, dir string) error {
 	}
 }
 
-// checkFileWritable checks that file can be created or replaced: it is
+// CheckFileWritable checks that file can be created or replaced: it is
 // missing or a regular file (never a directory, device or FIFO, which
 // the rename into place would replace: /dev/null for the whole machine),
 // and its directory exists and calq may write in it.
-func checkFileWritable(flag, file string) error {
-	if err := checkTarget(flag, file); err != nil {
+func CheckFileWritable(flag, file string) error {
+	if err := CheckTarget(flag, file); err != nil {
 		return err
 	}
 	dir := filepath.Dir(file)
@@ -66,9 +65,9 @@ func checkFileWritable(flag, file string) error {
 	return nil
 }
 
-// checkProgram checks that prog names a program calq can run: a path to
+// CheckProgram checks that prog names a program calq can run: a path to
 // an executable file, or a name found on PATH.
-func checkProgram(flag, prog string) error {
+func CheckProgram(flag, prog string) error {
 	if prog == "" {
 		return fmt.Errorf("%s: empty; give a program", flag)
 	}
@@ -85,9 +84,9 @@ func checkProgram(flag, prog string) error {
 	return nil
 }
 
-// checkDevice checks that dev (through symlinks) is a character device,
+// CheckDevice checks that dev (through symlinks) is a character device,
 // as serial ports and the emulator's ptys are.
-func checkDevice(flag, dev string) error {
+func CheckDevice(flag, dev string) error {
 	fi, err := os.Stat(dev)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -125,11 +124,11 @@ func pathErr(err error) error {
 	return err
 }
 
-// checkTarget checks that file is missing or a regular file (or a
+// CheckTarget checks that file is missing or a regular file (or a
 // symlink to one, which the rename replaces, leaving its target alone).
-func checkTarget(flag, file string) error {
+func CheckTarget(flag, file string) error {
 	if err := fsio.CheckTarget(file); errors.Is(err, fsio.ErrNotRegular) {
-		return &base.Hinted{Err: fmt.Errorf("%s %w", flag, err),
+		return &Hinted{Err: fmt.Errorf("%s %w", flag, err),
 			Help: "give the path of a regular file (it is written to a temporary file and renamed over it); to write none, leave " + flag + " out"}
 	} else if err != nil {
 		return fmt.Errorf("%s %s: %w", flag, file, pathErr(err))
