@@ -1,20 +1,16 @@
 package main
 
-// What the commands share beyond internal/cli/base: help's defaults, the
-// shared queue of a submitter, the address book. Each leaf command lives
-// in its own cmd_*.go file.
+// What the commands share beyond internal/cli/base: help's defaults and
+// the address book. Each leaf command lives in its own cmd_*.go file.
 
 import (
-	"context"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/convert/contacts"
 	"calq/internal/cli/base"
 	"calq/sched/journal"
-	"calq/sched/pgqueue"
 )
 
 func init() {
@@ -28,20 +24,6 @@ func init() {
 		}
 		return s
 	}
-}
-
-// submitWait bounds how long a submitter (calq convert -j 0, calq sched
-// run -j 0) waits at start for a shared queue whose server is down.
-const submitWait = time.Minute
-
-// openSubmitQueue opens the shared queue at url for a submitter: a server
-// that is down (a restart, a failover) is waited for up to submitWait,
-// and that outage, like those met while following the jobs, is told in a
-// line on stderr when it begins and one when it ends.
-func openSubmitQueue(c *cli.Context, url string) (*pgqueue.Queue, error) {
-	ctx, cancel := context.WithTimeout(c.Context, submitWait)
-	defer cancel()
-	return pgqueue.Open(ctx, url, pgqueue.Options{Wait: true, Link: dbLink(c.App.ErrWriter, "calq: ", url)})
 }
 
 // withBook runs fn with the address book in the journal, which must

@@ -105,7 +105,7 @@ func convertAction(c *cli.Context) error {
 	// machine's journal.
 	dbPath := base.JournalPath(c)
 	if dburl.IsPostgres(dbPath) {
-		q, err := openSubmitQueue(c, dbPath)
+		q, err := base.OpenSubmitQueue(c, dbPath)
 		if err != nil {
 			return fmt.Errorf("convert: %w", err)
 		}

@@ -291,7 +291,7 @@ func runSharedAction(c *cli.Context, url string, o shell.RunOptions, out *runRen
 	if o.MetricsFile != "" {
 		return base.Usagef(c, "--metrics-file: not with a postgres:// --db (the workers run the jobs)")
 	}
-	q, err := openSubmitQueue(c, url)
+	q, err := base.OpenSubmitQueue(c, url)
 	if err != nil {
 		return fmt.Errorf("sched run: %w", err)
 	}

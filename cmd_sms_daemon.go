@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/cli/base"
-	"calq/internal/dburl"
 	"calq/internal/pgdb"
 	"calq/sched"
 	"calq/sms"
@@ -54,7 +53,7 @@ func smsDaemonAction(c *cli.Context) error {
 		return err
 	}
 	// Started at boot before the database, the daemon waits for it.
-	link := dbLink(c.App.ErrWriter, "calq: warning: ", base.JournalPath(c))
+	link := base.DBLink(c.App.ErrWriter, "calq: warning: ", base.JournalPath(c))
 	quietOutage(link, &o)
 	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
@@ -106,21 +105,6 @@ func daemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
 	warn := func(err error) { fmt.Fprintf(w, "%s%s\n", prefix, base.SafeText(err.Error())) }
 	o.Warn, o.Recv.Warn = warn, warn
 	o.Events = func(ev sched.Event) { logModemEvent(w, ev) }
-}
-
-// dbLink reports the outages of the database at url that a long-running
-// command meets on w, a line after prefix when one begins and one when it
-// ends, however many operations fail in between.
-func dbLink(w io.Writer, prefix, url string) *pgdb.Link {
-	addr := dburl.Redact(url)
-	return &pgdb.Link{
-		Lost: func(err error) {
-			fmt.Fprintf(w, "%sdatabase %s unreachable, retrying: %s\n", prefix, addr, base.SafeText(pgdb.Reason(err)))
-		},
-		Back: func(d time.Duration) {
-			fmt.Fprintf(w, "%sdatabase %s back after %v\n", prefix, addr, d.Round(time.Second))
-		},
-	}
 }
 
 // quietOutage drops o's warnings about an outage of the database while

@@ -131,7 +131,7 @@ func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store
 	}
 	oc := *c
 	oc.Context = ctx
-	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: dbLink(c.App.ErrWriter, "calq: ", base.JournalPath(c))})
+	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: base.DBLink(c.App.ErrWriter, "calq: ", base.JournalPath(c))})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -291,7 +291,7 @@ type workerEventLine struct {
 // error) and "reconnected" (with db and down_seconds, how long it lasted).
 func (l *workerLog) link(url string) *pgdb.Link {
 	if !l.json {
-		return dbLink(l.w, "calq worker: ", url)
+		return base.DBLink(l.w, "calq worker: ", url)
 	}
 	say := func(line workerEventLine) {
 		line.Time = time.Now().Format(time.RFC3339Nano)

@@ -3,7 +3,8 @@
 // and --config flags, defined once (DBFlag, JSONFlag, ConfigFlag); the
 // store --db names (JournalPath; OpenJournal, WithJournal, which refuses a
 // journal that is not there, and WithHistory, which also takes the shared
-// queue); the usage error that exits with status 2
+// queue; OpenSubmitQueue, which waits for a shared queue that is down, and
+// DBLink, which reports a database's outages in a line each); the usage error that exits with status 2
 // (UsageError, Usagef), the checks of the paths, programs and devices flags
 // name (CheckDirWritable, CheckFileWritable, CheckTarget, CheckProgram,
 // CheckDevice), and FlagErrors, which collects every bad flag into

@@ -1,14 +1,18 @@
 package base
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/dburl"
+	"calq/internal/pgdb"
 	"calq/sched/history"
 	"calq/sched/journal"
 	"calq/sched/pgqueue"
@@ -56,4 +60,33 @@ func (e *journalMissing) Error() string { return fmt.Sprintf("no journal at %s",
 func (e *journalMissing) Hint() string {
 	return "calq convert, calq sched run --journal, calq sms and calq contacts add write the journal; " +
 		"give another with --db or CALQ_DB"
+}
+
+// submitWait bounds how long a submitter (calq convert -j 0, calq sched
+// run -j 0) waits at start for a shared queue whose server is down.
+const submitWait = time.Minute
+
+// OpenSubmitQueue opens the shared queue at url for a submitter: a server
+// that is down (a restart, a failover) is waited for up to submitWait,
+// and that outage, like those met while following the jobs, is told in a
+// line on stderr when it begins and one when it ends.
+func OpenSubmitQueue(c *cli.Context, url string) (*pgqueue.Queue, error) {
+	ctx, cancel := context.WithTimeout(c.Context, submitWait)
+	defer cancel()
+	return pgqueue.Open(ctx, url, pgqueue.Options{Wait: true, Link: DBLink(c.App.ErrWriter, "calq: ", url)})
+}
+
+// DBLink reports the outages of the database at url that a long-running
+// command meets on w, a line after prefix when one begins and one when it
+// ends, however many operations fail in between.
+func DBLink(w io.Writer, prefix, url string) *pgdb.Link {
+	addr := dburl.Redact(url)
+	return &pgdb.Link{
+		Lost: func(err error) {
+			fmt.Fprintf(w, "%sdatabase %s unreachable, retrying: %s\n", prefix, addr, SafeText(pgdb.Reason(err)))
+		},
+		Back: func(d time.Duration) {
+			fmt.Fprintf(w, "%sdatabase %s back after %v\n", prefix, addr, d.Round(time.Second))
+		},
+	}
 }
