@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"calq/internal/pgtest"
+	"calq/internal/tooltest"
 )
 
 // Issue 23's file cases (items 3, 11 and 14): what calq is pointed at may
@@ -30,7 +31,7 @@ import (
 func nodes(t *testing.T) (dir string, paths map[string]string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root for mknod")
+		tooltest.Unavailable(t, "needs root for mknod")
 	}
 	dir = t.TempDir()
 	paths = map[string]string{
@@ -324,7 +325,7 @@ func waitIn(t *testing.T, pid int, wchan string) {
 func TestHostileNoHome(t *testing.T) {
 	u, err := user.Current()
 	if err != nil || !filepath.IsAbs(u.HomeDir) {
-		t.Skipf("the user has no home in /etc/passwd (%v)", err)
+		tooltest.Unavailable(t, "the user has no home in /etc/passwd (%v)", err)
 	}
 	cwd := t.TempDir()
 	cmd := calqCmd(t, "history", "--json", "--limit", "1")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"calq/internal/tooltest"
 )
 
 // hostile makes the things a user may point calq at by mistake or on
@@ -83,7 +85,7 @@ func TestReadFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.path == "" {
-				t.Skip("needs root for mknod")
+				tooltest.Unavailable(t, "needs root for mknod")
 			}
 			b, err := ReadFile(tt.path, SecretLimit)
 			var tl *TooLargeError
@@ -133,7 +135,7 @@ func TestCheckTargetAndRename(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.path == "" {
-				t.Skip("needs root for mknod")
+				tooltest.Unavailable(t, "needs root for mknod")
 			}
 			before, _ := os.Lstat(tt.path)
 			tmp := filepath.Join(dir, "tmp-"+filepath.Base(tt.path))
