@@ -13,12 +13,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Metadata keys run sets on the app.
-const (
-	metaArgv      = "argv"      // []string: the command line as typed
-	metaAfterDash = "afterDash" // []string: what followed the leaf command's "--"; absent without one
-)
-
 // reordered is a command line with each command's flags first.
 type reordered struct {
 	args      []string // to parse
@@ -148,12 +142,4 @@ func findFlag(flags []cli.Flag, name string) cli.Flag {
 func takesValue(f cli.Flag) bool {
 	v, ok := f.(interface{ TakesValue() bool })
 	return ok && v.TakesValue()
-}
-
-// argsAfterDash returns what the user wrote after the command's "--", and
-// whether there was one. c.Args() holds the positional arguments before it
-// followed by these.
-func argsAfterDash(c *cli.Context) ([]string, bool) {
-	after, ok := c.App.Metadata[metaAfterDash].([]string)
-	return after, ok
 }

@@ -124,7 +124,7 @@ func convertAction(c *cli.Context) error {
 	var m *mail.Delivery
 	if len(mailTo) > 0 {
 		// Everything the mail needs is checked before any conversion.
-		cfg, err := loadConfig(c)
+		cfg, err := base.LoadConfig(c)
 		if err == nil {
 			var book *contacts.Book
 			if book, err = contacts.Open(c.Context, jn); err == nil {
@@ -203,7 +203,7 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	if len(o.Inputs) == 0 {
 		errs.Errorf("no PATH to convert")
 	}
-	if err := checkText("--label", o.Label); err != nil {
+	if err := base.CheckText("--label", o.Label); err != nil {
 		errs.Add(err)
 	}
 	if d := o.LibreOffice.StateDir; d != "" {
@@ -358,7 +358,7 @@ func pdfaConflicts(c *cli.Context, post pdf.Post, merge string) []error {
 // loadProfile reads the config file and returns the chosen profile (the
 // zero Profile without --profile).
 func loadProfile(c *cli.Context) (config.Profile, error) {
-	cfg, err := loadConfig(c)
+	cfg, err := base.LoadConfig(c)
 	if err != nil {
 		return config.Profile{}, err
 	}
@@ -371,21 +371,6 @@ func loadProfile(c *cli.Context) (config.Profile, error) {
 		return p, base.Usagef(c, "--profile: %w", err)
 	}
 	return p, nil
-}
-
-func loadConfig(c *cli.Context) (config.Config, error) {
-	path := c.String("config")
-	if path == "" {
-		var err error
-		if path, err = config.DefaultPath(); err != nil {
-			return config.Config{}, err
-		}
-	}
-	cfg, err := config.Load(path)
-	if err != nil && c.IsSet("config") {
-		return cfg, base.Usagef(c, "--config: %w", err)
-	}
-	return cfg, err
 }
 
 // encryption gathers the passwords: a file named by a flag or the

@@ -90,7 +90,7 @@ func historyFilter(c *cli.Context, limit bool) (journal.Filter, error) {
 		Backend: c.String("backend"), Label: c.String("label")}
 	var errs base.FlagErrors
 	for _, v := range [][2]string{{"--label", f.Label}, {"--backend", f.Backend}} {
-		if err := checkText(v[0], v[1]); err != nil {
+		if err := base.CheckText(v[0], v[1]); err != nil {
 			errs.Add(err)
 		}
 	}

@@ -97,7 +97,7 @@ func schedRunCommand() *cli.Command {
 func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	o := shell.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
 		Label: c.String("label"), Force: c.Bool("force"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
-		Env: childenv.Without(os.Environ()), Warn: warnTo(c.App.ErrWriter)}
+		Env: childenv.Without(os.Environ()), Warn: base.WarnTo(c.App.ErrWriter)}
 	var errs base.FlagErrors
 	var err error
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
@@ -120,7 +120,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 	}
 	if c.IsSet("label") && !c.Bool("journal") && !shared {
 		errs.Errorf("--label: only with --journal (the label names the batch in the journal)")
-	} else if err := checkText("--label", o.Label); err != nil {
+	} else if err := base.CheckText("--label", o.Label); err != nil {
 		errs.Add(err)
 	}
 	if o.Force && !c.Bool("journal") && !shared {
@@ -159,7 +159,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 // before any job runs; what cannot be read is a usage error.
 func runCommands(c *cli.Context) ([]string, error) {
 	files := c.Args().Slice()
-	if after, dash := argsAfterDash(c); dash {
+	if after, dash := base.ArgsAfterDash(c); dash {
 		files = files[:len(files)-len(after)]
 		switch {
 		case len(after) == 0:

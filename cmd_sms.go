@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -66,7 +64,7 @@ func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 		specs, err := sms.Specs(config.SMS{}, devices, os.Getenv)
 		return specs, o, err
 	}
-	conf, err := loadConfig(c)
+	conf, err := base.LoadConfig(c)
 	if err != nil {
 		return nil, o, err
 	}
@@ -168,15 +166,9 @@ func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journ
 		closeSMS = func() error { return errors.Join(jn.Close(), pg.Close()) }
 	}
 	if err := forwardSpool(c.Context, c.App.ErrWriter, db, jn, st); err != nil {
-		warnTo(c.App.ErrWriter)(err)
+		base.WarnTo(c.App.ErrWriter)(err)
 	}
 	return jn, st, closeSMS, nil
-}
-
-// warnTo returns a Warn that prints "calq: warning: ..." on w, escaped:
-// a warning may quote a message, a number or what a modem said.
-func warnTo(w io.Writer) func(error) {
-	return func(err error) { fmt.Fprintf(w, "calq: warning: %s\n", base.SafeText(err.Error())) }
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).

@@ -37,7 +37,7 @@ func smsDecodeCommand() *cli.Command {
 			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			f := &flagCheck{c: c}
+			var f base.FlagErrors
 			dir, err := pdu.ParseDirection(c.String("direction"))
 			if err != nil {
 				f.Failf("direction", "%v", err)

@@ -77,7 +77,7 @@ func smsEncodeCommand() *cli.Command {
 
 // encodeOptions reads the flags and TEXT, naming every bad flag at once.
 func encodeOptions(c *cli.Context) (pdu.SubmitOptions, string, string, error) {
-	f := &flagCheck{c: c}
+	var f base.FlagErrors
 	o := pdu.SubmitOptions{Flash: c.Bool("flash"), Report: c.Bool("report"), SMSC: c.String("smsc"),
 		Transliterate: c.Bool("transliterate"), Ref: c.Int("ref"), Force16bitRef: c.Bool("ref16")}
 	to := c.String("to")

@@ -106,7 +106,7 @@ func recvOptions(c *cli.Context) (sms.RecvOptions, []sms.ModemSpec, error) {
 	case c.Bool("offline") && len(c.StringSlice("device")) > 0:
 		return o, nil, base.Usagef(c, "--offline and --device exclude each other")
 	}
-	o.Warn = warnTo(c.App.ErrWriter)
+	o.Warn = base.WarnTo(c.App.ErrWriter)
 	o.Handle = recvHandler(c.App.Writer, c.Bool("json"), sms.ExecOptions{Command: c.String("exec"),
 		Env: childenv.Without(os.Environ()), Stdout: c.App.ErrWriter, Stderr: c.App.ErrWriter})
 	if c.Bool("offline") {
@@ -116,7 +116,7 @@ func recvOptions(c *cli.Context) (sms.RecvOptions, []sms.ModemSpec, error) {
 	var conf config.Config
 	if len(devices) == 0 {
 		var err error
-		if conf, err = loadConfig(c); err != nil {
+		if conf, err = base.LoadConfig(c); err != nil {
 			return o, nil, err
 		}
 	}

@@ -210,7 +210,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 			return o, base.Usagef(c, "--at %w", err)
 		}
 	}
-	o.Warn = warnTo(c.App.ErrWriter)
+	o.Warn = base.WarnTo(c.App.ErrWriter)
 	if o.NoWait {
 		if c.IsSet("device") {
 			return o, base.Usagef(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
@@ -248,7 +248,7 @@ func smsQueuedOptions(c *cli.Context) (sms.SendOptions, error) {
 	if o.Retries == 0 {
 		o.Retries = -1
 	}
-	o.Warn = warnTo(c.App.ErrWriter)
+	o.Warn = base.WarnTo(c.App.ErrWriter)
 	var err error
 	if o.Modems, o.AT, err = smsModemSpecs(c); err != nil {
 		return o, err

@@ -114,7 +114,7 @@ func workerAction(c *cli.Context) error {
 		kinds = slices.Compact(kinds)
 		if name := c.String("name"); c.IsSet("name") && (name == "" || strings.ContainsFunc(name, unicode.IsSpace)) {
 			return base.Usagef(c, "--name %q: want a name without spaces", name)
-		} else if err := checkText("--name", name); err != nil {
+		} else if err := base.CheckText("--name", name); err != nil {
 			return base.Usagef(c, "%w", err)
 		}
 		if c.Int("jobs") < 1 {

@@ -96,9 +96,9 @@ func exitOnSecondSignal(sigs <-chan os.Signal) {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	app := newApp(stdout, stderr)
 	r := reorderArgs(app, args)
-	app.Metadata = map[string]any{metaArgv: args}
+	app.Metadata = map[string]any{base.MetaArgv: args}
 	if r.dash {
-		app.Metadata[metaAfterDash] = r.afterDash // sched run tells "-- CMD" from FILE by it
+		app.Metadata[base.MetaAfterDash] = r.afterDash // sched run tells "-- CMD" from FILE by it
 	}
 	err := app.RunContext(ctx, r.args)
 	if urfaveExit(err) {

@@ -56,7 +56,7 @@ func commandFlags(c *cli.Context) []cli.Flag {
 // typed returns the flag name as the user typed it (-x, --name), looked
 // up in the command line, else with the usual dashes.
 func typed(c *cli.Context, name string) string {
-	argv, _ := c.App.Metadata[metaArgv].([]string)
+	argv, _ := c.App.Metadata[base.MetaArgv].([]string)
 	for _, w := range argv {
 		if w == "--" {
 			break
