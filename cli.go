@@ -7,10 +7,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-
-	"calq/convert/contacts"
-	"calq/internal/cli/base"
-	"calq/sched/journal"
 )
 
 func init() {
@@ -24,16 +20,4 @@ func init() {
 		}
 		return s
 	}
-}
-
-// withBook runs fn with the address book in the journal, which must
-// exist (see withJournal).
-func withBook(c *cli.Context, fn func(*contacts.Book) error) error {
-	return base.WithJournal(c, func(j *journal.Journal) error {
-		b, err := contacts.Open(c.Context, j)
-		if err != nil {
-			return err
-		}
-		return fn(b)
-	})
 }

@@ -25,6 +25,7 @@ import (
 	"calq/analyze"
 	"calq/convert"
 	"calq/internal/cli/base"
+	"calq/internal/cli/contactscmd"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched/schedbench"
@@ -139,7 +140,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			workerCommand(),
 			analyzeCommand(),
 			historyCommand(),
-			contactsCommand(),
+			contactscmd.Command(),
 			doctorCommand(),
 			versionCommand(),
 			helpCommand(),

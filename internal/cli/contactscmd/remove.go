@@ -1,4 +1,4 @@
-package main
+package contactscmd
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func contactsRemoveCommand() *cli.Command {
+func removeCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "remove",
 		Aliases:     []string{"rm"},

@@ -1,4 +1,4 @@
-package main
+package contactscmd
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"calq/sched/journal"
 )
 
-func contactsAddCommand() *cli.Command {
+func addCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "add",
 		Usage:     "add a contact, or change its address",

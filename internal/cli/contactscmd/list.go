@@ -1,4 +1,4 @@
-package main
+package contactscmd
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func contactsListCommand() *cli.Command {
+func listCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list the contacts",
