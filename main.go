@@ -26,6 +26,7 @@ import (
 	"calq/convert"
 	"calq/internal/cli/base"
 	"calq/internal/cli/contactscmd"
+	"calq/internal/cli/historycmd"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched/schedbench"
@@ -139,7 +140,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			schedCommand(),
 			workerCommand(),
 			analyzeCommand(),
-			historyCommand(),
+			historycmd.Command(),
 			contactscmd.Command(),
 			doctorCommand(),
 			versionCommand(),

@@ -1,4 +1,4 @@
-package main
+package historycmd
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func historyPruneCommand() *cli.Command {
+func pruneCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "prune",
 		Usage: "delete the jobs that finished before a time",

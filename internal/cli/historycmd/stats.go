@@ -1,4 +1,4 @@
-package main
+package historycmd
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"calq/sched/journal"
 )
 
-func historyStatsCommand() *cli.Command {
+func statsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "stats",
 		Usage: "summarise the jobs in the journal per kind and backend",

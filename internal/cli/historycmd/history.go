@@ -1,4 +1,4 @@
-package main
+package historycmd
 
 import (
 	"cmp"
@@ -23,7 +23,8 @@ import (
 	"calq/sched/shell"
 )
 
-func historyCommand() *cli.Command {
+// Command is calq history.
+func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "history",
 		Usage: "list the jobs in the journal; summarise or prune them",
@@ -37,7 +38,7 @@ func historyCommand() *cli.Command {
 			base.JSONFlag(),
 			base.DBFlag()),
 		Action:      historyAction(true, listJobs, writeHistory),
-		Subcommands: []*cli.Command{historyStatsCommand(), historyPruneCommand()},
+		Subcommands: []*cli.Command{statsCommand(), pruneCommand()},
 	}
 }
 
