@@ -24,6 +24,7 @@ import (
 
 	"calq/analyze"
 	"calq/convert"
+	"calq/internal/cli/analyzecmd"
 	"calq/internal/cli/base"
 	"calq/internal/cli/contactscmd"
 	"calq/internal/cli/historycmd"
@@ -139,7 +140,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			smsCommand(),
 			schedCommand(),
 			workerCommand(),
-			analyzeCommand(),
+			analyzecmd.Command(),
 			historycmd.Command(),
 			contactscmd.Command(),
 			doctorCommand(),

@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"errors"
@@ -21,7 +21,7 @@ type sizeRow struct {
 	res     analyze.MMcResult
 }
 
-func analyzeSizeCommand() *cli.Command {
+func sizeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "size",
 		Usage: "staffing: the fewest servers that meet a waiting target",

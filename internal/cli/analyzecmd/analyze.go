@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"fmt"
@@ -11,7 +11,8 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzeCommand() *cli.Command {
+// Command is calq analyze.
+func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "analyze",
 		Usage: "queueing calculator: M/M/c, M/M/c/K, Erlang B/C, staffing, resize predictions, simulation, history",
@@ -24,15 +25,15 @@ func analyzeCommand() *cli.Command {
 			"limit, checked before any work (each subcommand's help lists its own), and\n" +
 			"SIGINT or SIGTERM stops any of them at once: the exit status is 130.",
 		Subcommands: []*cli.Command{
-			analyzeMMcCommand(),
-			analyzeMMcKCommand(),
-			analyzeMM1NCommand(),
-			analyzeErlangCommand(),
-			analyzeSizeCommand(),
-			analyzePoissonCommand(),
-			analyzeResizeCommand(),
-			analyzeSimulateCommand(),
-			analyzeHistoryCommand(),
+			mmcCommand(),
+			mmckCommand(),
+			mm1nCommand(),
+			erlangCommand(),
+			sizeCommand(),
+			poissonCommand(),
+			resizeCommand(),
+			simulateCommand(),
+			historyCommand(),
 		},
 	}
 }

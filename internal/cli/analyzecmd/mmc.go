@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ type tailPoint struct {
 	P float64 `json:"p_wq_above"`
 }
 
-func analyzeMMcCommand() *cli.Command {
+func mmcCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mmc",
 		Usage: "M/M/c: utilisation, P0, P(wait), Erlang B, Lq, L, Wq, W, and the waiting-time tail",

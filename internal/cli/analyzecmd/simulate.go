@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzeSimulateCommand() *cli.Command {
+func simulateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "simulate",
 		Usage: "simulate a FIFO queue with c servers and compare it with the formulas",

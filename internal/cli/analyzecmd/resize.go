@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzeResizeCommand() *cli.Command {
+func resizeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "resize",
 		Usage: "the calendar queue's resize prediction (PRAM, M/M/1/N)",

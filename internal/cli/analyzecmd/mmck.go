@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 const mmckJSON = `--json prints one line {"message_type":"mmck" or "mm1n", "lambda", "mu", "servers", "capacity", "rho", "p0",` + "\n" +
 	`"p_block", "lambda_eff", "l", "lq", "w", "wq".`
 
-func analyzeMMcKCommand() *cli.Command {
+func mmckCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mmck",
 		Usage: "M/M/c/K: finite room; blocking probability, effective arrival rate, L, Lq, W, Wq",

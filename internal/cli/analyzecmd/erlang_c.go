@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"github.com/urfave/cli/v2"
@@ -7,7 +7,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzeErlangCCommand() *cli.Command {
+func erlangCCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "c",
 		Usage: "Erlang C: the probability an arrival waits in M/M/c",

@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 	"calq/sched/journal"
 )
 
-func analyzeHistoryCommand() *cli.Command {
+func historyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "history",
 		Usage: "estimate arrival and service rates from the journal and check them against M/M/c",

@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"github.com/urfave/cli/v2"
@@ -7,7 +7,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzeMM1NCommand() *cli.Command {
+func mm1nCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mm1n",
 		Usage: "M/M/1/N: one server, room for N; the model behind the calendar queue's resizes",

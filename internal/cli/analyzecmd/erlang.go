@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzeErlangCommand() *cli.Command {
+func erlangCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "erlang",
 		Usage:       "Erlang B (blocking) and Erlang C (probability of waiting)",
-		Subcommands: []*cli.Command{analyzeErlangBCommand(), analyzeErlangCCommand()},
+		Subcommands: []*cli.Command{erlangBCommand(), erlangCCommand()},
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"github.com/urfave/cli/v2"
@@ -7,7 +7,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzeErlangBCommand() *cli.Command {
+func erlangBCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "b",
 		Usage: "Erlang B: the probability an arrival is blocked by c busy servers with no queue (M/M/c/c)",

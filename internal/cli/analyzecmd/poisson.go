@@ -1,4 +1,4 @@
-package main
+package analyzecmd
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func analyzePoissonCommand() *cli.Command {
+func poissonCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "poisson",
 		Usage: "P(n arrivals in time t) for Poisson arrivals at rate λ",
