@@ -28,6 +28,7 @@ import (
 	"calq/internal/cli/base"
 	"calq/internal/cli/contactscmd"
 	"calq/internal/cli/historycmd"
+	"calq/internal/cli/schedcmd"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched/schedbench"
@@ -138,7 +139,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			convertCommand(),
 			smsCommand(),
-			schedCommand(),
+			schedcmd.Command(),
 			workerCommand(),
 			analyzecmd.Command(),
 			historycmd.Command(),

@@ -1,4 +1,4 @@
-package main
+package schedcmd
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 	"calq/sched/schedbench"
 )
 
-func schedBenchCommand() *cli.Command {
+func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
 		Usage: "benchmark the calendar queue against heaps",

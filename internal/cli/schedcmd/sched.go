@@ -1,13 +1,14 @@
-package main
+package schedcmd
 
 import (
 	"github.com/urfave/cli/v2"
 )
 
-func schedCommand() *cli.Command {
+// Command is calq sched.
+func Command() *cli.Command {
 	return &cli.Command{
 		Name:        "sched",
 		Usage:       "the scheduler: run shell commands as jobs, benchmark the engine and its queue",
-		Subcommands: []*cli.Command{schedRunCommand(), schedBenchCommand()},
+		Subcommands: []*cli.Command{runCommand(), benchCommand()},
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package schedcmd
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 	"calq/sched/shell"
 )
 
-func schedRunCommand() *cli.Command {
+func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run shell commands as jobs, in parallel, with retries and timeouts",
