@@ -1,6 +1,7 @@
 package main
 
 import (
+	"calq/internal/cli/convertcmd"
 	"slices"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestReorderArgs(t *testing.T) {
 
 // TestSuggestFlag: an unknown flag gets the nearest of the command's.
 func TestSuggestFlag(t *testing.T) {
-	flags := convertCommand().Flags
+	flags := convertcmd.Command().Flags
 	tests := []struct{ name, want string }{
 		{"jsn", "--json"},
 		{"outt", "--out"},

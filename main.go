@@ -27,6 +27,7 @@ import (
 	"calq/internal/cli/analyzecmd"
 	"calq/internal/cli/base"
 	"calq/internal/cli/contactscmd"
+	"calq/internal/cli/convertcmd"
 	"calq/internal/cli/historycmd"
 	"calq/internal/cli/schedcmd"
 	"calq/internal/exitcode"
@@ -137,7 +138,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Action:                rootAction,
 		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(true),
 		Commands: []*cli.Command{
-			convertCommand(),
+			convertcmd.Command(),
 			smsCommand(),
 			schedcmd.Command(),
 			workerCommand(),

@@ -1,4 +1,4 @@
-package main
+package convertcmd
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"calq/internal/cli/base"
 )
 
-func convertBenchCommand() *cli.Command {
+func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "bench",
 		Usage:     "time calq against one soffice per file and one batched soffice call",

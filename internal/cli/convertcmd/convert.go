@@ -1,4 +1,4 @@
-package main
+package convertcmd
 
 import (
 	"errors"
@@ -24,7 +24,8 @@ import (
 	"calq/sched/journal"
 )
 
-func convertCommand() *cli.Command {
+// Command is calq convert.
+func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "convert",
 		Usage:     "convert office documents, images and PDFs to PDF, in batches",
@@ -90,7 +91,7 @@ func convertCommand() *cli.Command {
 			base.JSONFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
 		}, base.DBFlag()),
-		Subcommands: []*cli.Command{convertBenchCommand()},
+		Subcommands: []*cli.Command{benchCommand()},
 		Action:      convertAction,
 	}
 }
