@@ -19,6 +19,7 @@ import (
 	"calq/convert/lo"
 	"calq/internal/childenv"
 	"calq/internal/cli/base"
+	"calq/internal/cli/smscmd"
 	"calq/internal/dburl"
 	"calq/internal/pgdb"
 	"calq/internal/proc"
@@ -73,7 +74,7 @@ func workerCommand() *cli.Command {
 			base.JSONFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 			&cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"}, Usage: "the shared queue: a postgres:// `URL`"},
-		}, smsModemFlags()...),
+		}, smscmd.ModemFlags()...),
 		Action: workerAction,
 	}
 }
@@ -147,22 +148,22 @@ func workerAction(c *cli.Context) error {
 // worker of the other kinds, when there are any) until both end; the
 // first to fail stops the other. Both report outages to link.
 func workerWithSMS(c *cli.Context, others []string, link *pgdb.Link, run func(*cli.Context) error) error {
-	specs, atOpts, err := smsModemSpecs(c)
+	specs, atOpts, err := smscmd.ModemSpecs(c)
 	if err != nil {
 		return err
 	}
 	if len(specs) == 0 {
 		return base.Usagef(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
 	}
-	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
+	jn, st, closeSMS, err := smscmd.OpenWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
 		return err
 	}
 	defer closeSMS()
 	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts,
-		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}, Feed: spoolFeed(c, link, jn, st)}
-	daemonLog(c.App.ErrWriter, "calq worker: sms: ", &o)
-	quietOutage(link, &o)
+		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}, Feed: smscmd.SpoolFeed(c, link, jn, st)}
+	smscmd.DaemonLog(c.App.ErrWriter, "calq worker: sms: ", &o)
+	smscmd.QuietOutage(link, &o)
 	if len(others) == 0 {
 		if err := sms.Daemon(c.Context, o); err != nil {
 			return fmt.Errorf("worker: sms: %w", err)

@@ -30,6 +30,7 @@ import (
 	"calq/internal/cli/convertcmd"
 	"calq/internal/cli/historycmd"
 	"calq/internal/cli/schedcmd"
+	"calq/internal/cli/smscmd"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched/schedbench"
@@ -139,7 +140,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		CustomAppHelpTemplate: cli.AppHelpTemplate + exitStatusHelp(true),
 		Commands: []*cli.Command{
 			convertcmd.Command(),
-			smsCommand(),
+			smscmd.Command(),
 			schedcmd.Command(),
 			workerCommand(),
 			analyzecmd.Command(),

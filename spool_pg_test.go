@@ -39,17 +39,27 @@ func calqIn(t *testing.T, state string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// statusMessage is what the tests read of a line of calq sms status
+// --json: the fields the README documents, decoded as a user's script
+// would.
+type statusMessage struct {
+	ID      *int64    `json:"id"` // null while spooled
+	Created time.Time `json:"created"`
+	Text    string    `json:"text"`
+	State   string    `json:"state"`
+}
+
 // statusLines runs calq sms status --json on machine state and returns
 // its messages; want is its exit status.
-func statusLines(t *testing.T, state, url string, want int, args ...string) []smsJSON {
+func statusLines(t *testing.T, state, url string, want int, args ...string) []statusMessage {
 	t.Helper()
 	out, errOut, code := runCmd(t, calqIn(t, state, append([]string{"sms", "status", "--db", url, "--json"}, args...)...))
 	if code != want {
 		t.Fatalf("sms status: exit %d, want %d\n%s%s", code, want, out, errOut)
 	}
-	var ms []smsJSON
+	var ms []statusMessage
 	for l := range strings.Lines(out) {
-		var m smsJSON
+		var m statusMessage
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("sms status --json: %v in %q", err, l)
 		}

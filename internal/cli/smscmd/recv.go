@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"calq/sms/at"
 )
 
-func smsRecvCommand() *cli.Command {
+func recvCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "recv",
 		Usage: "receive SMS and status reports from the modems",

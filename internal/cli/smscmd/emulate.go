@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"calq/sms/emu"
 )
 
-func smsEmulateCommand() *cli.Command {
+func emulateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "emulate",
 		Usage: "serve virtual GSM modems on pseudo-terminals, for tests",

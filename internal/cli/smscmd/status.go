@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 	"calq/sms/store"
 )
 
-func smsStatusCommand() *cli.Command {
+func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show the outbox: one message with its parts, or the latest messages",

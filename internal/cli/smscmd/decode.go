@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 	"calq/sms/pdu"
 )
 
-func smsDecodeCommand() *cli.Command {
+func decodeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "decode",
 		Usage:     "show the fields of hex PDUs as modems read and write them",

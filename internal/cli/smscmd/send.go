@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 	"calq/sms/store"
 )
 
-func smsSendCommand() *cli.Command {
+func sendCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "send",
 		Usage:     "send an SMS to one or more numbers",
@@ -55,7 +55,7 @@ func smsSendCommand() *cli.Command {
 			`"transliterated"}. An "earlier" message (in the table, a reason starting` + "\n" +
 			`"earlier run:") is one of an earlier run that --queued settled, such as parts a` + "\n" +
 			"killed run left in flight, settled as unknown; the exit status covers them.",
-		Flags: append(smsModemFlags(),
+		Flags: append(ModemFlags(),
 			&cli.BoolFlag{Name: "flash", Usage: "a flash message (class 0), shown at once and not stored"},
 			&cli.BoolFlag{Name: "transliterate", Usage: "replace characters outside GSM 7-bit (“smart quotes”, é, …) when that avoids UCS-2; each change is reported"},
 			&cli.BoolFlag{Name: "report", Usage: "ask the network for a status report"},
@@ -131,7 +131,7 @@ func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store
 	}
 	oc := *c
 	oc.Context = ctx
-	jn, st, closeSMS, err := openSMSWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: base.DBLink(c.App.ErrWriter, "calq: ", base.JournalPath(c))})
+	jn, st, closeSMS, err := OpenWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: base.DBLink(c.App.ErrWriter, "calq: ", base.JournalPath(c))})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -217,7 +217,7 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		}
 		return o, nil
 	}
-	if o.Modems, o.AT, err = smsModemSpecs(c); err != nil {
+	if o.Modems, o.AT, err = ModemSpecs(c); err != nil {
 		return o, err
 	}
 	return o, checkSomeModem(c, o.Modems)
@@ -250,7 +250,7 @@ func smsQueuedOptions(c *cli.Context) (sms.SendOptions, error) {
 	}
 	o.Warn = base.WarnTo(c.App.ErrWriter)
 	var err error
-	if o.Modems, o.AT, err = smsModemSpecs(c); err != nil {
+	if o.Modems, o.AT, err = ModemSpecs(c); err != nil {
 		return o, err
 	}
 	return o, checkSomeModem(c, o.Modems)

@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"errors"
@@ -16,26 +16,27 @@ import (
 	"calq/sms/store"
 )
 
-func smsCommand() *cli.Command {
+// Command is calq sms.
+func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "sms",
 		Usage: "SMS through GSM modems: send, receive, decode and encode PDUs, emulate modems",
 		Subcommands: []*cli.Command{
-			smsSendCommand(),
-			smsStatusCommand(),
-			smsRecvCommand(),
-			smsDaemonCommand(),
-			smsModemsCommand(),
-			smsBenchCommand(),
-			smsDecodeCommand(),
-			smsEncodeCommand(),
-			smsEmulateCommand(),
+			sendCommand(),
+			statusCommand(),
+			recvCommand(),
+			daemonCommand(),
+			modemsCommand(),
+			benchCommand(),
+			decodeCommand(),
+			encodeCommand(),
+			emulateCommand(),
 		},
 	}
 }
 
-// smsModemFlags are the flags that choose modems.
-func smsModemFlags() []cli.Flag {
+// ModemFlags are the flags that choose modems.
+func ModemFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "device", Aliases: []string{"d"}, Usage: "the modem's serial `DEVICE` (repeatable); default: [[sms.modem]] in the config"},
 		base.ConfigFlag(),
@@ -44,9 +45,9 @@ func smsModemFlags() []cli.Flag {
 	}
 }
 
-// smsModemSpecs reads the modems of --device, else of the config file;
+// ModemSpecs reads the modems of --device, else of the config file;
 // none is no error: the journal may name a daemon's (daemonSpecs).
-func smsModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
+func ModemSpecs(c *cli.Context) ([]sms.ModemSpec, at.Options, error) {
 	o := at.Options{PromptTimeout: c.Duration("prompt-timeout"), ResultTimeout: c.Duration("result-timeout")}
 	devices := c.StringSlice("device")
 	if len(devices) > 0 {
@@ -126,14 +127,14 @@ func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]
 // database (smsStatePath); else the journal is nil. Either way it then
 // forwards what calq sms send spooled on this machine while the server
 // was down (forwardSpool). It does not wait for a server that is down:
-// see openSMSWith.
+// see OpenWith.
 func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func() error, error) {
-	return openSMSWith(c, engine, store.PGOptions{})
+	return OpenWith(c, engine, store.PGOptions{})
 }
 
-// openSMSWith is openSMS with o for a postgres:// --db: whether to wait
+// OpenWith is openSMS with o for a postgres:// --db: whether to wait
 // for the server, and who hears of its outages.
-func openSMSWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journal, *store.Store, func() error, error) {
+func OpenWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journal, *store.Store, func() error, error) {
 	db := base.JournalPath(c)
 	if !dburl.IsPostgres(db) {
 		jn, err := journal.Open(c.Context, db, journal.Options{})

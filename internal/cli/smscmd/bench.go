@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"calq/sms/smsbench"
 )
 
-func smsBenchCommand() *cli.Command {
+func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
 		Usage: "measure sending throughput through 1..16 emulated modems, and calq's own time per message",

@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"cmp"
@@ -16,7 +16,7 @@ import (
 	"calq/sms/store"
 )
 
-func smsModemsCommand() *cli.Command {
+func modemsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "modems",
 		Usage: "open each modem and show its maker, model, IMEI, registration, signal and SMSC",
@@ -37,7 +37,7 @@ func smsModemsCommand() *cli.Command {
 			`"signal_dbm","signal_bars","smsc","error","held_by_daemon":{"pid","host",` + "\n" +
 			`"updated"}}, state being "ready", "pin rejected" or "error"; unknown signal is null.` + "\n" +
 			"Exit status 1 when a modem could not be opened.",
-		Flags: append(smsModemFlags(),
+		Flags: append(ModemFlags(),
 			&cli.StringFlag{Name: "retry-pin", Usage: "enter the PIN into modem `NAME`'s SIM once more, even one it refused"},
 			base.JSONFlag(),
 			base.DBFlag()),
@@ -52,7 +52,7 @@ func smsModemsAction(c *cli.Context) error {
 	if sharedSMS(c) {
 		return smsModemHolds(c)
 	}
-	specs, o, err := smsModemSpecs(c)
+	specs, o, err := ModemSpecs(c)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 	"calq/sms/store"
 )
 
-func smsDaemonCommand() *cli.Command {
+func daemonCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "daemon",
 		Usage: "hold the modems: send from the outbox continuously, poll the inbox, check health",
@@ -34,7 +34,7 @@ func smsDaemonCommand() *cli.Command {
 			"with one line when it is lost and one when it is back.\n\n" +
 			"Exit status 130 when interrupted (SIGINT, SIGTERM), after releasing the\n" +
 			"modems; 1 when it could not start, e.g. another daemon holds a modem.",
-		Flags: append(smsModemFlags(),
+		Flags: append(ModemFlags(),
 			&cli.DurationFlag{Name: "send-every", Value: time.Second, Usage: "read the outbox this often"},
 			&cli.DurationFlag{Name: "poll-every", Value: 10 * time.Second, Usage: "poll the modems for received messages this often"},
 			&cli.DurationFlag{Name: "part-timeout", Value: sms.DefaultReassemblyTimeout,
@@ -54,14 +54,14 @@ func smsDaemonAction(c *cli.Context) error {
 	}
 	// Started at boot before the database, the daemon waits for it.
 	link := base.DBLink(c.App.ErrWriter, "calq: warning: ", base.JournalPath(c))
-	quietOutage(link, &o)
-	jn, st, closeSMS, err := openSMSWith(c, true, store.PGOptions{Wait: true, Link: link})
+	QuietOutage(link, &o)
+	jn, st, closeSMS, err := OpenWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
 		return err
 	}
 	defer closeSMS()
 	o.Journal, o.Store = jn, st
-	o.Feed = spoolFeed(c, link, jn, st)
+	o.Feed = SpoolFeed(c, link, jn, st)
 	if err := sms.Daemon(c.Context, o); err != nil {
 		return fmt.Errorf("sms daemon: %w", err)
 	}
@@ -84,7 +84,7 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	if o.Retries == 0 {
 		o.Retries = -1 // the flag's 0 means none; DaemonOptions' 0 means the default
 	}
-	daemonLog(c.App.ErrWriter, "calq: warning: ", &o)
+	DaemonLog(c.App.ErrWriter, "calq: warning: ", &o)
 	if o.MetricsFile != "" {
 		if err := base.CheckFileWritable("--metrics-file", o.MetricsFile); err != nil {
 			return o, base.Usagef(c, "%w", err)
@@ -92,25 +92,25 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 		o.Metrics = sched.NewMetrics()
 	}
 	var err error
-	o.Specs, o.AT, err = smsModemSpecs(c)
+	o.Specs, o.AT, err = ModemSpecs(c)
 	if err == nil && len(o.Specs) == 0 {
 		err = base.Usagef(c, "no modems: give --device, or [[sms.modem]] in the config file")
 	}
 	return o, err
 }
 
-// daemonLog sends o's warnings to w, each line after prefix, and its
+// DaemonLog sends o's warnings to w, each line after prefix, and its
 // modems' events as logModemEvent prints them.
-func daemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
+func DaemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
 	warn := func(err error) { fmt.Fprintf(w, "%s%s\n", prefix, base.SafeText(err.Error())) }
 	o.Warn, o.Recv.Warn = warn, warn
 	o.Events = func(ev sched.Event) { logModemEvent(w, ev) }
 }
 
-// quietOutage drops o's warnings about an outage of the database while
+// QuietOutage drops o's warnings about an outage of the database while
 // link reports one (the store's reads and writes tell it): they would
 // repeat its line every second.
-func quietOutage(link *pgdb.Link, o *sms.DaemonOptions) {
+func QuietOutage(link *pgdb.Link, o *sms.DaemonOptions) {
 	quiet := func(warn func(error)) func(error) {
 		return func(err error) {
 			if !link.Down() || !pgdb.Transient(err) {

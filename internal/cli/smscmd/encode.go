@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ type partOutput struct {
 	Text       string `json:"text"`
 }
 
-func smsEncodeCommand() *cli.Command {
+func encodeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "encode",
 		Usage:     "encode a text as SMS-SUBMIT PDUs and show the AT+CMGS length of each",

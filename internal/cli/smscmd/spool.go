@@ -1,4 +1,4 @@
-package main
+package smscmd
 
 import (
 	"context"
@@ -133,10 +133,10 @@ func forwardSpool(ctx context.Context, w io.Writer, url string, jn *journal.Jour
 	return nil
 }
 
-// spoolFeed is a running daemon's DaemonOptions.Feed: what calq sms send
+// SpoolFeed is a running daemon's DaemonOptions.Feed: what calq sms send
 // spools on this machine during a later outage is forwarded once the
 // database answers again, not only at the next start.
-func spoolFeed(c *cli.Context, link *pgdb.Link, jn *journal.Journal, st *store.Store) func(context.Context) error {
+func SpoolFeed(c *cli.Context, link *pgdb.Link, jn *journal.Journal, st *store.Store) func(context.Context) error {
 	return func(ctx context.Context) error {
 		if link.Down() {
 			return nil // the spool waits for the store's next success
