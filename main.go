@@ -31,6 +31,7 @@ import (
 	"calq/internal/cli/historycmd"
 	"calq/internal/cli/schedcmd"
 	"calq/internal/cli/smscmd"
+	"calq/internal/cli/workercmd"
 	"calq/internal/exitcode"
 	"calq/internal/proc"
 	"calq/sched/schedbench"
@@ -142,7 +143,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			convertcmd.Command(),
 			smscmd.Command(),
 			schedcmd.Command(),
-			workerCommand(),
+			workercmd.Command(),
 			analyzecmd.Command(),
 			historycmd.Command(),
 			contactscmd.Command(),

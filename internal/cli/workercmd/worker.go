@@ -1,4 +1,4 @@
-package main
+package workercmd
 
 import (
 	"context"
@@ -35,7 +35,8 @@ import (
 // kinds.
 var workerKinds = append([]string{convert.Kind}, append(convert.Kinds(), sms.Kind, shell.Kind)...)
 
-func workerCommand() *cli.Command {
+// Command is calq worker.
+func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "worker",
 		Usage: "claim and run jobs from a shared PostgreSQL queue until interrupted",
