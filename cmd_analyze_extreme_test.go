@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"calq/analyze"
+	"calq/internal/cli/app"
 )
 
 // The calculators on extreme inputs (issues 22 and 23): each flag of each
@@ -116,7 +117,7 @@ func runAnalyze(ctx context.Context, args []string) (stdout, stderr string, err 
 				err = fmt.Errorf("panic: %v", p)
 			}
 		}()
-		err = run(ctx, append([]string{"calq", "analyze"}, args...), &out, &errOut)
+		err = app.Run(ctx, append([]string{"calq", "analyze"}, args...), &out, &errOut)
 	}()
 	return out.String(), errOut.String(), err
 }
@@ -168,7 +169,7 @@ func checkAnalyzeRun(t *testing.T, args []string, flag string, huge bool) {
 		t.Fatalf("calq analyze %s: still running after a minute", strings.Join(args, " "))
 	}
 	msg := fmt.Sprint(err)
-	switch code := exitCode(err); code {
+	switch code := app.ExitCode(err); code {
 	case exitUsage:
 		named := strings.Contains(msg, "-"+flag) || strings.Contains(msg, "--lambda") && (flag == "mu" || flag == "load")
 		if !named {

@@ -16,7 +16,7 @@ func TestConvertProfile(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
 	os.Mkdir(in, 0o755)
-	png, err := os.ReadFile(filepath.Join("testdata", "convert", "testPNG.png"))
+	png, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "testPNG.png"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func writeFile(t *testing.T, path, data string) {
 
 func copyData(t *testing.T, name, dst string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "convert", name))
+	b, err := os.ReadFile(filepath.Join(repoTestdata, "convert", name))
 	must(t, err)
 	must(t, os.WriteFile(dst, b, 0o644))
 }

@@ -24,7 +24,7 @@ func TestConvertSharedOneInput(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(filepath.Join("testdata", "convert", src))
+		data, err := os.ReadFile(filepath.Join(repoTestdata, "convert", src))
 		if err != nil {
 			t.Fatal(err)
 		}

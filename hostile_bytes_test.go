@@ -83,7 +83,7 @@ func TestSharedFileNameBytes(t *testing.T) {
 	srv := pgtest.Start(t)
 	root := t.TempDir()
 	name := "r\xe9sum\xe9"
-	png, err := os.ReadFile(filepath.Join("testdata", "convert", "testPNG.png"))
+	png, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "testPNG.png"))
 	if err != nil {
 		t.Fatal(err)
 	}

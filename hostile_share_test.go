@@ -97,7 +97,7 @@ func TestHostileForgedResult(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	mustWrite(t, filepath.Join(root, "keep", "victim.txt"), "the submitter's notes\n")
 	mustWrite(t, filepath.Join(outside, "private.pdf"), "%PDF-1.4 another user's\n")
-	mustWrite(t, filepath.Join(root, "in", "doc.png"), string(mustRead(t, filepath.Join("testdata", "convert", "samples", "testPNG.png"))))
+	mustWrite(t, filepath.Join(root, "in", "doc.png"), string(mustRead(t, filepath.Join(repoTestdata, "convert", "samples", "testPNG.png"))))
 	share, err := convert.ShareID(root)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +179,7 @@ func TestHostileForgedInput(t *testing.T) {
 	srv := pgtest.Start(t)
 	c := pgConn(t, srv.URL)
 	root, outside := t.TempDir(), t.TempDir()
-	secret := mustRead(t, filepath.Join("testdata", "convert", "samples", "pages_3.pdf"))
+	secret := mustRead(t, filepath.Join(repoTestdata, "convert", "samples", "pages_3.pdf"))
 	mustWrite(t, filepath.Join(outside, "secret.pdf"), string(secret))
 	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)

@@ -105,7 +105,7 @@ func testSharedRootAcrossUsers(t *testing.T, rootMode os.FileMode) {
 	names := []string{"testPNG.png", "pages_3.pdf", "testTIFF_multipage.tif"}
 	for _, n := range names {
 		p := filepath.Join(in, n)
-		copyFile(t, filepath.Join("testdata", "convert", "samples", n), p, 0o640)
+		copyFile(t, filepath.Join(repoTestdata, "convert", "samples", n), p, 0o640)
 		if err := os.Chown(p, int(submitter.uid), team); err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestPDFsFollowUmask(t *testing.T) {
 	}
 	in := t.TempDir()
 	for _, n := range []string{"report.docx", "testPNG.png"} {
-		copyFile(t, filepath.Join("testdata", "convert", "samples", n), filepath.Join(in, n), 0o644)
+		copyFile(t, filepath.Join(repoTestdata, "convert", "samples", n), filepath.Join(in, n), 0o644)
 	}
 	for _, tt := range []struct {
 		umask string

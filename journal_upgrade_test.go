@@ -20,7 +20,7 @@ import (
 // there and usable, and each package records its version once.
 func TestOldJournalOpens(t *testing.T) {
 	ctx := context.Background()
-	b, err := os.ReadFile("testdata/journal/v1-6247342.db")
+	b, err := os.ReadFile(filepath.Join(repoTestdata, "journal", "v1-6247342.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func TestNoLiveWorker(t *testing.T) {
 	jobsFile := filepath.Join(tmp, "jobs")
 	os.WriteFile(jobsFile, []byte("echo hi\n"), 0o644)
 	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "a.png"), mustRead(t, filepath.Join("testdata", "convert", "samples", "testPNG.png")), 0o644)
+	os.WriteFile(filepath.Join(root, "a.png"), mustRead(t, filepath.Join(repoTestdata, "convert", "samples", "testPNG.png")), 0o644)
 	convert := func(args ...string) *exec.Cmd {
 		cmd := calqCmd(t, append([]string{"convert", "-j", "0", "--db", srv.URL, "-o", filepath.Join(tmp, "out")}, args...)...)
 		cmd.Env = append(cmd.Env, convertEnv(tmp)...)
@@ -164,7 +164,7 @@ func TestConvertSharedRerun(t *testing.T) {
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	os.Mkdir(in, 0o755)
-	samples := filepath.Join("testdata", "convert", "samples")
+	samples := filepath.Join(repoTestdata, "convert", "samples")
 	for _, name := range []string{"testPNG.png", "testTIFF_multipage.tif", "pages_3.pdf"} {
 		os.WriteFile(filepath.Join(in, name), mustRead(t, filepath.Join(samples, name)), 0o644)
 	}

@@ -345,7 +345,7 @@ func TestConvertShared(t *testing.T) {
 		startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--instances", "1")
 	}
 	tmp := t.TempDir()
-	samples := filepath.Join("testdata", "convert", "samples")
+	samples := filepath.Join(repoTestdata, "convert", "samples")
 	remote := calqCmd(t, "convert", "-j", "0", "--db", srv.URL, "-o", filepath.Join(tmp, "remote"), samples)
 	remote.Env = append(remote.Env, convertEnv(tmp)...)
 	remote.Env = append(remote.Env, "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
@@ -450,7 +450,7 @@ func TestConvertSharedRoot(t *testing.T) {
 	srv := pgtest.Start(t)
 	root := t.TempDir()
 	in := filepath.Join(root, "in")
-	if err := os.CopyFS(in, os.DirFS(filepath.Join("testdata", "convert", "samples"))); err != nil {
+	if err := os.CopyFS(in, os.DirFS(filepath.Join(repoTestdata, "convert", "samples"))); err != nil {
 		t.Fatal(err)
 	}
 	startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--instances", "1", "--shared-root", root)

@@ -1,4 +1,4 @@
-package main
+package app
 
 // Flags anywhere: urfave/cli v2 stops parsing flags at a command's first
 // positional argument, so "calq convert in -o out" would take "-o" for a

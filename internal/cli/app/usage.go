@@ -1,4 +1,4 @@
-package main
+package app
 
 // Usage errors that say what to fix: an unknown flag is shown as typed,
 // with a "did you mean"; a bad value names the flag and what it needs.

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"calq/internal/cli/convertcmd"
@@ -37,7 +37,7 @@ func TestReorderArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			r := reorderArgs(newApp(nil, nil), strings.Fields(tt.in))
+			r := reorderArgs(New(nil, nil), strings.Fields(tt.in))
 			if got := strings.Join(r.args, " "); got != tt.want {
 				t.Errorf("reorderArgs(%q) = %q, want %q", tt.in, got, tt.want)
 			}
