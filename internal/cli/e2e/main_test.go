@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -22,8 +22,8 @@ import (
 )
 
 // repoTestdata holds the corpora several packages share (convert/,
-// journal/).
-const repoTestdata = "testdata"
+// journal/): the module's testdata, three levels up from this package.
+const repoTestdata = "../../../testdata"
 
 // The exit statuses the README documents, as a user's script reads them.
 const (
