@@ -1,5 +1,5 @@
 // Package base holds what every calq command shares, so that a command
-// group needs nothing from main or from another group: the --db, --json
+// group needs nothing from app or from another group: the --db, --json
 // and --config flags, defined once (DBFlag, JSONFlag, ConfigFlag); the
 // store --db names (JournalPath; OpenJournal, WithJournal, which refuses a
 // journal that is not there, and WithHistory, which also takes the shared
