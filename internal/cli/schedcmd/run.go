@@ -23,7 +23,21 @@ import (
 	"calq/sched/shell"
 )
 
-func runCommand() *cli.Command {
+func runCommand() *cli.Command { return newRunCommand(runRun) }
+
+// runOpts is what the flags and arguments of calq sched run ask for.
+type runOpts struct {
+	shell.RunOptions
+	DB         string // --db: the journal's path, or the shared queue's URL
+	Shared     bool   // DB is a postgres:// URL: the jobs go to the shared queue
+	UseJournal bool   // --journal: record the jobs in the journal at DB
+	JSON       bool   // --json
+	Quiet      bool   // --quiet
+}
+
+// newRunCommand is calq sched run, whose Action reads its flags and
+// arguments and hands them to runF: runRun, or a test's capture.
+func newRunCommand(runF func(*cli.Context, runOpts) error) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run shell commands as jobs, in parallel, with retries and timeouts",
@@ -70,41 +84,75 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			out := newRunRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"), len(o.Commands))
-			o.Events, o.Output = out.event, out.output
-			if db := base.JournalPath(c); dburl.IsPostgres(db) {
-				return runSharedAction(c, db, o, out)
-			}
-			if c.Bool("journal") {
-				jn, err := journal.Open(c.Context, base.JournalPath(c), journal.Options{})
-				if err != nil {
-					return err
-				}
-				defer jn.Close()
-				o.Journal = jn
-			}
-			res, err := shell.RunCommands(c.Context, o)
-			out.finish(res)
-			if err != nil {
-				return fmt.Errorf("sched run: %w", err)
-			}
-			return nil
+			return runF(c, o)
 		},
 	}
 }
 
+// runRun runs the jobs o names, here or through the shared queue, and
+// renders their events, outputs and summary.
+func runRun(c *cli.Context, o runOpts) error {
+	out := newRunRenderer(c.App.Writer, c.App.ErrWriter, o.JSON, o.Quiet, len(o.Commands))
+	o.Events, o.Output = out.event, out.output
+	if o.Shared {
+		return runShared(c, o.DB, o.RunOptions, out)
+	}
+	if o.UseJournal {
+		jn, err := journal.Open(c.Context, o.DB, journal.Options{})
+		if err != nil {
+			return err
+		}
+		defer jn.Close()
+		o.Journal = jn
+	}
+	res, err := shell.RunCommands(c.Context, o.RunOptions)
+	out.finish(res)
+	if err != nil {
+		return fmt.Errorf("sched run: %w", err)
+	}
+	return nil
+}
+
 // runOptions reads and checks the flags and arguments of calq sched run.
-func runOptions(c *cli.Context) (shell.RunOptions, error) {
-	o := shell.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
-		Label: c.String("label"), Force: c.Bool("force"), Grace: c.Duration("grace"), Shell: c.String("shell"), MetricsFile: c.String("metrics-file"),
-		Env: childenv.Without(os.Environ()), Warn: base.WarnTo(c.App.ErrWriter)}
+func runOptions(c *cli.Context) (runOpts, error) {
+	db := base.JournalPath(c)
+	o := runOpts{
+		RunOptions: shell.RunOptions{Workers: c.Int("jobs"), Retries: c.Int("retries"), Timeout: c.Duration("timeout"),
+			Label: c.String("label"), Force: c.Bool("force"), Grace: c.Duration("grace"), Shell: c.String("shell"),
+			MetricsFile: c.String("metrics-file"), Env: childenv.Without(os.Environ()), Warn: base.WarnTo(c.App.ErrWriter)},
+		DB: db, Shared: dburl.IsPostgres(db), UseJournal: c.Bool("journal"), JSON: c.Bool("json"), Quiet: c.Bool("quiet"),
+	}
+	if err := o.checkFlags(c); err != nil {
+		return o, err
+	}
+	if o.MetricsFile != "" {
+		o.Metrics = sched.NewMetrics()
+	}
+	var err error
+	o.Commands, err = runCommands(c)
+	if err != nil {
+		return o, err
+	}
+	if len(o.Commands) == 0 {
+		return o, base.Usagef(c, "no commands to run (the input has only blank lines or comments)")
+	}
+	// Checked once the jobs are read, so that what is wrong with them
+	// is told first.
+	if o.Shared && o.MetricsFile != "" {
+		return o, base.Usagef(c, "--metrics-file: not with a postgres:// --db (the workers run the jobs)")
+	}
+	return o, nil
+}
+
+// checkFlags reads --priority and --at into o and checks every flag,
+// naming every problem in one usage error.
+func (o *runOpts) checkFlags(c *cli.Context) error {
 	var errs base.FlagErrors
 	var err error
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
 		errs.Errorf("--priority: %w", err)
 	}
-	shared := dburl.IsPostgres(base.JournalPath(c))
-	if o.Workers < 1 && !(shared && o.Workers == 0) {
+	if o.Workers < 1 && !(o.Shared && o.Workers == 0) {
 		errs.Errorf("--jobs: %d, want at least 1 (0, only submitting, needs a postgres:// --db)", o.Workers)
 	}
 	if o.Retries < 0 {
@@ -118,17 +166,17 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 			errs.Errorf("--at: %w", err)
 		}
 	}
-	if c.IsSet("label") && !c.Bool("journal") && !shared {
+	if c.IsSet("label") && !o.UseJournal && !o.Shared {
 		errs.Errorf("--label: only with --journal (the label names the batch in the journal)")
 	} else if err := base.CheckText("--label", o.Label); err != nil {
 		errs.Add(err)
 	}
-	if o.Force && !c.Bool("journal") && !shared {
+	if o.Force && !o.UseJournal && !o.Shared {
 		errs.Errorf("--force: only with --journal or a postgres:// --db (without a record every line runs anyway)")
 	}
-	if !shared {
+	if !o.Shared {
 		// Here they are this machine's; with the shared queue, the
-		// workers' (and --metrics-file is refused below).
+		// workers' (and --metrics-file is refused by runOptions).
 		if err := base.CheckProgram("--shell", o.Shell); err != nil {
 			errs.Add(err)
 		}
@@ -138,20 +186,7 @@ func runOptions(c *cli.Context) (shell.RunOptions, error) {
 			}
 		}
 	}
-	if err := errs.Err(c); err != nil {
-		return o, err
-	}
-	if o.MetricsFile != "" {
-		o.Metrics = sched.NewMetrics()
-	}
-	o.Commands, err = runCommands(c)
-	if err != nil {
-		return o, err
-	}
-	if len(o.Commands) == 0 {
-		return o, base.Usagef(c, "no commands to run (the input has only blank lines or comments)")
-	}
-	return o, nil
+	return errs.Err(c)
 }
 
 // runCommands reads the jobs: the words after --, as one command line,
@@ -286,11 +321,9 @@ func shellJoin(words []string) string {
 	return shell.Join(words)
 }
 
-// runSharedAction runs calq sched run against the shared queue at url.
-func runSharedAction(c *cli.Context, url string, o shell.RunOptions, out *runRenderer) error {
-	if o.MetricsFile != "" {
-		return base.Usagef(c, "--metrics-file: not with a postgres:// --db (the workers run the jobs)")
-	}
+// runShared runs calq sched run's jobs through the shared queue at url,
+// whose workers run them.
+func runShared(c *cli.Context, url string, o shell.RunOptions, out *runRenderer) error {
 	q, err := base.OpenSubmitQueue(c, url)
 	if err != nil {
 		return fmt.Errorf("sched run: %w", err)
