@@ -14,18 +14,19 @@ import (
 )
 
 // Inbound is a received message or status report, as Receive hands it
-// out. Its JSON form is the schema of calq sms recv --json.
+// out. Its JSON form holds every field but Kind: a caller that prints it
+// says what it is (calq sms recv --json puts Kind first, as message_type).
 type Inbound struct {
-	MessageType string    `json:"message_type"` // "message" or "report"
-	ID          int64     `json:"id"`           // the journal's id, unique across messages and reports
-	Modem       string    `json:"modem"`
-	From        string    `json:"from"`           // message: the sender; report: the recipient of the message it answers
-	Text        string    `json:"text,omitempty"` // message: the parts' texts in order (missing ones left out)
-	Sent        time.Time `json:"sent"`           // service centre time stamp, in the sender's zone
-	Received    time.Time `json:"received"`       // when calq filed it
-	Parts       int       `json:"parts"`          // parts present
-	Total       int       `json:"total"`          // parts announced
-	Missing     []int     `json:"missing,omitempty"`
+	Kind     string    `json:"-"`  // store.KindMessage or store.KindReport
+	ID       int64     `json:"id"` // the journal's id, unique across messages and reports
+	Modem    string    `json:"modem"`
+	From     string    `json:"from"`           // message: the sender; report: the recipient of the message it answers
+	Text     string    `json:"text,omitempty"` // message: the parts' texts in order (missing ones left out)
+	Sent     time.Time `json:"sent"`           // service centre time stamp, in the sender's zone
+	Received time.Time `json:"received"`       // when calq filed it
+	Parts    int       `json:"parts"`          // parts present
+	Total    int       `json:"total"`          // parts announced
+	Missing  []int     `json:"missing,omitempty"`
 	// Status reports only.
 	MR         int       `json:"mr,omitempty"`        // message reference of the message it answers
 	Status     int       `json:"status,omitempty"`    // TP-ST
@@ -37,7 +38,7 @@ type Inbound struct {
 // valid reference; "delivered"), and leaves them out of a message's.
 func (in Inbound) MarshalJSON() ([]byte, error) {
 	type plain Inbound
-	if in.MessageType != store.KindReport {
+	if in.Kind != store.KindReport {
 		return json.Marshal(plain(in))
 	}
 	return json.Marshal(struct {
@@ -63,7 +64,7 @@ func ReportOutcome(st int) string {
 }
 
 func inboxInbound(e store.InboxEntry) Inbound {
-	in := Inbound{MessageType: e.Kind, ID: e.ID, Modem: e.Modem, From: e.Sender, Text: e.Text,
+	in := Inbound{Kind: e.Kind, ID: e.ID, Modem: e.Modem, From: e.Sender, Text: e.Text,
 		Sent: e.SCTS, Received: e.Received, Parts: e.Parts, Total: e.Total, Missing: e.Missing}
 	if e.Kind == store.KindReport {
 		in.MR, in.Status, in.Outcome, in.Discharged = e.MR, e.ST, ReportOutcome(e.ST), e.DT

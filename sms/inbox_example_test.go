@@ -10,7 +10,7 @@ import (
 // The environment of an --exec command for a message whose part 2 of 3
 // never came.
 func ExampleInboundEnv() {
-	in := sms.Inbound{MessageType: "message", ID: 7, Modem: "gsm1", From: "+491701234567", Text: "Hi … bye",
+	in := sms.Inbound{Kind: "message", ID: 7, Modem: "gsm1", From: "+491701234567", Text: "Hi … bye",
 		Sent:     time.Date(2025, 2, 28, 9, 30, 0, 0, time.FixedZone("", 3600)),
 		Received: time.Date(2025, 2, 28, 9, 45, 0, 0, time.UTC), Parts: 2, Total: 3, Missing: []int{2}}
 	for _, kv := range sms.InboundEnv(in) {

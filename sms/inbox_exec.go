@@ -57,7 +57,7 @@ func InboundEnv(in Inbound) []string {
 		missing[i] = strconv.Itoa(n)
 	}
 	env := []string{
-		"SMS_TYPE=" + in.MessageType,
+		"SMS_TYPE=" + in.Kind,
 		"SMS_ID=" + strconv.FormatInt(in.ID, 10),
 		"SMS_MODEM=" + in.Modem,
 		"SMS_FROM=" + in.From,
@@ -68,7 +68,7 @@ func InboundEnv(in Inbound) []string {
 		"SMS_TOTAL=" + strconv.Itoa(in.Total),
 		"SMS_MISSING=" + strings.Join(missing, ","),
 	}
-	if in.MessageType == "report" {
+	if in.Kind == "report" {
 		env = append(env, "SMS_MR="+strconv.Itoa(in.MR), "SMS_STATUS="+strconv.Itoa(in.Status),
 			"SMS_OUTCOME="+in.Outcome, "SMS_DISCHARGED="+inboxRFC3339(in.Discharged))
 	}

@@ -145,7 +145,7 @@ func recvHandOut(ctx context.Context, j Inbox, o RecvOptions) ([]Inbound, error)
 		in := inboxInbound(e)
 		if o.Handle != nil {
 			if err := o.Handle(ctx, in); err != nil {
-				errs = append(errs, fmt.Errorf("%s %d: %w", in.MessageType, in.ID, err))
+				errs = append(errs, fmt.Errorf("%s %d: %w", in.Kind, in.ID, err))
 				if ctx.Err() != nil {
 					break
 				}

@@ -79,7 +79,7 @@ func recvSetup(t *testing.T, inbox []string) (*emu.Emulator, *Conn, *store.Mem) 
 func recvSummary(ins []Inbound) []string {
 	var s []string
 	for _, in := range ins {
-		switch in.MessageType {
+		switch in.Kind {
 		case "report":
 			s = append(s, fmt.Sprintf("report %s mr=%d %s", in.From, in.MR, in.Outcome))
 		default:
@@ -264,16 +264,16 @@ func TestInboundJSON(t *testing.T) {
 		in          Inbound
 		want, avoid string
 	}{
-		{Inbound{MessageType: store.KindReport, ID: 2, MR: 0, Status: 0, Outcome: "delivered"}, `"mr":0,"status":0}`, ""},
-		{Inbound{MessageType: store.KindReport, ID: 3, MR: 24, Status: 70, Outcome: "failed"}, `"mr":24,"status":70}`, ""},
-		{Inbound{MessageType: store.KindMessage, ID: 1, Text: "hi"}, `"text":"hi"`, `"mr"`},
+		{Inbound{Kind: store.KindReport, ID: 2, MR: 0, Status: 0, Outcome: "delivered"}, `"mr":0,"status":0}`, ""},
+		{Inbound{Kind: store.KindReport, ID: 3, MR: 24, Status: 70, Outcome: "failed"}, `"mr":24,"status":70}`, ""},
+		{Inbound{Kind: store.KindMessage, ID: 1, Text: "hi"}, `"text":"hi"`, `"mr"`},
 	} {
 		b, err := json.Marshal(tc.in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(string(b), tc.want) || (tc.avoid != "" && strings.Contains(string(b), tc.avoid)) {
-			t.Errorf("%s: got %s, want %s and no %s", tc.in.MessageType, b, tc.want, tc.avoid)
+			t.Errorf("%s: got %s, want %s and no %s", tc.in.Kind, b, tc.want, tc.avoid)
 		}
 	}
 }

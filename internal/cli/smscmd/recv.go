@@ -147,13 +147,13 @@ func recvHandler(w io.Writer, asJSON bool, x sms.ExecOptions) func(context.Conte
 // text indented by a tab.
 func writeInbound(w io.Writer, in sms.Inbound, asJSON bool) error {
 	if asJSON {
-		return base.WriteJSONLine(w, in.MessageType, in)
+		return base.WriteJSONLine(w, in.Kind, in)
 	}
 	sent := "unknown"
 	if !in.Sent.IsZero() {
 		sent = in.Sent.Format(time.RFC3339)
 	}
-	if in.MessageType == "report" {
+	if in.Kind == "report" {
 		_, err := fmt.Fprintf(w, "#%d report via %s: message %d to %s %s (status %d), sent %s\n",
 			in.ID, base.SafeText(in.Modem), in.MR, base.SafeText(in.From), in.Outcome, in.Status, sent)
 		return err
