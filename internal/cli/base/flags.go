@@ -60,3 +60,14 @@ func DefaultJournalPath() string {
 	}
 	return journal.DefaultPath(xdg, home)
 }
+
+// StateDir is the directory of DefaultJournalPath, where this machine
+// keeps its own state (such as its journal of a shared database); "" when
+// there is no home directory.
+func StateDir() string {
+	def := DefaultJournalPath()
+	if def == "" {
+		return ""
+	}
+	return filepath.Dir(def)
+}

@@ -2,14 +2,11 @@ package smscmd
 
 import (
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/cli/base"
-	"calq/internal/pgdb"
 	"calq/sched"
 	"calq/sms"
 	"calq/sms/store"
@@ -54,15 +51,12 @@ func smsDaemonAction(c *cli.Context) error {
 	}
 	// Started at boot before the database, the daemon waits for it.
 	link := base.DBLink(c.App.ErrWriter, "calq: warning: ", base.JournalPath(c))
-	QuietOutage(link, &o)
-	jn, st, closeSMS, err := OpenWith(c, true, store.PGOptions{Wait: true, Link: link})
+	ss, err := openWith(c, true, store.PGOptions{Wait: true, Link: link})
 	if err != nil {
 		return err
 	}
-	defer closeSMS()
-	o.Journal, o.Store = jn, st
-	o.Feed = SpoolFeed(c, link, jn, st)
-	if err := sms.Daemon(c.Context, o); err != nil {
+	defer ss.Close()
+	if err := ss.Daemon(c.Context, o); err != nil {
 		return fmt.Errorf("sms daemon: %w", err)
 	}
 	return nil
@@ -84,7 +78,8 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	if o.Retries == 0 {
 		o.Retries = -1 // the flag's 0 means none; DaemonOptions' 0 means the default
 	}
-	DaemonLog(c.App.ErrWriter, "calq: warning: ", &o)
+	o.Warn, o.Events = base.ModemLog(c.App.ErrWriter, "calq: warning: ")
+	o.Recv.Warn = o.Warn
 	if o.MetricsFile != "" {
 		if err := base.CheckFileWritable("--metrics-file", o.MetricsFile); err != nil {
 			return o, base.Usagef(c, "%w", err)
@@ -97,46 +92,4 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 		err = base.Usagef(c, "no modems: give --device, or [[sms.modem]] in the config file")
 	}
 	return o, err
-}
-
-// DaemonLog sends o's warnings to w, each line after prefix, and its
-// modems' events as logModemEvent prints them.
-func DaemonLog(w io.Writer, prefix string, o *sms.DaemonOptions) {
-	warn := func(err error) { fmt.Fprintf(w, "%s%s\n", prefix, base.SafeText(err.Error())) }
-	o.Warn, o.Recv.Warn = warn, warn
-	o.Events = func(ev sched.Event) { logModemEvent(w, ev) }
-}
-
-// QuietOutage drops o's warnings about an outage of the database while
-// link reports one (the store's reads and writes tell it): they would
-// repeat its line every second.
-func QuietOutage(link *pgdb.Link, o *sms.DaemonOptions) {
-	quiet := func(warn func(error)) func(error) {
-		return func(err error) {
-			if !link.Down() || !pgdb.Transient(err) {
-				warn(err)
-			}
-		}
-	}
-	o.Warn, o.Recv.Warn = quiet(o.Warn), quiet(o.Recv.Warn)
-}
-
-// logModemEvent prints what happens to a modem (down, up, taken out by the
-// circuit breaker, back) on stderr, one line each, for the daemon's log.
-func logModemEvent(w io.Writer, ev sched.Event) {
-	if ev.Job != nil {
-		return
-	}
-	var what string
-	switch ev.Type {
-	case sched.EventBackendDown:
-		what = "down: " + strings.TrimPrefix(fmt.Sprint(ev.Err), "modem "+ev.Backend+": ")
-	case sched.EventBackendUp:
-		what = "up again"
-	case sched.EventKindDisabled, sched.EventKindEnabled, sched.EventKindKept:
-		what = ev.Message
-	default:
-		return
-	}
-	fmt.Fprintln(w, base.SafeText(fmt.Sprintf("calq: %s modem %s: %s", ev.Time.Format(time.DateTime), ev.Backend, what)))
 }

@@ -203,12 +203,12 @@ func smsModemHolds(c *cli.Context) error {
 	if len(c.StringSlice("device")) > 0 {
 		return base.Usagef(c, "--device: with a PostgreSQL --db this lists the modems the daemons hold; survey a modem on its host")
 	}
-	_, st, closeSMS, err := openSMS(c, false)
+	ss, err := openSMS(c)
 	if err != nil {
 		return err
 	}
-	defer closeSMS()
-	hs, err := st.ModemsHeld(c.Context)
+	defer ss.Close()
+	hs, err := ss.Store.ModemsHeld(c.Context)
 	if err != nil {
 		return err
 	}

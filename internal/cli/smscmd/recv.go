@@ -68,28 +68,28 @@ func smsRecvAction(c *cli.Context) error {
 	if sharedSMS(c) && !c.Bool("offline") {
 		return base.Usagef(c, "with a PostgreSQL --db the daemons on the modem hosts receive: read what they filed with --offline")
 	}
-	j, st, closeSMS, err := openSMS(c, false)
+	ss, err := openSMS(c)
 	if err != nil {
 		return err
 	}
 	if !c.Bool("offline") {
-		if specs, err = daemonSpecs(c, j, specs); err != nil {
-			closeSMS()
+		if specs, err = daemonSpecs(c, ss.Journal, specs); err != nil {
+			ss.Close()
 			return err
 		}
 		// A daemon polls the modems it holds and files what arrives in
 		// the journal; asking them here would only wait for its locks.
-		held, err := sms.DaemonHolds(c.Context, j, specs)
+		held, err := sms.DaemonHolds(c.Context, ss.Journal, specs)
 		if err != nil {
-			closeSMS()
+			ss.Close()
 			return err
 		}
 		if held {
 			specs = nil
 		}
 	}
-	_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, st, o)
-	if cerr := closeSMS(); err == nil {
+	_, err = sms.ReceiveFrom(c.Context, specs, at.Options{}, ss.Store, o)
+	if cerr := ss.Close(); err == nil {
 		err = cerr
 	}
 	return err

@@ -16,7 +16,6 @@ import (
 	"calq/internal/cli/base"
 	"calq/internal/fsio"
 	"calq/sched"
-	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/pdu"
 	"calq/sms/store"
@@ -82,8 +81,8 @@ func smsSendAction(c *cli.Context) error {
 	if sharedSMS(c) && len(o.Modems) > 0 {
 		return base.Usagef(c, "--device: with a PostgreSQL --db the daemons on the modem hosts send (calq sms daemon --db URL --device DEV there)")
 	}
-	jn, st, closeSMS, err := openSendStore(c, &o)
-	if err != nil && sharedSMS(c) && spoolable(err) {
+	ss, err := openSendStore(c, &o)
+	if err != nil && sharedSMS(c) && sms.Spoolable(err) {
 		res, err := spoolSend(c, o, err)
 		if rerr := renderSend(c, res); rerr != nil {
 			return rerr
@@ -93,10 +92,10 @@ func smsSendAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("sms send: %w; nothing was recorded", err)
 	}
-	defer closeSMS()
-	o.Journal, o.Store = jn, st
+	defer ss.Close()
+	o.Journal, o.Store = ss.Journal, ss.Store
 	if !o.NoWait && !sharedSMS(c) {
-		if o.Modems, err = daemonSpecs(c, jn, o.Modems); err != nil {
+		if o.Modems, err = daemonSpecs(c, ss.Journal, o.Modems); err != nil {
 			return err
 		}
 	}
@@ -104,7 +103,7 @@ func smsSendAction(c *cli.Context) error {
 	if errors.Is(err, sms.ErrUsage) {
 		return &base.UsageError{Err: err, Help: base.HelpHint(c)} // nothing was recorded: nothing to show
 	}
-	if sharedSMS(c) && errors.Is(err, sms.ErrNotRecorded) && spoolable(err) {
+	if sharedSMS(c) && errors.Is(err, sms.ErrNotRecorded) && sms.Spoolable(err) {
 		// The server went away between opening the outbox and the insert.
 		res, err = spoolSend(c, o, err)
 	}
@@ -119,9 +118,9 @@ func smsSendAction(c *cli.Context) error {
 // interrupted, and not at all with --no-wait; the wait counts against
 // o.Timeout. When it does not answer, the caller spools the messages
 // (spoolSend), so that an alert is not lost.
-func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store.Store, func() error, error) {
+func openSendStore(c *cli.Context, o *sms.SendOptions) (*sms.Stores, error) {
 	if !sharedSMS(c) {
-		return openSMS(c, false)
+		return openSMS(c)
 	}
 	start, ctx := time.Now(), c.Context
 	if o.Timeout > 0 {
@@ -131,14 +130,14 @@ func openSendStore(c *cli.Context, o *sms.SendOptions) (*journal.Journal, *store
 	}
 	oc := *c
 	oc.Context = ctx
-	jn, st, closeSMS, err := OpenWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: base.DBLink(c.App.ErrWriter, "calq: ", base.JournalPath(c))})
+	ss, err := openWith(&oc, false, store.PGOptions{Wait: !o.NoWait, Link: base.DBLink(c.App.ErrWriter, "calq: ", base.JournalPath(c))})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if o.Timeout > 0 {
 		o.Timeout = max(o.Timeout-time.Since(start), time.Millisecond)
 	}
-	return jn, st, closeSMS, nil
+	return ss, nil
 }
 
 // smsSendOptions reads the arguments and flags of calq sms send.

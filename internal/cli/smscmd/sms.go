@@ -2,6 +2,8 @@ package smscmd
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -120,56 +122,24 @@ func daemonSpecs(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec) ([]
 	return specs, nil
 }
 
-// openSMS opens what calq sms keeps. With a journal file as --db: the
-// journal and the sms store in it. With a postgres:// --db: the shared
-// outbox and inbox there and, when engine is set (a daemon sends), a
-// journal for this machine's engine in the state directory, one per
-// database (smsStatePath); else the journal is nil. Either way it then
-// forwards what calq sms send spooled on this machine while the server
-// was down (forwardSpool). It does not wait for a server that is down:
-// see OpenWith.
-func openSMS(c *cli.Context, engine bool) (*journal.Journal, *store.Store, func() error, error) {
-	return OpenWith(c, engine, store.PGOptions{})
+// openSMS opens what calq sms keeps at --db (sms.Open), forwarding what
+// calq sms send spooled on this machine while a shared database was
+// down. It does not wait for a server that is down: see openWith.
+func openSMS(c *cli.Context) (*sms.Stores, error) {
+	return openWith(c, false, store.PGOptions{})
 }
 
-// OpenWith is openSMS with o for a postgres:// --db: whether to wait
-// for the server, and who hears of its outages.
-func OpenWith(c *cli.Context, engine bool, o store.PGOptions) (*journal.Journal, *store.Store, func() error, error) {
-	db := base.JournalPath(c)
-	if !dburl.IsPostgres(db) {
-		jn, err := journal.Open(c.Context, db, journal.Options{})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		st, err := store.Open(c.Context, jn)
-		if err != nil {
-			jn.Close()
-			return nil, nil, nil, err
-		}
-		return jn, st, jn.Close, nil
-	}
-	pg, err := store.OpenPG(c.Context, db, o)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	st, err := store.Open(c.Context, pg)
-	if err != nil {
-		pg.Close()
-		return nil, nil, nil, dburl.Wrap("open", db, err)
-	}
-	var jn *journal.Journal
-	closeSMS := pg.Close
-	if engine {
-		if jn, err = journal.Open(c.Context, smsStatePath(db), journal.Options{}); err != nil {
-			pg.Close()
-			return nil, nil, nil, err
-		}
-		closeSMS = func() error { return errors.Join(jn.Close(), pg.Close()) }
-	}
-	if err := forwardSpool(c.Context, c.App.ErrWriter, db, jn, st); err != nil {
-		base.WarnTo(c.App.ErrWriter)(err)
-	}
-	return jn, st, closeSMS, nil
+// openWith is openSMS with o for a postgres:// --db: whether to wait for
+// the server, and who hears of its outages; engine also opens this
+// machine's journal for it, for a daemon that sends.
+func openWith(c *cli.Context, engine bool, o store.PGOptions) (*sms.Stores, error) {
+	return sms.Open(c.Context, base.JournalPath(c), openOptions(c.App.ErrWriter, engine, o))
+}
+
+// openOptions are sms.Open's options for a command whose messages go to w.
+func openOptions(w io.Writer, engine bool, o store.PGOptions) sms.OpenOptions {
+	return sms.OpenOptions{StateDir: base.StateDir(), Engine: engine, PG: o, Warn: base.WarnTo(w),
+		Forwarded: func(f sms.Forwarded) { fmt.Fprintf(w, "calq: %s\n", f) }}
 }
 
 // sharedSMS reports whether --db is a shared outbox (PostgreSQL).

@@ -89,7 +89,7 @@ var smsStates = []string{store.SMSSpooled, store.SMSQueued, store.SMSSent, store
 // what calq sms send spooled on this machine; what is still spooled is
 // listed first, also when the server does not answer.
 func sharedStatus(c *cli.Context, id int64, show func(*store.Store, []store.SMSMessage) error) error {
-	_, st, closeSMS, err := openSMS(c, false)
+	ss, err := openSMS(c)
 	var spooled []store.SMSMessage
 	if id == 0 && (c.String("state") == "" || c.String("state") == store.SMSSpooled) {
 		var serr error
@@ -105,8 +105,8 @@ func sharedStatus(c *cli.Context, id int64, show func(*store.Store, []store.SMSM
 		}
 		return err
 	}
-	defer closeSMS()
-	return show(st, spooled)
+	defer ss.Close()
+	return show(ss.Store, spooled)
 }
 
 // smsJSON is a message of the outbox in --json: its options as an object,

@@ -140,56 +140,42 @@ func workerAction(c *cli.Context) error {
 	}
 	if i := slices.Index(kinds, sms.Kind); i >= 0 {
 		kinds = slices.Delete(kinds, i, i+1)
-		return workerWithSMS(c, kinds, link, func(c *cli.Context) error { return runWorker(c, q, log, kinds) })
+		o, err := workerSMSOptions(c, url, link)
+		if err != nil {
+			return err
+		}
+		var run func(context.Context) error
+		if len(kinds) > 0 {
+			run = func(ctx context.Context) error {
+				oc := *c
+				oc.Context = ctx
+				return runWorker(&oc, q, log, kinds)
+			}
+		}
+		return sms.DaemonBeside(c.Context, o, run)
 	}
 	return runWorker(c, q, log, kinds)
 }
 
-// workerWithSMS runs the sms daemon on the shared outbox beside run (the
-// worker of the other kinds, when there are any) until both end; the
-// first to fail stops the other. Both report outages to link.
-func workerWithSMS(c *cli.Context, others []string, link *pgdb.Link, run func(*cli.Context) error) error {
+// workerSMSOptions reads the options of the sms daemon a worker of kind
+// sms runs on the shared outbox at url, beside the other kinds; it reports
+// outages to link, as the worker does.
+func workerSMSOptions(c *cli.Context, url string, link *pgdb.Link) (sms.BesideOptions, error) {
 	specs, atOpts, err := smscmd.ModemSpecs(c)
 	if err != nil {
-		return err
+		return sms.BesideOptions{}, err
 	}
 	if len(specs) == 0 {
-		return base.Usagef(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
+		return sms.BesideOptions{}, base.Usagef(c, "--kinds sms: no modems: give --device, or [[sms.modem]] in the config file")
 	}
-	jn, st, closeSMS, err := smscmd.OpenWith(c, true, store.PGOptions{Wait: true, Link: link})
-	if err != nil {
-		return err
-	}
-	defer closeSMS()
-	o := sms.DaemonOptions{Journal: jn, Store: st, Specs: specs, AT: atOpts,
-		Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}, Feed: smscmd.SpoolFeed(c, link, jn, st)}
-	smscmd.DaemonLog(c.App.ErrWriter, "calq worker: sms: ", &o)
-	smscmd.QuietOutage(link, &o)
-	if len(others) == 0 {
-		if err := sms.Daemon(c.Context, o); err != nil {
-			return fmt.Errorf("worker: sms: %w", err)
-		}
-		return nil
-	}
-	ctx, cancel := context.WithCancel(c.Context)
-	defer cancel()
-	errs := make(chan error, 2)
-	go func() {
-		err := sms.Daemon(ctx, o)
-		if err != nil {
-			err = fmt.Errorf("worker: sms: %w", err)
-		}
-		cancel()
-		errs <- err
-	}()
-	go func() {
-		oc := *c
-		oc.Context = ctx
-		err := run(&oc)
-		cancel()
-		errs <- err
-	}()
-	return errors.Join(<-errs, <-errs)
+	w := c.App.ErrWriter
+	o := sms.BesideOptions{DB: url, Name: "worker: sms",
+		Open: sms.OpenOptions{StateDir: base.StateDir(), PG: store.PGOptions{Wait: true, Link: link}, Warn: base.WarnTo(w),
+			Forwarded: func(f sms.Forwarded) { fmt.Fprintf(w, "calq: %s\n", f) }},
+		Daemon: sms.DaemonOptions{Specs: specs, AT: atOpts, Recv: sms.RecvOptions{ReassemblyTimeout: sms.DefaultReassemblyTimeout}}}
+	o.Daemon.Warn, o.Daemon.Events = base.ModemLog(w, "calq worker: sms: ")
+	o.Daemon.Recv.Warn = o.Daemon.Warn
+	return o, nil
 }
 
 // runWorker claims and runs jobs of kinds from q until c's context ends.

@@ -1,4 +1,4 @@
-package smscmd
+package base
 
 import (
 	"bytes"
