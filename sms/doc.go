@@ -15,6 +15,12 @@
 //   - Daemon holds modems for hours: it sends what the outbox has due and
 //     polls for what arrives. DaemonHolds, DaemonModems and SpecsOfDaemon
 //     let other processes find it through the journal.
+//   - Open opens what SMS keeps at a database (Stores): a journal file,
+//     or a shared PostgreSQL outbox plus this machine's journal for it
+//     (StatePath), forwarding what Spool kept while the server was down.
+//     Stores.Daemon runs Daemon on them; DaemonBeside runs it beside
+//     other work (calq worker's other kinds), the first to fail stopping
+//     the other.
 //   - Specs, Dial, OpenPool and Survey open and describe modems; a SIM PIN
 //     a SIM refused is never entered again by itself (pin.go).
 //

@@ -4,7 +4,9 @@
 // store --db names (JournalPath; OpenJournal, WithJournal, which refuses a
 // journal that is not there, and WithHistory, which also takes the shared
 // queue; OpenSubmitQueue, which waits for a shared queue that is down, and
-// DBLink, which reports a database's outages in a line each); the usage error that exits with status 2
+// DBLink, which reports a database's outages in a line each; StateDir,
+// where this machine keeps its own state); ModemLog, the log lines of a
+// process that holds modems; the usage error that exits with status 2
 // (UsageError, Usagef), the checks of the paths, programs and devices flags
 // name (CheckDirWritable, CheckFileWritable, CheckTarget, CheckProgram,
 // CheckDevice), and FlagErrors, which collects every bad flag into
