@@ -58,11 +58,11 @@ type Options struct {
 	Progress func(FileResult)
 }
 
-// FileResult is what became of one input: its JSON is the --json line
-// {"message_type":"file", ...}. Paths that are not UTF-8 also come as bytes
+// FileResult is what became of one input: its JSON, after the
+// message_type "file" the command line puts first, is a --json line.
+// Paths that are not UTF-8 also come as bytes
 // (base64 in JSON), since a JSON string cannot hold them.
 type FileResult struct {
-	Type        string  `json:"message_type"` // "file"
 	Input       string  `json:"input"`
 	InputBytes  []byte  `json:"input_bytes,omitempty"`
 	Output      string  `json:"output,omitempty"`
@@ -86,9 +86,9 @@ const (
 	StateRetry       = "retry" // failed, will be tried again
 )
 
-// Summary counts a run's files: {"message_type":"summary", ...} in --json.
+// Summary counts a run's files: the --json line of message_type
+// "summary", which the command line puts first.
 type Summary struct {
-	Type        string      `json:"message_type"` // "summary"
 	Total       int         `json:"total"`
 	Converted   int         `json:"converted"`
 	Skipped     int         `json:"skipped"`
@@ -134,7 +134,7 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 		if j, ok := o.Journal.(SQLJournal); ok {
 			s, err := OpenStore(ctx, j)
 			if err != nil {
-				return Summary{Type: "summary"}, err
+				return Summary{}, err
 			}
 			o.Store = s
 		}
@@ -211,7 +211,6 @@ func utf8Safe(f FileResult) FileResult {
 // report records item i's (or an extra entry's, i < 0) result and passes
 // it on.
 func (r *runner) report(i int, f FileResult) {
-	f.Type = "file"
 	f = utf8Safe(f)
 	r.mu.Lock()
 	if i >= 0 {
@@ -230,7 +229,7 @@ func (r *runner) report(i int, f FileResult) {
 func (r *runner) summary() Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sum := Summary{Type: "summary", Hidden: r.plan.Hidden, Orphans: r.orphans, Empty: r.plan.Empty,
+	sum := Summary{Hidden: r.plan.Hidden, Orphans: r.orphans, Empty: r.plan.Empty,
 		Duplicates: r.plan.Duplicates}
 	count := func(res FileResult) {
 		sum.Total++

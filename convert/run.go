@@ -90,7 +90,7 @@ func (r *runner) planFiles(outAbs string, recs map[string]Record) error {
 	r.results = make([]FileResult, len(r.items))
 	r.limits = make([]time.Duration, len(r.items))
 	for i, it := range r.items {
-		r.results[i] = FileResult{Type: "file", Input: it.Input, Output: it.Output}
+		r.results[i] = FileResult{Input: it.Input, Output: it.Output}
 	}
 	return nil
 }

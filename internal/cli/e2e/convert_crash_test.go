@@ -46,6 +46,18 @@ func convertEnv(tmp string) []string {
 	return []string{"TMPDIR=" + tmp, "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache")}
 }
 
+// fileLine decodes a --json line of message_type "file".
+func fileLine(line []byte) (convert.FileResult, bool) {
+	var f struct {
+		Type string `json:"message_type"`
+		convert.FileResult
+	}
+	if json.Unmarshal(line, &f) != nil || f.Type != "file" {
+		return convert.FileResult{}, false
+	}
+	return f.FileResult, true
+}
+
 // startConvert starts calq convert --json with its files under tmp (see
 // convertEnv).
 func startConvert(t *testing.T, tmp string, args ...string) *convertRun {
@@ -64,8 +76,7 @@ func startConvert(t *testing.T, tmp string, args ...string) *convertRun {
 		defer close(r.done)
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			var f convert.FileResult
-			if json.Unmarshal(sc.Bytes(), &f) == nil && f.Type == "file" {
+			if f, ok := fileLine(sc.Bytes()); ok {
 				r.mu.Lock()
 				r.files = append(r.files, f)
 				r.mu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"image"
@@ -207,8 +206,7 @@ func TestHostileCampaign(t *testing.T) {
 	results := map[string]convert.FileResult{}
 	sc := bufio.NewScanner(&stdout)
 	for sc.Scan() {
-		var f convert.FileResult
-		if json.Unmarshal(sc.Bytes(), &f) == nil && f.Type == "file" {
+		if f, ok := fileLine(sc.Bytes()); ok {
 			results[filepath.Base(f.Input)] = f
 		}
 	}
@@ -274,8 +272,8 @@ func TestOutputDirFull(t *testing.T) {
 	converted, full := 0, 0
 	sc := bufio.NewScanner(bytes.NewReader(stdout.Bytes()))
 	for sc.Scan() {
-		var f convert.FileResult
-		if json.Unmarshal(sc.Bytes(), &f) != nil || f.Type != "file" || f.State == convert.StateRetry {
+		f, ok := fileLine(sc.Bytes())
+		if !ok || f.State == convert.StateRetry {
 			continue
 		}
 		switch {

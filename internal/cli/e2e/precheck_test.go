@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,8 +58,8 @@ func TestConvertReadOnlyOut(t *testing.T) {
 	}
 	states := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-		var f convert.FileResult
-		if json.Unmarshal([]byte(line), &f) != nil || f.Type != "file" {
+		f, ok := fileLine([]byte(line))
+		if !ok {
 			continue
 		}
 		if f.State == convert.StateRetry {
