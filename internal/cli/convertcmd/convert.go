@@ -111,9 +111,9 @@ func convertAction(c *cli.Context) error {
 			return fmt.Errorf("convert: %w", err)
 		}
 		defer q.Close()
-		o.Shared, o.SharedJobs = q, runtime.NumCPU()
-		if c.IsSet("jobs") {
-			o.SharedJobs = c.Int("jobs")
+		o.Shared = q
+		if !c.IsSet("jobs") {
+			o.SharedJobs = runtime.NumCPU()
 		}
 		dbPath = base.DefaultJournalPath()
 	}
@@ -181,40 +181,84 @@ func (e *mailError) Hint() string {
 }
 
 // convertOptions reads the flags over the profile, the environment's
-// passwords and the config file, and checks them all.
+// passwords and the config file, checks what they name, and has
+// Options.Check refuse what no conversion may be asked: one usage error
+// names every problem.
 func convertOptions(c *cli.Context) (convert.Options, []string, error) {
-	var errs base.FlagErrors
 	prof, err := loadProfile(c)
 	if err != nil {
 		return convert.Options{}, nil, err
 	}
-	str := func(flag, fromProfile string) string {
-		if c.IsSet(flag) {
-			return c.String(flag)
-		}
-		return fromProfile
+	var errs base.FlagErrors
+	o := readOptions(c, prof, &errs)
+	errs.Add(modifierErrors(c, prof)...)
+	var readErrs []error
+	o.Post, readErrs = readPost(c, prof)
+	errs.Add(readErrs...)
+	errs.Add(o.Check())
+	if err := errs.Err(c); err != nil {
+		return o, nil, err
 	}
+	mailTo := c.StringSlice("mail-to")
+	if !c.IsSet("mail-to") {
+		mailTo = prof.MailTo
+	}
+	return o, mailTo, nil
+}
+
+// flagOr is the flag's value when it is set, else the profile's.
+func flagOr(c *cli.Context, flag, fromProfile string) string {
+	if c.IsSet(flag) {
+		return c.String(flag)
+	}
+	return fromProfile
+}
+
+// readOptions reads the flags, over the profile, into the options but
+// the post-processing, and records in errs what is wrong with the
+// inputs and files they name, the priority, and what needs a
+// postgres:// --db.
+func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) convert.Options {
 	o := convert.Options{
-		Inputs: c.Args().Slice(), Out: str("out", prof.Out),
-		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"),
+		Inputs: c.Args().Slice(), Out: flagOr(c, "out", prof.Out),
+		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"), PDFA: prof.PDFA,
 		Force: c.Bool("force"), Overwrite: c.Bool("overwrite"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
 		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice"), MemoryLimit: int64(c.Int("memory-limit")) << 20,
 			StateDir: c.String("state-dir")},
+		SharedJobs: c.Int("jobs"), SharedRoot: c.String("shared-root"),
 	}
+	if c.IsSet("pdfa") {
+		o.PDFA = c.Int("pdfa")
+	}
+	checkPaths(o, errs)
+	var err error
+	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
+		errs.Errorf("--priority: %w", err)
+	}
+	postgres := dburl.IsPostgres(base.JournalPath(c))
+	if c.IsSet("jobs") && !postgres {
+		errs.Errorf("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
+	}
+	if root := o.SharedRoot; root != "" {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			errs.Errorf("--shared-root %s: not a directory", root)
+		} else if !postgres {
+			errs.Errorf("--shared-root: only with a postgres:// --db")
+		}
+	}
+	return o
+}
+
+// checkPaths records in errs what is wrong with the inputs, the label
+// and the directories and files the options name.
+func checkPaths(o convert.Options, errs *base.FlagErrors) {
 	if len(o.Inputs) == 0 {
 		errs.Errorf("no PATH to convert")
 	}
-	if err := base.CheckText("--label", o.Label); err != nil {
-		errs.Add(err)
-	}
+	errs.Add(base.CheckText("--label", o.Label))
 	if d := o.LibreOffice.StateDir; d != "" {
 		if fi, err := os.Stat(d); err == nil && !fi.IsDir() {
 			errs.Errorf("--state-dir %s: not a directory", d)
-		}
-	}
-	for _, g := range append(append([]string{}, o.Include...), o.Exclude...) {
-		if err := convert.CheckGlob(g); err != nil {
-			errs.Errorf("--include/--exclude: %w", err)
 		}
 	}
 	switch {
@@ -223,89 +267,48 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	case o.Out == "-":
 		errs.Errorf("--out -: calq writes PDFs into a directory, not to standard output")
 	default:
-		if err := base.CheckDirWritable("--out", o.Out); err != nil {
-			errs.Add(err)
-		}
+		errs.Add(base.CheckDirWritable("--out", o.Out))
 	}
-	if o.Merge != "" {
-		if dir := filepath.Dir(o.Merge); base.Within(dir, o.Out) {
-			// calq creates --out and the directories below it.
-			if err := base.CheckTarget("--merge", o.Merge); err != nil {
-				errs.Add(err)
-			}
-		} else if err := base.CheckFileWritable("--merge", o.Merge); err != nil {
-			errs.Add(err)
-		}
+	if o.Merge == "" {
+		return
 	}
-	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {
-		errs.Errorf("--priority: %w", err)
+	if dir := filepath.Dir(o.Merge); base.Within(dir, o.Out) {
+		// calq creates --out and the directories below it.
+		errs.Add(base.CheckTarget("--merge", o.Merge))
+	} else {
+		errs.Add(base.CheckFileWritable("--merge", o.Merge))
 	}
-	if c.IsSet("jobs") && !dburl.IsPostgres(base.JournalPath(c)) {
-		errs.Errorf("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
-	}
-	if root := c.String("shared-root"); root != "" {
-		o.SharedRoot = root
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			errs.Errorf("--shared-root %s: not a directory", root)
-		} else if !dburl.IsPostgres(base.JournalPath(c)) {
-			errs.Errorf("--shared-root: only with a postgres:// --db")
-		}
-		for _, in := range o.Inputs {
-			if _, err := convert.BelowRoot(root, in); err != nil {
-				errs.Errorf("%s: %w", in, err)
-			}
-		}
-	}
-	if o.Timeout < 0 || c.Int("jobs") < 0 || o.Retries < 0 || c.Int("instances") < 0 || c.Int("memory-limit") < 0 {
-		errs.Errorf("--timeout, --retries, --instances, --jobs and --memory-limit must not be negative")
-	}
-	o.PDFA = prof.PDFA
-	if c.IsSet("pdfa") {
-		o.PDFA = c.Int("pdfa")
-	}
-	if o.PDFA < 0 || o.PDFA > 3 {
-		errs.Errorf("--pdfa: %d, want 1, 2 or 3", o.PDFA)
-	}
-	errs.Add(modifierErrors(c, prof)...)
+}
+
+// readPost reads the post-processing, over the profile, and the
+// passwords; the errors are those of reading the passwords and
+// permissions.
+func readPost(c *cli.Context, prof config.Profile) (pdf.Post, []error) {
 	var post pdf.Post
-	if text, img := str("watermark", prof.Watermark), str("watermark-image", prof.WatermarkImage); text != "" || img != "" {
-		if text != "" && img != "" {
-			errs.Errorf("--watermark and --watermark-image: give one")
-		}
-		post.Watermark = &pdf.Watermark{Text: text, Image: img, Style: str("watermark-style", prof.WatermarkStyle),
+	if text, img := flagOr(c, "watermark", prof.Watermark), flagOr(c, "watermark-image", prof.WatermarkImage); text != "" || img != "" {
+		post.Watermark = &pdf.Watermark{Text: text, Image: img, Style: flagOr(c, "watermark-style", prof.WatermarkStyle),
 			OnTop: c.Bool("stamp") || (!c.IsSet("stamp") && prof.Stamp)}
 	}
-	if m := (pdf.Metadata{Title: str("title", prof.Title), Author: str("author", prof.Author),
-		Subject: str("subject", prof.Subject), Keywords: str("keywords", prof.Keywords)}); m != (pdf.Metadata{}) {
+	if m := (pdf.Metadata{Title: flagOr(c, "title", prof.Title), Author: flagOr(c, "author", prof.Author),
+		Subject: flagOr(c, "subject", prof.Subject), Keywords: flagOr(c, "keywords", prof.Keywords)}); m != (pdf.Metadata{}) {
 		post.Metadata = &m
 	}
 	post.Optimize = c.Bool("optimize") || (!c.IsSet("optimize") && prof.Optimize != nil && *prof.Optimize)
-	encrypt := c.Bool("encrypt") || (!c.IsSet("encrypt") && prof.Encrypt)
-	if encrypt {
-		enc, err := encryption(c, prof)
-		if err != nil {
-			errs.Add(err)
-		}
-		post.Encrypt = enc
-		if o.PDFA != 0 {
-			errs.Errorf("--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one")
-		}
+	if !encrypts(c, prof) {
+		return post, nil
 	}
-	if err := post.Check(); err != nil {
-		errs.Add(err)
+	enc, err := encryption(c, prof)
+	if err != nil {
+		return post, []error{err}
 	}
-	if o.PDFA != 0 {
-		errs.Add(pdfaConflicts(c, post, o.Merge)...)
-	}
-	o.Post = post
-	mailTo := c.StringSlice("mail-to")
-	if !c.IsSet("mail-to") {
-		mailTo = prof.MailTo
-	}
-	if err := errs.Err(c); err != nil {
-		return o, nil, err
-	}
-	return o, mailTo, nil
+	post.Encrypt = enc
+	return post, nil
+}
+
+// encrypts says whether the command line or the profile asks for
+// encryption.
+func encrypts(c *cli.Context, prof config.Profile) bool {
+	return c.Bool("encrypt") || (!c.IsSet("encrypt") && prof.Encrypt)
 }
 
 // modifierErrors refuses a flag given without the option it modifies
@@ -313,14 +316,13 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 func modifierErrors(c *cli.Context, prof config.Profile) []error {
 	watermark := c.String("watermark") != "" || c.String("watermark-image") != "" ||
 		(prof.Watermark != "" && !c.IsSet("watermark")) || (prof.WatermarkImage != "" && !c.IsSet("watermark-image"))
-	encrypt := c.Bool("encrypt") || (!c.IsSet("encrypt") && prof.Encrypt)
 	rules := []struct {
 		flags []string
 		ok    bool
 		needs string
 	}{
 		{[]string{"watermark-style", "stamp"}, watermark, "--watermark or --watermark-image"},
-		{[]string{"permissions", "allow", "owner-password-file", "user-password-file"}, encrypt, "--encrypt"},
+		{[]string{"permissions", "allow", "owner-password-file", "user-password-file"}, encrypts(c, prof), "--encrypt"},
 	}
 	var errs []error
 	for _, r := range rules {
@@ -329,29 +331,6 @@ func modifierErrors(c *cli.Context, prof config.Profile) []error {
 				errs = append(errs, fmt.Errorf("--%s: only with %s", f, r.needs))
 			}
 		}
-	}
-	return errs
-}
-
-// pdfaConflicts refuses what would break PDF/A conformance: every pdfcpu
-// change after LibreOffice's export (a watermark's unembedded font,
-// metadata out of step with the XMP, a merge) does.
-func pdfaConflicts(c *cli.Context, post pdf.Post, merge string) []error {
-	var errs []error
-	conflict := func(what string) {
-		errs = append(errs, fmt.Errorf("--pdfa and %s: pdfcpu's changes break PDF/A conformance; choose one", what))
-	}
-	if post.Watermark != nil {
-		conflict("a watermark or stamp")
-	}
-	if post.Metadata != nil {
-		conflict("--title, --author, --subject or --keywords")
-	}
-	if post.Optimize {
-		conflict("--optimize")
-	}
-	if merge != "" {
-		conflict("--merge")
 	}
 	return errs
 }
@@ -375,7 +354,8 @@ func loadProfile(c *cli.Context) (config.Profile, error) {
 }
 
 // encryption gathers the passwords: a file named by a flag or the
-// profile, else the environment. The owner password is required.
+// profile, else the environment. Without an owner password the
+// encryption has none, which Options.Check refuses.
 func encryption(c *cli.Context, prof config.Profile) (*pdf.Encryption, error) {
 	secret := func(flag, fromProfile, env string) (string, error) {
 		if f := c.String(flag); f != "" || fromProfile != "" {
@@ -411,7 +391,8 @@ func encryption(c *cli.Context, prof config.Profile) (*pdf.Encryption, error) {
 		return nil, err
 	}
 	if owner == "" {
-		return nil, errors.New("--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD")
+		// Options.Check says so, beside what else is wrong.
+		return &pdf.Encryption{Permissions: p}, nil
 	}
 	user, err := secret("user-password-file", prof.UserPasswordFile, "CALQ_USER_PASSWORD")
 	if err != nil {

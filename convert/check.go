@@ -1,0 +1,91 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+
+	"calq/convert/pdf"
+)
+
+// Check refuses what no conversion may be asked, before any work: a
+// glob that does not parse, an input outside SharedRoot, a negative
+// count or duration, a PDF/A level other than 1, 2 or 3, a watermark
+// that is both a text and an image, encryption without an owner
+// password, bad post-processing (pdf.Post.Check), and whatever would
+// break PDF/A conformance. It names every problem, one per line, in an
+// error wrapping ErrUsage; the messages name the command line's flags.
+// It looks at the files a watermark names and at SharedRoot, nothing
+// else.
+func (o Options) Check() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	for _, g := range append(append([]string{}, o.Include...), o.Exclude...) {
+		if err := CheckGlob(g); err != nil {
+			add("--include/--exclude: %w", err)
+		}
+	}
+	if o.SharedRoot != "" {
+		for _, in := range o.Inputs {
+			if _, err := BelowRoot(o.SharedRoot, in); err != nil {
+				add("%s: %w", in, err)
+			}
+		}
+	}
+	if o.Timeout < 0 || o.SharedJobs < 0 || o.Retries < 0 || o.LibreOffice.Instances < 0 || o.LibreOffice.MemoryLimit < 0 {
+		add("--timeout, --retries, --instances, --jobs and --memory-limit must not be negative")
+	}
+	if o.PDFA < 0 || o.PDFA > 3 {
+		add("--pdfa: %d, want 1, 2 or 3", o.PDFA)
+	}
+	errs = append(errs, o.postErrors()...)
+	if err := errors.Join(errs...); err != nil {
+		return &usageError{err}
+	}
+	return nil
+}
+
+// postErrors refuses bad post-processing, and any with PDF/A.
+func (o Options) postErrors() []error {
+	var errs []error
+	post := o.Post
+	if w := post.Watermark; w != nil && w.Text != "" && w.Image != "" {
+		errs = append(errs, errors.New("--watermark and --watermark-image: give one"))
+	}
+	if e := post.Encrypt; e != nil && e.OwnerPassword == "" {
+		errs = append(errs, errors.New("--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD"))
+		post.Encrypt = nil // said once, not again by post.Check
+	}
+	if o.PDFA != 0 && o.Post.Encrypt != nil {
+		errs = append(errs, errors.New("--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one"))
+	}
+	if err := post.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.PDFA != 0 {
+		errs = append(errs, pdfaConflicts(post, o.Merge)...)
+	}
+	return errs
+}
+
+// pdfaConflicts refuses what would break PDF/A conformance: every pdfcpu
+// change after LibreOffice's export (a watermark's unembedded font,
+// metadata out of step with the XMP, a merge) does.
+func pdfaConflicts(post pdf.Post, merge string) []error {
+	var errs []error
+	conflict := func(what string) {
+		errs = append(errs, fmt.Errorf("--pdfa and %s: pdfcpu's changes break PDF/A conformance; choose one", what))
+	}
+	if post.Watermark != nil {
+		conflict("a watermark or stamp")
+	}
+	if post.Metadata != nil {
+		conflict("--title, --author, --subject or --keywords")
+	}
+	if post.Optimize {
+		conflict("--optimize")
+	}
+	if merge != "" {
+		conflict("--merge")
+	}
+	return errs
+}
