@@ -1,0 +1,49 @@
+package convert
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"calq/convert/pdf"
+)
+
+// TestOptionsCheck: Check refuses what no conversion may be asked, every
+// problem on a line of its own, as a usage error.
+func TestOptionsCheck(t *testing.T) {
+	owner := &pdf.Encryption{OwnerPassword: "secret"}
+	tests := []struct {
+		name string
+		o    Options
+		want string // "" for none
+	}{
+		{"plain", Options{Inputs: []string{"in"}, Out: "out"}, ""},
+		{"PDF/A alone", Options{PDFA: 3}, ""},
+		{"bad glob", Options{Include: []string{"["}}, "--include/--exclude: "},
+		{"negative", Options{SharedJobs: -1}, "--timeout, --retries, --instances, --jobs and --memory-limit must not be negative"},
+		{"PDF/A level", Options{PDFA: 4}, "--pdfa: 4, want 1, 2 or 3"},
+		{"no owner password", Options{Post: pdf.Post{Encrypt: &pdf.Encryption{}}},
+			"--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD"},
+		{"PDF/A and encryption", Options{PDFA: 1, Post: pdf.Post{Encrypt: owner}},
+			"--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one"},
+		{"PDF/A and merge, optimize", Options{PDFA: 2, Merge: "all.pdf", Post: pdf.Post{Optimize: true}},
+			"--pdfa and --optimize: pdfcpu's changes break PDF/A conformance; choose one\n" +
+				"--pdfa and --merge: pdfcpu's changes break PDF/A conformance; choose one"},
+		{"input outside the share", Options{Inputs: []string{"/etc"}, SharedRoot: t.TempDir()}, "/etc: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.o.Check()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("got %v, want nil", err)
+			case tt.want == "":
+				return
+			case !errors.Is(err, ErrUsage):
+				t.Fatalf("got %v, want an error wrapping ErrUsage", err)
+			case !strings.HasPrefix(err.Error(), tt.want):
+				t.Errorf("got %q, want it to begin %q", err, tt.want)
+			}
+		})
+	}
+}

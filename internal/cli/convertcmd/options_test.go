@@ -1,0 +1,177 @@
+package convertcmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/convert"
+	"calq/convert/pdf"
+	"calq/internal/cli/base"
+	"calq/sched"
+)
+
+// parseConvert parses a calq convert command line with the command's own
+// flags, without running it: the action only reads the options.
+func parseConvert(t *testing.T, line string) (convert.Options, []string, error) {
+	t.Helper()
+	cmd := Command()
+	var o convert.Options
+	var mailTo []string
+	cmd.Action = func(c *cli.Context) (err error) {
+		o, mailTo, err = convertOptions(c)
+		return err
+	}
+	app := &cli.App{Name: "calq", Commands: []*cli.Command{cmd}, Writer: io.Discard, ErrWriter: io.Discard}
+	err := app.Run(append([]string{"calq", "convert"}, strings.Fields(line)...))
+	return o, mailTo, err
+}
+
+// TestConvertOptions: argument lines give the options they say; flags
+// and inputs are read apart from running.
+func TestConvertOptions(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CALQ_DB", "")
+	t.Setenv("CALQ_CONFIG", "")
+	t.Setenv("CALQ_OWNER_PASSWORD", "secret")
+	t.Setenv("CALQ_USER_PASSWORD", "")
+	if err := os.WriteFile("upw", []byte("open"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		line   string
+		want   func(o *convert.Options) // applied to the options of "-o out in"
+		mailTo []string
+	}{
+		{"defaults", "-o out in", nil, nil},
+		{"several inputs", "-o out --force in in2", func(o *convert.Options) {
+			o.Inputs, o.Force = []string{"in", "in2"}, true
+		}, nil},
+		{"watermark as a stamp", "-o out --watermark X --stamp in", func(o *convert.Options) {
+			o.Post.Watermark = &pdf.Watermark{Text: "X", OnTop: true}
+		}, nil},
+		{"metadata and optimize", "-o out --title T --keywords K --optimize in", func(o *convert.Options) {
+			o.Post.Metadata, o.Post.Optimize = &pdf.Metadata{Title: "T", Keywords: "K"}, true
+		}, nil},
+		{"PDF/A", "-o out --pdfa 2 in", func(o *convert.Options) { o.PDFA = 2 }, nil},
+		{"encryption from the environment", "-o out --encrypt --permissions print --allow copy in", func(o *convert.Options) {
+			o.Post.Encrypt = &pdf.Encryption{OwnerPassword: "secret", Permissions: pdf.Permissions{Print: true, PrintHigh: true, Copy: true}}
+		}, nil},
+		{"user password from a file", "-o out --encrypt --user-password-file upw in", func(o *convert.Options) {
+			o.Post.Encrypt = &pdf.Encryption{UserPassword: "open", OwnerPassword: "secret"}
+		}, nil},
+		{"priority, timeout, retries, label", "-o out -p P0 --timeout 2m --retries 3 --label nightly in", func(o *convert.Options) {
+			o.Class, o.Timeout, o.Retries, o.Label = sched.P0, 2*time.Minute, 3, "nightly"
+		}, nil},
+		{"LibreOffice", "-o out --instances 2 --memory-limit 1024 --state-dir st in", func(o *convert.Options) {
+			o.LibreOffice.Instances, o.LibreOffice.MemoryLimit, o.LibreOffice.StateDir = 2, 1024<<20, "st"
+		}, nil},
+		{"filters and merge", "-o out --include *.docx --exclude tmp/** --merge out/all.pdf in", func(o *convert.Options) {
+			o.Include, o.Exclude, o.Merge = []string{"*.docx"}, []string{"tmp/**"}, "out/all.pdf"
+		}, nil},
+		{"mail", "-o out --mail-to ann --mail-to bob@example.com in", nil, []string{"ann", "bob@example.com"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := parseDefaults(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != nil {
+				tt.want(&want)
+			}
+			got, mailTo, err := parseConvert(t, tt.line)
+			if err != nil {
+				t.Fatalf("calq convert %s: %v", tt.line, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("calq convert %s:\ngot  %s\nwant %s", tt.line, show(got), show(want))
+			}
+			if !reflect.DeepEqual(mailTo, tt.mailTo) {
+				t.Errorf("calq convert %s: got --mail-to %q, want %q", tt.line, mailTo, tt.mailTo)
+			}
+		})
+	}
+}
+
+// show prints o with what its post-processing points at.
+func show(o convert.Options) string {
+	p := o.Post
+	o.Post = pdf.Post{}
+	return fmt.Sprintf("%+v with watermark %+v, metadata %+v, optimize %v, encryption %+v",
+		o, deref(p.Watermark), deref(p.Metadata), p.Optimize, deref(p.Encrypt))
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// parseDefaults is what "-o out in" gives.
+func parseDefaults(t *testing.T) (convert.Options, error) {
+	o, _, err := parseConvert(t, "-o out in")
+	if err == nil && (o.Out != "out" || !reflect.DeepEqual(o.Inputs, []string{"in"}) || o.Class != sched.P2 || o.Retries != 1) {
+		t.Fatalf("calq convert -o out in: got out %q, inputs %q, class %v, retries %d; want out, [in], P2, 1",
+			o.Out, o.Inputs, o.Class, o.Retries)
+	}
+	return o, err
+}
+
+// TestConvertOptionsUsage: what a command line may not ask is a usage
+// error (exit status 2) naming every problem, in order, and pointing at
+// --help.
+func TestConvertOptionsUsage(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CALQ_DB", "")
+	t.Setenv("CALQ_CONFIG", "")
+	t.Setenv("CALQ_OWNER_PASSWORD", "")
+	tests := []struct {
+		name, line, want string
+	}{
+		{"nothing", "", "no PATH to convert\n--out: required (the directory for the PDFs)"},
+		{"out to stdout", "-o - in", "--out -: calq writes PDFs into a directory, not to standard output"},
+		{"bad priority", "-o out -p P9 in", `--priority: `},
+		{"jobs without postgres", "-o out -j 2 in", "--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)"},
+		{"negative", "-o out --retries -1 in", "--timeout, --retries, --instances, --jobs and --memory-limit must not be negative"},
+		{"PDF/A level", "-o out --pdfa 4 in", "--pdfa: 4, want 1, 2 or 3"},
+		{"bad glob", "-o out --include [ in", "--include/--exclude: "},
+		{"stamp alone", "-o out --stamp in", "--stamp: only with --watermark or --watermark-image"},
+		{"two watermarks", "-o out --watermark X --watermark-image x.png in", "--watermark and --watermark-image: give one\n"},
+		{"no owner password, and PDF/A", "-o out --pdfa 1 --encrypt in",
+			"--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD\n" +
+				"--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one"},
+		{"PDF/A conflicts", "-o out --pdfa 2 --title T --optimize --merge m.pdf in",
+			"--pdfa and --title, --author, --subject or --keywords: pdfcpu's changes break PDF/A conformance; choose one\n" +
+				"--pdfa and --optimize: pdfcpu's changes break PDF/A conformance; choose one\n" +
+				"--pdfa and --merge: pdfcpu's changes break PDF/A conformance; choose one"},
+		{"flag errors before the checks", "-j 2 --pdfa 4", "no PATH to convert\n--out: required (the directory for the PDFs)\n" +
+			"--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)\n--pdfa: 4, want 1, 2 or 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := parseConvert(t, tt.line)
+			var ue *base.UsageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("calq convert %s: got %v, want a usage error", tt.line, err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("calq convert %s: got %q, want it to begin %q", tt.line, err, tt.want)
+			}
+			if got, want := ue.Hint(), "run 'calq convert --help' for usage"; got != want {
+				t.Errorf("calq convert %s: got hint %q, want %q", tt.line, got, want)
+			}
+		})
+	}
+}
