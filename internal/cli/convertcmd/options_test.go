@@ -34,15 +34,22 @@ func parseConvert(t *testing.T, line string) (convert.Options, []string, error) 
 	return o, mailTo, err
 }
 
+// parseIn runs the test in a new directory, without a config file, a
+// --db or a user password from the environment; owner is
+// $CALQ_OWNER_PASSWORD.
+func parseIn(t *testing.T, owner string) {
+	t.Chdir(t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, v := range []string{"CALQ_DB", "CALQ_CONFIG", "CALQ_USER_PASSWORD"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("CALQ_OWNER_PASSWORD", owner)
+}
+
 // TestConvertOptions: argument lines give the options they say; flags
 // and inputs are read apart from running.
 func TestConvertOptions(t *testing.T) {
-	t.Chdir(t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("CALQ_DB", "")
-	t.Setenv("CALQ_CONFIG", "")
-	t.Setenv("CALQ_OWNER_PASSWORD", "secret")
-	t.Setenv("CALQ_USER_PASSWORD", "")
+	parseIn(t, "secret")
 	if err := os.WriteFile("upw", []byte("open"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -132,11 +139,7 @@ func parseDefaults(t *testing.T) (convert.Options, error) {
 // error (exit status 2) naming every problem, in order, and pointing at
 // --help.
 func TestConvertOptionsUsage(t *testing.T) {
-	t.Chdir(t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("CALQ_DB", "")
-	t.Setenv("CALQ_CONFIG", "")
-	t.Setenv("CALQ_OWNER_PASSWORD", "")
+	parseIn(t, "")
 	tests := []struct {
 		name, line, want string
 	}{
