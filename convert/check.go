@@ -7,6 +7,11 @@ import (
 	"calq/convert/pdf"
 )
 
+// ErrNoOwnerPassword is Check's error for encryption without an owner
+// password; a caller that has said why (a password file it could not
+// read) may leave it out.
+var ErrNoOwnerPassword = errors.New("--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD")
+
 // Check refuses what no conversion may be asked, before any work: a
 // glob that does not parse, an input outside SharedRoot, a negative
 // count or duration, a PDF/A level other than 1, 2 or 3, a watermark
@@ -52,7 +57,7 @@ func (o Options) postErrors() []error {
 		errs = append(errs, errors.New("--watermark and --watermark-image: give one"))
 	}
 	if e := post.Encrypt; e != nil && e.OwnerPassword == "" {
-		errs = append(errs, errors.New("--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD"))
+		errs = append(errs, ErrNoOwnerPassword)
 		post.Encrypt = nil // said once, not again by post.Check
 	}
 	if o.PDFA != 0 && o.Post.Encrypt != nil {

@@ -192,10 +192,10 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 	var errs base.FlagErrors
 	o := readOptions(c, prof, &errs)
 	errs.Add(modifierErrors(c, prof)...)
-	var readErrs []error
-	o.Post, readErrs = readPost(c, prof)
-	errs.Add(readErrs...)
-	errs.Add(o.Check())
+	var readErr error
+	o.Post, readErr = readPost(c, prof)
+	errs.Add(readErr)
+	errs.Add(checkErrors(o, readErr != nil)...)
 	if err := errs.Err(c); err != nil {
 		return o, nil, err
 	}
@@ -204,6 +204,27 @@ func convertOptions(c *cli.Context) (convert.Options, []string, error) {
 		mailTo = prof.MailTo
 	}
 	return o, mailTo, nil
+}
+
+// checkErrors is what Options.Check refuses, one error a line; without
+// the missing owner password when reading the passwords failed, which
+// the reader's error says.
+func checkErrors(o convert.Options, unread bool) []error {
+	err := o.Check()
+	if err == nil {
+		return nil
+	}
+	joined, ok := errors.Unwrap(err).(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var errs []error
+	for _, e := range joined.Unwrap() {
+		if !unread || !errors.Is(e, convert.ErrNoOwnerPassword) {
+			errs = append(errs, e)
+		}
+	}
+	return errs
 }
 
 // flagOr is the flag's value when it is set, else the profile's.
@@ -281,9 +302,9 @@ func checkPaths(o convert.Options, errs *base.FlagErrors) {
 }
 
 // readPost reads the post-processing, over the profile, and the
-// passwords; the errors are those of reading the passwords and
-// permissions.
-func readPost(c *cli.Context, prof config.Profile) (pdf.Post, []error) {
+// passwords; the error is that of reading the passwords and
+// permissions, and the encryption then has no owner password.
+func readPost(c *cli.Context, prof config.Profile) (pdf.Post, error) {
 	var post pdf.Post
 	if text, img := flagOr(c, "watermark", prof.Watermark), flagOr(c, "watermark-image", prof.WatermarkImage); text != "" || img != "" {
 		post.Watermark = &pdf.Watermark{Text: text, Image: img, Style: flagOr(c, "watermark-style", prof.WatermarkStyle),
@@ -299,10 +320,11 @@ func readPost(c *cli.Context, prof config.Profile) (pdf.Post, []error) {
 	}
 	enc, err := encryption(c, prof)
 	if err != nil {
-		return post, []error{err}
+		// Options.Check still sees encryption asked (--pdfa conflicts).
+		enc = &pdf.Encryption{}
 	}
 	post.Encrypt = enc
-	return post, nil
+	return post, err
 }
 
 // encrypts says whether the command line or the profile asks for

@@ -136,7 +136,7 @@ func parseDefaults(t *testing.T) (convert.Options, error) {
 }
 
 // TestConvertOptionsUsage: what a command line may not ask is a usage
-// error (exit status 2) naming every problem, in order, and pointing at
+// error (exit status 2) naming every problem, one a line, in order, and pointing at
 // --help.
 func TestConvertOptionsUsage(t *testing.T) {
 	parseIn(t, "")
@@ -151,7 +151,10 @@ func TestConvertOptionsUsage(t *testing.T) {
 		{"PDF/A level", "-o out --pdfa 4 in", "--pdfa: 4, want 1, 2 or 3"},
 		{"bad glob", "-o out --include [ in", "--include/--exclude: "},
 		{"stamp alone", "-o out --stamp in", "--stamp: only with --watermark or --watermark-image"},
-		{"two watermarks", "-o out --watermark X --watermark-image x.png in", "--watermark and --watermark-image: give one\n"},
+		{"two watermarks", "-o out --watermark X --watermark-image x.png in",
+			"--watermark and --watermark-image: give one\nwatermark: give either a text or an image"},
+		{"unreadable password, and PDF/A", "-o out --pdfa 1 --encrypt --owner-password-file missing in",
+			"--owner-password-file: \n--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one"},
 		{"no owner password, and PDF/A", "-o out --pdfa 1 --encrypt in",
 			"--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD\n" +
 				"--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one"},
@@ -169,8 +172,14 @@ func TestConvertOptionsUsage(t *testing.T) {
 			if !errors.As(err, &ue) {
 				t.Fatalf("calq convert %s: got %v, want a usage error", tt.line, err)
 			}
-			if !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("calq convert %s: got %q, want it to begin %q", tt.line, err, tt.want)
+			got, want := strings.Split(err.Error(), "\n"), strings.Split(tt.want, "\n")
+			if len(got) != len(want) {
+				t.Fatalf("calq convert %s: got %q, want %d lines beginning %q", tt.line, err, len(want), want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], want[i]) {
+					t.Errorf("calq convert %s: got line %q, want it to begin %q", tt.line, got[i], want[i])
+				}
 			}
 			if got, want := ue.Hint(), "run 'calq convert --help' for usage"; got != want {
 				t.Errorf("calq convert %s: got hint %q, want %q", tt.line, got, want)
