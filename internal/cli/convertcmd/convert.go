@@ -3,6 +3,7 @@ package convertcmd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -235,6 +236,10 @@ func flagOr(c *cli.Context, flag, fromProfile string) string {
 	return fromProfile
 }
 
+// maxMemoryLimitMiB is the largest --memory-limit whose bytes an int64
+// holds.
+const maxMemoryLimitMiB = math.MaxInt64 >> 20
+
 // readOptions reads the flags, over the profile, into the options but
 // the post-processing, and records in errs what is wrong with the
 // inputs and files they name, the priority, and what needs a
@@ -250,6 +255,11 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 	}
 	if c.IsSet("pdfa") {
 		o.PDFA = c.Int("pdfa")
+	}
+	if mib := c.Int("memory-limit"); mib > maxMemoryLimitMiB {
+		// In bytes it would wrap around to a negative limit.
+		errs.Failf("memory-limit", "%d MiB is above the limit %d", mib, maxMemoryLimitMiB)
+		o.LibreOffice.MemoryLimit = 0
 	}
 	checkPaths(o, errs)
 	var err error

@@ -148,6 +148,7 @@ func TestConvertOptionsUsage(t *testing.T) {
 		{"bad priority", "-o out -p P9 in", `--priority: `},
 		{"jobs without postgres", "-o out -j 2 in", "--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)"},
 		{"negative", "-o out --retries -1 in", "--timeout, --retries, --instances, --jobs and --memory-limit must not be negative"},
+		{"memory limit that would wrap", "-o out --memory-limit 9999999999999 in", "--memory-limit: 9999999999999 MiB is above the limit 8796093022207"},
 		{"PDF/A level", "-o out --pdfa 4 in", "--pdfa: 4, want 1, 2 or 3"},
 		{"bad glob", "-o out --include [ in", "--include/--exclude: "},
 		{"stamp alone", "-o out --stamp in", "--stamp: only with --watermark or --watermark-image"},
