@@ -126,11 +126,28 @@ func Retry(ctx context.Context, link *Link, op func(context.Context) error) erro
 			}
 			return err
 		}
-		last = err
+		last = telling(last, err)
 		link.Fail(err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// telling is the outage that says more of why the server is away: err,
+// unless it is only a timeout and last said more. A try cut short by the
+// connect timeout on a loaded machine must not hide that the server
+// refused the connection a second before.
+func telling(last, err error) error {
+	if last != nil && timedOut(err) && !timedOut(last) {
+		return last
+	}
+	return err
+}
+
+// timedOut reports whether err says only that time ran out.
+func timedOut(err error) bool {
+	var ne net.Error
+	return pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -140,6 +141,24 @@ func TestLinkReportsEachOutageOnce(t *testing.T) {
 	}
 }
 
+// silent is a real pgx connection error from a server that never
+// answers: the connect timeout ran out.
+func silent(t *testing.T) error {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = pgconn.Connect(ctx, "postgres://calq@"+l.Addr().String()+"/calq?sslmode=disable")
+	if err == nil {
+		t.Fatal("connected to a server that never answers")
+	}
+	return err
+}
+
 func TestRetry(t *testing.T) {
 	outage := &pgconn.PgError{Code: "57P03", Message: "starting up"}
 	t.Run("waits through an outage", func(t *testing.T) {
@@ -163,6 +182,31 @@ func TestRetry(t *testing.T) {
 		if !errors.Is(err, auth) || tries != 1 {
 			t.Errorf("err %v after %d tries, want the refusal after 1", err, tries)
 		}
+	})
+	t.Run("a timeout does not hide the cause", func(t *testing.T) {
+		cause := refused(t)
+		timeout := silent(t)
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			tries := 0
+			err := Retry(ctx, nil, func(context.Context) error {
+				switch tries++; tries {
+				case 1:
+					return cause
+				case 2:
+					return timeout
+				}
+				cancel()
+				return timeout
+			})
+			var we *WaitError
+			if !errors.As(err, &we) || tries != 3 {
+				t.Fatalf("err %v after %d tries, want a WaitError after 3", err, tries)
+			}
+			if got, want := Reason(we.Err), Reason(cause); got != want {
+				t.Errorf("the reason given is %q, want the cause %q (the error: %v)", got, want, err)
+			}
+		})
 	})
 	t.Run("interrupted while waiting", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
