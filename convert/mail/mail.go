@@ -8,6 +8,10 @@
 // calls are safe. A server that stops answering fails Send after 30 s
 // plus a second per 128 KiB of attachments; ctx ends it at any point.
 // Messages are built and spoken by github.com/wneessen/go-mail.
+//
+// Over Send, a Delivery (from Prepare) mails what one calq convert run
+// wrote: Finish delivers it, or holds it for the next run when the run
+// was interrupted.
 package mail
 
 import (

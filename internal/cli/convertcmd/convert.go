@@ -20,7 +20,6 @@ import (
 	"calq/internal/cli/base"
 	"calq/internal/config"
 	"calq/internal/dburl"
-	"calq/internal/exitcode"
 	"calq/sched"
 	"calq/sched/journal"
 )
@@ -102,16 +101,50 @@ func convertAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// With a postgres:// --db the files go to the shared queue; the
-	// provenance of the PDFs, which live on this machine, stays in this
-	// machine's journal.
+	m, closeStores, err := openStores(c, &o, mailTo)
+	if err != nil {
+		return err
+	}
+	defer closeStores()
+	out := newConvertRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"))
+	o.Planned, o.Status, o.Progress = out.planned, out.status, out.progress
+	sum, err := convert.Run(c.Context, o)
+	out.finish(sum)
+	if m != nil {
+		var res mail.Result
+		res, err = m.Finish(c.Context, sum.New, sum.Merged, err, time.Now())
+		out.mail(res)
+	}
+	if err != nil {
+		return fmt.Errorf("convert: %w", err)
+	}
+	return nil
+}
+
+// openStores opens, into o, what the run keeps its state in, and the
+// mail to mailTo (nil without). With a postgres:// --db the files go to
+// the shared queue; the provenance of the PDFs, which live on this
+// machine, stays in this machine's journal. closeStores closes what was
+// opened; after an error nothing is left open.
+func openStores(c *cli.Context, o *convert.Options, mailTo []string) (m *mail.Delivery, closeStores func(), err error) {
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
 	dbPath := base.JournalPath(c)
 	if dburl.IsPostgres(dbPath) {
 		q, err := base.OpenSubmitQueue(c, dbPath)
 		if err != nil {
-			return fmt.Errorf("convert: %w", err)
+			return nil, nil, fmt.Errorf("convert: %w", err)
 		}
-		defer q.Close()
+		closers = append(closers, q.Close)
 		o.Shared = q
 		if !c.IsSet("jobs") {
 			o.SharedJobs = runtime.NumCPU()
@@ -120,65 +153,41 @@ func convertAction(c *cli.Context) error {
 	}
 	jn, err := journal.Open(c.Context, dbPath, journal.Options{})
 	if err != nil {
-		return fmt.Errorf("convert: %w", err)
+		return nil, nil, fmt.Errorf("convert: %w", err)
 	}
-	defer jn.Close()
-	var m *mail.Delivery
-	if len(mailTo) > 0 {
-		// Everything the mail needs is checked before any conversion.
-		cfg, err := base.LoadConfig(c)
-		if err == nil {
-			var book *contacts.Book
-			if book, err = contacts.Open(c.Context, jn); err == nil {
-				m, err = mail.Prepare(c.Context, cfg, os.Getenv, book, mailTo, o.Out)
-			}
-		}
-		if err != nil {
-			return base.Usagef(c, "--mail-to: %w", err)
-		}
-		if m.Undelivered, err = mail.OpenUndelivered(c.Context, jn); err != nil {
-			return fmt.Errorf("convert: %w", err)
-		}
+	closers = append(closers, func() { jn.Close() })
+	if m, err = prepareMail(c, jn, mailTo, o.Out); err != nil {
+		return nil, nil, err
 	}
 	if o.Store, err = convert.OpenStore(c.Context, jn); err != nil {
-		return fmt.Errorf("convert: %w", err)
+		return nil, nil, fmt.Errorf("convert: %w", err)
 	}
 	o.Journal = jn
-	out := newConvertRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"))
-	o.Planned, o.Status, o.Progress = out.planned, out.status, out.progress
-	sum, err := convert.Run(c.Context, o)
-	out.finish(sum)
-	if m != nil && c.Context.Err() != nil {
-		// Interrupted: what this run made is mailed by the next, which
-		// will find it unchanged.
-		res, merr := m.Hold(c.Context, sum.New, sum.Merged, "interrupted; the next run mails what this one converted")
-		out.mail(res)
-		err = errors.Join(err, merr)
-	}
-	if m != nil && c.Context.Err() == nil {
-		res, merr := m.Deliver(c.Context, sum.New, sum.Merged, time.Now())
-		out.mail(res)
-		if merr != nil && err == nil {
-			// Every PDF was made; only their delivery failed, and the
-			// next run sends them.
-			merr = &mailError{err: fmt.Errorf("%w (%w)", merr, exitcode.ErrPartial)}
-		}
-		err = errors.Join(err, merr)
-	}
-	if err != nil {
-		return fmt.Errorf("convert: %w", err)
-	}
-	return nil
+	return m, closeAll, nil
 }
 
-// mailError is a failed delivery of PDFs that were all made; its hint
-// says that they are not lost.
-type mailError struct{ err error }
-
-func (e *mailError) Error() string { return e.err.Error() }
-func (e *mailError) Unwrap() error { return e.err }
-func (e *mailError) Hint() string {
-	return "the PDFs are written; the next calq convert with the same --mail-to mails them"
+// prepareMail checks everything the mail to mailTo needs, before any
+// conversion, and opens the record of the PDFs earlier mails left
+// undelivered; nil without mailTo.
+func prepareMail(c *cli.Context, jn *journal.Journal, mailTo []string, out string) (*mail.Delivery, error) {
+	if len(mailTo) == 0 {
+		return nil, nil
+	}
+	var m *mail.Delivery
+	cfg, err := base.LoadConfig(c)
+	if err == nil {
+		var book *contacts.Book
+		if book, err = contacts.Open(c.Context, jn); err == nil {
+			m, err = mail.Prepare(c.Context, cfg, os.Getenv, book, mailTo, out)
+		}
+	}
+	if err != nil {
+		return nil, base.Usagef(c, "--mail-to: %w", err)
+	}
+	if m.Undelivered, err = mail.OpenUndelivered(c.Context, jn); err != nil {
+		return nil, fmt.Errorf("convert: %w", err)
+	}
+	return m, nil
 }
 
 // convertOptions reads the flags over the profile, the environment's
