@@ -36,7 +36,27 @@ import (
 var workerKinds = append([]string{convert.Kind}, append(convert.Kinds(), sms.Kind, shell.Kind)...)
 
 // Command is calq worker.
-func Command() *cli.Command {
+func Command() *cli.Command { return newCommand(runWorkerCommand) }
+
+// workerOpts is what the flags of calq worker ask for.
+type workerOpts struct {
+	DB         string        // --db: the shared queue's URL
+	SharedRoot string        // --shared-root: where this machine mounts the share, or ""
+	Lease      time.Duration // --lease
+	Status     bool          // --status: list the workers and exit
+	Kinds      []string      // --kinds, convert expanded, sorted, once each; nil with --status
+	Name       string        // --name, "" for the host's
+	Jobs       int           // --jobs
+	Instances  int           // --instances
+	StateDir   string        // --state-dir
+	Grace      time.Duration // --grace
+	JSON       bool          // --json
+	Quiet      bool          // --quiet
+}
+
+// newCommand is calq worker, whose Action reads its flags and hands them
+// to runF: runWorkerCommand, or a test's capture.
+func newCommand(runF func(*cli.Context, workerOpts) error) *cli.Command {
 	return &cli.Command{
 		Name:  "worker",
 		Usage: "claim and run jobs from a shared PostgreSQL queue until interrupted",
@@ -76,85 +96,128 @@ func Command() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 			&cli.StringFlag{Name: "db", EnvVars: []string{"CALQ_DB"}, Usage: "the shared queue: a postgres:// `URL`"},
 		}, smscmd.ModemFlags()...),
-		Action: workerAction,
+		Action: func(c *cli.Context) error {
+			o, err := workerOptions(c)
+			if err != nil {
+				return err
+			}
+			return runF(c, o)
+		},
 	}
 }
 
-func workerAction(c *cli.Context) error {
+// workerOptions reads the flags of calq worker. --status checks only what
+// it uses: the address, --shared-root and --lease.
+func workerOptions(c *cli.Context) (workerOpts, error) {
+	o := workerOpts{DB: c.String("db"), SharedRoot: c.String("shared-root"), Lease: c.Duration("lease"), Status: c.Bool("status"),
+		Name: c.String("name"), Jobs: c.Int("jobs"), Instances: c.Int("instances"), StateDir: c.String("state-dir"),
+		Grace: c.Duration("grace"), JSON: c.Bool("json"), Quiet: c.Bool("quiet")}
 	if c.Args().Present() {
-		return base.Usagef(c, "unexpected argument %s", shell.Quote(c.Args().First()))
+		return workerOpts{}, base.Usagef(c, "unexpected argument %s", shell.Quote(c.Args().First()))
 	}
-	url := c.String("db")
-	if !dburl.IsPostgres(url) {
-		if url == "" {
-			return base.Usagef(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
-		}
-		return base.Usagef(c, "--db %s: calq worker needs a PostgreSQL address (postgres://... or host=... dbname=...); a journal file is not shared between machines", shell.Quote(dburl.Redact(url)))
+	if err := checkWorkerDB(c, o.DB); err != nil {
+		return workerOpts{}, err
 	}
-	if root := c.String("shared-root"); root != "" {
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			return base.Usagef(c, "--shared-root %s: not a directory", root)
+	if o.SharedRoot != "" {
+		if fi, err := os.Stat(o.SharedRoot); err != nil || !fi.IsDir() {
+			return workerOpts{}, base.Usagef(c, "--shared-root %s: not a directory", o.SharedRoot)
 		}
 	}
-	if c.Duration("lease") < time.Second {
-		return base.Usagef(c, "--lease %v: want at least 1s", c.Duration("lease"))
+	if o.Lease < time.Second {
+		return workerOpts{}, base.Usagef(c, "--lease %v: want at least 1s", o.Lease)
 	}
+	if o.Status {
+		return o, nil
+	}
+	var err error
+	if o.Kinds, err = parseKinds(c, c.String("kinds")); err != nil {
+		return workerOpts{}, err
+	}
+	if err := checkWorkerName(c, o.Name); err != nil {
+		return workerOpts{}, err
+	}
+	if o.Jobs < 1 {
+		return workerOpts{}, base.Usagef(c, "--jobs: %d, want at least 1", o.Jobs)
+	}
+	return o, nil
+}
+
+// checkWorkerDB checks that url, --db, is a PostgreSQL address: only a
+// server is shared between machines.
+func checkWorkerDB(c *cli.Context, url string) error {
+	if dburl.IsPostgres(url) {
+		return nil
+	}
+	if url == "" {
+		return base.Usagef(c, "--db: give the shared queue's postgres:// URL (or set CALQ_DB)")
+	}
+	return base.Usagef(c, "--db %s: calq worker needs a PostgreSQL address (postgres://... or host=... dbname=...); a journal file is not shared between machines", shell.Quote(dburl.Redact(url)))
+}
+
+// parseKinds reads --kinds: workerKinds, comma-separated, convert standing
+// for convert.Kinds. It returns them sorted, once each.
+func parseKinds(c *cli.Context, s string) ([]string, error) {
 	var kinds []string
-	if !c.Bool("status") {
-		for _, k := range strings.Split(c.String("kinds"), ",") {
-			k = strings.TrimSpace(k)
-			switch {
-			case !slices.Contains(workerKinds, k):
-				return base.Usagef(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
-			case k == convert.Kind:
-				kinds = append(kinds, convert.Kinds()...)
-			default:
-				kinds = append(kinds, k)
-			}
-		}
-		slices.Sort(kinds)
-		kinds = slices.Compact(kinds)
-		if name := c.String("name"); c.IsSet("name") && (name == "" || strings.ContainsFunc(name, unicode.IsSpace)) {
-			return base.Usagef(c, "--name %q: want a name without spaces", name)
-		} else if err := base.CheckText("--name", name); err != nil {
-			return base.Usagef(c, "%w", err)
-		}
-		if c.Int("jobs") < 1 {
-			return base.Usagef(c, "--jobs: %d, want at least 1", c.Int("jobs"))
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		switch {
+		case !slices.Contains(workerKinds, k):
+			return nil, base.Usagef(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
+		case k == convert.Kind:
+			kinds = append(kinds, convert.Kinds()...)
+		default:
+			kinds = append(kinds, k)
 		}
 	}
-	log := &workerLog{w: c.App.ErrWriter, json: c.Bool("json"), quiet: c.Bool("quiet")}
+	slices.Sort(kinds)
+	return slices.Compact(kinds), nil
+}
+
+// checkWorkerName checks --name: a name given is not empty and has no
+// spaces, and any is text the database can store.
+func checkWorkerName(c *cli.Context, name string) error {
+	if c.IsSet("name") && (name == "" || strings.ContainsFunc(name, unicode.IsSpace)) {
+		return base.Usagef(c, "--name %q: want a name without spaces", name)
+	}
+	if err := base.CheckText("--name", name); err != nil {
+		return base.Usagef(c, "%w", err)
+	}
+	return nil
+}
+
+// runWorkerCommand opens the shared queue of o.DB and lists its workers
+// (--status) or runs o.Kinds from it, the sms daemon beside the others
+// when sms is one of them.
+func runWorkerCommand(c *cli.Context, o workerOpts) error {
+	log := &workerLog{w: c.App.ErrWriter, json: o.JSON, quiet: o.Quiet}
 	if log.json {
 		log.w = c.App.Writer
 	}
 	// Started at boot before the database, a worker waits for it, as it
 	// does when the database goes away later; --status does not.
-	link := log.link(url)
-	q, err := pgqueue.Open(c.Context, url, pgqueue.Options{Lease: c.Duration("lease"), Wait: !c.Bool("status"), Link: link})
+	link := log.link(o.DB)
+	q, err := pgqueue.Open(c.Context, o.DB, pgqueue.Options{Lease: o.Lease, Wait: !o.Status, Link: link})
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
 	defer q.Close()
-	if c.Bool("status") {
+	if o.Status {
 		return workerStatus(c, q)
 	}
-	if i := slices.Index(kinds, sms.Kind); i >= 0 {
-		kinds = slices.Delete(kinds, i, i+1)
-		o, err := workerSMSOptions(c, url, link)
-		if err != nil {
-			return err
-		}
-		var run func(context.Context) error
-		if len(kinds) > 0 {
-			run = func(ctx context.Context) error {
-				oc := *c
-				oc.Context = ctx
-				return runWorker(&oc, q, log, kinds)
-			}
-		}
-		return sms.DaemonBeside(c.Context, o, run)
+	i := slices.Index(o.Kinds, sms.Kind)
+	if i < 0 {
+		return runWorker(c.Context, q, log, o, o.Kinds)
 	}
-	return runWorker(c, q, log, kinds)
+	kinds := slices.Delete(slices.Clone(o.Kinds), i, i+1)
+	so, err := workerSMSOptions(c, o.DB, link)
+	if err != nil {
+		return err
+	}
+	var run func(context.Context) error
+	if len(kinds) > 0 {
+		run = func(ctx context.Context) error { return runWorker(ctx, q, log, o, kinds) }
+	}
+	return sms.DaemonBeside(c.Context, so, run)
 }
 
 // workerSMSOptions reads the options of the sms daemon a worker of kind
@@ -178,10 +241,10 @@ func workerSMSOptions(c *cli.Context, url string, link *pgdb.Link) (sms.BesideOp
 	return o, nil
 }
 
-// runWorker claims and runs jobs of kinds from q until c's context ends.
-func runWorker(c *cli.Context, q *pgqueue.Queue, log *workerLog, kinds []string) error {
-	o := pgqueue.WorkerOptions{Jobs: c.Int("jobs"), Events: log.event, Name: c.String("name")}
-	root, share := c.String("shared-root"), ""
+// runWorker claims and runs jobs of kinds from q until ctx ends.
+func runWorker(ctx context.Context, q *pgqueue.Queue, log *workerLog, opts workerOpts, kinds []string) error {
+	o := pgqueue.WorkerOptions{Jobs: opts.Jobs, Events: log.event, Name: opts.Name}
+	root, share := opts.SharedRoot, ""
 	if root != "" {
 		var err error
 		if share, err = convert.ShareID(root); err != nil {
@@ -197,7 +260,7 @@ func runWorker(c *cli.Context, q *pgqueue.Queue, log *workerLog, kinds []string)
 		if slices.Contains(convert.Kinds(), k) {
 			if rw == nil {
 				var err error
-				rw, err = convert.NewSharedWorker(c.Context, q, lo.Options{Instances: c.Int("instances"), StateDir: c.String("state-dir")})
+				rw, err = convert.NewSharedWorker(ctx, q, lo.Options{Instances: opts.Instances, StateDir: opts.StateDir})
 				if err != nil {
 					return err
 				}
@@ -207,12 +270,12 @@ func runWorker(c *cli.Context, q *pgqueue.Queue, log *workerLog, kinds []string)
 			w.Handle(k, rw)
 		}
 		if k == shell.Kind {
-			w.Handle(k, &shell.SharedWorker{Worker: shell.Worker{Grace: c.Duration("grace"),
+			w.Handle(k, &shell.SharedWorker{Worker: shell.Worker{Grace: opts.Grace,
 				Env: childenv.Without(os.Environ()), Output: w.Output, Keeper: keeper}})
 		}
 	}
 	log.event(pgqueue.WorkerEvent{Type: "ready", Time: time.Now(), Key: w.ID(), Kind: strings.Join(kinds, ",")})
-	if err := w.Run(c.Context); err != nil {
+	if err := w.Run(ctx); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
 	return nil
