@@ -142,37 +142,34 @@ func openSendStore(c *cli.Context, o *sms.SendOptions) (*sms.Stores, error) {
 
 // smsSendOptions reads the arguments and flags of calq sms send.
 func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
-	args := c.Args().Slice()
-	var o sms.SendOptions
 	if c.Bool("queued") {
 		return smsQueuedOptions(c)
 	}
-	if len(args) == 0 {
-		return o, base.Usagef(c, "no recipients (or --queued, to send what earlier runs left queued)")
+	to, text, err := sendRecipients(c)
+	if err != nil {
+		return sms.SendOptions{}, err
 	}
-	text, to := "", args
-	switch last := args[len(args)-1]; {
-	case last == "-" || looksLikeNumber(last):
-		if last == "-" {
-			to = args[:len(args)-1]
-		}
-		if isTerminalReader(c.App.Reader) {
-			fmt.Fprintln(c.App.ErrWriter, "calq: reading the text from standard input, end with Ctrl-D")
-		}
-		b, err := fsio.ReadAll(c.App.Reader, "standard input", fsio.TextLimit)
-		var tl *fsio.TooLargeError
-		if errors.As(err, &tl) {
-			return o, base.Usagef(c, "the text on %w (an SMS of 255 parts holds less)", err)
-		}
-		if err != nil {
-			return o, fmt.Errorf("read the text from stdin: %w", err)
-		}
-		text = strings.TrimSuffix(string(b), "\n")
-	default:
-		text, to = last, args[:len(args)-1]
+	o, err := newMessageOptions(c, to, text)
+	if err != nil {
+		return o, err
+	}
+	o.Warn = base.WarnTo(c.App.ErrWriter)
+	err = sendModems(c, &o)
+	return o, err
+}
+
+// sendRecipients reads the recipients, normalized, and the text of calq
+// sms send; a bad number and an empty text are told together.
+func sendRecipients(c *cli.Context) (to []string, text string, err error) {
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return nil, "", base.Usagef(c, "no recipients (or --queued, to send what earlier runs left queued)")
+	}
+	if to, text, err = splitText(c, args); err != nil {
+		return nil, "", err
 	}
 	if len(to) == 0 {
-		return o, base.Usagef(c, "no recipients")
+		return nil, "", base.Usagef(c, "no recipients")
 	}
 	var bad []error
 	for i, r := range to {
@@ -186,13 +183,51 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 		bad = append(bad, errors.New("the text is empty: nothing to send (give TEXT, or pipe it in)"))
 	}
 	if len(bad) > 0 {
-		return o, base.Usagef(c, "%w", errors.Join(bad...))
+		return nil, "", base.Usagef(c, "%w", errors.Join(bad...))
 	}
+	return to, text, nil
+}
+
+// splitText splits args into the recipients and the text: the last
+// argument, or stdin when the last is "-" (dropped) or a number (kept).
+func splitText(c *cli.Context, args []string) (to []string, text string, err error) {
+	last := args[len(args)-1]
+	if last != "-" && !looksLikeNumber(last) {
+		return args[:len(args)-1], last, nil
+	}
+	to = args
+	if last == "-" {
+		to = args[:len(args)-1]
+	}
+	text, err = readStdinText(c)
+	return to, text, err
+}
+
+// readStdinText reads the text of a message from stdin, without its
+// final newline.
+func readStdinText(c *cli.Context) (string, error) {
+	if isTerminalReader(c.App.Reader) {
+		fmt.Fprintln(c.App.ErrWriter, "calq: reading the text from standard input, end with Ctrl-D")
+	}
+	b, err := fsio.ReadAll(c.App.Reader, "standard input", fsio.TextLimit)
+	var tl *fsio.TooLargeError
+	if errors.As(err, &tl) {
+		return "", base.Usagef(c, "the text on %w (an SMS of 255 parts holds less)", err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the text from stdin: %w", err)
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
+// newMessageOptions reads the flags that compose and time the messages
+// of text to the recipients to: priority, validity, retries and --at.
+func newMessageOptions(c *cli.Context, to []string, text string) (sms.SendOptions, error) {
 	class, err := sched.ParseClass(c.String("priority"))
 	if err != nil {
-		return o, base.Usagef(c, "--priority: %w", err)
+		return sms.SendOptions{}, base.Usagef(c, "--priority: %w", err)
 	}
-	o = sms.SendOptions{To: to, Text: text, Flash: c.Bool("flash"), Transliterate: c.Bool("transliterate"), Report: c.Bool("report"),
+	o := sms.SendOptions{To: to, Text: text, Flash: c.Bool("flash"), Transliterate: c.Bool("transliterate"), Report: c.Bool("report"),
 		Validity: c.Duration("validity"), Priority: class, NoWait: noWait(c),
 		Timeout: c.Duration("timeout"), AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries")}
 	if o.Validity < 0 {
@@ -209,17 +244,29 @@ func smsSendOptions(c *cli.Context) (sms.SendOptions, error) {
 			return o, base.Usagef(c, "--at %w", err)
 		}
 	}
-	o.Warn = base.WarnTo(c.App.ErrWriter)
+	return o, nil
+}
+
+// sendModems reads into o the modems a send goes through; with --no-wait
+// none, as a daemon sends, and --device is refused.
+func sendModems(c *cli.Context, o *sms.SendOptions) error {
 	if o.NoWait {
 		if c.IsSet("device") {
-			return o, base.Usagef(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
+			return base.Usagef(c, "--device: not with --no-wait (a calq sms daemon, or calq sms send --queued, sends the message through its own modems)")
 		}
-		return o, nil
+		return nil
 	}
+	return readModems(c, o)
+}
+
+// readModems reads into o the modems of --device or the config file, and
+// checks there is one.
+func readModems(c *cli.Context, o *sms.SendOptions) error {
+	var err error
 	if o.Modems, o.AT, err = ModemSpecs(c); err != nil {
-		return o, err
+		return err
 	}
-	return o, checkSomeModem(c, o.Modems)
+	return checkSomeModem(c, o.Modems)
 }
 
 func noWait(c *cli.Context) bool { return c.Bool("no-wait") || !c.Bool("wait") }
@@ -248,11 +295,8 @@ func smsQueuedOptions(c *cli.Context) (sms.SendOptions, error) {
 		o.Retries = -1
 	}
 	o.Warn = base.WarnTo(c.App.ErrWriter)
-	var err error
-	if o.Modems, o.AT, err = ModemSpecs(c); err != nil {
-		return o, err
-	}
-	return o, checkSomeModem(c, o.Modems)
+	err := readModems(c, &o)
+	return o, err
 }
 
 // looksLikeNumber says whether s reads as a phone number (separators
