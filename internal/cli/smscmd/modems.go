@@ -12,7 +12,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/cli/base"
+	"calq/sched/journal"
 	"calq/sms"
+	"calq/sms/at"
 	"calq/sms/store"
 )
 
@@ -61,42 +63,9 @@ func smsModemsAction(c *cli.Context) error {
 		return err
 	}
 	defer jn.Close()
-	// A modem a live daemon holds is shown as the daemon last saw it:
-	// opening it would wait for its lock as long as the daemon runs.
-	held, err := sms.DaemonModems(c.Context, jn)
+	rows, err := surveyModems(c, jn, specs, o)
 	if err != nil {
 		return err
-	}
-	if len(specs) == 0 {
-		for _, m := range held {
-			specs = append(specs, sms.ModemSpec{Name: m.Name, Device: m.Device})
-		}
-	}
-	if len(specs) == 0 {
-		return errNoModems(c)
-	}
-	var free []sms.ModemSpec
-	for _, s := range specs {
-		if !slices.ContainsFunc(held, func(m sms.DaemonModem) bool { return m.Device == s.Device }) {
-			free = append(free, s)
-		}
-	}
-	st, err := store.Open(c.Context, jn)
-	if err != nil {
-		return err
-	}
-	surveyed, err := sms.Survey(c.Context, free, sms.SurveyOptions{AT: o, PINs: st, RetryPIN: c.String("retry-pin")})
-	if err != nil {
-		return base.Usagef(c, "%w", err)
-	}
-	var rows []modemRow
-	for _, s := range specs {
-		if i := slices.IndexFunc(held, func(m sms.DaemonModem) bool { return m.Device == s.Device }); i >= 0 {
-			rows = append(rows, modemRow{held[i].ModemStatus, &held[i]})
-			continue
-		}
-		i := slices.IndexFunc(surveyed, func(m sms.ModemStatus) bool { return m.Device == s.Device })
-		rows = append(rows, modemRow{surveyed[i], nil})
 	}
 	if err := renderModems(c, rows); err != nil {
 		return err
@@ -108,6 +77,55 @@ func smsModemsAction(c *cli.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// surveyModems surveys the modems of specs, the daemons' without specs,
+// and returns them in that order. A modem a live daemon holds is shown as
+// the daemon last saw it: opening it would wait for its lock as long as
+// the daemon runs.
+func surveyModems(c *cli.Context, jn *journal.Journal, specs []sms.ModemSpec, o at.Options) ([]modemRow, error) {
+	held, err := sms.DaemonModems(c.Context, jn)
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		for _, m := range held {
+			specs = append(specs, sms.ModemSpec{Name: m.Name, Device: m.Device})
+		}
+	}
+	if len(specs) == 0 {
+		return nil, errNoModems(c)
+	}
+	var free []sms.ModemSpec
+	for _, s := range specs {
+		if !slices.ContainsFunc(held, func(m sms.DaemonModem) bool { return m.Device == s.Device }) {
+			free = append(free, s)
+		}
+	}
+	st, err := store.Open(c.Context, jn)
+	if err != nil {
+		return nil, err
+	}
+	surveyed, err := sms.Survey(c.Context, free, sms.SurveyOptions{AT: o, PINs: st, RetryPIN: c.String("retry-pin")})
+	if err != nil {
+		return nil, base.Usagef(c, "%w", err)
+	}
+	return modemRows(specs, held, surveyed), nil
+}
+
+// modemRows is a row for each of specs: as held, by its daemon, else as
+// surveyed.
+func modemRows(specs []sms.ModemSpec, held []sms.DaemonModem, surveyed []sms.ModemStatus) []modemRow {
+	var rows []modemRow
+	for _, s := range specs {
+		if i := slices.IndexFunc(held, func(m sms.DaemonModem) bool { return m.Device == s.Device }); i >= 0 {
+			rows = append(rows, modemRow{held[i].ModemStatus, &held[i]})
+			continue
+		}
+		i := slices.IndexFunc(surveyed, func(m sms.ModemStatus) bool { return m.Device == s.Device })
+		rows = append(rows, modemRow{surveyed[i], nil})
+	}
+	return rows
 }
 
 // modemRow is a modem as calq sms modems shows it: surveyed now, or as the
