@@ -124,6 +124,8 @@ func TestWorkerOptions(t *testing.T) {
 			env:     map[string]string{"CALQ_DB": "my file.db"},
 			wantErr: "--db 'my file.db': calq worker needs a PostgreSQL address (postgres://... or host=... dbname=...); a journal file is not shared between machines",
 		},
+		// In calq, app's noArgs refuses an argument before this Action
+		// runs; the Action's own check quotes it for a shell.
 		{
 			name:    "an argument",
 			args:    []string{"--db", pg, "extra"},
