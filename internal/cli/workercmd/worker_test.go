@@ -219,7 +219,15 @@ func TestWorkerOptions(t *testing.T) {
 			}
 			got, err := workerArgs(t, tt.args)
 			if tt.wantErr != "" {
-				checkUsageError(t, err, tt.wantErr)
+				var ue *base.UsageError
+				if !errors.As(err, &ue) {
+					t.Fatalf("got error %#v, want a usage error %q", err, tt.wantErr)
+				}
+				// The message, then the hint calq prints under it.
+				got, want := ue.Error()+"\n"+ue.Hint(), tt.wantErr+"\nrun 'calq worker --help' for usage"
+				if got != want {
+					t.Errorf("got usage error %q, want %q", got, want)
+				}
 				return
 			}
 			if err != nil {
@@ -232,21 +240,5 @@ func TestWorkerOptions(t *testing.T) {
 				t.Errorf("got  %+v,\nwant %+v", got, want)
 			}
 		})
-	}
-}
-
-// checkUsageError checks that err is the usage error of calq worker with
-// the message want.
-func checkUsageError(t *testing.T, err error, want string) {
-	t.Helper()
-	var ue *base.UsageError
-	if !errors.As(err, &ue) {
-		t.Fatalf("got error %#v, want a usage error %q", err, want)
-	}
-	if got := ue.Error(); got != want {
-		t.Errorf("got error %q, want %q", got, want)
-	}
-	if got, wantHint := ue.Hint(), "run 'calq worker --help' for usage"; got != wantHint {
-		t.Errorf("got hint %q, want %q", got, wantHint)
 	}
 }
