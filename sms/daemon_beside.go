@@ -21,7 +21,7 @@ type BesideOptions struct {
 // DaemonBeside opens the stores of o.DB and runs the daemon on them
 // (Stores.Daemon) beside run, other work of the caller, until both end;
 // the first to fail cancels the other's context. A nil run leaves the
-// daemon alone. The errors of both are joined, the first to end first.
+// daemon alone. The errors of both are joined, the daemon's first.
 func DaemonBeside(ctx context.Context, o BesideOptions, run func(context.Context) error) error {
 	o.Open.Engine = true
 	s, err := Open(ctx, o.DB, o.Open)
@@ -41,15 +41,17 @@ func DaemonBeside(ctx context.Context, o BesideOptions, run func(context.Context
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errs := make(chan error, 2)
-	for _, f := range []func(context.Context) error{daemon, run} {
-		go func() {
-			err := f(ctx)
-			cancel()
-			errs <- err
-		}()
+	// The daemon's error comes first, whichever side ended first: the
+	// other side's is most often only that it was stopped.
+	side := func(f func(context.Context) error, errs chan<- error) {
+		err := f(ctx)
+		cancel()
+		errs <- err
 	}
-	return errors.Join(<-errs, <-errs)
+	derr, rerr := make(chan error, 1), make(chan error, 1)
+	go side(daemon, derr)
+	go side(run, rerr)
+	return errors.Join(<-derr, <-rerr)
 }
 
 // QuietOutage drops o's warnings about an outage of the database while
