@@ -1,6 +1,7 @@
 package homedir
 
 import (
+	"calq/internal/tooltest"
 	"os/user"
 	"path/filepath"
 	"testing"
@@ -9,7 +10,7 @@ import (
 func TestDir(t *testing.T) {
 	u, err := user.Current()
 	if err != nil || !filepath.IsAbs(u.HomeDir) {
-		t.Skipf("the user has no home in /etc/passwd (%v)", err)
+		tooltest.Unavailable(t, "the user has no home in /etc/passwd (%v)", err)
 	}
 	tests := []struct {
 		name, home, xdgCache string
