@@ -40,16 +40,32 @@ func Spoolable(err error) bool { return pgdb.Transient(err) }
 // Spool keeps msgs in the spool of the journal file at path, for the
 // shared database at addr (its address without the password).
 func Spool(ctx context.Context, path, addr string, msgs []store.SMSMessage) (sps []store.Spooled, err error) {
+	err = withSpoolFile(ctx, path, true, func(sp *store.Spool) error {
+		sps, err = sp.Add(ctx, addr, msgs, time.Now())
+		return err
+	})
+	return sps, err
+}
+
+// withSpoolFile runs fn on the spool in the journal file at path. Unless
+// create is set, a file that does not exist is an empty spool: fn does
+// not run, and nothing is created.
+func withSpoolFile(ctx context.Context, path string, create bool, fn func(*store.Spool) error) (err error) {
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
 	jn, err := journal.Open(ctx, path, journal.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() { err = errors.Join(err, jn.Close()) }()
 	sp, err := store.OpenSpool(ctx, jn)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return sp.Add(ctx, addr, msgs, time.Now())
+	return fn(sp)
 }
 
 // SpooledMessages lists the messages spooled on this machine for the
@@ -57,19 +73,11 @@ func Spool(ctx context.Context, path, addr string, msgs []store.SMSMessage) (sps
 // shared outbox has given them none yet).
 func SpooledMessages(ctx context.Context, stateDir, url string) ([]store.SMSMessage, error) {
 	path := StatePath(stateDir, url)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	jn, err := journal.Open(ctx, path, journal.Options{})
-	if err != nil {
-		return nil, err
-	}
-	defer jn.Close()
-	sp, err := store.OpenSpool(ctx, jn)
-	if err != nil {
-		return nil, err
-	}
-	sps, err := sp.List(ctx, dburl.Redact(url))
+	var sps []store.Spooled
+	err := withSpoolFile(ctx, path, false, func(sp *store.Spool) (err error) {
+		sps, err = sp.List(ctx, dburl.Redact(url))
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -109,24 +117,23 @@ func (f Forwarded) String() string {
 // database into its outbox, once each, and tells s.o.Forwarded. When s
 // holds no journal of this machine, the file is opened only when it
 // exists. What it could not forward stays spooled, for the next caller.
-func (s *Stores) forward(ctx context.Context) (err error) {
-	path, jn := StatePath(s.o.StateDir, s.db), s.Journal
-	if jn == nil {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil
+func (s *Stores) forward(ctx context.Context) error {
+	path, addr := StatePath(s.o.StateDir, s.db), dburl.Redact(s.db)
+	forward := func(sp *store.Spool) error {
+		ids, err := sp.Forward(ctx, addr, s.Store)
+		if len(ids) > 0 && s.o.Forwarded != nil {
+			s.o.Forwarded(Forwarded{Path: path, Addr: addr, IDs: ids})
 		}
-		if jn, err = journal.Open(ctx, path, journal.Options{}); err != nil {
-			return fmt.Errorf("forward the sms spooled in %s: %w", path, err)
+		return err
+	}
+	var err error
+	if s.Journal != nil {
+		var sp *store.Spool
+		if sp, err = store.OpenSpool(ctx, s.Journal); err == nil {
+			err = forward(sp)
 		}
-		defer func() { err = errors.Join(err, jn.Close()) }()
-	}
-	sp, err := store.OpenSpool(ctx, jn)
-	var ids []int64
-	if err == nil {
-		ids, err = sp.Forward(ctx, dburl.Redact(s.db), s.Store)
-	}
-	if len(ids) > 0 && s.o.Forwarded != nil {
-		s.o.Forwarded(Forwarded{Path: path, Addr: dburl.Redact(s.db), IDs: ids})
+	} else {
+		err = withSpoolFile(ctx, path, false, forward)
 	}
 	if err != nil {
 		return fmt.Errorf("forward the sms spooled in %s: %w", path, err)

@@ -146,9 +146,6 @@ func openStores(c *cli.Context, o *convert.Options, mailTo []string) (m *mail.De
 		}
 		closers = append(closers, q.Close)
 		o.Shared = q
-		if !c.IsSet("jobs") {
-			o.SharedJobs = runtime.NumCPU()
-		}
 		dbPath = base.DefaultJournalPath()
 	}
 	jn, err := journal.Open(c.Context, dbPath, journal.Options{})
@@ -276,8 +273,11 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 		errs.Errorf("--priority: %w", err)
 	}
 	postgres := dburl.IsPostgres(base.JournalPath(c))
-	if c.IsSet("jobs") && !postgres {
+	switch {
+	case c.IsSet("jobs") && !postgres:
 		errs.Errorf("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
+	case postgres && !c.IsSet("jobs"):
+		o.SharedJobs = runtime.NumCPU()
 	}
 	if root := o.SharedRoot; root != "" {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
