@@ -37,6 +37,12 @@ type Options struct {
 	Store       Store         // provenance of the PDFs; nil: in the journal, or without one in memory for this run only
 	LibreOffice lo.Options
 	Pool        *lo.Pool // LibreOffice instances already started (a bench); nil: Run starts its own when needed
+	// Office, when set, converts the office documents (and images and
+	// PDFs made PDF/A) instead of a pool of this run's own: calq serve's
+	// warm pool shared fairly between requests, or the server that calq
+	// convert --server sends them to. OfficeSlots of them at a time.
+	Office      OfficeConverter
+	OfficeSlots int
 	Workers     int      // pdfcpu workers for images and PDFs; 0: the number of CPUs
 
 	// Shared, when set, hands the files to the shared queue that calq
@@ -56,6 +62,13 @@ type Options struct {
 	Planned  func(total, toConvert int)
 	Status   func(msg string)
 	Progress func(FileResult)
+}
+
+// OfficeConverter converts one document at in to a PDF at out, as
+// lo.Instance.Convert does, choosing where. Errors are *lo.ConvertError
+// where LibreOffice failed.
+type OfficeConverter interface {
+	Convert(ctx context.Context, in, out string, o lo.ConvertOptions) error
 }
 
 // FileResult is what became of one input: its JSON, after the

@@ -374,6 +374,9 @@ func (r *runner) convertAll(ctx context.Context, jobs []*sched.Job) error {
 
 // startOffice starts LibreOffice before the first office job, saying so.
 func (r *runner) startOffice(jobs []*sched.Job) {
+	if r.o.Office != nil {
+		return
+	}
 	for _, j := range jobs {
 		if j.Kind == kindOffice {
 			if r.o.Pool == nil && r.o.Status != nil {
@@ -415,6 +418,10 @@ type serviceTimer interface {
 // documents times their mean time in the journal's last 100, else
 // defaultDocSeconds), at least one, at most lo.DefaultInstances.
 func (r *runner) sizeOffice(ctx context.Context, jobs []*sched.Job) {
+	if r.o.Office != nil {
+		r.o.LibreOffice.Instances = max(1, r.o.OfficeSlots)
+		return
+	}
 	if r.o.LibreOffice.Instances > 0 {
 		return
 	}

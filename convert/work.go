@@ -252,6 +252,9 @@ func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, 
 
 // office converts on the slot-th LibreOffice instance.
 func (r *runner) office(ctx context.Context, slot int, in, out string, limit time.Duration) error {
+	if r.o.Office != nil {
+		return r.o.Office.Convert(ctx, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
+	}
 	pool, err := r.pool.get()
 	if err != nil {
 		r.noteMissing(err)
