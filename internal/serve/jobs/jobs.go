@@ -1,0 +1,296 @@
+// Package jobs is calq serve's record of the requests it accepted: one job
+// per request, kept in a table of the journal's file (its own, created by
+// its migrations), so that a server killed at any point finishes every
+// accepted job when it starts again. The files themselves live in the
+// server's data directory (see Dir); the table says what they are.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"calq/internal/sqltime"
+	"calq/sched"
+)
+
+// schema is version 1 of the table.
+const schema = `
+CREATE TABLE IF NOT EXISTS serve_jobs (
+	id       TEXT PRIMARY KEY,
+	owner    TEXT NOT NULL,        -- the user who sent it; "" without authentication
+	route    TEXT NOT NULL,        -- libreoffice/convert, pdfengines/merge...
+	class    INTEGER NOT NULL,     -- sched.Class
+	state    TEXT NOT NULL,        -- see State
+	sync     INTEGER NOT NULL,     -- a client waits on the connection
+	created  TEXT NOT NULL,
+	started  TEXT,
+	finished TEXT,
+	request  TEXT NOT NULL,        -- JSON: the files and the options (see Request)
+	result   TEXT,                 -- JSON: see Result
+	error    TEXT,
+	status   INTEGER NOT NULL DEFAULT 0 -- the HTTP status of a failure
+);
+CREATE INDEX IF NOT EXISTS serve_jobs_state ON serve_jobs (state, created);
+CREATE INDEX IF NOT EXISTS serve_jobs_created ON serve_jobs (created);
+`
+
+// DB is what Store needs of the journal (*journal.Journal has it).
+type DB interface {
+	Migrate(ctx context.Context, pkg string, migrations []string) error
+	Write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error
+	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// State is where a job is.
+type State string
+
+// The states of a job. Queued and Running jobs are pending: a server
+// starting again runs them (again).
+const (
+	Queued    State = "queued"
+	Running   State = "running"
+	Done      State = "done"
+	Failed    State = "failed"
+	Cancelled State = "cancelled"
+)
+
+// Final says whether nothing more happens to a job in state s.
+func (s State) Final() bool { return s == Done || s == Failed || s == Cancelled }
+
+// File is an uploaded file: Stored is its name in the job's directory
+// (calq's, never the client's), Name the client's file name, for replies.
+type File struct {
+	Name   string `json:"name"`
+	Stored string `json:"stored"`
+	Size   int64  `json:"size"`
+}
+
+// Request is what a job was asked: its files, in the order they are
+// converted and merged, and the route's options as the server encoded
+// them.
+type Request struct {
+	Files    []File          `json:"files"`
+	Options  json.RawMessage `json:"options,omitempty"`
+	Webhook  json.RawMessage `json:"webhook,omitempty"`
+	Trace    string          `json:"trace,omitempty"`
+	Filename string          `json:"filename,omitempty"` // Gotenberg-Output-Filename
+}
+
+// Result is what a job made: a file in the job's directory, its type
+// and the name it is downloaded under.
+type Result struct {
+	Path        string   `json:"path"`
+	ContentType string   `json:"content_type"`
+	Name        string   `json:"name"`
+	Files       []string `json:"files,omitempty"` // the PDFs inside, for a zip
+}
+
+// Job is one accepted request.
+type Job struct {
+	ID       string
+	Owner    string
+	Route    string
+	Class    sched.Class
+	State    State
+	Sync     bool
+	Created  time.Time
+	Started  time.Time
+	Finished time.Time
+	Request  Request
+	Result   *Result
+	Error    string
+	Status   int
+}
+
+// ErrNotFound is returned for a job id that is not in the store, or is
+// another user's.
+var ErrNotFound = errors.New("no such job")
+
+// Store is the table of jobs. It is safe for concurrent use.
+type Store struct {
+	db  DB
+	now func() time.Time
+}
+
+// Open returns the jobs of the journal db, creating the table if need be.
+func Open(ctx context.Context, db DB) (*Store, error) {
+	if err := db.Migrate(ctx, "serve/jobs", []string{schema}); err != nil {
+		return nil, err
+	}
+	return &Store{db: db, now: time.Now}, nil
+}
+
+// Add records a new job, queued.
+func (s *Store) Add(ctx context.Context, j *Job) error {
+	req, err := json.Marshal(j.Request)
+	if err != nil {
+		return fmt.Errorf("record job %s: %w", j.ID, err)
+	}
+	if j.Created.IsZero() {
+		j.Created = s.now()
+	}
+	j.State = Queued
+	err = s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO serve_jobs (id, owner, route, class, state, sync, created, request)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, j.ID, j.Owner, j.Route, int(j.Class), string(j.State), j.Sync,
+			sqltime.Text(j.Created), string(req))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// Start marks a queued job running; it returns false when the job is
+// no longer queued (cancelled, or gone).
+func (s *Store) Start(ctx context.Context, id string) (bool, error) {
+	n, err := s.exec(ctx, `UPDATE serve_jobs SET state = ?, started = ? WHERE id = ? AND state IN (?, ?)`,
+		string(Running), sqltime.Text(s.now()), id, string(Queued), string(Running))
+	if err != nil {
+		return false, fmt.Errorf("start job %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// Finish records a pending job's end: Done with its result, or Failed or
+// Cancelled with an error and its HTTP status. A job that is final
+// already is left as it is (false).
+func (s *Store) Finish(ctx context.Context, id string, st State, res *Result, msg string, status int) (bool, error) {
+	var resJSON any
+	if res != nil {
+		b, err := json.Marshal(res)
+		if err != nil {
+			return false, fmt.Errorf("finish job %s: %w", id, err)
+		}
+		resJSON = string(b)
+	}
+	n, err := s.exec(ctx, `UPDATE serve_jobs SET state = ?, finished = ?, result = ?, error = ?, status = ?
+		WHERE id = ? AND state IN (?, ?)`, string(st), sqltime.Text(s.now()), resJSON, msg, status, id,
+		string(Queued), string(Running))
+	if err != nil {
+		return false, fmt.Errorf("finish job %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// Delete removes a job's record.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if _, err := s.exec(ctx, `DELETE FROM serve_jobs WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("delete job %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	var n int64
+	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+const columns = `id, owner, route, class, state, sync, created, started, finished, request, result, error, status`
+
+// Get returns job id of owner; any owner's when owner is "*". Another
+// owner's job is ErrNotFound, like a job that does not exist.
+func (s *Store) Get(ctx context.Context, owner, id string) (Job, error) {
+	js, err := s.query(ctx, `SELECT `+columns+` FROM serve_jobs WHERE id = ? AND (? = '*' OR owner = ?)`, id, owner, owner)
+	if err != nil {
+		return Job{}, fmt.Errorf("read job %s: %w", id, err)
+	}
+	if len(js) == 0 {
+		return Job{}, ErrNotFound
+	}
+	return js[0], nil
+}
+
+// Pending returns the queued and running jobs, oldest first: what a
+// server starting again has to run.
+func (s *Store) Pending(ctx context.Context) ([]Job, error) {
+	js, err := s.query(ctx, `SELECT `+columns+` FROM serve_jobs WHERE state IN (?, ?) ORDER BY created, id`,
+		string(Queued), string(Running))
+	if err != nil {
+		return nil, fmt.Errorf("read pending jobs: %w", err)
+	}
+	return js, nil
+}
+
+// Before returns the ids of the jobs created before t, oldest first: what
+// retention deletes.
+func (s *Store) Before(ctx context.Context, t time.Time) ([]Job, error) {
+	js, err := s.query(ctx, `SELECT `+columns+` FROM serve_jobs WHERE created < ? ORDER BY created`, sqltime.Text(t))
+	if err != nil {
+		return nil, fmt.Errorf("read expired jobs: %w", err)
+	}
+	return js, nil
+}
+
+// List returns owner's jobs (everyone's for "*"), newest first, at most
+// limit.
+func (s *Store) List(ctx context.Context, owner string, limit int) ([]Job, error) {
+	js, err := s.query(ctx, `SELECT `+columns+` FROM serve_jobs WHERE (? = '*' OR owner = ?)
+		ORDER BY created DESC, id DESC LIMIT ?`, owner, owner, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	return js, nil
+}
+
+func (s *Store) query(ctx context.Context, q string, args ...any) ([]Job, error) {
+	rows, err := s.db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var js []Job
+	for rows.Next() {
+		j, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		js = append(js, j)
+	}
+	return js, rows.Err()
+}
+
+func scan(rows *sql.Rows) (Job, error) {
+	var j Job
+	var class int
+	var state, req string
+	var created, started, finished, res, msg sql.NullString
+	if err := rows.Scan(&j.ID, &j.Owner, &j.Route, &class, &state, &j.Sync, &created, &started, &finished,
+		&req, &res, &msg, &j.Status); err != nil {
+		return j, err
+	}
+	j.Class, j.State, j.Error = sched.Class(class), State(state), msg.String
+	var err error
+	if j.Created, err = sqltime.Parse(created); err != nil {
+		return j, fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	if j.Started, err = sqltime.Parse(started); err != nil {
+		return j, fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	if j.Finished, err = sqltime.Parse(finished); err != nil {
+		return j, fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	if err := json.Unmarshal([]byte(req), &j.Request); err != nil {
+		return j, fmt.Errorf("job %s: request: %w", j.ID, err)
+	}
+	if res.Valid && res.String != "" {
+		j.Result = new(Result)
+		if err := json.Unmarshal([]byte(res.String), j.Result); err != nil {
+			return j, fmt.Errorf("job %s: result: %w", j.ID, err)
+		}
+	}
+	return j, nil
+}
