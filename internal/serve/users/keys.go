@@ -1,0 +1,208 @@
+package users
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"calq/internal/sqltime"
+)
+
+const (
+	// KeyPrefix begins every key, so that a key is recognised in a
+	// config file or a leak report.
+	KeyPrefix = "calq_"
+	// keyBytes of crypto/rand make a key: 256 bits, which no one guesses,
+	// so a lookup by hash leaks nothing worth a timing attack.
+	keyBytes = 32
+	// keyLen is a key's length: KeyPrefix and keyBytes in unpadded
+	// base64url.
+	keyLen = len(KeyPrefix) + (keyBytes*8+5)/6
+	// shownLen is how much of a key the store keeps to name it: KeyPrefix
+	// and 8 characters (48 of its 256 bits).
+	shownLen = len(KeyPrefix) + 8
+)
+
+// Key describes a user's key; the key itself is never stored.
+type Key struct {
+	Prefix  string    `json:"prefix"` // the key's first characters: "calq_AbC-12_x"
+	Created time.Time `json:"created"`
+}
+
+// NewKey makes a key for the user named name and returns it: this is the
+// only time it is seen, for the store keeps its SHA-256 alone. The user's
+// other keys stay valid. ErrNoUser when there is no such user.
+func (s *Store) NewKey(ctx context.Context, name string) (string, error) {
+	key, err := s.addKey(ctx, name, false)
+	if err != nil {
+		return "", fmt.Errorf("new key for user %q: %w", name, err)
+	}
+	return key, nil
+}
+
+// RotateKey is NewKey that also revokes the user's other keys, at once.
+func (s *Store) RotateKey(ctx context.Context, name string) (string, error) {
+	key, err := s.addKey(ctx, name, true)
+	if err != nil {
+		return "", fmt.Errorf("rotate key of user %q: %w", name, err)
+	}
+	return key, nil
+}
+
+func (s *Store) addKey(ctx context.Context, name string, revoke bool) (string, error) {
+	key, err := newKey()
+	if err != nil {
+		return "", err
+	}
+	created := sqltime.Text(s.now())
+	found := false
+	err = s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if found, err = userExists(ctx, tx, name); err != nil || !found {
+			return err
+		}
+		if revoke {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ?`, name); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO user_keys (hash, user, prefix, created) VALUES (?, ?, ?, ?)`,
+			hashKey(key), name, key[:shownLen], created)
+		return err
+	})
+	if err == nil && !found {
+		err = ErrNoUser
+	}
+	return key, err
+}
+
+// userExists says whether tx sees the user named name.
+func userExists(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM users WHERE name = ?`, name).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// newKey returns a random key: KeyPrefix and 32 bytes of crypto/rand in
+// base64url without padding (48 characters in all).
+func newKey() (string, error) {
+	b := make([]byte, keyBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make a key: %w", err)
+	}
+	return KeyPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// hashKey is what the store keeps of a key: its SHA-256 in lower-case hex.
+func hashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// RevokeKeys deletes every key of the user named name and returns how
+// many there were; ErrNoUser when there is no such user.
+func (s *Store) RevokeKeys(ctx context.Context, name string) (int, error) {
+	var n int64
+	found := false
+	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if found, err = userExists(ctx, tx, name); err != nil || !found {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ?`, name)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err == nil && !found {
+		err = ErrNoUser
+	}
+	if err != nil {
+		return 0, fmt.Errorf("revoke keys of user %q: %w", name, err)
+	}
+	return int(n), nil
+}
+
+// Keys lists the keys of the user named name, oldest first; ErrNoUser
+// when there is no such user.
+func (s *Store) Keys(ctx context.Context, name string) ([]Key, error) {
+	ks, err := s.keys(ctx, name)
+	if err == nil && len(ks) == 0 {
+		_, err = s.get(ctx, name) // no keys, or no user?
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list keys of user %q: %w", name, err)
+	}
+	return ks, nil
+}
+
+func (s *Store) keys(ctx context.Context, name string) ([]Key, error) {
+	rows, err := s.db.Query(ctx, `SELECT prefix, created FROM user_keys WHERE user = ? ORDER BY created, prefix`, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ks []Key
+	for rows.Next() {
+		var k Key
+		var created sql.NullString
+		if err := rows.Scan(&k.Prefix, &created); err != nil {
+			return nil, err
+		}
+		if k.Created, err = sqltime.Parse(created); err != nil {
+			return nil, fmt.Errorf("key %s: %w", k.Prefix, err)
+		}
+		ks = append(ks, k)
+	}
+	return ks, rows.Err()
+}
+
+// Authenticate returns the user whose key key is; ErrUnknownKey for a key
+// that is no user's (never made, revoked, or its user removed). It reads
+// the key's hash through the index, then compares the hashes in constant
+// time.
+func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
+	if len(key) != keyLen || !strings.HasPrefix(key, KeyPrefix) {
+		return User{}, ErrUnknownKey // not a key calq made: no need to look
+	}
+	want := hashKey(key)
+	u, got, err := s.keyUser(ctx, want)
+	if err != nil {
+		return User{}, fmt.Errorf("authenticate: %w", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+		return User{}, ErrUnknownKey
+	}
+	return u, nil
+}
+
+// keyUser returns the user of the key whose hash is hash, and the hash
+// stored; "" when there is none.
+func (s *Store) keyUser(ctx context.Context, hash string) (User, string, error) {
+	rows, err := s.db.Query(ctx, userSelect+`, k.hash FROM users u JOIN user_keys k ON k.user = u.name WHERE k.hash = ?`, hash)
+	if err != nil {
+		return User{}, "", err
+	}
+	defer rows.Close()
+	var u User
+	var got string
+	for rows.Next() {
+		if u, err = scanUser(rows, &got); err != nil {
+			return User{}, "", err
+		}
+	}
+	return u, got, rows.Err()
+}
