@@ -20,6 +20,7 @@ import (
 	"calq/internal/cli/historycmd"
 	"calq/internal/cli/schedcmd"
 	"calq/internal/cli/smscmd"
+	"calq/internal/cli/userscmd"
 	"calq/internal/cli/workercmd"
 )
 
@@ -102,6 +103,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 			analyzecmd.Command(),
 			historycmd.Command(),
 			contactscmd.Command(),
+			userscmd.Command(),
 			doctorCommand(),
 			versionCommand(),
 			helpCommand(),

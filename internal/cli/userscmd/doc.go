@@ -1,0 +1,4 @@
+// Package userscmd is calq users: who may call calq serve (add, list,
+// remove, set) and their API keys (key), kept in the journal by
+// calq/internal/serve/users. Command is the group; one file per leaf.
+package userscmd

@@ -1,0 +1,51 @@
+package userscmd
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"calq/internal/cli/base"
+	"calq/internal/serve/users"
+)
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the users",
+		Description: "Prints the users sorted by name as a table (NAME, ADMIN, PROFILE, KEYS,\n" +
+			`CREATED). With --json, prints a line per user: {"message_type":"user",` + "\n" +
+			`"name","admin","profile","keys","created"}; "keys" is how many. Keys are never` + "\n" +
+			"printed: calq does not have them. A missing journal is an error, never created.",
+		Flags: []cli.Flag{base.JSONFlag(), base.DBFlag()},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return base.Usagef(c, "unexpected argument %q", c.Args().First())
+			}
+			return withStore(c, func(s *users.Store) error {
+				us, err := s.List(c.Context)
+				if err != nil {
+					return err
+				}
+				return writeUsers(c.App.Writer, us, c.Bool("json"))
+			})
+		},
+	}
+}
+
+func writeUsers(w io.Writer, us []users.User, asJSON bool) error {
+	if asJSON {
+		return base.WriteJSONLines(w, "user", us)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tADMIN\tPROFILE\tKEYS\tCREATED")
+	for _, u := range us {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Name, base.YesNo(u.Admin), base.SafeText(base.OrDash(u.Profile)),
+			strconv.Itoa(u.Keys), u.Created.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
+}
