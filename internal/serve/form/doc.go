@@ -1,0 +1,22 @@
+// Package form reads a Gotenberg multipart request into typed values,
+// bounded and safe, for calq serve.
+//
+// Entry points:
+//
+//   - [Read] streams a multipart/form-data request: every part with a file
+//     name is written into the given directory under a generated name
+//     (0001.docx, 0002, ...), never under the name the client sent, and every
+//     other part is kept as a bounded string field. Its cost is one pass over
+//     the body; memory is bounded by [Limits].
+//   - [Form]'s typed getters ([Form.Bool], [Form.Int], [Form.Choice],
+//     [Form.JSON], ...) read fields and record the first bad one, which
+//     [Form.Err] returns.
+//   - [LibreOffice] and [PDFEngines] map the fields of Gotenberg's
+//     /forms/libreoffice/convert and /forms/pdfengines/* routes to option
+//     structs.
+//   - [Headers] reads Gotenberg-Output-Filename and Gotenberg-Trace.
+//
+// Every error meant for the HTTP client is an [*Error] carrying the status
+// and one sentence worded like Gotenberg's. A Form is not safe for concurrent
+// use; distinct Forms are independent.
+package form

@@ -1,0 +1,60 @@
+package form
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Error is a failure the HTTP client caused: Status is the HTTP status to
+// answer with (400, 413 or 415) and Msg one sentence for the reply's body.
+// Err, when set, is the underlying cause, for logs.
+type Error struct {
+	Status int
+	Msg    string
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// badRequest returns a 400 whose message starts as Gotenberg's do.
+func badRequest(format string, args ...any) *Error {
+	return &Error{Status: http.StatusBadRequest, Msg: "Invalid form data: " + fmt.Sprintf(format, args...)}
+}
+
+func tooLarge(format string, args ...any) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf(format, args...)}
+}
+
+// quote shows a client's value in a message: control characters dropped and
+// cut to 64 runes, so a hostile value cannot flood a reply or a log line.
+func quote(s string) string {
+	const max = 64
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max]) + "…"
+	}
+	return "'" + s + "'"
+}
+
+// size formats a byte count for a message: "10 MiB", "512 KiB", "100 bytes".
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

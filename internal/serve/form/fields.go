@@ -1,0 +1,209 @@
+package form
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A field that is absent or empty takes its default, as in Gotenberg; a
+// repeated field's first value counts (see Values for all of them).
+
+// Has reports whether the field was sent with a non-empty value.
+func (f *Form) Has(name string) bool { return f.Value(name) != "" }
+
+// Value is the field's first value, "" when absent.
+func (f *Form) Value(name string) string {
+	if v := f.fields[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// Values are all the values sent for the field, in upload order.
+func (f *Form) Values(name string) []string { return f.fields[name] }
+
+// Err is the first bad field the getters met, as a 400 *Error, or nil.
+func (f *Form) Err() error {
+	if f.err == nil {
+		return nil
+	}
+	return f.err
+}
+
+// Invalid records that the field's value is not what want describes
+// ("an integer from 1 to 100"), unless an earlier field failed.
+func (f *Form) Invalid(name, want string) {
+	f.fail(badRequest("form field '%s' is invalid (got %s, want %s)", name, quote(f.Value(name)), want))
+}
+
+// Require records that the field is required when it is absent.
+func (f *Form) Require(name string) {
+	if !f.Has(name) {
+		f.fail(badRequest("form field '%s' is required", name))
+	}
+}
+
+// Unsupported records that calq cannot do what the field asks; honoured is
+// what calq does instead, shown in the message when not empty.
+func (f *Form) Unsupported(name, honoured string) {
+	msg := fmt.Sprintf("form field '%s' is not supported by calq (got %s", name, quote(f.Value(name)))
+	if honoured != "" {
+		msg += "; calq only does " + honoured
+	}
+	f.fail(badRequest("%s)", msg))
+}
+
+func (f *Form) fail(e *Error) {
+	if f.err == nil {
+		f.err = e
+	}
+}
+
+// String is the field's value, or def when absent.
+func (f *Form) String(name, def string) string {
+	if v := f.Value(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// Bool is the field's boolean value (true, false, 1, 0, t, f, ... as Go's
+// strconv.ParseBool and Gotenberg read them), false when absent.
+func (f *Form) Bool(name string) bool { return f.BoolOr(name, false) }
+
+// BoolOr is Bool with a default.
+func (f *Form) BoolOr(name string, def bool) bool {
+	if p := f.OptBool(name); p != nil {
+		return *p
+	}
+	return def
+}
+
+// OptBool is the field's boolean value, nil when absent or invalid.
+func (f *Form) OptBool(name string) *bool {
+	v := f.Value(name)
+	if v == "" {
+		return nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		f.Invalid(name, "true or false")
+		return nil
+	}
+	return &b
+}
+
+// Int is the field's integer value, def when absent or invalid.
+func (f *Form) Int(name string, def int) int {
+	return f.IntRange(name, def, minInt, maxInt)
+}
+
+const (
+	minInt = -1 << 31
+	maxInt = 1<<31 - 1
+)
+
+// IntRange is the field's integer value, which must lie in [lo, hi]; def
+// when absent or invalid.
+func (f *Form) IntRange(name string, def, lo, hi int) int {
+	v := f.Value(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < lo || n > hi {
+		switch {
+		case lo == minInt && hi == maxInt:
+			f.Invalid(name, "an integer")
+		case hi == maxInt:
+			f.Invalid(name, fmt.Sprintf("an integer of at least %d", lo))
+		default:
+			f.Invalid(name, fmt.Sprintf("an integer from %d to %d", lo, hi))
+		}
+		return def
+	}
+	return n
+}
+
+// IntChoice is the field's integer value, which must be one of allowed; def
+// when absent or invalid.
+func (f *Form) IntChoice(name string, def int, allowed ...int) int {
+	if f.Value(name) == "" {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(f.Value(name)))
+	if err != nil || !slices.Contains(allowed, n) {
+		words := make([]string, len(allowed))
+		for i, a := range allowed {
+			words[i] = strconv.Itoa(a)
+		}
+		f.Invalid(name, oneOf(words))
+		return def
+	}
+	return n
+}
+
+// Choice is the field's value, which must be one of allowed (compared
+// without regard to case; the allowed spelling is returned); def when
+// absent or invalid.
+func (f *Form) Choice(name, def string, allowed ...string) string {
+	v := f.Value(name)
+	if v == "" {
+		return def
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(v, a) {
+			return a
+		}
+	}
+	quoted := make([]string, len(allowed))
+	for i, a := range allowed {
+		quoted[i] = "'" + a + "'"
+	}
+	f.Invalid(name, oneOf(quoted))
+	return def
+}
+
+// oneOf lists choices: "75, 150 or 300".
+func oneOf(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// JSON decodes the field's value into v, which must be one JSON value, and
+// reports whether the field was present and valid. Numbers decoded into an
+// interface are json.Number, so that large integers keep their digits.
+func (f *Form) JSON(name string, v any) bool {
+	raw := f.Value(name)
+	if raw == "" {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil || dec.Decode(new(json.RawMessage)) != io.EOF {
+		f.Invalid(name, "valid JSON")
+		return false
+	}
+	return true
+}
+
+// JSONObject is the field's value as a JSON object, nil when absent, null
+// or invalid.
+func (f *Form) JSONObject(name string) map[string]any {
+	var v any
+	if !f.JSON(name, &v) {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok && v != nil {
+		f.Invalid(name, "a JSON object")
+	}
+	return m
+}

@@ -1,0 +1,115 @@
+package form
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// LibreOfficeOptions are the fields of POST /forms/libreoffice/convert.
+type LibreOfficeOptions struct {
+	Landscape                bool
+	PageRanges               string // nativePageRanges: "1-4", "1,3,5-7"; "" all pages
+	PDFA                     int    // 1, 2 or 3 for PDF/A-1b, -2b, -3b; 0 none
+	PDFUA                    bool
+	SinglePageSheets         bool
+	ExportFormFields         *bool // nil: LibreOffice's default (true)
+	ExportBookmarks          *bool // nil: LibreOffice's default (true)
+	ExportNotes              bool
+	LosslessImageCompression bool
+	Quality                  int // JPEG quality 1-100; 0: LibreOffice's default (90)
+	// MaxImageResolution is 75, 150, 300, 600 or 1200 DPI when
+	// reduceImageResolution is true (maxImageResolution, default 300), as
+	// in Gotenberg, which ignores maxImageResolution otherwise; 0 no reduction.
+	MaxImageResolution int
+	Password           string // opens a password-protected source
+	Merge              bool
+	MailTo             []string // calq's extension: mailTo, comma-separated
+	Post
+}
+
+// libreOfficeDefaults are LibreOffice's own values for the export options
+// calq leaves alone: a request for exactly these is honoured, any other
+// value is refused rather than silently ignored. updateIndexes is
+// Gotenberg's own step, which calq does not take.
+var (
+	libreOfficeBools = map[string]bool{
+		"updateIndexes": false, "allowDuplicateFieldNames": false,
+		"exportBookmarksToPdfDestination": false, "exportPlaceholders": false,
+		"exportNotesPages": false, "exportOnlyNotesPages": false, "exportNotesInMargin": false,
+		"convertOooTargetToPdfTarget": false, "exportLinksRelativeFsys": false,
+		"exportHiddenSlides": false, "skipEmptyPages": false, "addOriginalDocumentAsStream": false,
+		"firstPageOnLeft": false, "resizeWindowToInitialPage": false, "centerWindow": false,
+		"openInFullScreenMode": false, "displayPDFDocumentTitle": true, "hideViewerMenubar": false,
+		"hideViewerToolbar": false, "hideViewerWindowControls": false, "useTransitionEffects": true,
+	}
+	libreOfficeInts = map[string]int{
+		"initialView": 0, "initialPage": 1, "magnification": 0, "zoom": 100, "pageLayout": 0,
+		"openBookmarkLevels": -1,
+	}
+)
+
+// LibreOffice reads the fields of /forms/libreoffice/convert. Unknown
+// fields are ignored; a bad value, or a feature calq cannot honour, is a
+// 400 *Error naming the field.
+func LibreOffice(f *Form) (LibreOfficeOptions, error) {
+	pdfa, pdfua := f.pdfFormats()
+	o := LibreOfficeOptions{
+		Landscape:                f.Bool("landscape"),
+		PageRanges:               f.pageRanges(),
+		PDFA:                     pdfa,
+		PDFUA:                    pdfua,
+		SinglePageSheets:         f.Bool("singlePageSheets"),
+		ExportFormFields:         f.OptBool("exportFormFields"),
+		ExportBookmarks:          f.OptBool("exportBookmarks"),
+		ExportNotes:              f.Bool("exportNotes"),
+		LosslessImageCompression: f.Bool("losslessImageCompression"),
+		Quality:                  f.IntRange("quality", 0, 1, 100),
+		Password:                 f.Value("password"),
+		Merge:                    f.Bool("merge"),
+		MailTo:                   mailTo(f.Value("mailTo")),
+	}
+	maxRes := f.IntChoice("maxImageResolution", 300, 75, 150, 300, 600, 1200)
+	if f.Bool("reduceImageResolution") {
+		o.MaxImageResolution = maxRes
+	}
+	f.BoolOr("nativePdfFormats", true) // how Gotenberg makes PDF/A; calq always lets LibreOffice
+	o.Post = f.post(pdfa)
+	o.Post.Split = f.split(false)
+	f.libreOfficeOnly()
+	return o, f.Err()
+}
+
+// libreOfficeOnly refuses the export options calq cannot honour.
+func (f *Form) libreOfficeOnly() {
+	for _, name := range slices.Sorted(maps.Keys(libreOfficeBools)) {
+		f.onlyBool(name, libreOfficeBools[name])
+	}
+	for _, name := range slices.Sorted(maps.Keys(libreOfficeInts)) {
+		f.onlyInt(name, libreOfficeInts[name])
+	}
+	f.unsupported("nativeWatermarkText", "nativeTiledWatermarkText")
+}
+
+// pageRanges reads nativePageRanges.
+func (f *Form) pageRanges() string {
+	v := strings.TrimSpace(f.Value("nativePageRanges"))
+	for _, r := range v {
+		if !(r >= '0' && r <= '9' || strings.ContainsRune("-,; ", r)) {
+			f.Invalid("nativePageRanges", "page ranges like '1-4' or '1,3,5-7'")
+			return ""
+		}
+	}
+	return v
+}
+
+// mailTo splits calq's mailTo field into its trimmed, non-empty entries.
+func mailTo(v string) []string {
+	var to []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			to = append(to, s)
+		}
+	}
+	return to
+}

@@ -1,0 +1,278 @@
+package form
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Post is the PDF post-processing a request asks for. Gotenberg applies it
+// in this order: split, watermark, stamp, rotate, flatten, PDF/A, metadata,
+// encryption last. Nil or false steps are not asked for.
+type Post struct {
+	Split     *Split
+	Watermark *Mark
+	Stamp     *Mark
+	Rotate    *Rotation
+	Flatten   bool
+	Metadata  map[string]any // a JSON object; numbers are json.Number
+	Encrypt   *Encryption
+}
+
+// Split cuts each PDF: Mode "intervals" makes a PDF every Span pages (Span
+// a count), Mode "pages" makes a PDF of each page range in Span ("1-3,5"),
+// or with Unify one PDF of all of them.
+type Split struct {
+	Mode  string
+	Span  string
+	Unify bool
+}
+
+// Mark is a watermark (behind the content) or a stamp (over it).
+type Mark struct {
+	Source      string // "text", "image" or "pdf"
+	Text        string // the text, for Source "text"
+	File        string // the uploaded image or PDF's path, for the others
+	Pages       string // pdfcpu's page selection ("1-3,5", "odd"); "" all
+	Description string // pdfcpu's description ("opacity:0.5, rotation:45"), keys sorted; "" its default
+}
+
+// Rotation turns pages clockwise by Angle (90, 180 or 270) degrees.
+type Rotation struct {
+	Angle int
+	Pages string // pdfcpu's page selection; "" all
+}
+
+// Encryption protects a PDF with passwords (either may be empty, not both)
+// and restricts what a reader without the owner password may do.
+type Encryption struct {
+	UserPassword, OwnerPassword string
+	Permissions                 Permissions
+}
+
+// Permissions are Gotenberg's allow* fields; each defaults to allowed.
+type Permissions struct {
+	AllowPrinting, AllowCopying, AllowModifying, AllowAnnotating, AllowFillingForms, AllowAssembling bool
+}
+
+// pdfFormats reads pdfa ("PDF/A-1b" → 1, 2 or 3; 0 when absent) and pdfua.
+func (f *Form) pdfFormats() (pdfa int, pdfua bool) {
+	formats := []string{"PDF/A-1b", "PDF/A-2b", "PDF/A-3b"}
+	if v := f.Choice("pdfa", "", formats...); v != "" {
+		pdfa = slices.Index(formats, v) + 1
+	}
+	return pdfa, f.Bool("pdfua")
+}
+
+// post reads the steps the merge, split and LibreOffice routes share; the
+// split itself is read by the caller.
+func (f *Form) post(pdfa int) Post {
+	p := Post{
+		Watermark: f.mark("watermark", false),
+		Stamp:     f.mark("stamp", false),
+		Rotate:    f.rotation(false),
+		Flatten:   f.Bool("flatten"),
+		Metadata:  f.JSONObject("metadata"),
+		Encrypt:   f.encryption(),
+	}
+	if pdfa != 0 && p.Encrypt != nil && p.Encrypt.UserPassword != "" {
+		f.fail(badRequest("PDF/A format is incompatible with encryption"))
+	}
+	f.onlyBool("optimizeImages", false)
+	f.unsupported("embedsMetadata", "facturxConformanceLevel")
+	f.unsupportedFiles("embeds", "facturxXml")
+	return p
+}
+
+// split reads splitMode, splitSpan and splitUnify; nil when no split is
+// asked for and none is required.
+func (f *Form) split(required bool) *Split {
+	if required {
+		f.Require("splitMode")
+	}
+	mode := f.Choice("splitMode", "", "intervals", "pages")
+	if mode == "" {
+		return nil
+	}
+	f.Require("splitSpan")
+	s := &Split{Mode: mode, Span: strings.Join(strings.Fields(f.Value("splitSpan")), ""), Unify: f.Bool("splitUnify")}
+	switch {
+	case mode == "intervals":
+		s.Span = fmt.Sprint(f.IntRange("splitSpan", 1, 1, maxInt))
+	case !isPageSelection(s.Span):
+		f.Invalid("splitSpan", "page ranges like '1-3,5'")
+	}
+	if s.Unify && mode != "pages" {
+		f.Invalid("splitUnify", "false with splitMode 'intervals'")
+	}
+	return s
+}
+
+// mark reads {prefix}Source, Expression, Pages and Options: one watermark
+// or stamp, whose image or PDF is the first file uploaded as field prefix.
+func (f *Form) mark(prefix string, required bool) *Mark {
+	src := prefix + "Source"
+	if required {
+		f.Require(src)
+	}
+	if len(f.Values(src)) > 1 {
+		f.fail(badRequest("form field '%s' is repeated (calq applies one %s per request)", src, prefix))
+		return nil
+	}
+	source := f.Choice(src, "", "text", "image", "pdf")
+	if source == "" {
+		return nil
+	}
+	m := &Mark{Source: source, Pages: f.pages(prefix + "Pages"), Description: f.description(prefix + "Options")}
+	if source == "text" {
+		f.Require(prefix + "Expression")
+		m.Text = f.Value(prefix + "Expression")
+		return m
+	}
+	for _, file := range f.Files {
+		if file.Field == prefix {
+			m.File = file.Path
+			return m
+		}
+	}
+	f.fail(badRequest("a %s file is required for image or pdf source", prefix))
+	return nil
+}
+
+// description turns an options JSON object into pdfcpu's description
+// string, keys sorted so that the same request gives the same string.
+func (f *Form) description(name string) string {
+	var opts map[string]any
+	if !f.JSON(name, &opts) || len(opts) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v, ok := plainValue(opts[k])
+		if !ok || k == "" || strings.ContainsAny(k, ":,") || !printable(k) || strings.Contains(v, ",") || !printable(v) {
+			f.Invalid(name, "a JSON object of pdfcpu options with plain values")
+			return ""
+		}
+		parts = append(parts, k+":"+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plainValue is a JSON string, number or boolean as text.
+func plainValue(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	case bool:
+		return fmt.Sprint(v), true
+	}
+	return "", false
+}
+
+func printable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return false
+		}
+	}
+	return true
+}
+
+// rotation reads rotateAngle and rotatePages; nil when no angle is given.
+func (f *Form) rotation(required bool) *Rotation {
+	if required {
+		f.Require("rotateAngle")
+	}
+	angle := f.IntChoice("rotateAngle", 0, 90, 180, 270)
+	if angle == 0 {
+		return nil
+	}
+	return &Rotation{Angle: angle, Pages: f.pages("rotatePages")}
+}
+
+// pages reads a pdfcpu page selection.
+func (f *Form) pages(name string) string {
+	v := strings.TrimSpace(f.Value(name))
+	if v != "" && !isPageSelection(v) {
+		f.Invalid(name, "pages like '1-3,5', 'even' or 'odd'")
+		return ""
+	}
+	return v
+}
+
+// isPageSelection accepts the characters of pdfcpu's and LibreOffice's page
+// selections (numbers, ranges, lists, "even", "odd", "l" for last, "!" to
+// exclude), so that nothing else reaches them.
+func isPageSelection(s string) bool {
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || strings.ContainsRune("-,;! ", r)) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// encryption reads userPassword, ownerPassword and the allow* fields; nil
+// when no password is given. Restricting without a password is an error.
+func (f *Form) encryption() *Encryption {
+	e := &Encryption{
+		UserPassword:  f.Value("userPassword"),
+		OwnerPassword: f.Value("ownerPassword"),
+		Permissions: Permissions{
+			AllowPrinting:     f.BoolOr("allowPrinting", true),
+			AllowCopying:      f.BoolOr("allowCopying", true),
+			AllowModifying:    f.BoolOr("allowModifying", true),
+			AllowAnnotating:   f.BoolOr("allowAnnotating", true),
+			AllowFillingForms: f.BoolOr("allowFillingForms", true),
+			AllowAssembling:   f.BoolOr("allowAssembling", true),
+		},
+	}
+	if e.UserPassword != "" || e.OwnerPassword != "" {
+		return e
+	}
+	if e.Permissions != (Permissions{true, true, true, true, true, true}) {
+		f.fail(badRequest("permission restrictions require a 'userPassword' or 'ownerPassword'"))
+	}
+	return nil
+}
+
+// onlyBool rejects a boolean field asking for other than what calq does.
+func (f *Form) onlyBool(name string, honoured bool) {
+	if p := f.OptBool(name); p != nil && *p != honoured {
+		f.Unsupported(name, fmt.Sprintf("'%t'", honoured))
+	}
+}
+
+// onlyInt rejects an integer field asking for other than what calq does.
+func (f *Form) onlyInt(name string, honoured int) {
+	if f.Has(name) && f.Int(name, honoured) != honoured {
+		f.Unsupported(name, fmt.Sprintf("'%d'", honoured))
+	}
+}
+
+// unsupported rejects fields calq cannot honour whatever their value.
+func (f *Form) unsupported(names ...string) {
+	for _, n := range names {
+		if f.Has(n) {
+			f.Unsupported(n, "")
+		}
+	}
+}
+
+// unsupportedFiles rejects files uploaded under fields calq cannot honour.
+func (f *Form) unsupportedFiles(fields ...string) {
+	for _, file := range f.Files {
+		if slices.Contains(fields, file.Field) {
+			f.fail(badRequest("form file field '%s' is not supported by calq", file.Field))
+		}
+	}
+}
