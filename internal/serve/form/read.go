@@ -82,6 +82,10 @@ func Read(r *http.Request, dir string, lim Limits) (*Form, error) {
 	if r.ContentLength > lim.MaxBody {
 		return nil, tooLarge("The request body exceeds the size limit of %s.", size(lim.MaxBody))
 	}
+	// Request.MultipartReader takes multipart/mixed too.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" {
+		return nil, notMultipart(http.ErrNotMultipart)
+	}
 	r.Body = http.MaxBytesReader(nil, r.Body, lim.MaxBody)
 	mr, err := r.MultipartReader()
 	if err != nil {
