@@ -1,0 +1,144 @@
+package form
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestLibreOffice(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		form    *Form
+		want    LibreOfficeOptions
+		wantErr string
+	}{
+		{name: "nothing", form: formOf("unknownField", "ignored")},
+		{name: "export options", form: formOf(
+			"landscape", "true", "nativePageRanges", " 1-4, 6 ", "pdfa", "PDF/A-2b", "pdfua", "true",
+			"singlePageSheets", "true", "exportFormFields", "false", "exportBookmarks", "true", "exportNotes", "true",
+			"losslessImageCompression", "true", "quality", "75", "reduceImageResolution", "true",
+			"maxImageResolution", "150", "password", "s3cret", "merge", "true", "mailTo", " alice, ,bob@example.com ",
+		), want: LibreOfficeOptions{
+			Landscape: true, PageRanges: "1-4, 6", PDFA: 2, PDFUA: true, SinglePageSheets: true,
+			ExportFormFields: ptr(false), ExportBookmarks: ptr(true), ExportNotes: true, LosslessImageCompression: true,
+			Quality: 75, MaxImageResolution: 150, Password: "s3cret", Merge: true, MailTo: []string{"alice", "bob@example.com"},
+		}},
+		{name: "pdfa 1b and 3b", form: formOf("pdfa", "PDF/A-3b"), want: LibreOfficeOptions{PDFA: 3}},
+		{name: "pdfa case folded", form: formOf("pdfa", "pdf/a-1B"), want: LibreOfficeOptions{PDFA: 1}},
+		{name: "pdfa bad", form: formOf("pdfa", "PDF/A-1a"), wantErr: "Invalid form data: form field 'pdfa' is invalid (got 'PDF/A-1a', want 'PDF/A-1b', 'PDF/A-2b' or 'PDF/A-3b')"},
+		{name: "reduce without max is 300", form: formOf("reduceImageResolution", "true"), want: LibreOfficeOptions{MaxImageResolution: 300}},
+		{name: "max without reduce does nothing", form: formOf("maxImageResolution", "600"), want: LibreOfficeOptions{}},
+		{name: "max bad", form: formOf("maxImageResolution", "100"), wantErr: "Invalid form data: form field 'maxImageResolution' is invalid (got '100', want 75, 150, 300, 600 or 1200)"},
+		{name: "quality 101", form: formOf("quality", "101"), wantErr: "Invalid form data: form field 'quality' is invalid (got '101', want an integer from 1 to 100)"},
+		{name: "quality 0", form: formOf("quality", "0"), wantErr: "Invalid form data: form field 'quality' is invalid (got '0', want an integer from 1 to 100)"},
+		{name: "landscape bad", form: formOf("landscape", "yes"), wantErr: "Invalid form data: form field 'landscape' is invalid (got 'yes', want true or false)"},
+		{name: "page ranges bad", form: formOf("nativePageRanges", "1-2; rm"), wantErr: "Invalid form data: form field 'nativePageRanges' is invalid (got '1-2; rm', want page ranges like '1-4' or '1,3,5-7')"},
+		{name: "nativePdfFormats accepted", form: formOf("nativePdfFormats", "false"), want: LibreOfficeOptions{}},
+		{name: "defaults honoured", form: formOf("updateIndexes", "false", "zoom", "100", "displayPDFDocumentTitle", "true", "openBookmarkLevels", "-1", "optimizeImages", "false"), want: LibreOfficeOptions{}},
+		{name: "updateIndexes", form: formOf("updateIndexes", "true"), wantErr: "Invalid form data: form field 'updateIndexes' is not supported by calq (got 'true'; calq only does 'false')"},
+		{name: "skipEmptyPages", form: formOf("skipEmptyPages", "true"), wantErr: "Invalid form data: form field 'skipEmptyPages' is not supported by calq (got 'true'; calq only does 'false')"},
+		{name: "zoom", form: formOf("zoom", "50"), wantErr: "Invalid form data: form field 'zoom' is not supported by calq (got '50'; calq only does '100')"},
+		{name: "zoom bad", form: formOf("zoom", "x"), wantErr: "Invalid form data: form field 'zoom' is invalid (got 'x', want an integer)"},
+		{name: "native watermark", form: formOf("nativeWatermarkText", "DRAFT"), wantErr: "Invalid form data: form field 'nativeWatermarkText' is not supported by calq (got 'DRAFT')"},
+		{name: "optimizeImages", form: formOf("optimizeImages", "true"), wantErr: "Invalid form data: form field 'optimizeImages' is not supported by calq (got 'true'; calq only does 'false')"},
+		{name: "factur-x", form: formOf("facturxConformanceLevel", "BASIC"), wantErr: "Invalid form data: form field 'facturxConformanceLevel' is not supported by calq (got 'BASIC')"},
+		{name: "embeds file", form: &Form{fields: map[string][]string{}, Files: []File{{Name: "a.xml", Path: "/d/0001.xml", Field: "embeds"}}},
+			wantErr: "Invalid form data: form file field 'embeds' is not supported by calq"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LibreOffice(tc.form)
+			if msg := errMsg(err); msg != tc.wantErr {
+				t.Fatalf("error %q, want %q", msg, tc.wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The post-processing fields, shared by /forms/libreoffice/convert and
+// /forms/pdfengines/{merge,split}.
+func TestPost(t *testing.T) {
+	markFile := File{Name: "logo.png", Path: "/d/0002.png", Field: "watermark"}
+	for _, tc := range []struct {
+		name    string
+		form    *Form
+		want    Post
+		wantErr string
+	}{
+		{name: "split intervals", form: formOf("splitMode", "intervals", "splitSpan", " 2 "),
+			want: Post{Split: &Split{Mode: "intervals", Span: "2"}}},
+		{name: "split pages unify", form: formOf("splitMode", "pages", "splitSpan", "1-3, 5", "splitUnify", "true"),
+			want: Post{Split: &Split{Mode: "pages", Span: "1-3,5", Unify: true}}},
+		{name: "split mode bad", form: formOf("splitMode", "chunks", "splitSpan", "2"),
+			wantErr: "Invalid form data: form field 'splitMode' is invalid (got 'chunks', want 'intervals' or 'pages')"},
+		{name: "split span missing", form: formOf("splitMode", "pages"),
+			wantErr: "Invalid form data: form field 'splitSpan' is required"},
+		{name: "split span not a count", form: formOf("splitMode", "intervals", "splitSpan", "1-2"),
+			wantErr: "Invalid form data: form field 'splitSpan' is invalid (got '1-2', want an integer of at least 1)"},
+		{name: "split span zero", form: formOf("splitMode", "intervals", "splitSpan", "0"),
+			wantErr: "Invalid form data: form field 'splitSpan' is invalid (got '0', want an integer of at least 1)"},
+		{name: "split span bad pages", form: formOf("splitMode", "pages", "splitSpan", "1-2/3"),
+			wantErr: "Invalid form data: form field 'splitSpan' is invalid (got '1-2/3', want page ranges like '1-3,5')"},
+		{name: "split unify with intervals", form: formOf("splitMode", "intervals", "splitSpan", "2", "splitUnify", "true"),
+			wantErr: "Invalid form data: form field 'splitUnify' is invalid (got 'true', want false with splitMode 'intervals')"},
+		{name: "split span alone is ignored", form: formOf("splitSpan", "2")},
+		{name: "watermark text", form: formOf("watermarkSource", "text", "watermarkExpression", "DRAFT",
+			"watermarkPages", "1-3", "watermarkOptions", `{"rotation":45,"opacity":"0.5","fontname":"Helvetica","diagonal":true}`),
+			want: Post{Watermark: &Mark{Source: "text", Text: "DRAFT", Pages: "1-3",
+				Description: "diagonal:true, fontname:Helvetica, opacity:0.5, rotation:45"}}},
+		{name: "stamp text", form: formOf("stampSource", "text", "stampExpression", "OK"),
+			want: Post{Stamp: &Mark{Source: "text", Text: "OK"}}},
+		{name: "watermark image", form: &Form{fields: formOf("watermarkSource", "image").fields, Files: []File{{Name: "a.pdf", Field: "files"}, markFile}},
+			want: Post{Watermark: &Mark{Source: "image", File: "/d/0002.png"}}},
+		{name: "watermark image without file", form: formOf("watermarkSource", "image"),
+			wantErr: "Invalid form data: a watermark file is required for image or pdf source"},
+		{name: "watermark text without expression", form: formOf("watermarkSource", "text"),
+			wantErr: "Invalid form data: form field 'watermarkExpression' is required"},
+		{name: "watermark source bad", form: formOf("watermarkSource", "html"),
+			wantErr: "Invalid form data: form field 'watermarkSource' is invalid (got 'html', want 'text', 'image' or 'pdf')"},
+		{name: "two watermarks", form: formOf("watermarkSource", "text", "watermarkSource", "text"),
+			wantErr: "Invalid form data: form field 'watermarkSource' is repeated (calq applies one watermark per request)"},
+		{name: "watermark options not an object", form: formOf("watermarkSource", "text", "watermarkExpression", "x", "watermarkOptions", `["a"]`),
+			wantErr: "Invalid form data: form field 'watermarkOptions' is invalid (got '[\"a\"]', want valid JSON)"},
+		{name: "watermark options injecting", form: formOf("watermarkSource", "text", "watermarkExpression", "x", "watermarkOptions", `{"opacity":"0.5, scale:9"}`),
+			wantErr: "Invalid form data: form field 'watermarkOptions' is invalid (got '{\"opacity\":\"0.5, scale:9\"}', want a JSON object of pdfcpu options with plain values)"},
+		{name: "watermark options nested", form: formOf("watermarkSource", "text", "watermarkExpression", "x", "watermarkOptions", `{"a":{}}`),
+			wantErr: "Invalid form data: form field 'watermarkOptions' is invalid (got '{\"a\":{}}', want a JSON object of pdfcpu options with plain values)"},
+		{name: "watermark pages bad", form: formOf("watermarkSource", "text", "watermarkExpression", "x", "watermarkPages", "1;$(x)"),
+			wantErr: "Invalid form data: form field 'watermarkPages' is invalid (got '1;$(x)', want pages like '1-3,5', 'even' or 'odd')"},
+		{name: "rotate", form: formOf("rotateAngle", "270", "rotatePages", "odd"), want: Post{Rotate: &Rotation{Angle: 270, Pages: "odd"}}},
+		{name: "rotate bad", form: formOf("rotateAngle", "45"),
+			wantErr: "Invalid form data: form field 'rotateAngle' is invalid (got '45', want 90, 180 or 270)"},
+		{name: "rotate pages alone ignored", form: formOf("rotatePages", "1")},
+		{name: "flatten", form: formOf("flatten", "true"), want: Post{Flatten: true}},
+		{name: "metadata", form: formOf("metadata", `{"Title":"T","Pages":3}`),
+			want: Post{Metadata: map[string]any{"Title": "T", "Pages": json.Number("3")}}},
+		{name: "metadata bad", form: formOf("metadata", `{"Title":`),
+			wantErr: "Invalid form data: form field 'metadata' is invalid (got '{\"Title\":', want valid JSON)"},
+		{name: "encrypt", form: formOf("userPassword", "u", "ownerPassword", "o", "allowPrinting", "false", "allowCopying", "false"),
+			want: Post{Encrypt: &Encryption{UserPassword: "u", OwnerPassword: "o", Permissions: Permissions{
+				AllowModifying: true, AllowAnnotating: true, AllowFillingForms: true, AllowAssembling: true}}}},
+		{name: "owner password only", form: formOf("ownerPassword", "o"),
+			want: Post{Encrypt: &Encryption{OwnerPassword: "o", Permissions: Permissions{true, true, true, true, true, true}}}},
+		{name: "restricting without password", form: formOf("allowAssembling", "false"),
+			wantErr: "Invalid form data: permission restrictions require a 'userPassword' or 'ownerPassword'"},
+		{name: "allowing without password is no encryption", form: formOf("allowPrinting", "true")},
+		{name: "pdfa with user password", form: formOf("pdfa", "PDF/A-1b", "userPassword", "u"),
+			wantErr: "Invalid form data: PDF/A format is incompatible with encryption"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := LibreOffice(tc.form)
+			if msg := errMsg(err); msg != tc.wantErr {
+				t.Fatalf("error %q, want %q", msg, tc.wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got.Post, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got.Post, tc.want)
+			}
+		})
+	}
+}
