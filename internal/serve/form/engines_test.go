@@ -1,0 +1,87 @@
+package form
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func TestPDFEngines(t *testing.T) {
+	all := Permissions{true, true, true, true, true, true}
+	for _, tc := range []struct {
+		route      string
+		form       *Form
+		want       EngineOptions
+		wantStatus int
+		wantErr    string
+	}{
+		{route: "merge", form: formOf("pdfa", "PDF/A-3b", "flatten", "true", "rotateAngle", "90"),
+			want: EngineOptions{Route: "merge", PDFA: 3, Post: Post{Flatten: true, Rotate: &Rotation{Angle: 90}}}},
+		{route: "/forms/pdfengines/merge", form: formOf(), want: EngineOptions{Route: "merge"}},
+		{route: "merge", form: formOf("bookmarks", "[]"), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'bookmarks' is not supported by calq (got '[]')"},
+		{route: "merge", form: formOf("titleBookmarks", "true"), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'titleBookmarks' is not supported by calq (got 'true'; calq only does 'false')"},
+		{route: "merge", form: formOf("splitMode", "pages", "splitSpan", "1"), want: EngineOptions{Route: "merge"}},
+		{route: "split", form: formOf("splitMode", "pages", "splitSpan", "1", "metadata", `{"Author":"A"}`),
+			want: EngineOptions{Route: "split", Post: Post{Split: &Split{Mode: "pages", Span: "1"}, Metadata: map[string]any{"Author": "A"}}}},
+		{route: "split", form: formOf(), wantStatus: 400, wantErr: "Invalid form data: form field 'splitMode' is required"},
+		{route: "flatten", form: formOf("rotateAngle", "90"), want: EngineOptions{Route: "flatten", Post: Post{Flatten: true}}},
+		{route: "convert", form: formOf("pdfua", "true"), want: EngineOptions{Route: "convert", PDFUA: true}},
+		{route: "convert", form: formOf(), wantStatus: 400,
+			wantErr: "Invalid form data: either 'pdfa' or 'pdfua' form fields must be provided"},
+		{route: "convert", form: formOf("pdfa", "PDF/A-4"), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'pdfa' is invalid (got 'PDF/A-4', want 'PDF/A-1b', 'PDF/A-2b' or 'PDF/A-3b')"},
+		{route: "metadata/read", form: formOf("metadata", "junk"), want: EngineOptions{Route: "metadata/read"}},
+		{route: "metadata/write", form: formOf("metadata", `{"Title":"T"}`),
+			want: EngineOptions{Route: "metadata/write", Post: Post{Metadata: map[string]any{"Title": "T"}}}},
+		{route: "metadata/write", form: formOf(), wantStatus: 400, wantErr: "Invalid form data: form field 'metadata' is required"},
+		{route: "encrypt", form: formOf("userPassword", "u"),
+			want: EngineOptions{Route: "encrypt", Post: Post{Encrypt: &Encryption{UserPassword: "u", Permissions: all}}}},
+		{route: "encrypt", form: formOf(), wantStatus: 400,
+			wantErr: "Invalid form data: a 'userPassword' or 'ownerPassword' is required"},
+		{route: "encrypt", form: formOf("allowCopying", "false"), wantStatus: 400,
+			wantErr: "Invalid form data: permission restrictions require a 'userPassword' or 'ownerPassword'"},
+		{route: "watermark", form: formOf("watermarkSource", "text", "watermarkExpression", "W"),
+			want: EngineOptions{Route: "watermark", Post: Post{Watermark: &Mark{Source: "text", Text: "W"}}}},
+		{route: "watermark", form: formOf(), wantStatus: 400, wantErr: "Invalid form data: form field 'watermarkSource' is required"},
+		{route: "stamp", form: formOf("stampSource", "text", "stampExpression", "S", "stampOptions", `{"position":"tl"}`),
+			want: EngineOptions{Route: "stamp", Post: Post{Stamp: &Mark{Source: "text", Text: "S", Description: "position:tl"}}}},
+		{route: "stamp", form: formOf("watermarkSource", "text"), wantStatus: 400, wantErr: "Invalid form data: form field 'stampSource' is required"},
+		{route: "rotate", form: formOf("rotateAngle", "180"), want: EngineOptions{Route: "rotate", Post: Post{Rotate: &Rotation{Angle: 180}}}},
+		{route: "rotate", form: formOf("rotatePages", "1"), wantStatus: 400, wantErr: "Invalid form data: form field 'rotateAngle' is required"},
+		{route: "optimize", form: formOf(), want: EngineOptions{Route: "optimize"}},
+		{route: "optimize", form: formOf("imageQuality", "50"), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'imageQuality' is not supported by calq (got '50')"},
+		{route: "embed", form: formOf(), wantStatus: 404, wantErr: "calq serve does not offer the route /forms/pdfengines/embed."},
+		{route: "bookmarks/read", form: formOf(), wantStatus: 404, wantErr: "calq serve does not offer the route /forms/pdfengines/bookmarks/read."},
+	} {
+		t.Run(tc.route+" "+tc.wantErr, func(t *testing.T) {
+			got, err := PDFEngines(tc.route, tc.form)
+			if msg := errMsg(err); msg != tc.wantErr {
+				t.Fatalf("error %q, want %q", msg, tc.wantErr)
+			}
+			if err != nil {
+				var fe *Error
+				if !errors.As(err, &fe) || fe.Status != tc.wantStatus {
+					t.Errorf("error %#v, want status %d", err, tc.wantStatus)
+				}
+				return
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// Every route PDFEngines claims reads without a 404.
+func TestEngineRoutes(t *testing.T) {
+	for _, r := range EngineRoutes {
+		_, err := PDFEngines(r, formOf())
+		var fe *Error
+		if errors.As(err, &fe) && fe.Status == 404 {
+			t.Errorf("route %s: %v", r, err)
+		}
+	}
+}
