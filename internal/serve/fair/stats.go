@@ -1,0 +1,41 @@
+package fair
+
+import "calq/sched"
+
+// Stats is a snapshot of a Gate.
+type Stats struct {
+	Servers        int
+	Busy           int                   // servers held by a Slot
+	Waiting        int                   // files in Acquire
+	Reserved       int                   // units of live Reservations not yet acquired
+	WaitingByClass [sched.NumClasses]int // Waiting by class, P0 to P3
+	WaitingByUser  map[string]int        // Waiting by user, users with none left out
+	// ServiceRate is μ, what one server does per second: the inverse of
+	// the mean of the last Options.Window service times; 0 while none was
+	// measured.
+	ServiceRate float64
+}
+
+// Stats returns the gate's state. It is O(u) for u users with waiting
+// files or reservations.
+func (g *Gate) Stats() Stats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := Stats{
+		Servers:       g.o.Servers,
+		Busy:          g.o.Servers - len(g.free),
+		Waiting:       g.waiting,
+		Reserved:      g.reserved,
+		WaitingByUser: make(map[string]int),
+		ServiceRate:   g.service.rate(),
+	}
+	for _, u := range g.users {
+		if u.waiting > 0 {
+			s.WaitingByUser[u.name] = u.waiting
+		}
+		for i := range u.queues {
+			s.WaitingByClass[i] += u.queues[i].Len()
+		}
+	}
+	return s
+}
