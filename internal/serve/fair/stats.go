@@ -16,8 +16,7 @@ type Stats struct {
 	ServiceRate float64
 }
 
-// Stats returns the gate's state. It is O(u) for u users with waiting
-// files or reservations.
+// Stats returns the gate's state. It is O(r) for r user records.
 func (g *Gate) Stats() Stats {
 	g.mu.Lock()
 	defer g.mu.Unlock()
