@@ -8,15 +8,23 @@
 // request of n files against the bounds before it is accepted, and
 // Reservation.Acquire spends one unit of it per file; Gate.PredictWait and
 // Gate.RetryAfter estimate from an M/M/c model over the measured service
-// rate; Gate.Stats reports the gate's state.
+// rate, and Gate.Drain how long n files take to leave a full gate;
+// Gate.Stats reports the gate's state.
+//
+// Admission, as calq serve is meant to use it: RetryAfter(user, class, n, limit)
+// first (not ok: 413, the request is too large for its limit; a wait: 429
+// with Retry-After that wait, rounded up to seconds); then Reserve(user,
+// n) (ErrTooLarge: 413; ErrFull or ErrUserFull: 429 with Retry-After
+// Drain(n)); then one Reservation.Acquire per file, and Done at the end.
 //
 // Order. Users share the servers by start-time fair queueing (Goyal, Vin
 // and Cheng's SFQ), one file at a time: each user has a virtual start tag,
 // the free server goes to the waiting user with the smallest tag, and a
 // grant moves that user's tag on by 1/weight. A user who starts waiting
-// begins at the gate's virtual time (the tag of the last grant), so 1,000
-// waiting files of one user do not hold back another user's single file by
-// more than one grant per server. Within one user, files go strictly by
+// begins at the gate's virtual time (the tag of the last grant), at or
+// before every waiting user's tag, so one user's 1,000 waiting files do
+// not hold back another user's single file that comes after them: it is
+// granted next, or after the few users whose tags tie with it. Within one user, files go strictly by
 // priority class (P0, P1, P2, P3), first come first served inside a class.
 //
 // Cost. Acquire, Release and Reserve are O(log u) for u waiting users

@@ -12,7 +12,8 @@ import (
 )
 
 // Errors of Acquire and Reserve, for callers to branch on (errors.Is): the
-// server answers ErrFull and ErrUserFull with 429, ErrTooLarge with 413.
+// server answers ErrFull and ErrUserFull with 429 (Retry-After: Drain of
+// the request's files), ErrTooLarge with 413.
 var (
 	// ErrFull: the whole gate already holds MaxWaiting waiting or
 	// reserved files.
@@ -156,7 +157,8 @@ func (g *Gate) wait(ctx context.Context, user string, class sched.Class) (*Slot,
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	select {
-	case <-w.granted: // granted while ctx ended: give the server back
+	case <-w.granted: // granted as ctx ended: give the server back, but
+		// keep the user's tag moved on, as a cancel after a grant costs a turn
 		g.freeServer(w.server)
 	default:
 		g.remove(w)

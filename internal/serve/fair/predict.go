@@ -78,6 +78,17 @@ func (g *Gate) RetryAfter(user string, class sched.Class, files int, limit time.
 	return now - limit, true
 }
 
+// Drain returns the expected time for n files to leave the queue with
+// every server busy, n/(cμ): how long room for n files takes to free up
+// in a full gate. It is the Retry-After for ErrFull and ErrUserFull (a
+// user's own files drain at least this slowly, so it is a lower bound
+// there).
+func (g *Gate) Drain(n int) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return seconds(float64(max(n, 0)) / (float64(g.o.Servers) * g.rate()))
+}
+
 // predict is PredictWait in seconds, with g.mu held.
 func (g *Gate) predict(name string, class sched.Class, files int) float64 {
 	mu, c := g.rate(), float64(g.o.Servers)

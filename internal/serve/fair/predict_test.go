@@ -158,6 +158,11 @@ func TestRetryAfter(t *testing.T) {
 			t.Errorf("%s: RetryAfter(a, P2, %d, %v) = %v, %v; want %v, %v", tt.name, tt.files, tt.limit, got, ok, tt.want, tt.wantOK)
 		}
 	}
+	for n, want := range map[int]time.Duration{-1: 0, 0: 0, 3: 1500 * time.Millisecond} {
+		if got := g.Drain(n); got != want {
+			t.Errorf("Drain(%d) on 2 servers at 1/s = %v, want %v", n, got, want)
+		}
+	}
 }
 
 // TestPredictAgreesWithMMc: averaged over M/M/c's stationary

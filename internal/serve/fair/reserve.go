@@ -39,8 +39,10 @@ func (g *Gate) Reserve(user string, n int) (*Reservation, error) {
 	if err := g.checkBounds(user, n); err != nil {
 		return nil, err
 	}
-	g.user(user).reserved += n
-	g.reserved += n
+	if n > 0 {
+		g.user(user).reserved += n
+		g.reserved += n
+	}
 	return &Reservation{g: g, user: user, left: n}, nil
 }
 
