@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
@@ -23,20 +23,25 @@ const (
 )
 
 // Watermark is a text or an image (png, jpg, tif, webp, gif, bmp, or page 1
-// of a PDF) put on every page, behind the content or, with OnTop, over it
-// (a stamp). Style is a pdfcpu description ("key:value, ..."; keys
-// fontname, points, color, rotation, diagonal, opacity, scalefactor,
+// of a PDF) put on the pages of Pages (a pdfcpu page selection such as
+// "1-3,5" or "even"; "" is every page), behind the content or, with OnTop,
+// over it (a stamp). Style is a pdfcpu description ("key:value, ...";
+// keys fontname, points, color, rotation, diagonal, opacity, scalefactor,
 // position, offset, ...); it replaces the default style as a whole. Text
 // uses one of the 14 standard PDF fonts, so it is limited to Latin-1.
 type Watermark struct {
 	Text, Image, Style string
 	OnTop              bool
+	Pages              string `json:",omitempty"`
 }
 
-// Metadata is the document information to set; empty fields are left as
-// they are.
-type Metadata struct {
-	Title, Author, Subject, Keywords string
+// Rotation turns the pages of Pages (a pdfcpu page selection; "" is every
+// page) clockwise by Angle degrees: 90, 180 or 270, or their negatives to
+// turn counter-clockwise. It sets each page's /Rotate, adding to the
+// rotation the page already has.
+type Rotation struct {
+	Angle int
+	Pages string
 }
 
 // Encryption protects a PDF with AES-256. OwnerPassword is required; an
@@ -49,11 +54,29 @@ type Encryption struct {
 }
 
 // Post is the post-processing Apply does; nil or false steps are skipped.
+// Stamp is a second watermark that always goes over the content, whatever
+// its OnTop says, so that a watermark and a stamp can be asked for at once
+// (Gotenberg's watermark and stamp fields). Flatten draws the visible form
+// fields and annotations into the page content and removes them (see
+// Flatten's notes in flatten.go for what cannot be drawn). The fields added
+// after the first four are omitted from JSON when unset, so the JSON of a
+// Post that does not use them (part of convert's options fingerprint) is
+// what it was before they existed.
 type Post struct {
 	Watermark *Watermark
 	Metadata  *Metadata
 	Optimize  bool
 	Encrypt   *Encryption
+	Stamp     *Watermark `json:",omitempty"`
+	Rotate    *Rotation  `json:",omitempty"`
+	Flatten   bool       `json:",omitempty"`
+}
+
+// Empty says whether p asks for nothing, in which case Apply only
+// validates and rewrites its input.
+func (p Post) Empty() bool {
+	return p.Watermark == nil && p.Stamp == nil && p.Rotate == nil && !p.Flatten &&
+		p.Metadata == nil && !p.Optimize && p.Encrypt == nil
 }
 
 // step is one pdfcpu pass from an intermediate file to the next.
@@ -62,10 +85,12 @@ type step struct {
 	run  func(rs io.ReadSeeker, w io.Writer) error
 }
 
-// Apply runs, in this order, the watermark or stamp, metadata,
-// optimisation and encryption of p on in and writes the result at out (in
-// and out may be the same file). With nothing to do it validates and
-// rewrites in, as PassThrough does. An input that needs a password gives
+// Apply runs, in Gotenberg's order, the watermark, stamp, rotation,
+// flattening, metadata, optimisation and encryption of p on in and writes
+// the result at out (in and out may be the same file); each step is done
+// only when p asks for it, so a Post with one field set is that one
+// operation. With nothing to do it validates and rewrites in, as
+// PassThrough does. An input that needs a password gives
 // ErrEncrypted, and so does encrypting an input that is already encrypted;
 // pdfcpu watermarks an input that opens without a password regardless of
 // its permissions, keeping its encryption.
@@ -94,13 +119,23 @@ func Apply(ctx context.Context, in, out string, p Post) error {
 // check rejects bad options before any work is done.
 func (p Post) check() error {
 	if w := p.Watermark; w != nil {
-		if (w.Text == "") == (w.Image == "") {
-			return errors.New("watermark: give either a text or an image")
+		if err := w.check("watermark"); err != nil {
+			return err
 		}
-		for _, r := range w.Text {
-			if r > 0xFF {
-				return fmt.Errorf("watermark: %q is not in Latin-1, which the standard PDF fonts are limited to", r)
-			}
+	}
+	if w := p.Stamp; w != nil {
+		if err := w.check("stamp"); err != nil {
+			return err
+		}
+	}
+	if r := p.Rotate; r != nil {
+		if err := r.check(); err != nil {
+			return err
+		}
+	}
+	if m := p.Metadata; m != nil {
+		if err := m.check(); err != nil {
+			return err
 		}
 	}
 	if e := p.Encrypt; e != nil {
@@ -116,16 +151,65 @@ func (p Post) check() error {
 	return nil
 }
 
+// check looks at the watermark called name ("watermark" or "stamp")
+// without reading any file.
+func (wm *Watermark) check(name string) error {
+	if (wm.Text == "") == (wm.Image == "") {
+		return fmt.Errorf("%s: give either a text or an image", name)
+	}
+	for _, r := range wm.Text {
+		if r > 0xFF {
+			return fmt.Errorf("%s: %q is not in Latin-1, which the standard PDF fonts are limited to", name, r)
+		}
+	}
+	if _, err := pageSelection(name+"Pages", wm.Pages); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (r *Rotation) check() error {
+	switch r.Angle {
+	case 90, 180, 270, -90, -180, -270:
+	default:
+		return &FieldError{Field: "rotateAngle", Value: strconv.Itoa(r.Angle), Err: errors.New("want 90, 180 or 270 degrees, or their negatives")}
+	}
+	_, err := pageSelection("rotatePages", r.Pages)
+	return err
+}
+
+// pageSelection parses a pdfcpu page selection ("" is every page) given
+// in the option called field.
+func pageSelection(field, sel string) ([]string, error) {
+	pages, err := api.ParsePageSelection(strings.TrimSpace(sel))
+	if err != nil {
+		return nil, &FieldError{Field: field, Value: sel, Err: errors.New(`not a page selection such as "1-3,5", "2-", "even" or "!4"`)}
+	}
+	return pages, nil
+}
+
 func (p Post) steps(s *stage) ([]step, error) {
 	var steps []step
-	if p.Watermark != nil {
-		wm, err := p.Watermark.build(s)
+	for _, wm := range []struct {
+		name string
+		w    *Watermark
+	}{{"watermark", p.Watermark}, {"stamp", p.Stamp}} {
+		if wm.w == nil {
+			continue
+		}
+		w := *wm.w
+		w.OnTop = w.OnTop || wm.name == "stamp"
+		st, err := w.step(s, wm.name)
 		if err != nil {
 			return nil, err
 		}
-		steps = append(steps, step{"watermark", func(rs io.ReadSeeker, w io.Writer) error {
-			return api.AddWatermarks(rs, w, nil, wm, newConf(""))
-		}})
+		steps = append(steps, st)
+	}
+	if r := p.Rotate; r != nil {
+		steps = append(steps, step{"rotate", r.apply})
+	}
+	if p.Flatten {
+		steps = append(steps, step{"flatten", flatten})
 	}
 	if m := p.Metadata; m != nil {
 		steps = append(steps, step{"metadata", m.apply})
@@ -136,17 +220,35 @@ func (p Post) steps(s *stage) ([]step, error) {
 	if e := p.Encrypt; e != nil {
 		steps = append(steps, step{"encrypt", e.apply})
 	}
+	if m := p.Metadata; m != nil && m.rewritten() {
+		steps = append(steps, step{"metadata", m.increment(p.Encrypt)})
+	}
 	if len(steps) == 0 {
 		steps = append(steps, step{"validate", rewrite})
 	}
 	return steps, nil
 }
 
-// build parses the watermark; an image is first made importable as in
-// FromImages.
-func (wm *Watermark) build(s *stage) (*model.Watermark, error) {
+// step parses the watermark called name and returns the step adding it.
+func (wm *Watermark) step(s *stage, name string) (step, error) {
+	m, err := wm.build(s, name)
+	if err != nil {
+		return step{}, err
+	}
+	pages, err := pageSelection(name+"Pages", wm.Pages)
+	if err != nil {
+		return step{}, err
+	}
+	return step{name, func(rs io.ReadSeeker, w io.Writer) error {
+		return api.AddWatermarks(rs, w, pages, m, newConf(""))
+	}}, nil
+}
+
+// build parses the watermark called name; an image is first made
+// importable as in FromImages.
+func (wm *Watermark) build(s *stage, name string) (*model.Watermark, error) {
 	var m *model.Watermark
-	err := protect("watermark", func() (err error) {
+	err := protect(name, func() (err error) {
 		switch {
 		case wm.Text != "":
 			m, err = api.TextWatermark(wm.Text, styleOr(wm.Style, DefaultTextStyle), wm.OnTop, false, types.POINTS)
@@ -161,7 +263,7 @@ func (wm *Watermark) build(s *stage) (*model.Watermark, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("watermark: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
 }
@@ -173,25 +275,12 @@ func styleOr(style, def string) string {
 	return style
 }
 
-// apply writes the non-empty fields into the Info dictionary, where
-// pdfcpu (and Inspect) read them.
-func (m *Metadata) apply(rs io.ReadSeeker, w io.Writer) error {
-	props := map[string]string{}
-	for k, v := range map[string]string{"Title": m.Title, "Author": m.Author, "Subject": m.Subject, "Keywords": m.Keywords} {
-		if v != "" {
-			props[k] = v
-		}
-	}
-	conf := newConf("")
-	conf.Cmd = model.ADDPROPERTIES
-	ctx, err := api.ReadAndValidate(rs, conf)
+func (r *Rotation) apply(rs io.ReadSeeker, w io.Writer) error {
+	pages, err := pageSelection("rotatePages", r.Pages)
 	if err != nil {
 		return err
 	}
-	if err := pdfcpu.PropertiesAdd(ctx, props); err != nil {
-		return err
-	}
-	return api.WriteContext(ctx, w)
+	return api.Rotate(rs, w, r.Angle, pages, newConf(""))
 }
 
 func optimize(rs io.ReadSeeker, w io.Writer) error {
