@@ -37,6 +37,17 @@ func inspect(t testing.TB, path, password string) Info {
 	return info
 }
 
+// openFile opens path for the test, which closes it at its end.
+func openFile(t testing.TB, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 // mustNotExist fails when path exists.
 func mustNotExist(t testing.TB, path string) {
 	t.Helper()

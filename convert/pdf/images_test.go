@@ -56,11 +56,7 @@ func encodeJPEGOriented(o uint16) func(io.Writer, image.Image) error {
 // pageSizes returns the page sizes of the PDF at path, in points.
 func pageSizes(t *testing.T, path string) [][2]int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openFile(t, path)
 	dims, err := api.PageDims(f, newConf(""))
 	if err != nil {
 		t.Fatalf("PageDims(%s): %v", path, err)

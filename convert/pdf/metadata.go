@@ -16,10 +16,10 @@ import (
 )
 
 // Metadata is the document information to set; empty fields are left as
-// they are. Trapped is "True", "False" or "Unknown". Custom holds other
-// keys of the information dictionary (not the standard ones above). The
-// fields added after the first four are omitted from JSON when unset (see
-// Post).
+// they are. Trapped is "True", "False" or "Unknown". Other keys of the
+// information dictionary are Post.CustomMetadata: Metadata stays
+// comparable, which calq convert relies on. The fields added after the
+// first four are omitted from JSON when unset (see Post).
 //
 // pdfcpu sets Producer, CreationDate and ModDate itself on every save, so
 // when one of them is given Apply writes the three as an incremental update
@@ -28,16 +28,15 @@ import (
 // the one readers use.
 type Metadata struct {
 	Title, Author, Subject, Keywords string
-	Creator                          string            `json:",omitempty"`
-	Producer                         string            `json:",omitempty"`
-	CreationDate                     time.Time         `json:",omitzero"`
-	ModDate                          time.Time         `json:",omitzero"`
-	Trapped                          string            `json:",omitempty"`
-	Custom                           map[string]string `json:",omitempty"`
+	Creator                          string    `json:",omitempty"`
+	Producer                         string    `json:",omitempty"`
+	CreationDate                     time.Time `json:",omitzero"`
+	ModDate                          time.Time `json:",omitzero"`
+	Trapped                          string    `json:",omitempty"`
 }
 
 // standardKeys are the information dictionary's keys that Metadata has a
-// field for; Custom may not use them.
+// field for; Post.CustomMetadata may not use them.
 var standardKeys = []string{"Title", "Author", "Subject", "Keywords", "Creator", "Producer", "CreationDate", "ModDate", "Trapped"}
 
 func (m *Metadata) check() error {
@@ -46,7 +45,12 @@ func (m *Metadata) check() error {
 	default:
 		return &FieldError{Field: "metadata", Value: m.Trapped, Err: errors.New("Trapped must be True, False or Unknown")}
 	}
-	for k := range m.Custom {
+	return nil
+}
+
+// checkCustom checks the keys of Post.CustomMetadata.
+func checkCustom(custom map[string]string) error {
+	for k := range custom {
 		switch {
 		case k == "":
 			return &FieldError{Field: "metadata", Value: k, Err: errors.New("a custom key must not be empty")}
@@ -73,10 +77,10 @@ func (m *Metadata) rewritten() bool {
 	return m.Producer != "" || !m.CreationDate.IsZero() || !m.ModDate.IsZero()
 }
 
-// strings returns the string-valued keys m sets, the custom ones included.
-func (m *Metadata) strings() map[string]string {
+// strings returns the string-valued keys m sets and the custom ones.
+func (m *Metadata) strings(custom map[string]string) map[string]string {
 	props := map[string]string{}
-	for k, v := range m.Custom {
+	for k, v := range custom {
 		props[k] = v
 	}
 	for k, v := range map[string]string{"Title": m.Title, "Author": m.Author, "Subject": m.Subject, "Keywords": m.Keywords, "Creator": m.Creator} {
@@ -87,26 +91,26 @@ func (m *Metadata) strings() map[string]string {
 	return props
 }
 
-// apply writes the keys pdfcpu keeps into the Info dictionary, where
-// pdfcpu (and Inspect) read them.
-func (m *Metadata) apply(rs io.ReadSeeker, w io.Writer) error {
-	conf := newConf("")
-	conf.Cmd = model.ADDPROPERTIES
-	ctx, err := api.ReadAndValidate(rs, conf)
-	if err != nil {
-		return err
-	}
-	if err := pdfcpu.PropertiesAdd(ctx, m.strings()); err != nil {
-		return err
-	}
-	if m.Trapped != "" {
-		info, err := ctx.DereferenceDict(*ctx.Info)
+// apply returns the step writing the keys pdfcpu keeps, and custom, into
+// the Info dictionary, where pdfcpu (and Inspect) read them.
+func (m *Metadata) apply(custom map[string]string) func(rs io.ReadSeeker, w io.Writer) error {
+	return func(rs io.ReadSeeker, w io.Writer) error {
+		ctx, err := readFrom(rs, "", model.ADDPROPERTIES)
 		if err != nil {
 			return err
 		}
-		info["Trapped"] = types.Name(m.Trapped)
+		if err := pdfcpu.PropertiesAdd(ctx, m.strings(custom)); err != nil {
+			return err
+		}
+		if m.Trapped != "" {
+			info, err := ctx.DereferenceDict(*ctx.Info)
+			if err != nil {
+				return err
+			}
+			info["Trapped"] = types.Name(m.Trapped)
+		}
+		return api.WriteContext(ctx, w)
 	}
-	return api.WriteContext(ctx, w)
 }
 
 // increment returns the step that copies its input and appends an
@@ -123,9 +127,7 @@ func (m *Metadata) increment(enc *Encryption) func(rs io.ReadSeeker, w io.Writer
 				return err
 			}
 		}
-		conf := newConf(password)
-		conf.Cmd = model.ADDPROPERTIES
-		ctx, err := api.ReadAndValidate(rs, conf)
+		ctx, err := readFrom(rs, password, model.ADDPROPERTIES)
 		if err != nil {
 			return err
 		}
@@ -161,6 +163,14 @@ func (m *Metadata) increment(enc *Encryption) func(rs io.ReadSeeker, w io.Writer
 	}
 }
 
+// readFrom reads and validates a PDF for the pdfcpu command cmd, opening
+// it with password.
+func readFrom(rs io.ReadSeeker, password string, cmd model.CommandMode) (*model.Context, error) {
+	conf := newConf(password)
+	conf.Cmd = cmd
+	return api.ReadAndValidate(rs, conf)
+}
+
 // ReadMetadata returns the document information of the PDF at path, as
 // Gotenberg's metadata/read does: every key of the information dictionary
 // (Title, Author, Subject, Keywords, Creator, Producer, Trapped, custom
@@ -187,7 +197,7 @@ func ReadMetadata(ctx context.Context, path string) (map[string]string, error) {
 		return nil, fmt.Errorf("read metadata of %s: information dictionary: %w", path, err)
 	}
 	for k, v := range info {
-		s, ok := infoString(pc, v)
+		s, ok := infoValue(pc.XRefTable, v)
 		if !ok {
 			continue
 		}
@@ -201,10 +211,10 @@ func ReadMetadata(ctx context.Context, path string) (map[string]string, error) {
 	return meta, nil
 }
 
-// infoString decodes a value of the information dictionary; other types
-// than strings and names are skipped.
-func infoString(pc *model.Context, o types.Object) (string, bool) {
-	o, err := pc.Dereference(o)
+// infoValue decodes a string or name, following an indirect reference;
+// other types give false.
+func infoValue(xt *model.XRefTable, o types.Object) (string, bool) {
+	o, err := xt.Dereference(o)
 	if err != nil {
 		return "", false
 	}

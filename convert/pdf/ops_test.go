@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // pageRotations returns the effective /Rotate of every page of path.
@@ -51,13 +50,14 @@ func TestPostCheck(t *testing.T) {
 		{"stamp bad style", Post{Stamp: &Watermark{Text: "x", Style: "nonsense:1"}}, "", false},
 		{"stamp not latin-1", Post{Stamp: &Watermark{Text: "機密"}}, "", false},
 		{"flatten", Post{Flatten: true}, "", true},
-		{"metadata all", Post{Metadata: &Metadata{Creator: "c", Producer: "p", Trapped: "True", CreationDate: time.Now(),
-			Custom: map[string]string{"Company": "ACME", "Dept.Name": "x"}}}, "", true},
+		{"metadata all", Post{Metadata: &Metadata{Creator: "c", Producer: "p", Trapped: "True", CreationDate: time.Now()},
+			CustomMetadata: map[string]string{"Company": "ACME", "Dept.Name": "x"}}, "", true},
+		{"custom alone", Post{CustomMetadata: map[string]string{"Company": "ACME"}}, "", true},
 		{"trapped yes", Post{Metadata: &Metadata{Trapped: "yes"}}, "metadata", false},
-		{"custom standard key", Post{Metadata: &Metadata{Custom: map[string]string{"title": "x"}}}, "metadata", false},
-		{"custom empty key", Post{Metadata: &Metadata{Custom: map[string]string{"": "x"}}}, "metadata", false},
-		{"custom space in key", Post{Metadata: &Metadata{Custom: map[string]string{"My Key": "x"}}}, "metadata", false},
-		{"custom slash in key", Post{Metadata: &Metadata{Custom: map[string]string{"a/b": "x"}}}, "metadata", false},
+		{"custom standard key", Post{CustomMetadata: map[string]string{"title": "x"}}, "metadata", false},
+		{"custom empty key", Post{CustomMetadata: map[string]string{"": "x"}}, "metadata", false},
+		{"custom space in key", Post{CustomMetadata: map[string]string{"My Key": "x"}}, "metadata", false},
+		{"custom slash in key", Post{CustomMetadata: map[string]string{"a/b": "x"}}, "metadata", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,19 +136,18 @@ func TestApplyMetadataAll(t *testing.T) {
 	created := time.Date(2019, 3, 4, 5, 6, 7, 0, time.FixedZone("", 2*3600))
 	modified := time.Date(2024, 12, 31, 23, 59, 58, 0, time.UTC)
 	m := Metadata{Title: "Titre é", Author: "Zoë", Subject: "S", Keywords: "a, b", Creator: "calq test",
-		Producer: "Producteur ß", CreationDate: created, ModDate: modified, Trapped: "False",
-		Custom: map[string]string{"Company": "ACME – 報告", "Dept.Name": "R&D"}}
+		Producer: "Producteur ß", CreationDate: created, ModDate: modified, Trapped: "False"}
+	custom := map[string]string{"Company": "ACME – 報告", "Dept.Name": "R&D"}
 	want := map[string]string{"Title": "Titre é", "Author": "Zoë", "Subject": "S", "Keywords": "a, b", "Creator": "calq test",
 		"Producer": "Producteur ß", "CreationDate": "2019-03-04T05:06:07+02:00", "ModDate": "2024-12-31T23:59:58Z",
 		"Trapped": "False", "Company": "ACME – 報告", "Dept.Name": "R&D", "PageCount": "3"}
 	tests := []struct {
-		name     string
-		post     Post
-		password string
+		name string
+		post Post
 	}{
-		{"plain", Post{Metadata: &m}, ""},
-		{"then optimize", Post{Metadata: &m, Optimize: true}, ""},
-		{"then encrypt", Post{Metadata: &m, Encrypt: &Encryption{OwnerPassword: "ownér"}}, ""},
+		{"plain", Post{Metadata: &m, CustomMetadata: custom}},
+		{"then optimize", Post{Metadata: &m, CustomMetadata: custom, Optimize: true}},
+		{"then encrypt", Post{Metadata: &m, CustomMetadata: custom, Encrypt: &Encryption{OwnerPassword: "ownér"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,7 +58,9 @@ type Encryption struct {
 // its OnTop says, so that a watermark and a stamp can be asked for at once
 // (Gotenberg's watermark and stamp fields). Flatten draws the visible form
 // fields and annotations into the page content and removes them (see
-// Flatten's notes in flatten.go for what cannot be drawn). The fields added
+// Flatten's notes in flatten.go for what cannot be drawn). CustomMetadata
+// holds keys of the information dictionary other than Metadata's, written
+// in the metadata step (with or without Metadata). The fields added
 // after the first four are omitted from JSON when unset, so the JSON of a
 // Post that does not use them (part of convert's options fingerprint) is
 // what it was before they existed.
@@ -70,13 +72,15 @@ type Post struct {
 	Stamp     *Watermark `json:",omitempty"`
 	Rotate    *Rotation  `json:",omitempty"`
 	Flatten   bool       `json:",omitempty"`
+
+	CustomMetadata map[string]string `json:",omitempty"`
 }
 
 // Empty says whether p asks for nothing, in which case Apply only
 // validates and rewrites its input.
 func (p Post) Empty() bool {
 	return p.Watermark == nil && p.Stamp == nil && p.Rotate == nil && !p.Flatten &&
-		p.Metadata == nil && !p.Optimize && p.Encrypt == nil
+		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil
 }
 
 // step is one pdfcpu pass from an intermediate file to the next.
@@ -137,6 +141,9 @@ func (p Post) check() error {
 		if err := m.check(); err != nil {
 			return err
 		}
+	}
+	if err := checkCustom(p.CustomMetadata); err != nil {
+		return err
 	}
 	if e := p.Encrypt; e != nil {
 		if e.OwnerPassword == "" {
@@ -211,8 +218,11 @@ func (p Post) steps(s *stage) ([]step, error) {
 	if p.Flatten {
 		steps = append(steps, step{"flatten", flatten})
 	}
-	if m := p.Metadata; m != nil {
-		steps = append(steps, step{"metadata", m.apply})
+	if m := p.Metadata; m != nil || len(p.CustomMetadata) > 0 {
+		if m == nil {
+			m = &Metadata{}
+		}
+		steps = append(steps, step{"metadata", m.apply(p.CustomMetadata)})
 	}
 	if p.Optimize {
 		steps = append(steps, step{"optimize", optimize})

@@ -15,11 +15,7 @@ import (
 
 func hasWatermarks(t *testing.T, path string) bool {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openFile(t, path)
 	ok, err := api.HasWatermarks(f, newConf(""))
 	if err != nil {
 		t.Fatalf("HasWatermarks(%s): %v", path, err)
