@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -70,9 +71,11 @@ func (p *Policy) add(entry string) error {
 	host, port := entry, ""
 	if h, pt, err := net.SplitHostPort(entry); err == nil {
 		host, port = h, pt
-		if _, err := net.LookupPort("tcp", port); err != nil {
+		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
 			return fmt.Errorf("bad port %q", port)
 		}
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1] // "[::1]"
 	}
 	host = normalHost(host)
 	if host == "" || strings.ContainsAny(host, "/[]@ ") {

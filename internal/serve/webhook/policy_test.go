@@ -47,10 +47,10 @@ func TestRefused(t *testing.T) {
 		{"fd12:3456::1", true},
 		{"ff02::1", true},
 		{"fec0::1", true},
-		{"64:ff9b::7f00:1", true},   // NAT64 of 127.0.0.1
+		{"64:ff9b::7f00:1", true},    // NAT64 of 127.0.0.1
 		{"64:ff9b::a9fe:a9fe", true}, // NAT64 of 169.254.169.254
-		{"2002:7f00:1::", true},     // 6to4 of 127.0.0.1
-		{"2002:808:808::", false},   // 6to4 of 8.8.8.8
+		{"2002:7f00:1::", true},      // 6to4 of 127.0.0.1
+		{"2002:808:808::", false},    // 6to4 of 8.8.8.8
 		{"2001:db8::1", true},
 	}
 	for _, tt := range tests {
@@ -86,6 +86,7 @@ func TestPolicyCheck(t *testing.T) {
 		{"address with port, other port", []string{"192.168.0.1:8080"}, "http://192.168.0.1:9/x", true},
 		{"address with port, that port", []string{"192.168.0.1:8080"}, "http://192.168.0.1:8080/x", false},
 		{"v6 address with port", []string{"[::1]:8080"}, "http://[::1]:8080/x", false},
+		{"bracketed v6 address", []string{"[::1]"}, "http://[::1]:9/x", false},
 		{"localhost by CIDR", []string{"127.0.0.0/8"}, "http://localhost:3000/x", false},
 		{"localhost by name", []string{"localhost"}, "http://localhost:3000/x", false},
 		{"name with port, default port", []string{"localhost:80"}, "http://localhost/x", false},
@@ -110,7 +111,7 @@ func TestPolicyCheck(t *testing.T) {
 }
 
 func TestNewPolicyErrors(t *testing.T) {
-	for _, entry := range []string{"", "10.0.0.0/33", "host:notaport", "http://host/", "a b", "[::1"} {
+	for _, entry := range []string{"", "10.0.0.0/33", "host:notaport", "host:http", "host:0", "host:70000", "http://host/", "a b", "[::1"} {
 		t.Run(entry, func(t *testing.T) {
 			if _, err := NewPolicy([]string{entry}); err == nil || !strings.Contains(err.Error(), "webhook allow list") {
 				t.Errorf("NewPolicy(%q) = %v, want an error naming the allow list", entry, err)
@@ -189,4 +190,26 @@ func TestDialContextRefusesLiteral(t *testing.T) {
 	if !errors.As(err, &re) || re.Addr != netip.MustParseAddr("127.0.0.1") {
 		t.Errorf("got %v, want a *RefusedError for 127.0.0.1", err)
 	}
+}
+
+func FuzzPolicy(f *testing.F) {
+	f.Add("10.0.0.0/8", "http://10.1.2.3:8080/x", "10.1.2.3:8080")
+	f.Add("[::1]:8080", "http://[::ffff:127.0.0.1]/", "[::1]:8080")
+	f.Add("localhost", "http://LOCALHOST./", "127.0.0.1:80")
+	f.Fuzz(func(t *testing.T, entry, rawURL, resolved string) {
+		p, err := NewPolicy([]string{entry})
+		if err != nil {
+			return
+		}
+		if u, err := url.Parse(rawURL); err == nil {
+			_ = p.Check(u)
+		}
+		_ = p.control("host", resolved)
+		// Without an allow list, nothing refused may get through.
+		if ap, perr := netip.ParseAddrPort(resolved); perr == nil && refused(ap.Addr().Unmap().WithZone("")) {
+			if (&Policy{}).control("host", resolved) == nil {
+				t.Fatalf("the empty policy let %s through", resolved)
+			}
+		}
+	})
 }
