@@ -3,6 +3,7 @@ package lo
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,9 @@ import (
 // ConvertOptions say how to convert one document.
 type ConvertOptions struct {
 	PDFA int // 0: plain PDF; 1, 2, 3: PDF/A-1b, PDF/A-2b, PDF/A-3b
+	// Export holds the export filter's options and the source's
+	// password; its zero value is LibreOffice's defaults.
+	Export Export
 	// Timeout, when positive, bounds the conversion alone: its clock
 	// starts once the instance is ready, so that an instance (re)starting
 	// does not eat a document's time. ctx still bounds everything.
@@ -37,6 +41,9 @@ type ConvertOptions struct {
 func (i *Instance) Convert(ctx context.Context, in, out string, o ConvertOptions) error {
 	if o.PDFA < 0 || o.PDFA > 3 {
 		return &ConvertError{Input: in, Reason: ReasonOptions, Err: fmt.Errorf("PDF/A part %d: want 0, 1, 2 or 3", o.PDFA)}
+	}
+	if err := o.Export.Check(); err != nil {
+		return &ConvertError{Input: in, Reason: ReasonOptions, Err: err}
 	}
 	if err := i.acquire(ctx); err != nil {
 		return &ConvertError{Input: in, Reason: stopReason(err), Err: err}
@@ -169,7 +176,10 @@ func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOption
 		return i.handUNO(ctx, r, src, o)
 	}
 	outDir := filepath.Join(filepath.Dir(src), "out")
-	args := []string{"--convert-to", target(src, o.PDFA), "--outdir", outDir}
+	if o.Export.Landscape || o.Export.Password != "" {
+		return "", &ConvertError{Reason: ReasonOptions, Err: errClientExport}
+	}
+	args := []string{"--convert-to", target(src, o.PDFA, o.Export), "--outdir", outDir}
 	if f := importFilter(src); f != "" {
 		args = append(args, "--infilter="+f)
 	}
@@ -221,7 +231,8 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 	}
 	h := r.uno
 	req := helperRequest{In: src, Out: pdf, InFilter: importFilter(src), PDFA: o.PDFA,
-		Lossless: o.PDFA > 0 && SafeExt(src) == ".pdf"}
+		Lossless: o.PDFA > 0 && SafeExt(src) == ".pdf", Filter: o.Export.filterData(),
+		Landscape: o.Export.Landscape, Password: o.Export.Password}
 	if err := h.send(req); err != nil {
 		return fail(ReasonInstanceDied, fmt.Errorf("the UNO helper: %w", err))
 	}
@@ -237,6 +248,9 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 	case !rep.OK:
 		if !i.alive(r) {
 			return fail(ReasonInstanceDied, nil)
+		}
+		if rep.Stage == "password" {
+			return "", &ConvertError{Reason: ReasonPassword, Err: ErrWrongPassword}
 		}
 		return "", &ConvertError{Reason: ReasonLoadFailed, Detail: rep.Error}
 	}
@@ -362,20 +376,32 @@ func (i *Instance) recycle(r *run) {
 	}
 }
 
-// target is the --convert-to argument: "pdf", or for PDF/A the export
-// filter of the document's kind with SelectPdfVersion (LibreOffice 7.4
-// takes filter options as JSON).
-func target(src string, pdfa int) string {
-	if pdfa == 0 {
+// target is the --convert-to argument: "pdf", or with filter options
+// (PDF/A, Export's) the export filter of the document's kind with its
+// FilterData (LibreOffice 7.4 takes filter options as JSON).
+func target(src string, pdfa int, e Export) string {
+	var data []filterProp
+	if pdfa != 0 {
+		data = append(data, longProp("SelectPdfVersion", pdfa))
+		if SafeExt(src) == ".pdf" {
+			// A PDF made from an image: keep its pixels, no JPEG again.
+			data = append(data, boolProp("UseLosslessCompression", true), boolProp("ReduceImageResolution", false))
+		}
+	}
+	data = mergeProps(data, e.filterData())
+	if len(data) == 0 {
 		return "pdf"
 	}
-	filter := exportFilter(src)
-	lossless := ""
-	if SafeExt(src) == ".pdf" {
-		// A PDF made from an image: keep its pixels, no JPEG again.
-		lossless = `,"UseLosslessCompression":{"type":"boolean","value":"true"},"ReduceImageResolution":{"type":"boolean","value":"false"}`
+	var b strings.Builder
+	for i, p := range data {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(p.Name)
+		value, _ := json.Marshal(p.Value)
+		fmt.Fprintf(&b, `%s:{"type":"%s","value":%s}`, name, p.Type, value)
 	}
-	return fmt.Sprintf(`pdf:%s:{"SelectPdfVersion":{"type":"long","value":"%d"}%s}`, filter, pdfa, lossless)
+	return fmt.Sprintf("pdf:%s:{%s}", exportFilter(src), b.String())
 }
 
 // importFilter is the filter to open src with when LibreOffice's own

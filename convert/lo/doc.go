@@ -23,6 +23,15 @@
 // 0.1 s more per document). Either way the output file is the only
 // verdict: soffice exits 0 when a document could not be loaded.
 //
+// Export options: ConvertOptions.Export ([Export]) carries what Gotenberg's
+// LibreOffice route takes (page ranges, PDF/UA, image quality and
+// resolution, a source password, landscape...); [Export.Check] vets it.
+// They become the export filter's FilterData on both routes; landscape
+// (page styles changed in the loaded document) and a password (a load
+// property) need the UNO helper. A wrong password is told apart from a
+// broken document by loading it once more without one: a failed load
+// that then asks for a password is [ReasonPassword].
+//
 // Robustness: the input is linked or copied under a safe ASCII name into
 // a work directory private to the instance, with a private output
 // directory, so odd names and equal stems cannot collide. When Convert's

@@ -38,7 +38,15 @@ const (
 	ReasonClosed       = "pool closed"      // the pool was closed
 	ReasonOptions      = "bad options"      // ConvertOptions out of range
 	ReasonStopped      = "instance stopped" // the deadline passed while the instance was stopped (SIGSTOP); it was killed
+	ReasonPassword     = "wrong password"   // Export.Password does not open the document (it is password-protected)
 )
+
+// ErrWrongPassword is the error of a ConvertError with ReasonPassword.
+var ErrWrongPassword = errors.New("the password does not open the document")
+
+// errClientExport is the error of a conversion by client soffice (no
+// python3-uno) asked for what only the UNO helper can do.
+var errClientExport = errors.New("landscape and a source password need python3-uno (the UNO helper); soffice --convert-to cannot change page styles or take a password")
 
 // ErrInstanceStopped is the error of a ConvertError with ReasonStopped:
 // the instance, not the document, used up the time; another try may

@@ -36,24 +36,45 @@ func TestSafeExt(t *testing.T) {
 }
 
 func TestTarget(t *testing.T) {
+	yes, no := true, false
 	tests := []struct {
+		name string
 		src  string
 		pdfa int
+		e    Export
 		want string
 	}{
-		{"in.docx", 0, "pdf"},
-		{"in.docx", 1, `pdf:writer_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"1"}}`},
-		{"in.xlsx", 2, `pdf:calc_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
-		{"in.csv", 2, `pdf:calc_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
-		{"in.pptx", 3, `pdf:impress_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"3"}}`},
-		{"in.html", 2, `pdf:writer_web_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
-		{"in.png", 2, `pdf:draw_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
-		{"in", 2, `pdf:writer_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
+		{"plain", "in.docx", 0, Export{}, "pdf"},
+		{"pdfa-1", "in.docx", 1, Export{}, `pdf:writer_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"1"}}`},
+		{"xlsx", "in.xlsx", 2, Export{}, `pdf:calc_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
+		{"csv", "in.csv", 2, Export{}, `pdf:calc_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
+		{"pptx", "in.pptx", 3, Export{}, `pdf:impress_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"3"}}`},
+		{"html", "in.html", 2, Export{}, `pdf:writer_web_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
+		{"png", "in.png", 2, Export{}, `pdf:draw_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
+		{"no extension", "in", 2, Export{}, `pdf:writer_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"}}`},
+		{"pdf lossless", "in.pdf", 2, Export{}, `pdf:draw_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"},` +
+			`"UseLosslessCompression":{"type":"boolean","value":"true"},"ReduceImageResolution":{"type":"boolean","value":"false"}}`},
+		{"page range", "in.docx", 0, Export{PageRanges: "2-3"}, `pdf:writer_pdf_Export:{"PageRange":{"type":"string","value":"2-3"}}`},
+		{"every field", "in.xlsx", 1, Export{PageRanges: "1,3", PDFUA: true, SinglePageSheets: true, ExportFormFields: &no,
+			ExportBookmarks: &yes, ExportNotes: true, LosslessImageCompression: true, Quality: 50, MaxImageResolution: 150},
+			`pdf:calc_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"1"},` +
+				`"PageRange":{"type":"string","value":"1,3"},"PDFUACompliance":{"type":"boolean","value":"true"},` +
+				`"SinglePageSheets":{"type":"boolean","value":"true"},"ExportFormFields":{"type":"boolean","value":"false"},` +
+				`"ExportBookmarks":{"type":"boolean","value":"true"},"ExportNotes":{"type":"boolean","value":"true"},` +
+				`"UseLosslessCompression":{"type":"boolean","value":"true"},"Quality":{"type":"long","value":"50"},` +
+				`"ReduceImageResolution":{"type":"boolean","value":"true"},"MaxImageResolution":{"type":"long","value":"150"}}`},
+		// The caller's resolution wins over PDF/A's lossless default.
+		{"pdf reduced", "in.pdf", 2, Export{MaxImageResolution: 75}, `pdf:draw_pdf_Export:{"SelectPdfVersion":{"type":"long","value":"2"},` +
+			`"UseLosslessCompression":{"type":"boolean","value":"true"},"ReduceImageResolution":{"type":"boolean","value":"true"},` +
+			`"MaxImageResolution":{"type":"long","value":"75"}}`},
+		{"landscape alone", "in.docx", 0, Export{Landscape: true, Password: "x"}, "pdf"},
 	}
 	for _, tt := range tests {
-		if got := target(tt.src, tt.pdfa); got != tt.want {
-			t.Errorf("target(%q, %d) = %s, want %s", tt.src, tt.pdfa, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := target(tt.src, tt.pdfa, tt.e); got != tt.want {
+				t.Errorf("target(%q, %d, %+v) =\n%s\nwant\n%s", tt.src, tt.pdfa, tt.e, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -85,7 +85,7 @@ type helper struct {
 type helperReply struct {
 	Ready bool   `json:"ready"`
 	OK    bool   `json:"ok"`
-	Stage string `json:"stage"` // load, export, connection, request
+	Stage string `json:"stage"` // load, password, export, connection, request
 	Error string `json:"error"`
 }
 
@@ -96,6 +96,11 @@ type helperRequest struct {
 	InFilter string `json:"infilter,omitempty"`
 	PDFA     int    `json:"pdfa,omitempty"`
 	Lossless bool   `json:"lossless,omitempty"`
+	// Export's: FilterData entries (replacing those pdfa and lossless
+	// set), page styles turned landscape, the source's password.
+	Filter    []filterProp `json:"filter,omitempty"`
+	Landscape bool         `json:"landscape,omitempty"`
+	Password  string       `json:"password,omitempty"`
 }
 
 // errSofficeExited says the instance exited before its helper connected.

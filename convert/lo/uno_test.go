@@ -73,6 +73,7 @@ func TestClientRoute(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "b.pdf")); err == nil {
 		t.Error("a failed conversion left an output")
 	}
+	checkClientExport(t, inst, dir)
 	inst.mu.Lock()
 	defer inst.mu.Unlock()
 	if inst.run.uno != nil {

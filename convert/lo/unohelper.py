@@ -6,9 +6,13 @@
 # It runs under umask 077 (its files are for calq's user alone), connects
 # to the instance at UNO-URL (backing off until the deadline),
 # prints {"ready": true}, then reads one JSON request per line on stdin,
-#   {"in": PATH, "out": PATH, "infilter": NAME, "pdfa": 0..3, "lossless": BOOL}
-# and answers each with one JSON line on stdout,
-#   {"ok": true} or {"ok": false, "stage": "load"|"export"|"connection", "error": TEXT}
+#   {"in": PATH, "out": PATH, "infilter": NAME, "pdfa": 0..3, "lossless": BOOL,
+#    "filter": [{"name": N, "type": "boolean"|"long"|"string", "value": TEXT}...],
+#    "landscape": BOOL, "password": TEXT}
+# (filter entries replace those pdfa and lossless set; all but in and out
+# may be left out) and answers each with one JSON line on stdout,
+#   {"ok": true} or
+#   {"ok": false, "stage": "load"|"password"|"export"|"connection", "error": TEXT}
 # It exits at end of input, or with status 3 when the connection to the
 # instance is lost. Nothing else is printed on stdout.
 import json
@@ -24,6 +28,7 @@ import uno
 import unohelper
 from com.sun.star.awt import XCallback
 from com.sun.star.beans import PropertyValue
+from com.sun.star.task import XInteractionHandler
 
 
 def prop(name, value):
@@ -119,6 +124,96 @@ def is_disposed(e):
     return type(e).__name__ == "DisposedException" or "URP bridge" in str(e)
 
 
+def filter_data(req):
+    """The PDF export filter's FilterData for req: PDF/A, then req's
+    filter entries, each replacing one of the same name."""
+    data = []
+    if req.get("pdfa"):
+        data.append(prop("SelectPdfVersion", int(req["pdfa"])))
+    if req.get("lossless"):
+        data.append(prop("UseLosslessCompression", True))
+        data.append(prop("ReduceImageResolution", False))
+    for entry in req.get("filter") or []:
+        value = entry["value"]
+        if entry["type"] == "boolean":
+            value = value == "true"
+        elif entry["type"] == "long":
+            value = int(value)
+        data = [p for p in data if p.Name != entry["name"]]
+        data.append(prop(entry["name"], value))
+    return data
+
+
+class PasswordProbe(unohelper.Base, XInteractionHandler):
+    """An interaction handler that notes whether LibreOffice asked for a
+    password, and answers every request by aborting it when it can (a
+    request it cannot abort is left unanswered, as without a handler)."""
+
+    def __init__(self):
+        self.asked = False
+
+    def handle(self, request):
+        for c in request.getContinuations():
+            names = [t.typeName for t in c.getTypes()]
+            if any(n.startswith("com.sun.star.task.XInteractionPassword") for n in names):
+                self.asked = True
+        for c in request.getContinuations():
+            if "com.sun.star.task.XInteractionAbort" in [t.typeName for t in c.getTypes()]:
+                c.select()
+                return
+
+
+def wants_password(desktop, url, load):
+    """Whether the document at url asks for a password when loaded with
+    load (no Password): LibreOffice fails a wrong password as it fails a
+    broken file, without asking, so a failed load with a password is
+    tried again this way to tell them apart."""
+    probe = PasswordProbe()
+    try:
+        doc = desktop.loadComponentFromURL(url, "_blank", 0, tuple(load + [prop("InteractionHandler", probe)]))
+    except Exception as e:
+        if is_disposed(e):
+            raise
+        doc = None
+    if doc is not None:
+        close(doc)
+    return probe.asked
+
+
+def landscape(doc):
+    """Turns doc's portrait pages to landscape: the page styles of a text
+    document or spreadsheet (flagged landscape, width and height
+    swapped), the pages of a presentation or drawing (size swapped; the
+    content stays where it is)."""
+    if doc.supportsService("com.sun.star.text.GenericTextDocument") or \
+            doc.supportsService("com.sun.star.sheet.SpreadsheetDocument"):
+        styles = doc.getStyleFamilies().getByName("PageStyles")
+        for name in styles.getElementNames():
+            style = styles.getByName(name)
+            width, height = style.Width, style.Height
+            if width < height:
+                style.IsLandscape = True
+                style.Width, style.Height = height, width
+        return
+    if doc.supportsService("com.sun.star.drawing.GenericDrawingDocument"):
+        pages = doc.getDrawPages()
+        for i in range(pages.getCount()):
+            page = pages.getByIndex(i)
+            width, height = page.Width, page.Height
+            if width < height:
+                page.Width, page.Height = height, width
+
+
+def close(doc):
+    try:
+        doc.close(True)
+    except Exception:
+        try:
+            doc.dispose()
+        except Exception:
+            pass
+
+
 def convert(desktop, req):
     load = [
         prop("Hidden", True),
@@ -131,28 +226,30 @@ def convert(desktop, req):
     if req.get("infilter"):
         load.append(prop("FilterName", req["infilter"]))
     url = uno.systemPathToFileUrl(req["in"])
+    password = req.get("password")
     try:
-        doc = desktop.loadComponentFromURL(url, "_blank", 0, tuple(load))
+        doc = desktop.loadComponentFromURL(url, "_blank", 0, tuple(load + ([prop("Password", password)] if password else [])))
     except Exception as e:
         if is_disposed(e):
             raise
-        return {"ok": False, "stage": "load", "error": "source file could not be loaded: %s" % (e,)}
+        doc, failure = None, "source file could not be loaded: %s" % (e,)
+    else:
+        failure = "source file could not be loaded"
     if doc is None:
-        return {"ok": False, "stage": "load", "error": "source file could not be loaded"}
+        if password and wants_password(desktop, url, load):
+            return {"ok": False, "stage": "password", "error": "the password does not open the document"}
+        return {"ok": False, "stage": "load", "error": failure}
     try:
         name = export_filter(doc)
         if name is None:
             return {"ok": False, "stage": "export", "error": "no PDF export for this kind of document"}
-        data = []
-        if req.get("pdfa"):
-            data.append(prop("SelectPdfVersion", int(req["pdfa"])))
-        if req.get("lossless"):
-            data.append(prop("UseLosslessCompression", True))
-            data.append(prop("ReduceImageResolution", False))
+        data = filter_data(req)
         store = [prop("FilterName", name), prop("Overwrite", True)]
         if data:
             store.append(prop("FilterData", uno.Any("[]com.sun.star.beans.PropertyValue", tuple(data))))
         try:
+            if req.get("landscape"):
+                landscape(doc)
             doc.storeToURL(uno.systemPathToFileUrl(req["out"]), tuple(store))
         except Exception as e:
             if is_disposed(e):
@@ -160,13 +257,7 @@ def convert(desktop, req):
             return {"ok": False, "stage": "export", "error": "export failed: %s" % (e,)}
         return {"ok": True}
     finally:
-        try:
-            doc.close(True)
-        except Exception:
-            try:
-                doc.dispose()
-            except Exception:
-                pass
+        close(doc)
 
 
 def main():

@@ -1,0 +1,157 @@
+package lo
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Export holds the PDF export options that Gotenberg's
+// POST /forms/libreoffice/convert takes, as LibreOffice's PDF export
+// filter (FilterData) and loader understand them. The zero value is
+// LibreOffice's defaults: every page, no PDF/UA, JPEG images at quality
+// 90 at their own resolution, no password.
+//
+// Landscape and Password need the UNO helper: a conversion by client
+// soffice (no python3-uno) with either fails with ReasonOptions.
+type Export struct {
+	// Landscape turns every portrait page style of a text document or
+	// spreadsheet to landscape (width and height swapped), and every
+	// portrait page of a presentation or drawing (its size swapped; its
+	// content is not re-laid out). LibreOffice's PDF export has no such
+	// option: the helper changes the loaded document before exporting.
+	Landscape                bool
+	PageRanges               string // LibreOffice's PageRange: "1-4", "1,3,5-7", "2-"; "" all pages
+	PDFUA                    bool   // PDF/UA (universal accessibility): PDFUACompliance, a tagged PDF
+	SinglePageSheets         bool   // each sheet of a spreadsheet on one page
+	ExportFormFields         *bool  // nil: LibreOffice's default (true)
+	ExportBookmarks          *bool  // nil: LibreOffice's default (true)
+	ExportNotes              bool   // comments as PDF annotations
+	LosslessImageCompression bool   // images lossless (Flate) instead of JPEG
+	Quality                  int    // JPEG quality 1-100; 0: LibreOffice's default (90)
+	MaxImageResolution       int    // 75, 150, 300, 600 or 1200 DPI; 0: no reduction
+	Password                 string // opens a password-protected source; never logged or fingerprinted
+}
+
+// ExportError is one problem of an Export, naming its field as
+// Gotenberg's form names it (quality, nativePageRanges...).
+type ExportError struct {
+	Field string // Gotenberg's form field: quality, maxImageResolution, nativePageRanges
+	Value string
+	Want  string
+}
+
+func (e *ExportError) Error() string { return fmt.Sprintf("%s %s: want %s", e.Field, e.Value, e.Want) }
+
+// imageResolutions are the resolutions LibreOffice's PDF export reduces
+// images to (its dialog's list).
+var imageResolutions = []int{75, 150, 300, 600, 1200}
+
+// Check refuses values LibreOffice would not take: a quality outside 1
+// to 100, a resolution not in its list, page ranges that do not parse.
+// The error joins an *ExportError per field, one per line.
+func (e Export) Check() error {
+	var errs []error
+	if e.Quality < 0 || e.Quality > 100 {
+		errs = append(errs, &ExportError{"quality", strconv.Itoa(e.Quality), "1 to 100"})
+	}
+	if e.MaxImageResolution != 0 && !slices.Contains(imageResolutions, e.MaxImageResolution) {
+		errs = append(errs, &ExportError{"maxImageResolution", strconv.Itoa(e.MaxImageResolution), "75, 150, 300, 600 or 1200"})
+	}
+	if e.PageRanges != "" && !validPageRanges(e.PageRanges) {
+		errs = append(errs, &ExportError{"nativePageRanges", strconv.Quote(e.PageRanges), "pages and ranges from 1 such as 1-4, 1,3,5-7 or 2-"})
+	}
+	return errors.Join(errs...)
+}
+
+// validPageRanges says whether s is a list of pages and ranges, as
+// LibreOffice's PageRange takes it: items separated by commas, each a
+// page N, a range N-M (descending ones print backwards), N- (to the
+// end) or -M (from the first); pages count from 1. Spaces around items
+// are allowed.
+func validPageRanges(s string) bool {
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		from, to, isRange := strings.Cut(item, "-")
+		switch {
+		case !isRange:
+			if !pageNumber(item) {
+				return false
+			}
+		case from == "" && to == "", from != "" && !pageNumber(from), to != "" && !pageNumber(to):
+			return false
+		}
+	}
+	return true
+}
+
+// pageNumber says whether s is a page number: digits, not 0.
+func pageNumber(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= 1 && strings.Trim(s, "0123456789") == ""
+}
+
+// filterProp is one entry of the PDF export filter's FilterData, typed as
+// LibreOffice's JSON filter options type them.
+type filterProp struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"` // boolean, long or string
+	Value string `json:"value"`
+}
+
+func boolProp(name string, v bool) filterProp {
+	return filterProp{name, "boolean", strconv.FormatBool(v)}
+}
+
+func longProp(name string, v int) filterProp { return filterProp{name, "long", strconv.Itoa(v)} }
+
+// filterData is what e asks of the PDF export filter, in a fixed order;
+// nil for the zero value. Landscape and Password are not export
+// options.
+func (e Export) filterData() []filterProp {
+	var data []filterProp
+	if e.PageRanges != "" {
+		data = append(data, filterProp{"PageRange", "string", e.PageRanges})
+	}
+	if e.PDFUA {
+		data = append(data, boolProp("PDFUACompliance", true))
+	}
+	if e.SinglePageSheets {
+		data = append(data, boolProp("SinglePageSheets", true))
+	}
+	if e.ExportFormFields != nil {
+		data = append(data, boolProp("ExportFormFields", *e.ExportFormFields))
+	}
+	if e.ExportBookmarks != nil {
+		data = append(data, boolProp("ExportBookmarks", *e.ExportBookmarks))
+	}
+	if e.ExportNotes {
+		data = append(data, boolProp("ExportNotes", true))
+	}
+	if e.LosslessImageCompression {
+		data = append(data, boolProp("UseLosslessCompression", true))
+	}
+	if e.Quality != 0 {
+		data = append(data, longProp("Quality", e.Quality))
+	}
+	if e.MaxImageResolution != 0 {
+		data = append(data, boolProp("ReduceImageResolution", true), longProp("MaxImageResolution", e.MaxImageResolution))
+	}
+	return data
+}
+
+// mergeProps is base with each of over replacing the entry of its name
+// in place, or appended: over wins.
+func mergeProps(base, over []filterProp) []filterProp {
+	out := slices.Clone(base)
+	for _, p := range over {
+		if i := slices.IndexFunc(out, func(q filterProp) bool { return q.Name == p.Name }); i >= 0 {
+			out[i] = p
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out
+}
