@@ -16,9 +16,12 @@ var ErrNoOwnerPassword = errors.New("--encrypt: needs an owner password: --owner
 // glob that does not parse, an input outside SharedRoot, a negative
 // count or duration, a PDF/A level other than 1, 2 or 3, a watermark
 // that is both a text and an image, encryption without an owner
-// password, bad post-processing (pdf.Post.Check), and whatever would
-// break PDF/A conformance. It names every problem, one per line, in an
-// error wrapping ErrUsage; the messages name the command line's flags.
+// password, bad post-processing (pdf.Post.Check), bad LibreOffice export
+// options (lo.Export.Check, naming Gotenberg's form fields), a document
+// password with the shared queue (it would be stored with the job), and
+// whatever would break PDF/A conformance. It names every problem, one
+// per line, in an error wrapping ErrUsage; the messages name the command
+// line's flags.
 // It looks at the files a watermark names and at SharedRoot, nothing
 // else.
 func (o Options) Check() error {
@@ -41,6 +44,12 @@ func (o Options) Check() error {
 	}
 	if o.PDFA < 0 || o.PDFA > 3 {
 		add("--pdfa: %d, want 1, 2 or 3", o.PDFA)
+	}
+	if err := o.Export.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Export.Password != "" && o.Shared != nil {
+		add("a document password and the shared queue: the queue keeps each job's options in the database; convert without it")
 	}
 	errs = append(errs, o.postErrors()...)
 	if err := errors.Join(errs...); err != nil {

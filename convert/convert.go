@@ -25,6 +25,10 @@ type Options struct {
 	PDFA  int // 1, 2 or 3: PDF/A from LibreOffice's export filter
 	Post  pdf.Post
 	Merge string // also merge every result, in input order, into this file; Post then applies to it alone
+	// Export is LibreOffice's export options for office documents, and
+	// a password that opens them; part of the options fingerprint, but
+	// for the password's value.
+	Export lo.Export
 
 	Force     bool          // convert even what is unchanged since calq wrote its PDF
 	Overwrite bool          // replace files at output paths that calq did not write

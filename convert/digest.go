@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/scrypt"
 
+	"calq/convert/lo"
 	"calq/convert/pdf"
 )
 
@@ -91,7 +92,10 @@ func sumHex(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
 // fingerprint digests the options that shape a PDF. Passwords never
 // enter it as they are: each is replaced by its scrypt hash under the
 // store's salt, so the digest is no fast oracle for guessing them.
-// A watermark image enters by its content, not only its name.
+// A watermark image enters by its content, not only its name. LibreOffice's
+// export options enter only when set, so that PDFs made before they
+// existed stay unchanged; of the source's password, only whether there
+// is one.
 func fingerprint(ctx context.Context, o Options, salt []byte) (string, error) {
 	post := o.Post
 	var wmSum string
@@ -124,12 +128,20 @@ func fingerprint(ctx context.Context, o Options, salt []byte) (string, error) {
 		}{user, owner, e.Permissions}
 		post.Encrypt = nil
 	}
+	var export any
+	if o.Export != (lo.Export{}) {
+		export = struct {
+			lo.Export
+			HasPassword bool `json:"password,omitempty"`
+		}{o.Export, o.Export.Password != ""}
+	}
 	b, err := json.Marshal(struct {
 		PDFA    int
 		Post    pdf.Post
 		Encrypt any
 		Image   string
-	}{o.PDFA, post, enc, wmSum})
+		Export  any `json:",omitempty"`
+	}{o.PDFA, post, enc, wmSum, export})
 	if err != nil {
 		return "", fmt.Errorf("digest the options: %w", err)
 	}

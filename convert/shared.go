@@ -71,6 +71,7 @@ type sharedPayload struct {
 	Share    string         `json:"share,omitempty"` // with Path: the share's id (ShareID)
 	Kind     sniff.Kind     `json:"kind"`
 	PDFA     int            `json:"pdfa,omitempty"`
+	Export   *lo.Export     `json:"export,omitempty"` // never with a password: Check refuses one with Shared
 	Timeout  float64        `json:"timeout_seconds"`
 	TimeoutS float64        `json:"timeout_s,omitempty"` // what a calq before issue 22 wrote instead
 }
@@ -255,6 +256,9 @@ func (r *runner) sharedJob(ctx context.Context, batch, share string, j *sched.Jo
 	}
 	p := sharedPayload{Source: bytestr.String(r.items[i].Input), Name: bytestr.String(filepath.Base(snap)), Kind: kind, PDFA: r.o.PDFA,
 		Timeout: r.limits[i].Seconds()}
+	if r.o.Export != (lo.Export{}) {
+		p.Export = &r.o.Export
+	}
 	if r.o.SharedRoot != "" {
 		// The workers read the input on the share; the digest tells
 		// them whether it is still what was submitted.
@@ -464,7 +468,11 @@ func (w *SharedWorker) Run(ctx context.Context, j *sched.Job) error {
 	if limit <= 0 {
 		limit = 10 * time.Minute
 	}
-	r := &runner{o: Options{PDFA: p.PDFA}, work: &workDir{dir: dir}, pool: w.pool, limits: []time.Duration{limit},
+	var export lo.Export
+	if p.Export != nil {
+		export = *p.Export
+	}
+	r := &runner{o: Options{PDFA: p.PDFA, Export: export}, work: &workDir{dir: dir}, pool: w.pool, limits: []time.Duration{limit},
 		results: make([]FileResult, 1)}
 	if err := r.produce(ctx, 0, int(n), p.Kind, in, out); err != nil {
 		return r.hideWork(err, string(cmp.Or(p.Source, p.Name)))

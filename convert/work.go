@@ -158,6 +158,9 @@ func (r *runner) sniff(i int, snap string) (sniff.Kind, string, error) {
 		if errors.Is(err, sniff.ErrPassword) && lowerExt(snap) == ".pdf" {
 			return sniff.PDF, snap, nil // pdfcpu decides: it may only restrict printing
 		}
+		if errors.Is(err, sniff.ErrPassword) && r.o.Export.Password != "" {
+			return sniff.Office, snap, nil // LibreOffice opens it with the password, or says it is wrong
+		}
 		var se *sniff.Error
 		if errors.As(err, &se) {
 			err = errors.New(se.Reason) // its path is the private copy's
@@ -261,7 +264,7 @@ func (r *runner) office(ctx context.Context, slot int, in, out string, limit tim
 		return sched.Permanent(err)
 	}
 	insts := pool.Instances()
-	return insts[slot%len(insts)].Convert(ctx, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
+	return insts[slot%len(insts)].Convert(ctx, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Export: r.o.Export, Timeout: limit})
 }
 
 // image converts an image through pdfcpu, and for PDF/A hands that PDF
@@ -433,7 +436,7 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 // permanentReason are the LibreOffice failures that recur on the same
 // document.
 var permanentReason = map[string]bool{lo.ReasonLoadFailed: true, lo.ReasonBadOutput: true, lo.ReasonTimeout: true,
-	lo.ReasonMemoryLimit: true}
+	lo.ReasonMemoryLimit: true, lo.ReasonPassword: true, lo.ReasonOptions: true}
 
 // permanentErrnos are the file system's errors that a retry meets
 // again: only a person changes permissions, mounts or paths.

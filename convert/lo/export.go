@@ -1,6 +1,7 @@
 package lo
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,23 +17,41 @@ import (
 //
 // Landscape and Password need the UNO helper: a conversion by client
 // soffice (no python3-uno) with either fails with ReasonOptions.
+//
+// Its JSON (for a job's payload or a fingerprint) names the fields as
+// Gotenberg's form does and never holds the password.
 type Export struct {
 	// Landscape turns every portrait page style of a text document or
 	// spreadsheet to landscape (width and height swapped), and every
 	// portrait page of a presentation or drawing (its size swapped; its
 	// content is not re-laid out). LibreOffice's PDF export has no such
 	// option: the helper changes the loaded document before exporting.
-	Landscape                bool
-	PageRanges               string // LibreOffice's PageRange: "1-4", "1,3,5-7", "2-"; "" all pages
-	PDFUA                    bool   // PDF/UA (universal accessibility): PDFUACompliance, a tagged PDF
-	SinglePageSheets         bool   // each sheet of a spreadsheet on one page
-	ExportFormFields         *bool  // nil: LibreOffice's default (true)
-	ExportBookmarks          *bool  // nil: LibreOffice's default (true)
-	ExportNotes              bool   // comments as PDF annotations
-	LosslessImageCompression bool   // images lossless (Flate) instead of JPEG
-	Quality                  int    // JPEG quality 1-100; 0: LibreOffice's default (90)
-	MaxImageResolution       int    // 75, 150, 300, 600 or 1200 DPI; 0: no reduction
-	Password                 string // opens a password-protected source; never logged or fingerprinted
+	Landscape                bool   `json:"landscape,omitempty"`
+	PageRanges               string `json:"nativePageRanges,omitempty"` // LibreOffice's PageRange: "1-4", "1,3,5-7", "2-"; "" all pages
+	PDFUA                    bool   `json:"pdfua,omitempty"`            // PDF/UA (universal accessibility): PDFUACompliance, a tagged PDF
+	SinglePageSheets         bool   `json:"singlePageSheets,omitempty"` // each sheet of a spreadsheet on one page
+	ExportFormFields         *bool  `json:"exportFormFields,omitempty"` // nil: LibreOffice's default (true)
+	ExportBookmarks          *bool  `json:"exportBookmarks,omitempty"`  // nil: LibreOffice's default (true)
+	ExportNotes              bool   `json:"exportNotes,omitempty"`      // comments as PDF annotations
+	LosslessImageCompression bool   `json:"losslessImageCompression,omitempty"`
+	Quality                  int    `json:"quality,omitempty"`            // JPEG quality 1-100; 0: LibreOffice's default (90)
+	MaxImageResolution       int    `json:"maxImageResolution,omitempty"` // 75, 150, 300, 600 or 1200 DPI; 0: no reduction
+	Password                 string `json:"-"`                            // opens a password-protected source; never logged or fingerprinted
+}
+
+// String is e's JSON, with "password":"(set)" when there is one: a
+// password printed by mistake (%v of a struct holding e) shows as that.
+func (e Export) String() string {
+	b, _ := json.Marshal(e)
+	s := string(b)
+	if e.Password != "" {
+		sep := ","
+		if s == "{}" {
+			sep = ""
+		}
+		s = s[:len(s)-1] + sep + `"password":"(set)"}`
+	}
+	return s
 }
 
 // ExportError is one problem of an Export, naming its field as

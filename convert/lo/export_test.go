@@ -3,6 +3,7 @@ package lo
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -66,6 +67,31 @@ func TestExportCheck(t *testing.T) {
 	}
 	if got, want := (Export{Quality: 101}).Check().Error(), "quality 101: want 1 to 100"; got != want {
 		t.Errorf("Check() = %q, want %q", got, want)
+	}
+}
+
+// TestExportJSON: the JSON and the string of an Export never hold the
+// password, only whether there is one.
+func TestExportJSON(t *testing.T) {
+	no := false
+	tests := []struct {
+		e          Export
+		json, text string
+	}{
+		{Export{}, `{}`, `{}`},
+		{Export{Password: "s3cret"}, `{}`, `{"password":"(set)"}`},
+		{Export{PageRanges: "1-2", ExportBookmarks: &no, Quality: 50, Password: "s3cret"},
+			`{"nativePageRanges":"1-2","exportBookmarks":false,"quality":50}`,
+			`{"nativePageRanges":"1-2","exportBookmarks":false,"quality":50,"password":"(set)"}`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.e)
+		if err != nil || string(b) != tt.json {
+			t.Errorf("json.Marshal = %s, %v, want %s", b, err, tt.json)
+		}
+		if got := fmt.Sprintf("%v", tt.e); got != tt.text {
+			t.Errorf("%%v = %s, want %s", got, tt.text)
+		}
 	}
 }
 
@@ -177,6 +203,26 @@ func TestExportPassword(t *testing.T) {
 	var ce *ConvertError
 	if !errors.As(err, &ce) || ce.Reason != ReasonLoadFailed {
 		t.Errorf("Convert(truncated, a password) = %v, want %q", err, ReasonLoadFailed)
+	}
+}
+
+// TestPDFToPDFA: a PDF converts to PDF/A as Gotenberg's
+// /forms/pdfengines/convert does it, through LibreOffice's PDF import (Draw),
+// keeping its pages; the images are kept lossless.
+func TestPDFToPDFA(t *testing.T) {
+	inst := sharedPool.get(t).Instances()[1]
+	for _, part := range []int{1, 2, 3} {
+		out := filepath.Join(t.TempDir(), "out.pdf")
+		if err := inst.Convert(t.Context(), testdata(t, "pages_3.pdf"), out, ConvertOptions{PDFA: part}); err != nil {
+			t.Fatalf("Convert(pages_3.pdf, PDF/A-%d) = %v", part, err)
+		}
+		b := checkPDF(t, out, 1)
+		if n := len(pageDims(t, b)); n != 3 {
+			t.Errorf("PDF/A-%d: %d pages, want 3", part, n)
+		}
+		if want := fmt.Sprintf("<pdfaid:part>%d</pdfaid:part>", part); !bytes.Contains(b, []byte(want)) {
+			t.Errorf("PDF/A-%d: no %s in the XMP", part, want)
+		}
 	}
 }
 
