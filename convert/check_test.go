@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"calq/convert/lo"
 	"calq/convert/pdf"
 )
 
@@ -30,6 +31,11 @@ func TestOptionsCheck(t *testing.T) {
 			"--pdfa and --optimize: pdfcpu's changes break PDF/A conformance; choose one\n" +
 				"--pdfa and --merge: pdfcpu's changes break PDF/A conformance; choose one"},
 		{"input outside the share", Options{Inputs: []string{"/etc"}, SharedRoot: t.TempDir()}, "/etc: "},
+		{"export options", Options{Export: lo.Export{Quality: 80, PageRanges: "1-2", Password: "x"}}, ""},
+		{"export quality", Options{Export: lo.Export{Quality: 101}}, "quality 101: want 1 to 100"},
+		{"export page ranges", Options{Export: lo.Export{PageRanges: "x"}}, `nativePageRanges "x": want`},
+		{"shared export", Options{Shared: stubShared{}, Export: lo.Export{Quality: 80}}, ""},
+		{"shared document password", Options{Shared: stubShared{}, Export: lo.Export{Password: "x"}}, "a document password and the shared queue"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

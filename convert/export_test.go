@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,34 +61,6 @@ func TestFingerprintExport(t *testing.T) {
 	}
 	if a, b := fp(Options{Export: lo.Export{Password: "a"}}), fp(Options{Export: lo.Export{Password: "b"}}); a != b {
 		t.Error("the password's value changes the fingerprint; only its presence may")
-	}
-}
-
-// TestOptionsCheckExport: Check refuses bad export options by
-// Gotenberg's field names, and a document password on the shared queue.
-func TestOptionsCheckExport(t *testing.T) {
-	tests := []struct {
-		name string
-		o    Options
-		want string
-	}{
-		{"good", Options{Export: lo.Export{Quality: 80, PageRanges: "1-2", Password: "x"}}, ""},
-		{"quality", Options{Export: lo.Export{Quality: 101}}, "quality 101: want 1 to 100"},
-		{"ranges", Options{Export: lo.Export{PageRanges: "x"}}, `nativePageRanges "x": want`},
-		{"shared without password", Options{Shared: stubShared{}, Export: lo.Export{Quality: 80}}, ""},
-		{"shared password", Options{Shared: stubShared{}, Export: lo.Export{Password: "x"}}, "a document password and the shared queue"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.o.Check()
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("got %v, want nil", err)
-			case tt.want == "":
-			case !errors.Is(err, ErrUsage) || !strings.HasPrefix(err.Error(), tt.want):
-				t.Errorf("got %v, want a usage error beginning %q", err, tt.want)
-			}
-		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestExportJSON(t *testing.T) {
 func TestExport(t *testing.T) {
 	inst := sharedPool.get(t).Instances()[0]
 	dir := t.TempDir()
-	five := writeFODT(t, dir, "five.fodt", 5, nil)
+	five := writeFODT(t, dir, "five.fodt", pagesBody(5))
 	convert := func(t *testing.T, in string, e Export) []byte {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out.pdf")
@@ -126,11 +127,17 @@ func TestExport(t *testing.T) {
 		tests := []struct {
 			ranges string
 			pages  int
-		}{{"", 5}, {"2-3", 2}, {"1,3,5", 3}, {"4-", 2}, {"-2", 2}}
+		}{{"", 5}, {"2-3", 2}, {"1,3,5", 3}, {"4-", 2}, {"-2", 2}, {"4-9", 2}, {"3-1", 3}}
 		for _, tt := range tests {
 			if got := len(pageDims(t, convert(t, five, Export{PageRanges: tt.ranges}))); got != tt.pages {
 				t.Errorf("PageRanges %q: %d pages, want %d", tt.ranges, got, tt.pages)
 			}
+		}
+		// Past the last page: LibreOffice 7.4 fails the export.
+		err := inst.Convert(t.Context(), five, filepath.Join(t.TempDir(), "out.pdf"), ConvertOptions{Export: Export{PageRanges: "7-9"}})
+		var ce *ConvertError
+		if !errors.As(err, &ce) || ce.Reason != ReasonLoadFailed || !strings.Contains(err.Error(), "page range 7-9") {
+			t.Errorf("PageRanges 7-9 of 5 pages: %v, want %q naming the page range", err, ReasonLoadFailed)
 		}
 	})
 	t.Run("pdfua", func(t *testing.T) {
@@ -145,8 +152,46 @@ func TestExport(t *testing.T) {
 			t.Error("PDFUA: the catalog has no /MarkInfo (not a tagged PDF)")
 		}
 	})
+	t.Run("bookmarks and notes", func(t *testing.T) {
+		no := false
+		note := writeFODT(t, dir, "note.fodt", pagesBody(1)+
+			`<text:p>Text<office:annotation><dc:creator>calq</dc:creator><text:p>A note</text:p></office:annotation></text:p>`)
+		tests := []struct {
+			name string
+			e    Export
+			has  map[string]bool // what the PDF holds, by regexp
+		}{
+			{"default", Export{}, map[string]bool{`/Outlines`: true, `/Subtype\s*/Text\b`: false}},
+			{"no bookmarks", Export{ExportBookmarks: &no}, map[string]bool{`/Outlines`: false}},
+			{"notes", Export{ExportNotes: true}, map[string]bool{`/Outlines`: true, `/Subtype\s*/Text\b`: true}},
+		}
+		for _, tt := range tests {
+			b := convert(t, note, tt.e)
+			for what, want := range tt.has {
+				if got := regexp.MustCompile(what).Match(b); got != want {
+					t.Errorf("%s: the PDF holds %s: %v, want %v", tt.name, what, got, want)
+				}
+			}
+		}
+	})
+	t.Run("single page sheets", func(t *testing.T) {
+		var rows strings.Builder
+		for i := range 300 {
+			fmt.Fprintf(&rows, "%d,row %d\n", i, i)
+		}
+		csv := filepath.Join(dir, "rows.csv")
+		if err := os.WriteFile(csv, []byte(rows.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(pageDims(t, convert(t, csv, Export{}))); n < 2 {
+			t.Fatalf("300 rows: %d pages, want several", n)
+		}
+		if n := len(pageDims(t, convert(t, csv, Export{SinglePageSheets: true}))); n != 1 {
+			t.Errorf("300 rows on one page a sheet: %d pages, want 1", n)
+		}
+	})
 	t.Run("images", func(t *testing.T) {
-		img := writeFODT(t, dir, "image.fodt", 1, noisePNG(t, 600))
+		img := writeFODT(t, dir, "image.fodt", imageBody(noisePNG(t, 600)))
 		plain := len(convert(t, img, Export{}))
 		tests := []struct {
 			name    string
@@ -231,7 +276,7 @@ func TestPDFToPDFA(t *testing.T) {
 // password cannot, and fail with ReasonOptions.
 func checkClientExport(t *testing.T, inst *Instance, dir string) {
 	t.Helper()
-	five := writeFODT(t, dir, "five.fodt", 5, nil)
+	five := writeFODT(t, dir, "five.fodt", pagesBody(5))
 	out := filepath.Join(dir, "ranges.pdf")
 	if err := inst.Convert(t.Context(), five, out, ConvertOptions{Export: Export{PageRanges: "2-3", PDFUA: true}}); err != nil {
 		t.Fatalf("Convert(PageRanges, PDFUA) on the client route = %v", err)
@@ -262,24 +307,10 @@ func pageDims(t *testing.T, b []byte) []types.Dim {
 	return dims
 }
 
-// writeFODT writes a flat ODF text document of the given number of pages
-// (a page break before each), the first holding img, when not nil, as a
-// 4 cm square, and returns its path.
-func writeFODT(t *testing.T, dir, name string, pages int, img []byte) string {
+// writeFODT writes a flat ODF text document of body (paragraphs; the
+// style "Break" starts a page) and returns its path.
+func writeFODT(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	var body strings.Builder
-	for i := range pages {
-		style := ""
-		if i > 0 {
-			style = ` text:style-name="Break"`
-		}
-		fmt.Fprintf(&body, "<text:p%s>Page %d</text:p>\n", style, i+1)
-	}
-	if img != nil {
-		fmt.Fprintf(&body, `<text:p><draw:frame draw:name="noise" text:anchor-type="paragraph" svg:width="4cm" svg:height="4cm">`+
-			`<draw:image><office:binary-data>%s</office:binary-data></draw:image></draw:frame></text:p>`,
-			base64.StdEncoding.EncodeToString(img))
-	}
 	doc := `<?xml version="1.0" encoding="UTF-8"?>
 <office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
  xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -287,12 +318,13 @@ func writeFODT(t *testing.T, dir, name string, pages int, img []byte) string {
  xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0"
  xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
  xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"
+ xmlns:dc="http://purl.org/dc/elements/1.1/"
  office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.text">
 <office:automatic-styles>
 <style:style style:name="Break" style:family="paragraph"><style:paragraph-properties fo:break-before="page"/></style:style>
 </office:automatic-styles>
 <office:body><office:text>
-` + body.String() + `
+` + body + `
 </office:text></office:body>
 </office:document>
 `
@@ -301,6 +333,26 @@ func writeFODT(t *testing.T, dir, name string, pages int, img []byte) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// pagesBody is n pages of text, a heading on the first.
+func pagesBody(n int) string {
+	var b strings.Builder
+	b.WriteString(`<text:h text:outline-level="1">Heading</text:h>`)
+	for i := range n {
+		style := ""
+		if i > 0 {
+			style = ` text:style-name="Break"`
+		}
+		fmt.Fprintf(&b, "<text:p%s>Page %d</text:p>\n", style, i+1)
+	}
+	return b.String()
+}
+
+// imageBody is a paragraph holding the PNG img as a 4 cm square.
+func imageBody(img []byte) string {
+	return `<text:p><draw:frame draw:name="noise" text:anchor-type="paragraph" svg:width="4cm" svg:height="4cm">` +
+		`<draw:image><office:binary-data>` + base64.StdEncoding.EncodeToString(img) + `</office:binary-data></draw:image></draw:frame></text:p>`
 }
 
 // noisePNG is a size x size PNG of random pixels: JPEG and resolution

@@ -254,6 +254,11 @@ def convert(desktop, req):
         except Exception as e:
             if is_disposed(e):
                 raise
+            ranges = [f["value"] for f in req.get("filter") or [] if f["name"] == "PageRange"]
+            if ranges:
+                # LibreOffice 7.4 fails a range past the last page so.
+                return {"ok": False, "stage": "export",
+                        "error": "export failed; does the page range %s name a page of the document? %s" % (ranges[0], e)}
             return {"ok": False, "stage": "export", "error": "export failed: %s" % (e,)}
         return {"ok": True}
     finally:
