@@ -253,10 +253,17 @@ func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, 
 	return r.checkPDFA(ctx, tmp)
 }
 
-// office converts on the slot-th LibreOffice instance.
+// office converts an office document on the slot-th LibreOffice
+// instance, with the run's export options.
 func (r *runner) office(ctx context.Context, slot int, in, out string, limit time.Duration) error {
+	return r.onInstance(ctx, slot, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Export: r.o.Export, Timeout: limit})
+}
+
+// onInstance converts on Options.Office when set, else on the slot-th
+// LibreOffice instance.
+func (r *runner) onInstance(ctx context.Context, slot int, in, out string, o lo.ConvertOptions) error {
 	if r.o.Office != nil {
-		return r.o.Office.Convert(ctx, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
+		return r.o.Office.Convert(ctx, in, out, o)
 	}
 	pool, err := r.pool.get()
 	if err != nil {
@@ -264,7 +271,7 @@ func (r *runner) office(ctx context.Context, slot int, in, out string, limit tim
 		return sched.Permanent(err)
 	}
 	insts := pool.Instances()
-	return insts[slot%len(insts)].Convert(ctx, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Export: r.o.Export, Timeout: limit})
+	return insts[slot%len(insts)].Convert(ctx, in, out, o)
 }
 
 // image converts an image through pdfcpu, and for PDF/A hands that PDF
@@ -280,7 +287,9 @@ func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit t
 	if err := pdf.FromImages(tctx, []string{in}, mid); err != nil {
 		return err
 	}
-	return r.office(ctx, slot, mid, out, limit)
+	// Export is for office documents: an image's page stays as pdfcpu
+	// made it, with or without PDF/A.
+	return r.onInstance(ctx, slot, mid, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
 }
 
 // pdf passes a PDF through pdfcpu, or for PDF/A keeps it as it is when
