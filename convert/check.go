@@ -89,11 +89,17 @@ func pdfaConflicts(post pdf.Post, merge string) []error {
 	conflict := func(what string) {
 		errs = append(errs, fmt.Errorf("--pdfa and %s: pdfcpu's changes break PDF/A conformance; choose one", what))
 	}
-	if post.Watermark != nil {
+	if post.Watermark != nil || post.Stamp != nil {
 		conflict("a watermark or stamp")
 	}
-	if post.Metadata != nil {
+	if post.Metadata != nil || len(post.CustomMetadata) > 0 {
 		conflict("--title, --author, --subject or --keywords")
+	}
+	if post.Rotate != nil {
+		conflict("a rotation")
+	}
+	if post.Flatten {
+		conflict("flattening")
 	}
 	if post.Optimize {
 		conflict("--optimize")

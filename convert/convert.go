@@ -47,7 +47,7 @@ type Options struct {
 	// convert --server sends them to. OfficeSlots of them at a time.
 	Office      OfficeConverter
 	OfficeSlots int
-	Workers     int      // pdfcpu workers for images and PDFs; 0: the number of CPUs
+	Workers     int // pdfcpu workers for images and PDFs; 0: the number of CPUs
 
 	// Shared, when set, hands the files to the shared queue that calq
 	// worker processes serve, instead of the local engine (see

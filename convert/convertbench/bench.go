@@ -266,3 +266,30 @@ func checkOutputs(dir string, files []string) error {
 func GenerateDocs(dir string, n int, size string) ([]string, error) {
 	return gendoc.Batch(dir, n, size)
 }
+
+// Batch times one soffice call converting every file into out, the way a
+// script would, on a profile under work that it initialises first (off
+// the clock), and checks that every file gave a PDF.
+func Batch(ctx context.Context, soffice string, files []string, work, out string) (time.Duration, error) {
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return 0, err
+	}
+	profile := filepath.Join(work, "profile")
+	tiny := filepath.Join(work, "tiny.txt")
+	if err := os.WriteFile(tiny, []byte("calq\n"), 0o600); err != nil {
+		return 0, err
+	}
+	_ = soffice1(ctx, soffice, profile, filepath.Join(work, "warm"), []string{tiny})
+	if err := soffice1(ctx, soffice, profile, filepath.Join(work, "warm"), []string{tiny}); err != nil {
+		return 0, fmt.Errorf("initialise a profile: %w", err)
+	}
+	return timed(func() error {
+		if err := soffice1(ctx, soffice, profile, out, files); err != nil {
+			return err
+		}
+		return checkOutputs(out, files)
+	})
+}
+
+// Copies copies each of files k times into dir (see copies).
+func Copies(dir string, files []string, k int) ([]string, error) { return copies(dir, files, k) }

@@ -108,15 +108,15 @@ func contains(names []string, k string) bool {
 }
 
 // Secret says whether the variable k is one of calq's secrets: a CALQ_
-// variable whose name says password, PIN or PUK (CALQ_OWNER_PASSWORD,
-// CALQ_USER_PASSWORD, CALQ_SMS_PIN, CALQ_SMTP_PASSWORD).
+// variable whose name says password, PIN, PUK or key (CALQ_OWNER_PASSWORD,
+// CALQ_USER_PASSWORD, CALQ_SMS_PIN, CALQ_SMTP_PASSWORD, CALQ_SERVER_KEY).
 func Secret(k string) bool {
 	if !strings.HasPrefix(k, "CALQ_") {
 		return false
 	}
 	for _, part := range strings.Split(k, "_")[1:] {
 		switch part {
-		case "PASSWORD", "PASSWD", "SECRET", "TOKEN", "PIN", "PUK":
+		case "PASSWORD", "PASSWD", "SECRET", "TOKEN", "PIN", "PUK", "KEY":
 			return true
 		}
 	}

@@ -38,7 +38,7 @@ func TestWithout(t *testing.T) {
 func TestSecret(t *testing.T) {
 	for k, want := range map[string]bool{
 		"CALQ_OWNER_PASSWORD": true, "CALQ_USER_PASSWORD": true, "CALQ_SMS_PIN": true, "CALQ_SIM_PUK": true,
-		"CALQ_SMTP_PASSWORD": true, "CALQ_API_TOKEN": true, "CALQ_DB": false, "CALQ_PINNED": false,
+		"CALQ_SMTP_PASSWORD": true, "CALQ_API_TOKEN": true, "CALQ_SERVER_KEY": true, "CALQ_KEYWORDS": false, "CALQ_DB": false, "CALQ_PINNED": false,
 		"PASSWORD": false, "CALQ_CONFIG": false,
 	} {
 		if got := Secret(k); got != want {

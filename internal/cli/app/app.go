@@ -19,6 +19,7 @@ import (
 	"calq/internal/cli/convertcmd"
 	"calq/internal/cli/historycmd"
 	"calq/internal/cli/schedcmd"
+	"calq/internal/cli/servecmd"
 	"calq/internal/cli/smscmd"
 	"calq/internal/cli/userscmd"
 	"calq/internal/cli/workercmd"
@@ -100,6 +101,7 @@ func New(stdout, stderr io.Writer) *cli.App {
 			smscmd.Command(),
 			schedcmd.Command(),
 			workercmd.Command(),
+			servecmd.Command(),
 			analyzecmd.Command(),
 			historycmd.Command(),
 			contactscmd.Command(),

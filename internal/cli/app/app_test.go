@@ -213,6 +213,8 @@ func TestImportRule(t *testing.T) {
 		{"calq/internal/cli/smscmd", "calq/sms/emu", false},
 		{"calq/sched/shell", "calq/sched/schedbench", true},
 		{"calq/internal/cli/convertcmd", "calq/convert/convertbench", false},
+		{"calq/internal/serve/servebench", "calq/convert/convertbench", false},
+		{"calq/internal/serve", "calq/convert/convertbench", true},
 		{"calq/internal/proc", "calq/sched", false},
 	}
 	for _, tt := range tests {
@@ -233,7 +235,7 @@ func importRule(pkg, imp string) string {
 		return ""
 	}
 	isBench := func(p string) bool {
-		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench"}, p)
+		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench", "calq/internal/serve/servebench"}, p)
 	}
 	isCLI := func(p string) bool { return strings.HasPrefix(p, "calq/internal/cli/") }
 	group := func(p string) string { // "convertcmd" for calq/internal/cli/convertcmd, or ""
@@ -263,8 +265,8 @@ func importRule(pkg, imp string) string {
 		return "convert, sms and analyze are siblings"
 	case imp == "calq/sms/emu" && !isCLI(pkg) && !isBench(pkg):
 		return "the emulator is for tests, dry runs and benches"
-	case isBench(imp) && !isCLI(pkg):
-		return "only the command line wires the benches"
+	case isBench(imp) && !isCLI(pkg) && !isBench(pkg):
+		return "only the command line wires the benches (a bench may time another's baseline)"
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	"calq/convert/convertbench"
 	"calq/internal/cli/base"
+	"calq/internal/serve/servebench"
 )
 
 func benchCommand() *cli.Command {
@@ -42,6 +43,7 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "instances", Usage: "calq's LibreOffice instances in (d)", DefaultText: "as calq convert chooses"},
 			&cli.IntFlag{Name: "naive-files", Value: 12, Usage: "documents (a) converts, one soffice each"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
+			&cli.BoolFlag{Name: "server", Usage: "measure calq serve instead: batched soffice, calq convert cold, calq convert --server warm, 1, 2 and 4 HTTP clients, and the HTTP overhead per request"},
 			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -50,6 +52,9 @@ func benchCommand() *cli.Command {
 				return err
 			}
 			defer cleanup()
+			if c.Bool("server") {
+				return serverBench(c, files)
+			}
 			res, err := convertbench.Run(c.Context, convertbench.Options{Files: files, Soffice: c.String("soffice"),
 				Copies: c.Int("copies"), Instances: c.Int("instances"), NaiveFiles: c.Int("naive-files"), Log: c.App.ErrWriter})
 			if err != nil {
@@ -139,4 +144,26 @@ func benchFiles(c *cli.Context) ([]string, func(), error) {
 		return nil, nil, fmt.Errorf("convert bench: --corpus %s: no office documents in it", dir)
 	}
 	return files, func() {}, nil
+}
+
+// serverBench is calq convert bench --server (see servebench).
+func serverBench(c *cli.Context, files []string) error {
+	res, err := servebench.Run(c.Context, servebench.Options{Files: files, Soffice: c.String("soffice"),
+		Copies: c.Int("copies"), Instances: c.Int("instances"), Log: c.App.ErrWriter})
+	if err != nil {
+		return fmt.Errorf("convert %w", err)
+	}
+	if c.Bool("json") {
+		return base.WriteJSONLine(c.App.Writer, "serve_bench", res)
+	}
+	return base.WriteMeasures(c.App.Writer, fmt.Sprintf("%s on %d cores, %d instances", base.Plural(res.Files, "document"), res.Cores, res.Instances), []base.Measure{
+		{Name: "(b) one soffice call for all", Value: fmt.Sprintf("%.2f documents/s", res.BatchDPS)},
+		{Name: "calq convert (cold)", Value: fmt.Sprintf("%.2f documents/s, %.2f× (b)", res.ColdDPS, res.ColdVs)},
+		{Name: "calq convert --server (warm)", Value: fmt.Sprintf("%.2f documents/s, %.2f× (b) (goal ≥ 2.3×: %s)", res.WarmDPS, res.WarmVs, base.YesNo(res.WarmVs >= 2.3))},
+		{Name: "HTTP, 1 client", Value: fmt.Sprintf("%.2f documents/s", res.HTTP1DPS)},
+		{Name: "HTTP, 2 clients", Value: fmt.Sprintf("%.2f documents/s", res.HTTP2DPS)},
+		{Name: "HTTP, 4 clients", Value: fmt.Sprintf("%.2f documents/s, %.2f× (b)", res.HTTP4DPS, res.HTTP4Vs)},
+		{Name: "overhead per request", Value: fmt.Sprintf("%.1f ms (tiny document: %.1f ms over HTTP, %.1f ms in-process; goal ≤ 5 ms: %s)",
+			res.Overhead, res.TinyHTTP, res.TinyLocal, base.YesNo(res.Overhead <= 5))},
+	})
 }

@@ -20,6 +20,7 @@ import (
 	"calq/internal/cli/base"
 	"calq/internal/config"
 	"calq/internal/dburl"
+	"calq/internal/serve/client"
 	"calq/sched"
 	"calq/sched/journal"
 )
@@ -86,6 +87,7 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file", DefaultText: "a share of the available memory, 1024 to 2048"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program", DefaultText: "found on PATH"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
+			&cli.StringFlag{Name: "server", EnvVars: []string{"CALQ_SERVER"}, Usage: "convert office documents on the warm pool of calq serve at `URL` (its key in $CALQ_SERVER_KEY); everything else stays here"},
 			&cli.StringFlag{Name: "shared-root", Usage: "with a postgres:// --db: the inputs and PDFs stay on this share, which every worker mounts (calq worker --shared-root), instead of travelling through the database"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "with a postgres:// --db: files converted here at once; 0 only submits to calq worker processes", DefaultText: "the number of CPUs"},
 			base.JSONFlag(),
@@ -108,6 +110,13 @@ func convertAction(c *cli.Context) error {
 	defer closeStores()
 	out := newConvertRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"))
 	o.Planned, o.Status, o.Progress = out.planned, out.status, out.progress
+	if cl, ok := o.Office.(*client.Client); ok {
+		// The server's instances are how many files are worth sending
+		// at once; asking also checks that it is there.
+		if o.OfficeSlots, err = cl.Instances(c.Context); err != nil {
+			return fmt.Errorf("convert: %w", err)
+		}
+	}
 	sum, err := convert.Run(c.Context, o)
 	out.finish(sum)
 	if m != nil {
@@ -279,6 +288,7 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 	case postgres && !c.IsSet("jobs"):
 		o.SharedJobs = runtime.NumCPU()
 	}
+	readServer(c, &o, postgres, errs)
 	if root := o.SharedRoot; root != "" {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			errs.Errorf("--shared-root %s: not a directory", root)
@@ -287,6 +297,30 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 		}
 	}
 	return o
+}
+
+// readServer reads --server into o.Office: calq serve's client, which
+// takes the place of a pool here. What sets up a local pool, or the
+// shared queue, goes with it.
+func readServer(c *cli.Context, o *convert.Options, postgres bool, errs *base.FlagErrors) {
+	srv := c.String("server")
+	if srv == "" {
+		return
+	}
+	cl, err := client.New(srv, os.Getenv("CALQ_SERVER_KEY"))
+	if err != nil {
+		errs.Errorf("--server: %w", err)
+		return
+	}
+	o.Office = cl
+	if postgres {
+		errs.Errorf("--server: not with a postgres:// --db (calq worker processes serve that queue)")
+	}
+	for _, f := range []string{"instances", "soffice", "memory-limit"} {
+		if c.IsSet(f) && !(f == "soffice" && os.Getenv("CALQ_SOFFICE") == c.String(f)) {
+			errs.Errorf("--%s: not with --server (the server's pool converts)", f)
+		}
+	}
 }
 
 // checkPaths records in errs what is wrong with the inputs, the label

@@ -1,0 +1,293 @@
+// Package servecmd is calq serve: the warm pool over HTTP, speaking
+// Gotenberg's API, with durable jobs, users and keys (package
+// calq/internal/serve).
+package servecmd
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/urfave/cli/v2"
+
+	"calq/convert/lo"
+	"calq/internal/cli/base"
+	"calq/internal/dburl"
+	"calq/internal/serve"
+	"calq/internal/serve/form"
+	"calq/internal/serve/jobs"
+	"calq/internal/serve/users"
+	"calq/internal/serve/webhook"
+)
+
+// opts is what the flags of calq serve ask for.
+type opts struct {
+	Listen         string
+	TLSCert        string
+	TLSKey         string
+	Instances      int
+	StateDir       string
+	Data           string
+	Grace          time.Duration
+	HeaderTimeout  time.Duration
+	Keep           time.Duration
+	RequestTimeout time.Duration
+	FileTimeout    time.Duration
+	Limits         form.Limits
+	MaxQueued      int
+	MaxQueuedUser  int
+	WebhookAllow   []string
+	Quiet          bool
+}
+
+// Command is calq serve.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "convert over HTTP on a warm LibreOffice pool: Gotenberg's API, durable jobs, users and keys",
+		Description: "Keeps a pool of warm LibreOffice instances and serves Gotenberg's routes\n" +
+			"(POST /forms/libreoffice/convert, /forms/pdfengines/...), so Gotenberg's clients\n" +
+			"work unchanged, plus durable jobs: POST /jobs answers 202 with an id, GET\n" +
+			"/jobs/ID gives its state, GET /jobs/ID/result its PDF, DELETE /jobs/ID cancels.\n" +
+			"Every accepted request is a job in the journal (--db); a server killed and started\n" +
+			"again finishes them. GET /health, GET /version and GET /prometheus/metrics.\n\n" +
+			"Once a user exists (calq users add, calq users key), every route but /health needs\n" +
+			"a key: Authorization: Bearer KEY, X-Api-Key: KEY, or KEY as Basic auth's password.\n" +
+			"It listens on 127.0.0.1:3000; on any other address it refuses to start without\n" +
+			"users. Uploads and results live under --data and are deleted after --keep.\n\n" +
+			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
+			"--grace, and leaves queued jobs in the journal for the next start.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:3000", EnvVars: []string{"CALQ_LISTEN"}, Usage: "listen on `ADDR` (host:port)"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in `FILE` (PEM; with --tls-key)"},
+			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, `FILE` (PEM)"},
+			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances, kept warm", DefaultText: "from cores and memory"},
+			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "keep LibreOffice's profiles in `DIR`"},
+			&cli.StringFlag{Name: "data", Usage: "keep uploads and results in `DIR`", DefaultText: "serve/ beside the journal"},
+			base.DBFlag(),
+			base.ConfigFlag(),
+			&cli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "how long running conversions may take to finish after SIGTERM"},
+			&cli.DurationFlag{Name: "keep", Value: 24 * time.Hour, Usage: "delete jobs, uploads and results after this long"},
+			&cli.DurationFlag{Name: "request-timeout", Value: 30 * time.Second, Usage: "a synchronous request's time, queue wait included (then 503)"},
+			&cli.DurationFlag{Name: "header-timeout", Value: 10 * time.Second, Usage: "how long a client may take to send a request's headers (slow clients are cut off)"},
+			&cli.DurationFlag{Name: "file-timeout", Usage: "one file's conversion time", DefaultText: "60s + 30s per MiB, at most 10m"},
+			&cli.StringFlag{Name: "max-body", Value: "512MiB", Usage: "the largest request body (then 413)"},
+			&cli.StringFlag{Name: "max-file-size", Value: "100MiB", Usage: "the largest uploaded file (then 413)"},
+			&cli.IntFlag{Name: "max-files", Value: 1000, Usage: "the most files in one request (then 413)"},
+			&cli.IntFlag{Name: "max-queued", Value: 2000, Usage: "the most files waiting in all (then 429)"},
+			&cli.IntFlag{Name: "max-queued-per-user", Usage: "the most files waiting per user (then 429)", DefaultText: "--max-queued"},
+			&cli.StringSliceFlag{Name: "webhook-allow", Usage: "let webhooks reach these private or loopback `CIDR`s or host[:port]s (repeatable)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
+		},
+		Action: func(c *cli.Context) error {
+			o, err := readOpts(c)
+			if err != nil {
+				return err
+			}
+			return run(c, o)
+		},
+	}
+}
+
+// readOpts reads and checks the flags.
+func readOpts(c *cli.Context) (opts, error) {
+	o := opts{Listen: c.String("listen"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"),
+		Instances: c.Int("instances"), StateDir: c.String("state-dir"), Data: c.String("data"),
+		Grace: c.Duration("grace"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), RequestTimeout: c.Duration("request-timeout"),
+		FileTimeout: c.Duration("file-timeout"), MaxQueued: c.Int("max-queued"), MaxQueuedUser: c.Int("max-queued-per-user"),
+		WebhookAllow: c.StringSlice("webhook-allow"), Quiet: c.Bool("quiet")}
+	var errs base.FlagErrors
+	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+		errs.Add(fmt.Errorf("--listen %q: want host:port (%v)", o.Listen, err))
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		errs.Add(errors.New("--tls-cert and --tls-key go together"))
+	}
+	if o.Instances < 0 {
+		errs.Add(fmt.Errorf("--instances %d: want 1 or more", o.Instances))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"grace", o.Grace}, {"header-timeout", o.HeaderTimeout}, {"keep", o.Keep}, {"request-timeout", o.RequestTimeout}, {"file-timeout", o.FileTimeout}} {
+		if d.v < 0 || (d.v == 0 && d.name != "file-timeout" && d.name != "grace") {
+			errs.Add(fmt.Errorf("--%s %v: want a positive duration", d.name, d.v))
+		}
+	}
+	for _, sz := range []struct {
+		name string
+		dst  *int64
+	}{{"max-body", &o.Limits.MaxBody}, {"max-file-size", &o.Limits.MaxFile}} {
+		n, err := humanize.ParseBytes(c.String(sz.name))
+		if err != nil || n == 0 || n > 1<<50 {
+			errs.Add(fmt.Errorf("--%s %q: want a size such as 100MiB", sz.name, c.String(sz.name)))
+		}
+		*sz.dst = int64(min(n, 1<<50))
+	}
+	o.Limits.MaxFiles = c.Int("max-files")
+	if o.Limits.MaxFiles <= 0 || o.MaxQueued <= 0 || o.MaxQueuedUser < 0 {
+		errs.Add(errors.New("--max-files, --max-queued and --max-queued-per-user: want positive numbers"))
+	}
+	if _, err := webhook.NewPolicy(o.WebhookAllow); err != nil {
+		errs.Add(fmt.Errorf("--webhook-allow: %w", err))
+	}
+	if c.Args().Present() {
+		errs.Add(fmt.Errorf("unexpected argument %q", c.Args().First()))
+	}
+	return o, errs.Err(c)
+}
+
+// run serves until the context ends (SIGINT, SIGTERM), then stops as
+// the description says.
+func run(c *cli.Context, o opts) error {
+	ctx := c.Context
+	stderr := c.App.ErrWriter
+	level := slog.LevelInfo
+	if o.Quiet {
+		level = slog.LevelWarn
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	db := base.JournalPath(c)
+	if dburl.IsPostgres(db) {
+		return &base.Hinted{Err: errors.New("calq serve keeps its jobs in a journal file; --db postgres://... is not supported yet"),
+			Help: "run calq serve with its own --db FILE, and calq worker processes on the shared database"}
+	}
+	j, err := base.OpenJournal(c)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	us, err := users.Open(ctx, j)
+	if err != nil {
+		return err
+	}
+	js, err := jobs.Open(ctx, j)
+	if err != nil {
+		return err
+	}
+	if err := checkListen(ctx, o.Listen, us); err != nil {
+		return err
+	}
+	if o.Data == "" {
+		o.Data = filepath.Join(filepath.Dir(db), "serve")
+	}
+	cfg, err := base.LoadConfig(c)
+	if err != nil {
+		return err
+	}
+	policy, err := webhook.NewPolicy(o.WebhookAllow)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "calq serve: starting LibreOffice\n")
+	pool, err := lo.New(ctx, lo.Options{Instances: o.Instances, StateDir: o.StateDir})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	s, err := serve.New(serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us,
+		Profile: profiles(cfg), Mail: mailer(ctx, cfg, j),
+		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
+		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
+		Webhooks: webhook.NewSender(policy, webhook.Options{}), WebhookPolicy: policy,
+		Version: version(), Log: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+	}
+	srv := newHTTPServer(s.Handler(), o.HeaderTimeout, log)
+	if err := s.Start(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	scheme := "http"
+	if o.TLSCert != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(stderr, "calq serve: listening on %s://%s (%d LibreOffice instances, data in %s)\n",
+		scheme, ln.Addr(), len(pool.Instances()), o.Data)
+	errc := make(chan error, 1)
+	go func() {
+		if o.TLSCert != "" {
+			errc <- srv.ServeTLS(ln, o.TLSCert, o.TLSKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+	}
+	fmt.Fprintf(stderr, "calq serve: stopping; running conversions get %v\n", o.Grace)
+	sctx, cancel := context.WithTimeout(context.Background(), o.Grace)
+	defer cancel()
+	go s.Stop(o.Grace)
+	srv.Shutdown(sctx)
+	s.Stop(o.Grace)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// newHTTPServer bounds what a client can hold: the headers' time (slow
+// clients), their size, and idle connections. Bodies are bounded by the
+// request time and sizes in the handlers.
+func newHTTPServer(h http.Handler, headerTimeout time.Duration, log *slog.Logger) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12}}
+}
+
+// checkListen refuses an address other than loopback while no user can
+// authenticate.
+func checkListen(ctx context.Context, addr string, us *users.Store) error {
+	host, _, _ := net.SplitHostPort(addr)
+	if isLoopback(host) {
+		return nil
+	}
+	n, err := us.Count(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	return &base.Hinted{Err: fmt.Errorf("refusing to listen on %s without authentication: anyone who reaches it could convert and read results", addr),
+		Help: "add a user and a key first (calq users add NAME; calq users key NAME), or listen on 127.0.0.1"}
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// version is calq's module version and VCS revision, for GET /version.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}

@@ -1,0 +1,72 @@
+package serve
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// healthView is GET /health: Gotenberg's shape, with calq's instances
+// and queue in the details.
+type healthView struct {
+	Status  string                  `json:"status"`
+	Details map[string]healthDetail `json:"details"`
+}
+
+type healthDetail struct {
+	Status    string         `json:"status"`
+	Timestamp time.Time      `json:"timestamp"`
+	Instances []instanceView `json:"instances,omitempty"`
+	Waiting   *int           `json:"waiting,omitempty"`
+	Busy      *int           `json:"busy,omitempty"`
+	Rate      *float64       `json:"service_rate,omitempty"` // documents per second and instance, measured
+}
+
+type instanceView struct {
+	Name   string `json:"name"`
+	State  string `json:"state"`  // idle or busy
+	Starts int    `json:"starts"` // 1 for an instance warm since the server started
+}
+
+// health answers whether the server can convert: 200 with "up", 503 with
+// "down" when it has no LibreOffice or is stopping.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	now := s.opts.now().UTC()
+	st := s.files.Stats()
+	lo := healthDetail{Status: "up", Timestamp: now, Waiting: &st.Waiting, Busy: &st.Busy, Rate: &st.ServiceRate}
+	if s.opts.Pool == nil {
+		lo.Status = "down"
+	} else {
+		for i, inst := range s.opts.Pool.Instances() {
+			state := "idle"
+			if i < len(s.busy) && s.busy[i].Load() {
+				state = "busy"
+			}
+			lo.Instances = append(lo.Instances, instanceView{Name: inst.Name(), State: state, Starts: inst.Starts()})
+		}
+	}
+	if s.base.Err() != nil {
+		lo.Status = "down"
+	}
+	jobs := healthDetail{Status: "up", Timestamp: now}
+	v := healthView{Status: lo.Status, Details: map[string]healthDetail{"libreoffice": lo, "jobs": jobs}}
+	status := http.StatusOK
+	if v.Status != "up" {
+		status = http.StatusServiceUnavailable
+	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(status)
+		return
+	}
+	writeJSON(w, status, v)
+}
+
+// version is GET /version: calq's version as text, as Gotenberg answers.
+func (s *Server) version(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	v := s.opts.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	fmt.Fprintln(w, "calq "+v)
+}

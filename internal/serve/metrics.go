@@ -1,0 +1,91 @@
+package serve
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"calq/sched"
+)
+
+// metrics are what GET /prometheus/metrics shows: the queue by class,
+// the instances busy, conversions and jobs by outcome, and histograms of
+// conversion time and queue wait.
+type metrics struct {
+	reg         *prometheus.Registry
+	queue       *prometheus.GaugeVec
+	conversions *prometheus.CounterVec
+	jobsDone    *prometheus.CounterVec
+	convTime    prometheus.Histogram
+	waitTime    prometheus.Histogram
+	jobTime     *prometheus.HistogramVec
+	authFail    prometheus.Counter
+}
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.queue = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "calq_serve_jobs_queued",
+		Help: "Jobs accepted and waiting for their turn, by priority class."}, []string{"class"})
+	m.conversions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "calq_serve_conversions_total",
+		Help: "LibreOffice conversions by outcome (ok, failed, timeout, cancelled)."}, []string{"outcome"})
+	m.jobsDone = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "calq_serve_jobs_total",
+		Help: "Jobs finished, by route and outcome."}, []string{"route", "outcome"})
+	buckets := prometheus.ExponentialBuckets(0.01, 2, 14) // 10 ms to 82 s
+	m.convTime = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "calq_serve_conversion_seconds",
+		Help: "Time of one LibreOffice conversion.", Buckets: buckets})
+	m.waitTime = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "calq_serve_queue_wait_seconds",
+		Help: "Time a document waited for a LibreOffice instance.", Buckets: buckets})
+	m.jobTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "calq_serve_job_seconds",
+		Help: "Time of a job from its turn to its end, by route.", Buckets: buckets}, []string{"route"})
+	m.authFail = prometheus.NewCounter(prometheus.CounterOpts{Name: "calq_serve_auth_failures_total",
+		Help: "Requests refused for a wrong API key."})
+	busy := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_instances_busy",
+		Help: "LibreOffice instances converting now."}, func() float64 { return float64(s.files.Stats().Busy) })
+	total := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_instances",
+		Help: "LibreOffice instances in the pool."}, func() float64 { return float64(s.instances) })
+	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_documents_waiting",
+		Help: "Documents waiting for a LibreOffice instance."}, func() float64 { return float64(s.files.Stats().Waiting) })
+	m.reg.MustRegister(m.queue, m.conversions, m.jobsDone, m.convTime, m.waitTime, m.jobTime, m.authFail,
+		busy, total, waiting, prometheus.NewGoCollector())
+	for _, c := range []sched.Class{sched.P0, sched.P1, sched.P2, sched.P3} {
+		m.queue.WithLabelValues(c.String()).Set(0)
+	}
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+func (m *metrics) queued(c sched.Class, delta float64) {
+	m.queue.WithLabelValues(c.String()).Add(delta)
+}
+func (m *metrics) wait(d time.Duration) { m.waitTime.Observe(d.Seconds()) }
+func (m *metrics) authFailure()         { m.authFail.Inc() }
+
+func (m *metrics) conversion(err error, d time.Duration) {
+	m.conversions.WithLabelValues(outcome(err)).Inc()
+	if err == nil {
+		m.convTime.Observe(d.Seconds())
+	}
+}
+
+func (m *metrics) job(route string, err error, d time.Duration) {
+	m.jobsDone.WithLabelValues(route, outcome(err)).Inc()
+	m.jobTime.WithLabelValues(route).Observe(d.Seconds())
+}
+
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, errCancelled):
+		return "cancelled"
+	case errors.Is(err, sched.ErrTimeout):
+		return "timeout"
+	}
+	return "failed"
+}

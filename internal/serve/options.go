@@ -1,0 +1,295 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"calq/convert/lo"
+	"calq/convert/pdf"
+	"calq/convert/sniff"
+	"calq/internal/serve/form"
+	"calq/internal/serve/users"
+)
+
+// task reads a request's form into what its job does, over the user's
+// profile: a field the form gives replaces the profile's value.
+func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.User) (Task, error) {
+	t, err := s.profileTask(u)
+	if err != nil {
+		return t, err
+	}
+	var fp form.Post
+	switch route {
+	case routeConvert:
+		o, err := form.LibreOffice(f)
+		if err != nil {
+			return t, err
+		}
+		t.Export = lo.Export{Landscape: o.Landscape, PageRanges: o.PageRanges, PDFUA: o.PDFUA,
+			SinglePageSheets: o.SinglePageSheets, ExportFormFields: o.ExportFormFields, ExportBookmarks: o.ExportBookmarks,
+			ExportNotes: o.ExportNotes, LosslessImageCompression: o.LosslessImageCompression, Quality: o.Quality,
+			MaxImageResolution: o.MaxImageResolution, Password: o.Password}
+		if f.Has("pdfa") {
+			t.PDFA = o.PDFA
+		}
+		t.Merge = o.Merge
+		if f.Has("mailTo") {
+			t.MailTo = o.MailTo
+		}
+		fp = o.Post
+	default:
+		o, err := form.PDFEngines(strings.TrimPrefix(route, "pdfengines/"), f)
+		if err != nil {
+			return t, err
+		}
+		if route == routePDFA {
+			t.PDFA, t.Export.PDFUA = o.PDFA, o.PDFUA
+			if t.PDFA == 0 && !t.Export.PDFUA {
+				return t, fieldError("pdfa", "is required on this route (PDF/A-1b, PDF/A-2b or PDF/A-3b), or pdfua")
+			}
+		} else {
+			if o.PDFA != 0 {
+				return t, fieldError("pdfa", "is not done on this route by calq; convert the result with /forms/pdfengines/convert")
+			}
+			if o.PDFUA {
+				return t, fieldError("pdfUA", "is not done on this route by calq; convert the result with /forms/pdfengines/convert")
+			}
+			t.PDFA = 0 // a profile's PDF/A is for conversions
+		}
+		fp = o.Post
+	}
+	if err := mergePost(&t, fp); err != nil {
+		return t, err
+	}
+	if route == routeMetaRead {
+		t.Post = pdf.Post{} // reads, changes nothing
+	}
+	if err := checkTask(route, t); err != nil {
+		return t, err
+	}
+	if len(t.MailTo) > 0 {
+		if s.opts.Mail == nil {
+			return t, fieldError("mailTo", "needs an [smtp] server in calq serve's config file")
+		}
+		if err := s.opts.Mail.Check(ctx, t.MailTo); err != nil {
+			return t, fieldError("mailTo", err.Error())
+		}
+	}
+	return t, nil
+}
+
+// profileTask is the user's profile as a task; none without one.
+func (s *Server) profileTask(u users.User) (Task, error) {
+	if u.Profile == "" || s.opts.Profile == nil {
+		return Task{}, nil
+	}
+	t, err := s.opts.Profile(u.Profile)
+	if err != nil {
+		return t, &jobError{status: http.StatusInternalServerError,
+			msg: fmt.Sprintf("the profile %q of user %s cannot be used: %v", u.Profile, u.Name, err)}
+	}
+	return t, nil
+}
+
+// fieldError is a 400 about one form field, in Gotenberg's words.
+func fieldError(field, why string) error {
+	return &form.Error{Status: http.StatusBadRequest,
+		Msg: fmt.Sprintf("Invalid form data: form field '%s' %s", field, why)}
+}
+
+// mergePost puts the form's post-processing over the profile's.
+func mergePost(t *Task, fp form.Post) error {
+	if fp.Split != nil {
+		t.Split = &pdf.SplitSpec{Mode: fp.Split.Mode, Span: fp.Split.Span, Unify: fp.Split.Unify}
+	}
+	for _, m := range []struct {
+		field string
+		mark  *form.Mark
+		dst   **pdf.Watermark
+	}{{"watermark", fp.Watermark, &t.Post.Watermark}, {"stamp", fp.Stamp, &t.Post.Stamp}} {
+		if m.mark == nil {
+			continue
+		}
+		wm := &pdf.Watermark{Style: m.mark.Description, OnTop: m.field == "stamp", Pages: m.mark.Pages}
+		if m.mark.Source == "text" {
+			wm.Text = m.mark.Text
+		} else {
+			wm.Image = m.mark.File
+		}
+		*m.dst = wm
+	}
+	if fp.Rotate != nil {
+		t.Post.Rotate = &pdf.Rotation{Angle: fp.Rotate.Angle, Pages: fp.Rotate.Pages}
+	}
+	t.Post.Flatten = t.Post.Flatten || fp.Flatten
+	if fp.Metadata != nil {
+		m, custom, err := metadata(fp.Metadata)
+		if err != nil {
+			return err
+		}
+		t.Post.Metadata, t.Post.CustomMetadata = m, custom
+	}
+	if e := fp.Encrypt; e != nil {
+		owner := e.OwnerPassword
+		if owner == "" {
+			owner = e.UserPassword // as Gotenberg's pdfcpu engine does
+		}
+		p := e.Permissions
+		t.Post.Encrypt = &pdf.Encryption{UserPassword: e.UserPassword, OwnerPassword: owner,
+			Permissions: pdf.Permissions{Print: p.AllowPrinting, PrintHigh: p.AllowPrinting, Copy: p.AllowCopying,
+				Extract: p.AllowCopying, Modify: p.AllowModifying, Annotate: p.AllowAnnotating, Fill: p.AllowFillingForms,
+				Assemble: p.AllowAssembling}}
+	}
+	return nil
+}
+
+// metadata reads Gotenberg's metadata object: the standard keys of the
+// information dictionary, dates in RFC 3339 or PDF's form, keywords as a
+// string or a list; other keys become custom entries.
+func metadata(in map[string]any) (*pdf.Metadata, map[string]string, error) {
+	m := &pdf.Metadata{}
+	var custom map[string]string
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		v := in[k]
+		text, err := metaText(k, v)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch k {
+		case "Title":
+			m.Title = text
+		case "Author":
+			m.Author = text
+		case "Subject":
+			m.Subject = text
+		case "Keywords":
+			m.Keywords = text
+		case "Creator":
+			m.Creator = text
+		case "Producer":
+			m.Producer = text
+		case "Trapped":
+			m.Trapped = text
+		case "CreationDate", "ModDate":
+			t, err := metaDate(text)
+			if err != nil {
+				return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (%s %q: want a date such as 2006-01-02T15:04:05Z)", k, text))
+			}
+			if k == "CreationDate" {
+				m.CreationDate = t
+			} else {
+				m.ModDate = t
+			}
+		case "PDFVersion", "Marked", "PageCount":
+			return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (%s is not written by calq)", k))
+		default:
+			if custom == nil {
+				custom = map[string]string{}
+			}
+			custom[k] = text
+		}
+	}
+	if *m == (pdf.Metadata{}) {
+		m = nil
+	}
+	return m, custom, nil
+}
+
+func metaText(k string, v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case bool:
+		if k == "Trapped" {
+			if v {
+				return "True", nil
+			}
+			return "False", nil
+		}
+		return fmt.Sprint(v), nil
+	case json.Number:
+		return v.String(), nil
+	case float64:
+		return fmt.Sprint(v), nil
+	case []any:
+		parts := make([]string, len(v))
+		for i, p := range v {
+			s, ok := p.(string)
+			if !ok {
+				return "", fieldError("metadata", fmt.Sprintf("is invalid (%s: a list holds strings only)", k))
+			}
+			parts[i] = s
+		}
+		return strings.Join(parts, ", "), nil
+	case nil:
+		return "", nil
+	}
+	return "", fieldError("metadata", fmt.Sprintf("is invalid (%s: want a string)", k))
+}
+
+func metaDate(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02", "D:20060102150405Z07'00'", "D:20060102150405"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errors.New("not a date")
+}
+
+// checkTask refuses, before the job is queued, what its steps would
+// refuse.
+func checkTask(route string, t Task) error {
+	if err := t.Post.Check(); err != nil {
+		return badRequest("Invalid form data: %v", err)
+	}
+	if err := t.Export.Check(); err != nil {
+		return badRequest("Invalid form data: %v", err)
+	}
+	if t.Split != nil {
+		if err := t.Split.Check(); err != nil {
+			return badRequest("Invalid form data: %v", err)
+		}
+	}
+	if t.PDFA > 0 && route == routeConvert && (!t.Post.Empty() || t.Merge) {
+		// calq convert's rule: pdfcpu's changes after LibreOffice's PDF/A
+		// export break its conformance.
+		return badRequest("Invalid form data: form field 'pdfa' cannot go with merge, metadata, watermarks, stamps, " +
+			"rotation, flattening or passwords (the user's profile may set some): the changes after the PDF/A export would break its conformance")
+	}
+	return nil
+}
+
+// checkFiles refuses, with a 400 naming it, a file the route cannot
+// take: a PDF engines route takes PDFs; a conversion, what calq convert
+// converts (sniffed by content as well as by name).
+func checkFiles(route string, files []form.File, t Task) error {
+	for _, f := range files {
+		ext := strings.ToLower(filepath.Ext(f.Name))
+		if route != routeConvert {
+			if ext != ".pdf" {
+				return badRequest("Invalid form data: file '%s' is not a PDF (this route takes .pdf files)", f.Name)
+			}
+			continue
+		}
+		if _, err := sniff.Detect(f.Path); err != nil {
+			if errors.Is(err, sniff.ErrPassword) && t.Export.Password != "" {
+				continue
+			}
+			var se *sniff.Error
+			reason := err.Error()
+			if errors.As(err, &se) {
+				reason = se.Reason
+			}
+			return badRequest("Invalid form data: file '%s' cannot be converted: %s", f.Name, reason)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"calq/convert/lo"
+	"calq/internal/serve/fair"
+	"calq/internal/serve/jobs"
+	"calq/internal/serve/webhook"
+	"calq/sched"
+)
+
+// errCancelled is the cause of a job cancelled by DELETE /jobs/{id} or
+// by its synchronous client going away.
+var errCancelled = errors.New("the job was cancelled")
+
+// work runs job r once it is its turn among the jobs (fairly between
+// users), records its end and delivers it. When the server stops first,
+// the job stays pending in the journal.
+func (s *Server) work(ctx context.Context, r *run, res *fair.Reservation) {
+	j := r.job
+	defer close(r.done)
+	if res != nil {
+		defer res.Done()
+	}
+	slot, err := s.active.Acquire(ctx, j.Owner, j.Class)
+	s.metrics.queued(j.Class, -1)
+	if err != nil {
+		s.end(r, nil, context.Cause(ctx))
+		return
+	}
+	defer slot.Release()
+	s.mu.Lock()
+	r.started = true
+	s.mu.Unlock()
+	if ok, err := s.opts.Jobs.Start(ctx, j.ID); err != nil || !ok {
+		s.end(r, nil, errors.Join(err, errCancelled))
+		return
+	}
+	var t Task
+	if err := json.Unmarshal(j.Request.Options, &t); err != nil {
+		s.end(r, nil, err)
+		return
+	}
+	ctx = context.WithValue(ctx, reservationKey{}, res)
+	begin := time.Now()
+	result, err := s.execute(ctx, j, s.jobDir(j.ID), t)
+	s.metrics.job(j.Route, err, time.Since(begin))
+	if err == nil && len(t.MailTo) > 0 {
+		err = s.mail(ctx, j, result, t.MailTo)
+	}
+	s.end(r, result, err)
+}
+
+// end records a job's outcome, unless the server is stopping (the job
+// then stays pending for the next start), removes its uploads, and
+// sends its webhook.
+func (s *Server) end(r *run, res *jobs.Result, err error) {
+	j := r.job
+	s.mu.Lock()
+	delete(s.running, j.ID)
+	s.mu.Unlock()
+	if s.base.Err() != nil && !errors.Is(err, errCancelled) && err != nil {
+		return // stopping: pending in the journal
+	}
+	state, msg, status := jobs.Done, "", 0
+	if err != nil {
+		state, msg, status = jobs.Failed, err.Error(), http.StatusInternalServerError
+		var je *jobError
+		var ce *lo.ConvertError
+		switch {
+		case errors.Is(err, errCancelled):
+			state, status = jobs.Cancelled, 499
+		case errors.Is(err, sched.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+			status = http.StatusServiceUnavailable
+		case errors.As(err, &je):
+			status = je.status
+		case errors.As(err, &ce):
+			status = http.StatusBadRequest
+		}
+		msg = s.clientText(j, msg)
+		r.err = &jobError{status: status, msg: msg}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, ferr := s.opts.Jobs.Finish(ctx, j.ID, state, res, msg, status); ferr != nil {
+		s.opts.Log.Error("record a job's end", "job", j.ID, "err", ferr)
+	}
+	j.State, j.Result, j.Error, j.Status = state, res, msg, status
+	os.RemoveAll(filepath.Join(s.jobDir(j.ID), inputDirName))
+	if state != jobs.Done {
+		os.RemoveAll(filepath.Join(s.jobDir(j.ID), resultDirName))
+	}
+	s.notify(j)
+}
+
+// notify sends a job's webhook, in the background with retries.
+func (s *Server) notify(j *jobs.Job) {
+	if len(j.Request.Webhook) == 0 || s.opts.Webhooks == nil {
+		return
+	}
+	var req webhook.Request
+	if err := json.Unmarshal(j.Request.Webhook, &req); err != nil {
+		s.opts.Log.Error("read a job's webhook", "job", j.ID, "err", err)
+		return
+	}
+	result := webhook.Result{Trace: j.Request.Trace, Extra: map[string]any{"jobId": j.ID}}
+	if j.State == jobs.Done {
+		result.Path = filepath.Join(s.jobDir(j.ID), j.Result.Path)
+		result.ContentType, result.FileName = j.Result.ContentType, j.Result.Name
+	} else {
+		result.Failure = &webhook.Failure{Status: j.Status, Message: j.Error}
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.opts.Webhooks.Deliver(s.base, &req, result); err != nil {
+			s.opts.Log.Warn("webhook not delivered", "job", j.ID, "err", err)
+		}
+	}()
+}
+
+// mail sends a job's result to its recipients.
+func (s *Server) mail(ctx context.Context, j *jobs.Job, res *jobs.Result, to []string) error {
+	if s.opts.Mail == nil {
+		return badRequest("Invalid form data: form field 'mailTo' needs an [smtp] server in calq serve's config file")
+	}
+	if err := s.opts.Mail.Send(ctx, to, []string{filepath.Join(s.jobDir(j.ID), res.Path)}, []string{res.Name}); err != nil {
+		return &jobError{status: http.StatusBadGateway, msg: fmt.Sprintf("the result was made but not mailed: %v", err)}
+	}
+	return nil
+}
+
+// sweep deletes, every so often, the jobs older than Keep that are done,
+// with their directories; it also removes directories no job owns (a
+// request that died while uploading).
+func (s *Server) sweep() {
+	defer s.wg.Done()
+	every := min(s.opts.Keep/10, time.Minute)
+	t := time.NewTicker(max(every, time.Second))
+	defer t.Stop()
+	for {
+		s.sweepOnce(s.base)
+		select {
+		case <-s.base.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) sweepOnce(ctx context.Context) {
+	old, err := s.opts.Jobs.Before(ctx, s.opts.now().Add(-s.opts.Keep))
+	if err != nil {
+		s.opts.Log.Error("retention", "err", err)
+		return
+	}
+	for _, j := range old {
+		if !j.State.Final() {
+			continue
+		}
+		if err := os.RemoveAll(s.jobDir(j.ID)); err != nil {
+			s.opts.Log.Error("retention", "job", j.ID, "err", err)
+			continue
+		}
+		s.opts.Jobs.Delete(ctx, j.ID)
+	}
+}
+
+// fairOffice converts a job's office documents on the warm pool, each
+// when it is the turn of the job's user (see fair.Gate).
+type fairOffice struct {
+	s     *Server
+	user  string
+	class sched.Class
+}
+
+func (f *fairOffice) Convert(ctx context.Context, in, out string, o lo.ConvertOptions) error {
+	if f.s.opts.Pool == nil {
+		return &lo.ConvertError{Input: in, Reason: lo.ReasonStartFailed, Err: errors.New("calq serve has no LibreOffice")}
+	}
+	begin := time.Now()
+	slot, err := f.acquire(ctx)
+	if err != nil {
+		return &lo.ConvertError{Input: in, Reason: lo.ReasonCanceled, Err: err}
+	}
+	defer slot.Release()
+	f.s.metrics.wait(time.Since(begin))
+	insts := f.s.opts.Pool.Instances()
+	i := slot.Server() % len(insts)
+	f.s.busy[i].Store(true)
+	defer f.s.busy[i].Store(false)
+	begin = time.Now()
+	err = insts[i].Convert(ctx, in, out, o)
+	f.s.metrics.conversion(err, time.Since(begin))
+	return err
+}
+
+// reservationKey is the context key of a job's fair.Reservation: the
+// room its files hold in the queue, spent as they reach an instance.
+type reservationKey struct{}
+
+// acquire takes an instance for one document: through the job's
+// reservation while it lasts (a retry, or an image made PDF/A, may need
+// one more), else straight from the gate.
+func (f *fairOffice) acquire(ctx context.Context) (*fair.Slot, error) {
+	if res, _ := ctx.Value(reservationKey{}).(*fair.Reservation); res != nil {
+		slot, err := res.Acquire(ctx, f.class)
+		if !errors.Is(err, fair.ErrSpent) {
+			return slot, err
+		}
+	}
+	return f.s.files.Acquire(ctx, f.user, f.class)
+}

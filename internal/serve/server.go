@@ -1,0 +1,245 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"calq/convert/lo"
+	"calq/internal/serve/fair"
+	"calq/internal/serve/form"
+	"calq/internal/serve/jobs"
+	"calq/internal/serve/users"
+	"calq/internal/serve/webhook"
+	"calq/sched"
+)
+
+// Options configure a Server. Zero values are the defaults.
+type Options struct {
+	Data  string      // the data directory: uploads and results, one directory per job (required)
+	Jobs  *jobs.Store // the journal's jobs (required)
+	Pool  *lo.Pool    // the warm LibreOffice instances (required for office documents)
+	Users Users       // nil: no authentication
+
+	// Profile returns the conversion defaults of a user's profile (its
+	// name as the user was given it): the server's config file's
+	// [profiles.NAME]. nil: profiles are not applied.
+	Profile func(name string) (Task, error)
+	// Mail delivers a job's PDFs to the recipients of a mailTo field or
+	// a profile's mail_to; nil: mailTo is refused.
+	Mail Mailer
+
+	Limits         form.Limits
+	RequestTimeout time.Duration // a synchronous request's time, queue wait included (30 s)
+	FileTimeout    time.Duration // one file's conversion (convert.Options.Timeout's default)
+	Keep           time.Duration // how long jobs, uploads and results are kept (24 h)
+	MaxQueued      int           // files waiting, in all (1000)
+	MaxQueuedUser  int           // files waiting, per user (MaxQueued)
+	MaxActive      int           // jobs running at once (4 per instance)
+	Workers        int           // pdfcpu workers per job (convert's default)
+	Webhooks       *webhook.Sender
+	WebhookPolicy  *webhook.Policy
+	Version        string
+	Log            *slog.Logger
+	now            func() time.Time
+}
+
+// Mailer mails results: Check, when a request is accepted, that the
+// recipients (contact names or addresses) can be mailed; Send, when its
+// job is done.
+type Mailer interface {
+	Check(ctx context.Context, to []string) error
+	Send(ctx context.Context, to []string, files, names []string) error
+}
+
+// Users is what the server needs of the users and their keys.
+type Users interface {
+	Count(ctx context.Context) (int, error)
+	Authenticate(ctx context.Context, key string) (users.User, error)
+}
+
+// Server is calq serve: Gotenberg's routes and calq's jobs over one warm
+// pool. Handler is its HTTP side; Start runs the jobs the journal holds.
+type Server struct {
+	opts      Options
+	instances int
+	files     *fair.Gate    // the pool's instances, shared fairly between users
+	busy      []atomic.Bool // by instance: converting now
+	active    *fair.Gate    // the jobs running at once, chosen fairly
+	metrics   *metrics
+	mux       *http.ServeMux
+
+	mu      sync.Mutex
+	running map[string]*run // jobs of this process not final yet, by id
+	wg      sync.WaitGroup  // their goroutines
+	base    context.Context // the jobs' context: cancelled by Stop after the grace time
+	cancel  context.CancelFunc
+}
+
+// run is a job of this process: its cancellation and its end.
+type run struct {
+	job     *jobs.Job
+	cancel  context.CancelCauseFunc
+	done    chan struct{} // closed when the job is final
+	files   int           // files done
+	started bool          // its turn came
+	err     error         // its failure, when done
+}
+
+// New returns a server over o's pool, journal and data directory.
+func New(o Options) (*Server, error) {
+	if o.Data == "" || o.Jobs == nil {
+		return nil, errors.New("calq serve: a data directory and a journal are required")
+	}
+	if err := os.MkdirAll(filepath.Join(o.Data, "jobs"), 0o700); err != nil {
+		return nil, fmt.Errorf("create the data directory: %w", err)
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.Keep <= 0 {
+		o.Keep = 24 * time.Hour
+	}
+	if o.MaxQueued <= 0 {
+		o.MaxQueued = 1000
+	}
+	if o.MaxQueuedUser <= 0 {
+		o.MaxQueuedUser = o.MaxQueued
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	n := 1
+	if o.Pool != nil {
+		n = len(o.Pool.Instances())
+	}
+	if o.MaxActive <= 0 {
+		o.MaxActive = 4 * n
+	}
+	s := &Server{opts: o, instances: n, running: map[string]*run{}, busy: make([]atomic.Bool, n)}
+	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser})
+	s.active = fair.New(fair.Options{Servers: o.MaxActive})
+	s.base, s.cancel = context.WithCancel(context.Background())
+	s.metrics = newMetrics(s)
+	s.routes()
+	return s, nil
+}
+
+// Handler is the server's HTTP side.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Start runs the jobs the journal holds from a server that stopped
+// before they were done, oldest first, and starts the retention sweep.
+func (s *Server) Start(ctx context.Context) error {
+	pending, err := s.opts.Jobs.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	for i := range pending {
+		j := pending[i]
+		if _, err := os.Stat(s.jobDir(j.ID)); err != nil {
+			s.opts.Jobs.Finish(ctx, j.ID, jobs.Failed, nil, "its uploads are gone from the data directory", http.StatusInternalServerError)
+			continue
+		}
+		res, err := s.files.Reserve(j.Owner, len(j.Request.Files))
+		if err != nil {
+			res = nil // jobs accepted before are run whatever the bounds
+		}
+		s.launch(&j, res)
+	}
+	s.opts.Log.Info("jobs resumed", "count", len(pending))
+	s.wg.Add(1)
+	go s.sweep()
+	return nil
+}
+
+// Stop stops the jobs: it waits up to grace for the running ones, then
+// cancels them; queued and cancelled-by-stop jobs stay pending in the
+// journal for the next start.
+func (s *Server) Stop(grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		s.mu.Lock()
+		runs := make([]*run, 0, len(s.running))
+		for _, r := range s.running {
+			runs = append(runs, r)
+		}
+		s.mu.Unlock()
+		for _, r := range runs {
+			s.mu.Lock()
+			started := r.started
+			s.mu.Unlock()
+			if started {
+				<-r.done
+			}
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(grace):
+	}
+	s.cancel()
+	s.wg.Wait()
+}
+
+// newID is a job id: 128 random bits, so ids cannot be guessed.
+func newID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (s *Server) jobDir(id string) string { return filepath.Join(s.opts.Data, "jobs", id) }
+
+// launch runs job j in a goroutine of its own; res is the room its files
+// hold in the queue.
+func (s *Server) launch(j *jobs.Job, res *fair.Reservation) *run {
+	ctx, cancel := context.WithCancelCause(s.base)
+	r := &run{job: j, cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	s.running[j.ID] = r
+	s.mu.Unlock()
+	s.metrics.queued(j.Class, 1)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer cancel(nil)
+		s.work(ctx, r, res)
+	}()
+	return r
+}
+
+// progress counts a job's files done.
+func (s *Server) progress(id string, _ any) {
+	s.mu.Lock()
+	if r := s.running[id]; r != nil {
+		r.files++
+	}
+	s.mu.Unlock()
+}
+
+// class is the priority class of a request: P2 unless asked otherwise.
+func class(r *http.Request) (sched.Class, error) {
+	v := r.Header.Get("Calq-Priority")
+	if v == "" {
+		return sched.P2, nil
+	}
+	c, err := sched.ParseClass(v)
+	if err != nil {
+		return 0, fmt.Errorf("header Calq-Priority %q: %w", v, err)
+	}
+	return c, nil
+}

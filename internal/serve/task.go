@@ -1,0 +1,342 @@
+package serve
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"calq/convert"
+	"calq/convert/lo"
+	"calq/convert/pdf"
+	"calq/internal/serve/jobs"
+)
+
+// Task is what a job does, kept as its request's options in the journal
+// so that a server started again does the same. The route says which
+// steps run; the fields are those the route's form gave, over the user's
+// profile.
+type Task struct {
+	PDFA   int            `json:"pdfa,omitempty"`
+	Export lo.Export      `json:"export"`
+	Merge  bool           `json:"merge,omitempty"`
+	Split  *pdf.SplitSpec `json:"split,omitempty"`
+	Post   pdf.Post       `json:"post"`
+	MailTo []string       `json:"mail_to,omitempty"`
+}
+
+// The routes a job can be: Gotenberg's, below /forms/.
+const (
+	routeConvert      = "libreoffice/convert"
+	routeMerge        = "pdfengines/merge"
+	routeSplit        = "pdfengines/split"
+	routePDFA         = "pdfengines/convert"
+	routeMetaRead     = "pdfengines/metadata/read"
+	routeMetaWrite    = "pdfengines/metadata/write"
+	routeEncrypt      = "pdfengines/encrypt"
+	routeWatermark    = "pdfengines/watermark"
+	routeStamp        = "pdfengines/stamp"
+	routeRotate       = "pdfengines/rotate"
+	routeFlatten      = "pdfengines/flatten"
+	routeOptimize     = "pdfengines/optimize"
+	resultDirName     = "out"
+	inputDirName      = "in"
+	contentTypePDF    = "application/pdf"
+	contentTypeZip    = "application/zip"
+	contentTypeJSON   = "application/json"
+	defaultOutputStem = "result"
+)
+
+// jobError is a job's failure with the HTTP status it answers.
+type jobError struct {
+	status int
+	msg    string
+}
+
+func (e *jobError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &jobError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// execute runs job j in dir (its directory: the inputs under in/) and
+// returns its result, a file in dir.
+func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (*jobs.Result, error) {
+	out := filepath.Join(dir, resultDirName)
+	if err := os.RemoveAll(out); err != nil { // a run before a crash
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return nil, err
+	}
+	ins := make([]string, len(j.Request.Files))
+	for i, f := range j.Request.Files {
+		ins[i] = filepath.Join(dir, inputDirName, f.Stored)
+	}
+	var pdfs []string
+	var err error
+	switch j.Route {
+	case routeConvert:
+		pdfs, err = s.convert(ctx, j, ins, out, t)
+	case routeMerge:
+		merged := filepath.Join(out, "merged.pdf")
+		if err = pdf.Merge(ctx, ins, merged); err == nil {
+			pdfs, err = s.after(ctx, []string{merged}, out, t)
+		}
+	case routePDFA:
+		pdfs, err = s.toPDFA(ctx, j, ins, out, t)
+	case routeMetaRead:
+		return s.readMetadata(ctx, j, ins, dir)
+	default:
+		pdfs, err = s.after(ctx, ins, out, t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.pack(j, pdfs, dir)
+}
+
+// convert runs calq convert's conversion on the inputs, on the fair share
+// of the warm pool of this job's user: the same code, provenance checks
+// and post-processing as the command. Split, when asked, comes after the
+// merge and before the post-processing, as in Gotenberg.
+func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
+	var mu sync.Mutex
+	var failed []string
+	o := convert.Options{
+		Inputs: ins, Out: out, PDFA: t.PDFA, Export: t.Export,
+		Office: &fairOffice{s: s, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
+		Class: j.Class, Timeout: s.opts.FileTimeout, Workers: s.opts.Workers,
+		Progress: func(f convert.FileResult) {
+			s.progress(j.ID, f)
+			if f.State == convert.StateConverted || f.State == convert.StateSkipped || f.Reason == "" {
+				return
+			}
+			mu.Lock()
+			failed = append(failed, clientName(j, f.Input)+": "+s.clientText(j, f.Reason))
+			mu.Unlock()
+		},
+	}
+	if t.Split == nil {
+		o.Post = t.Post
+	}
+	if t.Merge && len(ins) > 1 {
+		o.Merge = filepath.Join(out, "merged.pdf")
+	}
+	sum, err := convert.Run(ctx, o)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(failed) == 0 {
+			failed = []string{s.clientText(j, err.Error())}
+		}
+		return nil, badRequest("%s", strings.Join(failed, "; "))
+	}
+	pdfs := sum.Outputs
+	if o.Merge != "" {
+		pdfs = []string{o.Merge}
+	}
+	if t.Split == nil {
+		return pdfs, nil
+	}
+	return s.after(ctx, pdfs, out, Task{Split: t.Split, Post: t.Post})
+}
+
+// clientName is the client's name of the input at path.
+func clientName(j *jobs.Job, path string) string {
+	base := filepath.Base(path)
+	for _, f := range j.Request.Files {
+		if f.Stored == base {
+			return f.Name
+		}
+	}
+	return base
+}
+
+// clientText replaces, in a message, the names calq gave the uploads
+// with the client's names, and the server's directories with nothing: a
+// client learns nothing of the server's files.
+func clientText(j *jobs.Job, msg string) string {
+	for _, f := range j.Request.Files {
+		msg = strings.ReplaceAll(msg, f.Stored, f.Name)
+	}
+	return msg
+}
+
+// after runs the pdfengines steps on PDFs: split, then the
+// post-processing, each file on its own.
+func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([]string, error) {
+	files := ins
+	if t.Split != nil {
+		files = nil
+		for i, in := range ins {
+			dir := filepath.Join(out, "split-"+strconv.Itoa(i))
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, err
+			}
+			parts, err := pdf.Split(ctx, in, dir, *t.Split)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, parts...)
+		}
+	}
+	res := make([]string, len(files))
+	for i, f := range files {
+		res[i] = filepath.Join(out, fmt.Sprintf("post-%04d.pdf", i))
+		if err := pdf.Apply(ctx, f, res[i], t.Post); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// toPDFA turns PDFs into PDF/A through LibreOffice, as Gotenberg's
+// pdfengines/convert does.
+func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
+	if t.PDFA == 0 {
+		return nil, badRequest("Invalid form data: form field 'pdfa' is required on this route")
+	}
+	office := &fairOffice{s: s, user: j.Owner, class: j.Class}
+	res := make([]string, len(ins))
+	for i, in := range ins {
+		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))
+		if err := office.Convert(ctx, in, res[i], lo.ConvertOptions{PDFA: t.PDFA, Timeout: s.opts.FileTimeout}); err != nil {
+			return nil, err
+		}
+	}
+	return s.after(ctx, res, out, Task{Post: t.Post})
+}
+
+// readMetadata answers pdfengines/metadata/read: a JSON object of each
+// file's metadata by file name.
+func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, dir string) (*jobs.Result, error) {
+	all := map[string]map[string]string{}
+	for i, in := range ins {
+		m, err := pdf.ReadMetadata(ctx, in)
+		if err != nil {
+			return nil, badRequest("%s: %v", j.Request.Files[i].Name, err)
+		}
+		all[j.Request.Files[i].Name] = m
+	}
+	b, err := json.Marshal(all)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "metadata.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, err
+	}
+	return &jobs.Result{Path: "metadata.json", ContentType: contentTypeJSON, Name: "metadata.json"}, nil
+}
+
+// pack makes the job's result: one PDF as it is, several in a zip, each
+// under its input's name with .pdf (a split's parts numbered).
+func (s *Server) pack(j *jobs.Job, pdfs []string, dir string) (*jobs.Result, error) {
+	if len(pdfs) == 0 {
+		return nil, badRequest("nothing was converted")
+	}
+	names := outputNames(j, len(pdfs))
+	stem := j.Request.Filename
+	if len(pdfs) == 1 {
+		if stem == "" {
+			stem = strings.TrimSuffix(names[0], ".pdf")
+		}
+		if err := os.Rename(pdfs[0], filepath.Join(dir, "result.pdf")); err != nil {
+			return nil, err
+		}
+		return &jobs.Result{Path: "result.pdf", ContentType: contentTypePDF, Name: stem + ".pdf"}, nil
+	}
+	if stem == "" {
+		stem = j.ID
+	}
+	tmp := filepath.Join(dir, "result.zip.part")
+	if err := writeZip(tmp, pdfs, names); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "result.zip")); err != nil {
+		return nil, err
+	}
+	for _, p := range pdfs {
+		os.Remove(p)
+	}
+	return &jobs.Result{Path: "result.zip", ContentType: contentTypeZip, Name: stem + ".zip", Files: names}, nil
+}
+
+// outputNames names n outputs after the job's files: one per input
+// (name.pdf), else the first input's name numbered; repeated names get
+// a number.
+func outputNames(j *jobs.Job, n int) []string {
+	names := make([]string, n)
+	seen := map[string]int{}
+	for i := range names {
+		var base string
+		if n == len(j.Request.Files) {
+			f := j.Request.Files[i].Name
+			base = strings.TrimSuffix(f, filepath.Ext(f))
+		} else {
+			f := j.Request.Files[0].Name
+			base = fmt.Sprintf("%s_%d", strings.TrimSuffix(f, filepath.Ext(f)), i+1)
+		}
+		name := base + ".pdf"
+		for seen[name] > 0 {
+			seen[base]++
+			name = fmt.Sprintf("%s (%d).pdf", base, seen[base])
+		}
+		seen[name]++
+		names[i] = name
+	}
+	return names
+}
+
+func writeZip(path string, files, names []string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(f)
+	for i, p := range files {
+		w, err := zw.Create(names[i])
+		if err != nil {
+			f.Close()
+			return err
+		}
+		src, err := os.Open(p)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		_, err = io.Copy(w, src)
+		src.Close()
+		if err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// clientText is clientText without the server's own paths.
+func (s *Server) clientText(j *jobs.Job, msg string) string {
+	dir := s.jobDir(j.ID)
+	for _, sub := range []string{inputDirName, resultDirName, ""} {
+		msg = strings.ReplaceAll(msg, filepath.Join(dir, sub)+string(filepath.Separator), "")
+	}
+	msg = strings.ReplaceAll(msg, dir, "")
+	return clientText(j, msg)
+}
