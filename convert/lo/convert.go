@@ -274,12 +274,12 @@ func await[T any](ctx context.Context, i *Instance, r *run, ch <-chan T) (v T, o
 		case v, ok = <-ch:
 			// Sampled once more at the end: a conversion shorter than
 			// the sampling period is held to the limit too.
-			if err := i.overLimit(groupRSS(r.pgid)); ok && err != nil {
+			if err := i.overLimit(r.watch.rss()); ok && err != nil {
 				return v, false, ReasonMemoryLimit, err
 			}
 			return v, ok, "", nil
 		case <-ctx.Done():
-			if _, now := groupScan(r.pgid); (stopped || now) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			if _, now := r.watch.scan(); (stopped || now) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return v, false, ReasonStopped, ErrInstanceStopped
 			}
 			return v, false, stopReason(ctx.Err()), ctx.Err()
@@ -288,7 +288,7 @@ func await[T any](ctx context.Context, i *Instance, r *run, ch <-chan T) (v T, o
 		case <-i.p.closing:
 			return v, false, ReasonClosed, ErrClosed
 		case <-sample.C:
-			rss, now := groupScan(r.pgid)
+			rss, now := r.watch.scan()
 			stopped = stopped || now
 			if err := i.overLimit(rss); err != nil {
 				return v, false, ReasonMemoryLimit, err
@@ -371,7 +371,7 @@ func (i *Instance) recycle(r *run) {
 	// the instance waits): every rssCheckEvery conversions is enough for
 	// a limit that restarts an instance between documents (the first
 	// conversion after a start, then every rssCheckEvery-th).
-	if n >= i.p.opts.MaxConversions || (n-1)%rssCheckEvery == 0 && groupRSS(r.pgid) > i.p.opts.MaxRSS {
+	if n >= i.p.opts.MaxConversions || (n-1)%rssCheckEvery == 0 && r.watch.rss() > i.p.opts.MaxRSS {
 		i.stop(r)
 	}
 }

@@ -37,6 +37,7 @@ type Instance struct {
 type run struct {
 	cmd    *exec.Cmd
 	pgid   int
+	watch  *groupWatch   // samples the group's memory
 	done   chan struct{} // closed once the process has been waited for
 	log    *tailLog      // what soffice printed
 	marker string        // in the command line of every process of the instance
@@ -166,6 +167,7 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 		return nil, err
 	}
 	r.pgid = r.cmd.Process.Pid
+	r.watch = &groupWatch{pgid: r.pgid}
 	go func() {
 		r.cmd.Wait()
 		close(r.done)

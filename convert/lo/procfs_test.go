@@ -1,0 +1,60 @@
+package lo
+
+import (
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestGroupWatch: a watch re-reads its known members between full scans
+// of /proc, finds a new member at the next full scan, and drops one
+// that exits.
+func TestGroupWatch(t *testing.T) {
+	leader := exec.Command("sleep", "30")
+	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := leader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer leader.Process.Kill()
+	pgid := leader.Process.Pid
+	g := &groupWatch{pgid: pgid}
+	if rss, _ := g.scan(); rss == 0 || !slices.Equal(g.pids, []int{pgid}) {
+		t.Fatalf("first scan: rss %d, members %v; want the leader", rss, g.pids)
+	}
+	member := exec.Command("sleep", "30")
+	member.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	if err := member.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer member.Process.Kill()
+	g.scan()
+	if slices.Contains(g.pids, member.Process.Pid) {
+		t.Error("a new member was found before the next full scan: the scan read all of /proc")
+	}
+	g.full = time.Now().Add(-fullScanEvery)
+	g.scan()
+	if !slices.Contains(g.pids, member.Process.Pid) {
+		t.Errorf("full scan: members %v, want %d among them", g.pids, member.Process.Pid)
+	}
+	member.Process.Kill()
+	member.Wait()
+	g.scan()
+	if slices.Contains(g.pids, member.Process.Pid) {
+		t.Errorf("members %v after %d exited", g.pids, member.Process.Pid)
+	}
+	if _, stopped := g.scan(); stopped {
+		t.Error("stopped, want running")
+	}
+	leader.Process.Signal(syscall.SIGSTOP)
+	defer leader.Process.Signal(syscall.SIGCONT)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, stopped := g.scan(); stopped {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the leader was SIGSTOPped: want stopped")
+		}
+	}
+}
