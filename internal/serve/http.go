@@ -149,6 +149,13 @@ func (s *Server) sync(route string) http.Handler {
 			<-rn.done
 			return
 		}
+		if s.base.Err() != nil && !j.State.Final() {
+			// The server stopped before the job's end: it stays queued
+			// for the next start, as POST /jobs would show.
+			w.Header().Set("Retry-After", "10")
+			fail(w, http.StatusServiceUnavailable, "Service Unavailable: calq serve is stopping; the request is kept as job "+j.ID+" for its next start")
+			return
+		}
 		s.reply(w, j, rn.err)
 		if j.State == jobs.Done && len(j.Request.Webhook) == 0 {
 			os.RemoveAll(s.jobDir(j.ID)) // delivered: nothing to keep but the record

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"calq/convert/pdf"
 	"calq/internal/serve/jobs"
 	"calq/internal/serve/users"
 )
@@ -243,3 +245,44 @@ func TestFairness(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestProfile: a user's profile gives the defaults of their requests,
+// and the form's fields override them.
+func TestProfile(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) {
+		o.Profile = func(name string) (Task, error) {
+			if name != "legal" {
+				return Task{}, fmt.Errorf("unknown profile %q", name)
+			}
+			return Task{Post: pdf.Post{Metadata: &pdf.Metadata{Author: "Legal Dept", Title: "From the profile"}}}, nil
+		}
+	})
+	ctx := context.Background()
+	ts.Users.Add(ctx, users.User{Name: "ann", Profile: "legal"})
+	key, _ := ts.Users.NewKey(ctx, "ann")
+	ts.Users.Add(ctx, users.User{Name: "bob", Profile: "gone"})
+	bobKey, _ := ts.Users.NewKey(ctx, "bob")
+	doc := upload{"files", "a.txt", []byte("a\n")}
+	url := ts.URL + "/forms/libreoffice/convert"
+
+	read := func(b []byte) map[string]string {
+		t.Helper()
+		m, err := pdf.ReadMetadata(ctx, pdfFile(t, b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	resp := post(t, url, []upload{doc}, nil, bearer(key))
+	if m := read(body(t, resp)); m["Author"] != "Legal Dept" || m["Title"] != "From the profile" {
+		t.Errorf("with the profile: %v", m)
+	}
+	resp = post(t, url, []upload{doc}, map[string]string{"metadata": `{"Author":"Ann"}`}, bearer(key))
+	if m := read(body(t, resp)); m["Author"] != "Ann" {
+		t.Errorf("the form's metadata over the profile's: %v", m)
+	}
+	resp = post(t, url, []upload{doc}, nil, bearer(bobKey))
+	if b := string(body(t, resp)); resp.StatusCode != 500 || !strings.Contains(b, `"gone"`) {
+		t.Errorf("a user whose profile is gone: %d %q, want 500 naming it", resp.StatusCode, b)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
 	"calq/convert/pdf"
+	"calq/internal/tooltest"
 )
 
 // TestLibreOfficeRoute: Gotenberg's conversion route, each option
@@ -115,13 +116,7 @@ func TestLibreOfficeRoute(t *testing.T) {
 			t.Fatalf("status %d: %s", resp.StatusCode, b)
 		}
 		p := pdfFile(t, b)
-		qpdf, err := exec.LookPath("qpdf")
-		if err != nil {
-			if _, err := pdf.Inspect(p, ""); err == nil {
-				t.Error("the PDF opens without a password")
-			}
-			return
-		}
+		qpdf := tooltest.Require(t, "qpdf")
 		// qpdf --requires-password exits 0 when a password is needed.
 		if err := exec.Command(qpdf, "--requires-password", p).Run(); err != nil {
 			t.Errorf("qpdf --requires-password: %v, want exit 0", err)

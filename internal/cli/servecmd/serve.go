@@ -231,11 +231,18 @@ func run(c *cli.Context, o opts) error {
 	case <-ctx.Done():
 	}
 	fmt.Fprintf(stderr, "calq serve: stopping; running conversions get %v\n", o.Grace)
-	sctx, cancel := context.WithTimeout(context.Background(), o.Grace)
+	// The jobs stop (within the grace) while the HTTP side waits for
+	// its requests, which wait for their jobs; a request still open after
+	// that is cut.
+	stopped := make(chan struct{})
+	go func() {
+		s.Stop(o.Grace)
+		close(stopped)
+	}()
+	sctx, cancel := context.WithTimeout(context.Background(), o.Grace+5*time.Second)
 	defer cancel()
-	go s.Stop(o.Grace)
 	srv.Shutdown(sctx)
-	s.Stop(o.Grace)
+	<-stopped
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
