@@ -47,6 +47,13 @@ func (s *Server) routes() {
 		fail(w, http.StatusNotFound, "calq serve has no web page yet; its API is Gotenberg's (POST /forms/...) and /jobs")
 	})
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/forms/") {
+			if _, pattern := m.Handler(&http.Request{Method: http.MethodPost, URL: r.URL, Host: r.Host}); pattern != "/" {
+				w.Header().Set("Allow", http.MethodPost)
+				fail(w, http.StatusMethodNotAllowed, fmt.Sprintf("Method Not Allowed: %s takes POST", r.URL.Path))
+				return
+			}
+		}
 		fail(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
 	})
 	s.mux = m

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -94,10 +95,17 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 		s.opts.Log.Error("record a job's end", "job", j.ID, "err", ferr)
 	}
 	j.State, j.Result, j.Error, j.Status = state, res, msg, status
-	os.RemoveAll(filepath.Join(s.jobDir(j.ID), inputDirName))
-	if state != jobs.Done {
-		os.RemoveAll(filepath.Join(s.jobDir(j.ID), resultDirName))
+	if state == jobs.Done {
+		os.RemoveAll(filepath.Join(s.jobDir(j.ID), inputDirName))
+	} else {
+		os.RemoveAll(s.jobDir(j.ID)) // nothing to keep but the record
 	}
+	level := slog.LevelInfo
+	if state == jobs.Failed {
+		level = slog.LevelWarn
+	}
+	s.opts.Log.Log(ctx, level, "job "+string(state), "job", j.ID, "user", j.Owner, "route", j.Route,
+		"files", len(j.Request.Files), "seconds", time.Since(j.Created).Round(time.Millisecond).Seconds(), "error", msg)
 	s.notify(j)
 }
 

@@ -113,9 +113,13 @@ func convertAction(c *cli.Context) error {
 	if cl, ok := o.Office.(*client.Client); ok {
 		// The server's instances are how many files are worth sending
 		// at once; asking also checks that it is there.
-		if o.OfficeSlots, err = cl.Instances(c.Context); err != nil {
+		n, err := cl.Instances(c.Context)
+		if err != nil {
 			return fmt.Errorf("convert: %w", err)
 		}
+		// Two documents an instance in flight: the next one is uploaded
+		// and queued while one converts (calq convert bench --server).
+		o.OfficeSlots = 2 * n
 	}
 	sum, err := convert.Run(c.Context, o)
 	out.finish(sum)

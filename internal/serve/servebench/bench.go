@@ -124,7 +124,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	logf("calq convert --server, %d files", len(files))
 	warm, err := timed(func() error {
-		return convertAll(ctx, convert.Options{Inputs: files, Out: filepath.Join(work, "warm"), Office: cl, OfficeSlots: res.Instances}, len(files))
+		return convertAll(ctx, convert.Options{Inputs: files, Out: filepath.Join(work, "warm"), Office: cl, OfficeSlots: 2 * res.Instances /* as calq convert --server */}, len(files))
 	})
 	if err != nil {
 		return res, fmt.Errorf("bench: warm: %w", err)
