@@ -68,8 +68,8 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 	s.mu.Lock()
 	delete(s.running, j.ID)
 	s.mu.Unlock()
-	if s.base.Err() != nil && !errors.Is(err, errCancelled) && err != nil {
-		return // stopping: pending in the journal
+	if err != nil && !errors.Is(err, errCancelled) && s.stopping.Load() {
+		return // failed while stopping: pending in the journal, run again at the next start
 	}
 	state, msg, status := jobs.Done, "", 0
 	if err != nil {

@@ -78,11 +78,12 @@ type Server struct {
 	metrics   *metrics
 	mux       *http.ServeMux
 
-	mu      sync.Mutex
-	running map[string]*run // jobs of this process not final yet, by id
-	wg      sync.WaitGroup  // their goroutines
-	base    context.Context // the jobs' context: cancelled by Stop after the grace time
-	cancel  context.CancelFunc
+	mu       sync.Mutex
+	running  map[string]*run // jobs of this process not final yet, by id
+	wg       sync.WaitGroup  // their goroutines
+	base     context.Context // the jobs' context: cancelled by Stop after the grace time
+	stopping atomic.Bool     // Stop was called
+	cancel   context.CancelFunc
 }
 
 // run is a job of this process: its cancellation and its end.
@@ -169,6 +170,7 @@ func (s *Server) Start(ctx context.Context) error {
 // cancels them; queued and cancelled-by-stop jobs stay pending in the
 // journal for the next start.
 func (s *Server) Stop(grace time.Duration) {
+	s.stopping.Store(true)
 	done := make(chan struct{})
 	go func() {
 		s.mu.Lock()

@@ -189,7 +189,9 @@ func run(c *cli.Context, o opts) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "calq serve: starting LibreOffice\n")
-	pool, err := lo.New(ctx, lo.Options{Instances: o.Instances, StateDir: o.StateDir})
+	// The pool outlives the signal that stops the server: running
+	// conversions finish within --grace, then it is closed.
+	pool, err := lo.New(context.WithoutCancel(ctx), lo.Options{Instances: o.Instances, StateDir: o.StateDir})
 	if err != nil {
 		return err
 	}

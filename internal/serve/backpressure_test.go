@@ -1,0 +1,148 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"calq/internal/serve/jobs"
+	"calq/internal/serve/webhook"
+)
+
+// TestBackPressure: a synchronous request predicted to take longer than
+// its limit is refused at once with 429 and Retry-After; a request over
+// a user's bound is 413, as it could never be queued.
+func TestBackPressure(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) {
+		o.RequestTimeout = time.Second
+		o.MaxQueuedUser = 400
+		o.Limits.MaxFiles = 1000
+	})
+	var many []upload
+	for i := range 300 {
+		many = append(many, upload{"files", "d" + strconv.Itoa(i) + ".txt", []byte("d\n")})
+	}
+	resp := post(t, ts.URL+"/jobs", many, nil, nil)
+	var v jobView
+	json.Unmarshal(body(t, resp), &v)
+	if resp.StatusCode != 202 {
+		t.Fatalf("300 files as a job: %d", resp.StatusCode)
+	}
+	// 300 files ahead on 2 instances: over a second at any plausible rate.
+	begin := time.Now()
+	resp = post(t, ts.URL+"/forms/libreoffice/convert", []upload{{"files", "a.txt", []byte("a\n")}}, nil, nil)
+	b := string(body(t, resp))
+	if resp.StatusCode != 429 || !strings.Contains(b, "predicted") {
+		t.Errorf("status %d %q, want 429 saying the prediction", resp.StatusCode, b)
+	}
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || s < 1 {
+		t.Errorf("Retry-After = %q, want whole seconds", resp.Header.Get("Retry-After"))
+	}
+	if took := time.Since(begin); took > 5*time.Second {
+		t.Errorf("the refusal took %v: it should come before any conversion", took)
+	}
+	if resp := do(t, http.MethodDelete, ts.URL+"/jobs/"+v.ID, ""); resp.StatusCode != 204 {
+		t.Errorf("cancel: %d", resp.StatusCode)
+	}
+	// Over a user's bound, a request could never be queued: 413.
+	resp = post(t, ts.URL+"/jobs", append(many, many[:101]...), nil, nil)
+	if b := string(body(t, resp)); resp.StatusCode != 413 {
+		t.Errorf("401 files over a bound of 400 a user: %d %q, want 413", resp.StatusCode, b)
+	}
+}
+
+// TestRetention: a finished job older than Keep goes, with its files; a
+// newer one stays.
+func TestRetention(t *testing.T) {
+	now := time.Now()
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	ts := newTestServer(t, func(o *Options) { o.Keep = time.Hour; o.now = clock })
+	resp := post(t, ts.URL+"/jobs", []upload{{"files", "a.txt", []byte("a\n")}}, nil, nil)
+	var v jobView
+	json.Unmarshal(body(t, resp), &v)
+	resp = get(t, ts.URL+"/jobs/"+v.ID+"?wait=30s", "")
+	json.Unmarshal(body(t, resp), &v)
+	if v.State != jobs.Done {
+		t.Fatalf("job: %+v", v)
+	}
+	dir := filepath.Join(ts.Data, "jobs", v.ID)
+	ts.sweepOnce(context.Background())
+	if _, err := os.Stat(filepath.Join(dir, "result.pdf")); err != nil {
+		t.Fatalf("a new job's result was swept: %v", err)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Hour)
+	mu.Unlock()
+	ts.sweepOnce(context.Background())
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("an expired job's directory: %v, want it gone", err)
+	}
+	if resp := get(t, ts.URL+"/jobs/"+v.ID, ""); resp.StatusCode != 404 {
+		t.Errorf("an expired job: %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestWebhook: the request answers 204 at once; the PDF goes to the
+// webhook URL and a success event to the events URL, with the trace.
+func TestWebhook(t *testing.T) {
+	type hit struct {
+		path, ctype, trace string
+		body               []byte
+	}
+	hits := make(chan hit, 4)
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		hits <- hit{r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("Gotenberg-Trace"), b}
+	}))
+	defer sink.Close()
+	ts := newTestServer(t, func(o *Options) {
+		allow, err := webhook.NewPolicy([]string{"127.0.0.1/32"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.WebhookPolicy = allow
+		o.Webhooks = webhook.NewSender(allow, webhook.Options{Base: 10 * time.Millisecond})
+	})
+	h := http.Header{"Gotenberg-Webhook-Url": {sink.URL + "/result"}, "Gotenberg-Webhook-Events-Url": {sink.URL + "/events"},
+		"Gotenberg-Trace": {"hook-1"}}
+	resp := post(t, ts.URL+"/forms/libreoffice/convert", []upload{{"files", "a.txt", []byte("webhook\n")}}, nil, h)
+	body(t, resp)
+	if resp.StatusCode != 204 {
+		t.Fatalf("status %d, want 204", resp.StatusCode)
+	}
+	got := map[string]hit{}
+	for range 2 {
+		select {
+		case h := <-hits:
+			got[h.path] = h
+		case <-time.After(time.Minute):
+			t.Fatalf("the webhook got %d requests in a minute, want 2", len(got))
+		}
+	}
+	if r := got["/result"]; r.ctype != "application/pdf" || r.trace != "hook-1" || !strings.HasPrefix(string(r.body), "%PDF-") {
+		t.Errorf("result upload: %s %q %.40q", r.ctype, r.trace, r.body)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(got["/events"].body, &ev); err != nil || ev["event"] != "webhook.success" || ev["correlationId"] != "hook-1" {
+		t.Errorf("event %s (%v)", got["/events"].body, err)
+	}
+	// Without the allow list, a loopback target is refused at once.
+	ts2 := newTestServer(t, func(o *Options) {
+		o.WebhookPolicy, _ = webhook.NewPolicy(nil)
+		o.Webhooks = webhook.NewSender(o.WebhookPolicy, webhook.Options{})
+	})
+	resp = post(t, ts2.URL+"/forms/libreoffice/convert", []upload{{"files", "a.txt", []byte("x\n")}}, nil, h)
+	if b := string(body(t, resp)); resp.StatusCode != 400 || !strings.Contains(b, "Gotenberg-Webhook") {
+		t.Errorf("loopback webhook without --webhook-allow: %d %q, want 400 naming the header", resp.StatusCode, b)
+	}
+}
