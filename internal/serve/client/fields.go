@@ -40,6 +40,8 @@ func Fields(o lo.ConvertOptions) map[string]string {
 		f["quality"] = strconv.Itoa(e.Quality)
 	}
 	if e.MaxImageResolution > 0 {
+		// Gotenberg reads the resolution only with this switch on.
+		f["reduceImageResolution"] = "true"
 		f["maxImageResolution"] = strconv.Itoa(e.MaxImageResolution)
 	}
 	if e.Password != "" {

@@ -1,0 +1,47 @@
+package client
+
+import (
+	"maps"
+	"testing"
+
+	"calq/convert/lo"
+)
+
+func TestNew(t *testing.T) {
+	for _, c := range []struct {
+		url, key, wantURL, wantKey string
+		ok                         bool
+	}{
+		{"http://127.0.0.1:3000", "", "http://127.0.0.1:3000", "", true},
+		{"https://pdf.example.com/", "k", "https://pdf.example.com", "k", true},
+		{"http://ann:calq_secret@host:3000", "", "http://host:3000", "calq_secret", true},
+		{"http://ann:urlkey@host", "envkey", "http://host", "envkey", true},
+		{"ftp://host", "", "", "", false},
+		{"host:3000", "", "", "", false},
+		{"http://", "", "", "", false},
+		{"::", "", "", "", false},
+	} {
+		cl, err := New(c.url, c.key)
+		if (err == nil) != c.ok {
+			t.Errorf("New(%q) error = %v, want ok %v", c.url, err, c.ok)
+			continue
+		}
+		if err == nil && (cl.String() != c.wantURL || cl.key != c.wantKey) {
+			t.Errorf("New(%q) = %s with key %q, want %s with %q", c.url, cl, cl.key, c.wantURL, c.wantKey)
+		}
+	}
+}
+
+func TestFields(t *testing.T) {
+	no := false
+	got := Fields(lo.ConvertOptions{PDFA: 2, Export: lo.Export{Landscape: true, PageRanges: "1-2", Quality: 80,
+		MaxImageResolution: 150, ExportBookmarks: &no, Password: "pw"}})
+	want := map[string]string{"pdfa": "PDF/A-2b", "landscape": "true", "nativePageRanges": "1-2", "quality": "80",
+		"maxImageResolution": "150", "reduceImageResolution": "true", "exportBookmarks": "false", "password": "pw"}
+	if !maps.Equal(got, want) {
+		t.Errorf("Fields = %v\nwant %v", got, want)
+	}
+	if got := Fields(lo.ConvertOptions{}); len(got) != 0 {
+		t.Errorf("Fields of nothing = %v", got)
+	}
+}
