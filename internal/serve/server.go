@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"calq/convert"
 	"calq/convert/lo"
 	"calq/internal/serve/fair"
 	"calq/internal/serve/form"
@@ -224,8 +225,11 @@ func (s *Server) launch(j *jobs.Job, res *fair.Reservation) *run {
 	return r
 }
 
-// progress counts a job's files done.
-func (s *Server) progress(id string, _ any) {
+// progress counts a job's files done (a file to be tried again is not).
+func (s *Server) progress(id string, f convert.FileResult) {
+	if f.State == convert.StateRetry {
+		return
+	}
 	s.mu.Lock()
 	if r := s.running[id]; r != nil {
 		r.files++
