@@ -500,6 +500,11 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 			os.RemoveAll(dir)
 		}
 	}()
+	// A body sent slowly is cut when the request's time runs out: a
+	// blocked read would hold the connection for ever.
+	if deadline, ok := ctx.Deadline(); ok {
+		http.NewResponseController(w).SetReadDeadline(deadline)
+	}
 	f, err := form.Read(r.WithContext(ctx), filepath.Join(dir, inputDirName), s.opts.Limits)
 	if err != nil {
 		return nil, nil, err

@@ -68,7 +68,7 @@ func TestServeHostile(t *testing.T) {
 	db := filepath.Join(dir, "calq.db")
 	ann := serveUser(t, dir, db, "ann")
 	bob := serveUser(t, dir, db, "bob")
-	s := startServe(t, dir, "--header-timeout", "2s", "--max-body", "64MiB")
+	s := startServe(t, dir, "--header-timeout", "2s", "--max-body", "64MiB", "--request-timeout", "5s")
 	skip := []string{s.data, s.tmp, filepath.Join(dir, "cache"), filepath.Join(dir, "state")}
 	before := tree(t, dir, skip...)
 
@@ -94,6 +94,31 @@ func TestServeHostile(t *testing.T) {
 		reply := rawRequest(t, s.URL, "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n", time.Second)
 		if took := time.Since(start); took > 10*time.Second || strings.Contains(reply, "200 OK") {
 			t.Errorf("a slow client held the connection %v and got %.100q; want it cut after --header-timeout", took, reply)
+		}
+	})
+	t.Run("body one byte a second", func(t *testing.T) {
+		start := time.Now()
+		head := "POST /forms/libreoffice/convert HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ann +
+			"\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000\r\n\r\n"
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.Write([]byte(head))
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		go func() {
+			for range 60 {
+				if _, err := c.Write([]byte("-")); err != nil {
+					return
+				}
+				time.Sleep(time.Second)
+			}
+		}()
+		buf := make([]byte, 512)
+		n, _ := c.Read(buf)
+		if took := time.Since(start); took > 15*time.Second {
+			t.Errorf("a slow body held the request %v (answer %.80q); want it cut after --request-timeout 5s", took, buf[:n])
 		}
 	})
 	t.Run("docx zip bomb", func(t *testing.T) {
