@@ -333,6 +333,18 @@ func TestConvertServer(t *testing.T) {
 	if err == nil || !strings.Contains(string(b), "127.0.0.1") {
 		t.Errorf("a server that is not there: %v\n%s; want an error naming it", err, b)
 	}
+	// A server with users wants the key, from CALQ_SERVER_KEY.
+	key := serveUser(t, dir, s.db, "cron")
+	cmd = calqCmd(t, "convert", "--server", s.URL, "-o", out, "--force", in)
+	cmd.Env = append(cmd.Env, env...)
+	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "needs an API key: set CALQ_SERVER_KEY") {
+		t.Errorf("no key: %v\n%s", err, b)
+	}
+	cmd = calqCmd(t, "convert", "--server", s.URL, "-o", out, "--force", in)
+	cmd.Env = append(cmd.Env, append(env, "CALQ_SERVER_KEY="+key)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("with the key: %v\n%s", err, b)
+	}
 	// The server keeps nothing of the client's files.
 	if jobs, _ := os.ReadDir(filepath.Join(s.data, "jobs")); len(jobs) != 0 {
 		t.Errorf("the server kept %d job directories after calq convert fetched its PDFs", len(jobs))

@@ -78,6 +78,19 @@ func (c *Client) Instances(ctx context.Context) (int, error) {
 	if h.Status != "up" {
 		return 0, fmt.Errorf("server %s is %s", c, h.Status)
 	}
+	// /health is open to all; /version takes the key a conversion will.
+	v, err := c.do(ctx, http.MethodGet, "/version", nil, "")
+	if err != nil {
+		return 0, err
+	}
+	defer v.Body.Close()
+	if v.StatusCode == http.StatusUnauthorized {
+		what := "needs an API key: set CALQ_SERVER_KEY"
+		if c.key != "" {
+			what = "refused the API key in CALQ_SERVER_KEY"
+		}
+		return 0, fmt.Errorf("server %s %s", c, what)
+	}
 	return max(1, len(h.Details.LibreOffice.Instances)), nil
 }
 
