@@ -111,8 +111,11 @@ func TestRunExport(t *testing.T) {
 		sum := sha256.Sum256([]byte(doc))
 		payload, _ := json.Marshal(sharedPayload{Name: "four.fodt", Path: "four.fodt", Input: hex.EncodeToString(sum[:]),
 			Kind: sniff.Office, Timeout: 60, Export: &lo.Export{PageRanges: "2-3"}})
-		w := &SharedWorker{dir: t.TempDir(), release: func() error { return nil }, pool: &lazyPool{pool: pool, shared: true},
-			SharedRoot: root}
+		w, err := NewSharedWorkerOn(nil, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SharedRoot = root
 		job := &sched.Job{Key: "convert:four", Payload: payload}
 		if err := w.Run(context.Background(), job); err != nil {
 			t.Fatalf("SharedWorker.Run = %v", err)
@@ -120,6 +123,14 @@ func TestRunExport(t *testing.T) {
 		n, err := api.PageCountFile(filepath.Join(root, sharedWork, sharedPDFName(job.Key)))
 		if err != nil || n != 2 {
 			t.Errorf("the worker's PDF: %d pages, %v; want 2 (pages 2-3 of 4)", n, err)
+		}
+		// The pool is the caller's: the worker's Close leaves it converting.
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "after.pdf")
+		if err := pool.Instances()[0].Convert(context.Background(), filepath.Join(root, "four.fodt"), out, lo.ConvertOptions{}); err != nil {
+			t.Errorf("the pool after the worker's Close: %v", err)
 		}
 	})
 }

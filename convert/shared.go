@@ -425,6 +425,22 @@ type SharedWorker struct {
 // NewSharedWorker makes a worker whose LibreOffice instances live as long
 // as ctx; Close stops them and removes its work directory.
 func NewSharedWorker(ctx context.Context, blobs Blobs, o lo.Options) (*SharedWorker, error) {
+	return newSharedWorker(blobs, &lazyPool{opts: o, base: context.WithoutCancel(ctx)})
+}
+
+// NewSharedWorkerOn makes a worker that converts on pool, instances
+// already started and used by others too (calq serve's, whose requests
+// take turns on them with the worker's jobs: each instance converts one
+// document at a time). Close removes its work directory and leaves pool
+// running.
+func NewSharedWorkerOn(blobs Blobs, pool *lo.Pool) (*SharedWorker, error) {
+	if pool == nil {
+		return nil, errors.New("convert worker: no LibreOffice pool")
+	}
+	return newSharedWorker(blobs, &lazyPool{pool: pool, shared: true})
+}
+
+func newSharedWorker(blobs Blobs, pool *lazyPool) (*SharedWorker, error) {
 	// A worker killed with SIGKILL leaves its directory, with copies of
 	// inputs and PDFs: the next worker's start removes those of workers
 	// that are gone (the current user's only, and never a live one's).
@@ -433,10 +449,11 @@ func NewSharedWorker(ctx context.Context, blobs Blobs, o lo.Options) (*SharedWor
 	if err != nil {
 		return nil, fmt.Errorf("convert worker: work directory: %w", err)
 	}
-	return &SharedWorker{blobs: blobs, dir: dir, release: release, pool: &lazyPool{opts: o, base: context.WithoutCancel(ctx)}}, nil
+	return &SharedWorker{blobs: blobs, dir: dir, release: release, pool: pool}, nil
 }
 
-// Close stops the LibreOffice instances and removes the work directory.
+// Close stops the LibreOffice instances it started and removes the work
+// directory.
 func (w *SharedWorker) Close() error {
 	err := w.pool.close()
 	return errors.Join(err, w.release())

@@ -56,6 +56,12 @@ func TestSharedWorkerSharedInput(t *testing.T) {
 	}
 }
 
+func TestNewSharedWorkerOnNoPool(t *testing.T) {
+	if w, err := NewSharedWorkerOn(nil, nil); err == nil || w != nil {
+		t.Errorf("NewSharedWorkerOn(nil pool) = %v, %v; want an error", w, err)
+	}
+}
+
 func TestBelowRoot(t *testing.T) {
 	root := t.TempDir()
 	for _, tt := range []struct{ path, want string }{

@@ -22,6 +22,7 @@ import (
 	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
 	"calq/sched"
+	"calq/sched/pgqueue"
 )
 
 // Options configure a Server. Zero values are the defaults.
@@ -52,6 +53,24 @@ type Options struct {
 	Version        string
 	Log            *slog.Logger
 	now            func() time.Time
+
+	// Shared, when set, is the shared queue on PostgreSQL
+	// (sched/pgqueue) that calq worker processes and other calq serve
+	// processes serve: the office documents, images and PDFs of
+	// libreoffice/convert jobs are converted through it, each job a
+	// batch of its own (labelled by its id, so a job resumed after a
+	// restart collects what was finished meanwhile). Jobs, users,
+	// uploads and results stay in Jobs and Data. From Start to Stop the
+	// server also serves the queue with Pool, as calq worker does for
+	// the convert kinds, two jobs per instance at once. Documents opened
+	// with a password, and PDF/A from pdfengines/convert, stay on Pool:
+	// a password never goes to the database.
+	Shared convert.Shared
+	// SharedName is the name the server's worker records in the jobs it
+	// runs (calq history groups by it); the host's when empty.
+	SharedName string
+	// SharedEvents hears what the server's worker does; nil: nothing.
+	SharedEvents func(pgqueue.WorkerEvent)
 }
 
 // Mailer mails results: Check, when a request is accepted, that the
@@ -85,6 +104,9 @@ type Server struct {
 	base     context.Context // the jobs' context: cancelled by Stop after the grace time
 	stopping atomic.Bool     // Stop was called
 	cancel   context.CancelFunc
+
+	shared convert.Shared // Options.Shared as the jobs see it (servedQueue); nil without
+	worker *sharedWorker  // the server's worker on it, from Start to Stop
 }
 
 // run is a job of this process: its cancellation and its end.
@@ -101,6 +123,9 @@ type run struct {
 func New(o Options) (*Server, error) {
 	if o.Data == "" || o.Jobs == nil {
 		return nil, errors.New("calq serve: a data directory and a journal are required")
+	}
+	if o.Shared != nil && o.Pool == nil {
+		return nil, errors.New("calq serve: the shared queue needs a LibreOffice pool to serve it")
 	}
 	if err := os.MkdirAll(filepath.Join(o.Data, "jobs"), 0o700); err != nil {
 		return nil, fmt.Errorf("create the data directory: %w", err)
@@ -128,11 +153,14 @@ func New(o Options) (*Server, error) {
 		n = len(o.Pool.Instances())
 	}
 	if o.MaxActive <= 0 {
-		o.MaxActive = 4 * n
+		o.MaxActive = defaultMaxActive(n)
 	}
 	s := &Server{opts: o, instances: n, running: map[string]*run{}, busy: make([]atomic.Bool, n)}
 	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser})
 	s.active = fair.New(fair.Options{Servers: o.MaxActive})
+	if o.Shared != nil {
+		s.shared = servedQueue{o.Shared}
+	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.metrics = newMetrics(s)
 	s.routes()
@@ -143,11 +171,17 @@ func New(o Options) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Start runs the jobs the journal holds from a server that stopped
-// before they were done, oldest first, and starts the retention sweep.
+// before they were done, oldest first, and starts the retention sweep
+// and, with a shared queue, the server's worker on it.
 func (s *Server) Start(ctx context.Context) error {
 	pending, err := s.opts.Jobs.Pending(ctx)
 	if err != nil {
 		return err
+	}
+	if s.opts.Shared != nil {
+		if err := s.startWorker(); err != nil {
+			return err
+		}
 	}
 	for i := range pending {
 		j := pending[i]
@@ -196,6 +230,7 @@ func (s *Server) Stop(grace time.Duration) {
 	}
 	s.cancel()
 	s.wg.Wait()
+	s.stopWorker()
 }
 
 // newID is a job id: 128 random bits, so ids cannot be guessed.

@@ -104,9 +104,10 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 }
 
 // convert runs calq convert's conversion on the inputs, on the fair share
-// of the warm pool of this job's user: the same code, provenance checks
-// and post-processing as the command. Split, when asked, comes after the
-// merge and before the post-processing, as in Gotenberg.
+// of the warm pool of this job's user, or through the shared queue: the
+// same code, provenance checks and post-processing as the command. Split,
+// when asked, comes after the merge and before the post-processing, as in
+// Gotenberg.
 func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
 	var mu sync.Mutex
 	var failed []string
@@ -123,6 +124,9 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 			failed = append(failed, clientName(j, f.Input)+": "+s.clientText(j, f.Reason))
 			mu.Unlock()
 		},
+	}
+	if s.shared != nil && t.Export.Password == "" {
+		o.Shared, o.Office, o.Label = s.shared, nil, sharedLabel(j.ID)
 	}
 	if t.Split == nil {
 		o.Post = t.Post
@@ -151,6 +155,10 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	}
 	return s.after(ctx, pdfs, out, Task{Split: t.Split, Post: t.Post})
 }
+
+// sharedLabel is the label of job id's batch in the shared queue, as
+// calq history shows it.
+func sharedLabel(id string) string { return "serve-" + id }
 
 // clientName is the client's name of the input at path.
 func clientName(j *jobs.Job, path string) string {

@@ -75,11 +75,18 @@ func serveEnv(dir string) []string {
 // missing), and waits until /health says it is up.
 func startServe(t *testing.T, dir string, args ...string) *serveProc {
 	t.Helper()
+	return startServeDB(t, dir, filepath.Join(dir, "calq.db"), args...)
+}
+
+// startServeDB is startServe with --db db: a journal file, or the shared
+// queue's URL (the journal is then the default one, under dir's state).
+func startServeDB(t *testing.T, dir, db string, args ...string) *serveProc {
+	t.Helper()
 	tooltest.Require(t, "soffice")
 	for _, d := range []string{"tmp", "cache", "state", "config"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o700)
 	}
-	p := &serveProc{dir: dir, db: filepath.Join(dir, "calq.db"), data: filepath.Join(dir, "data"), tmp: filepath.Join(dir, "tmp"),
+	p := &serveProc{dir: dir, db: db, data: filepath.Join(dir, "data"), tmp: filepath.Join(dir, "tmp"),
 		stderr: &syncBuffer{}, done: make(chan error, 1)}
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	p.URL = "http://" + addr

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
@@ -27,6 +28,8 @@ import (
 	"calq/internal/serve/jobs"
 	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
+	"calq/sched/journal"
+	"calq/sched/pgqueue"
 )
 
 // opts is what the flags of calq serve ask for.
@@ -46,6 +49,7 @@ type opts struct {
 	MaxQueued      int
 	MaxQueuedUser  int
 	WebhookAllow   []string
+	Name           string
 	Quiet          bool
 }
 
@@ -65,7 +69,15 @@ func Command() *cli.Command {
 			"It listens on 127.0.0.1:3000; on any other address it refuses to start without\n" +
 			"users. Uploads and results live under --data and are deleted after --keep.\n\n" +
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
-			"--grace, and leaves queued jobs in the journal for the next start.",
+			"--grace, and leaves queued jobs in the journal for the next start.\n\n" +
+			"With --db postgres://URL, the documents of libreoffice/convert are converted\n" +
+			"through the shared queue in that database, by any calq worker or calq serve on\n" +
+			"it; this server serves it too, with its own instances (two jobs per instance).\n" +
+			"Its jobs, users, uploads and results stay on this machine, in the default\n" +
+			"journal and --data: a client fetches a result from the server it sent the\n" +
+			"request to. Documents opened with a password and pdfengines/convert stay on\n" +
+			"this server's instances. A database that is down at the start, or goes away,\n" +
+			"is waited for, with one line when it is lost and one when it is back.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:3000", EnvVars: []string{"CALQ_LISTEN"}, Usage: "listen on `ADDR` (host:port)"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in `FILE` (PEM; with --tls-key)"},
@@ -86,6 +98,7 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "max-queued", Value: 2000, Usage: "the most files waiting in all (then 429)"},
 			&cli.IntFlag{Name: "max-queued-per-user", Usage: "the most files waiting per user (then 429)", DefaultText: "--max-queued"},
 			&cli.StringSliceFlag{Name: "webhook-allow", Usage: "let webhooks reach these private or loopback `CIDR`s or host[:port]s (repeatable)"},
+			&cli.StringFlag{Name: "name", Usage: "with --db postgres://: the name of this server in the shared queue's jobs it converts (calq history groups by it)", DefaultText: "the host's name"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 		},
 		Action: func(c *cli.Context) error {
@@ -104,7 +117,7 @@ func readOpts(c *cli.Context) (opts, error) {
 		Instances: c.Int("instances"), StateDir: c.String("state-dir"), Data: c.String("data"),
 		Grace: c.Duration("grace"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), RequestTimeout: c.Duration("request-timeout"),
 		FileTimeout: c.Duration("file-timeout"), MaxQueued: c.Int("max-queued"), MaxQueuedUser: c.Int("max-queued-per-user"),
-		WebhookAllow: c.StringSlice("webhook-allow"), Quiet: c.Bool("quiet")}
+		WebhookAllow: c.StringSlice("webhook-allow"), Name: c.String("name"), Quiet: c.Bool("quiet")}
 	var errs base.FlagErrors
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 		errs.Add(fmt.Errorf("--listen %q: want host:port (%v)", o.Listen, err))
@@ -140,6 +153,11 @@ func readOpts(c *cli.Context) (opts, error) {
 	if _, err := webhook.NewPolicy(o.WebhookAllow); err != nil {
 		errs.Add(fmt.Errorf("--webhook-allow: %w", err))
 	}
+	if c.IsSet("name") && (o.Name == "" || strings.ContainsFunc(o.Name, unicode.IsSpace)) {
+		errs.Add(fmt.Errorf("--name %q: want a name without spaces", o.Name))
+	} else if err := base.CheckText("--name", o.Name); err != nil {
+		errs.Add(err)
+	}
 	if c.Args().Present() {
 		errs.Add(fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
@@ -156,12 +174,13 @@ func run(c *cli.Context, o opts) error {
 		level = slog.LevelWarn
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	db := base.JournalPath(c)
+	db, sharedURL := base.JournalPath(c), ""
 	if dburl.IsPostgres(db) {
-		return &base.Hinted{Err: errors.New("calq serve keeps its jobs in a journal file; --db postgres://... is not supported yet"),
-			Help: "run calq serve with its own --db FILE, and calq worker processes on the shared database"}
+		// As calq convert --db postgres://: this machine's own records
+		// stay in its journal; the conversions go to the shared queue.
+		db, sharedURL = base.DefaultJournalPath(), db
 	}
-	j, err := base.OpenJournal(c)
+	j, err := journal.Open(ctx, db, journal.Options{})
 	if err != nil {
 		return err
 	}
@@ -196,12 +215,27 @@ func run(c *cli.Context, o opts) error {
 		return err
 	}
 	defer pool.Close()
-	s, err := serve.New(serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us,
+	var shared *pgqueue.Queue
+	if sharedURL != "" {
+		// Started before the database, it waits, as calq worker does;
+		// so do its jobs and its worker when the database goes away.
+		shared, err = pgqueue.Open(ctx, sharedURL, pgqueue.Options{Wait: true, Link: base.DBLink(stderr, "calq serve: ", sharedURL),
+			MaxConns: int32(serve.SharedConns(len(pool.Instances()), 0))})
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		defer shared.Close()
+	}
+	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us,
 		Profile: profiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
 		Webhooks: webhook.NewSender(policy, webhook.Options{}), WebhookPolicy: policy,
-		Version: version(), Log: log})
+		Version: version(), Log: log}
+	if shared != nil {
+		so.Shared, so.SharedName, so.SharedEvents = shared, o.Name, workerLog(log)
+	}
+	s, err := serve.New(so)
 	if err != nil {
 		return err
 	}
@@ -220,6 +254,9 @@ func run(c *cli.Context, o opts) error {
 	}
 	fmt.Fprintf(stderr, "calq serve: listening on %s://%s (%d LibreOffice instances, data in %s)\n",
 		scheme, ln.Addr(), len(pool.Instances()), o.Data)
+	if shared != nil {
+		fmt.Fprintf(stderr, "calq serve: converting through the shared queue %s, and serving it\n", shared)
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if o.TLSCert != "" {
@@ -231,6 +268,8 @@ func run(c *cli.Context, o opts) error {
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
+	case <-s.Failed():
+		err = s.Err()
 	}
 	fmt.Fprintf(stderr, "calq serve: stopping; running conversions get %v\n", o.Grace)
 	// The jobs stop (within the grace) while the HTTP side waits for
@@ -249,6 +288,23 @@ func run(c *cli.Context, o opts) error {
 		err = nil
 	}
 	return err
+}
+
+// workerLog logs what the server's worker on the shared queue does:
+// failures as warnings, the rest at debug level.
+func workerLog(log *slog.Logger) func(pgqueue.WorkerEvent) {
+	return func(ev pgqueue.WorkerEvent) {
+		level := slog.LevelDebug
+		switch ev.Type {
+		case "failed", "timed_out", "lost", "error", "disabled":
+			level = slog.LevelWarn
+		}
+		args := []any{"event", ev.Type, "key", ev.Key, "kind", ev.Kind, "attempt", ev.Attempt}
+		if ev.Err != nil {
+			args = append(args, "err", ev.Err)
+		}
+		log.Log(context.Background(), level, "shared queue", args...)
+	}
 }
 
 // newHTTPServer bounds what a client can hold: the headers' time (slow
