@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"calq/internal/pgtest"
 )
@@ -145,4 +146,43 @@ func sharedHistory(t *testing.T, url string) []sharedRecord {
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// TestServePGOutage: calq serve waits for a database that is down at its
+// start, and for one that goes away under an accepted job, with one line
+// when it is lost and one when it is back each time; the jobs convert.
+func TestServePGOutage(t *testing.T) {
+	srv := pgtest.Start(t)
+	srv.Stop()
+	restart := time.AfterFunc(3*time.Second, srv.Start)
+	defer restart.Stop()
+	s := startServeDB(t, t.TempDir(), srv.URL, "--instances", "1")
+	id := submitJob(t, s.URL, "", "first.txt", "before the outage\n")
+	if e := jobResult(t, s.URL, id, "before the outage"); e != "" {
+		t.Errorf("job after the database came up: %s", e)
+	}
+
+	srv.Stop()
+	id = submitJob(t, s.URL, "", "second.txt", "across the outage\n") // the journal is this machine's
+	waitLog(t, s, "unreachable, retrying", 2)
+	srv.Start()
+	if e := jobResult(t, s.URL, id, "across the outage"); e != "" {
+		t.Errorf("job across the outage: %s", e)
+	}
+	waitLog(t, s, "back after", 2)
+	if lost := strings.Count(s.stderr.String(), "unreachable, retrying"); lost != 2 {
+		t.Errorf("%d lines saying the database is lost, want 2 (one per outage):\n%s", lost, s.stderr)
+	}
+}
+
+// waitLog waits until calq serve's stderr holds n lines with text.
+func waitLog(t *testing.T, s *serveProc, text string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for strings.Count(s.stderr.String(), text) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("calq serve did not say %q %d times in a minute:\n%s", text, n, s.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
