@@ -85,6 +85,9 @@ func (s *Server) stopWorker() {
 	if s.worker == nil {
 		return
 	}
+	if s.Err() != nil {
+		return // it failed before: Err told the caller
+	}
 	s.worker.cancel()
 	<-s.worker.done
 	if s.worker.err != nil {
@@ -103,8 +106,8 @@ func (s *Server) Failed() <-chan struct{} {
 	return s.worker.done
 }
 
-// Err is why the server's worker on the shared queue stopped before
-// Stop; nil while it runs.
+// Err is why the server's worker on the shared queue stopped, once
+// Failed is closed; nil while it runs, and after a clean stop.
 func (s *Server) Err() error {
 	if s.worker == nil {
 		return nil

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -184,5 +186,48 @@ func waitLog(t *testing.T, s *serveProc, text string, n int) {
 			t.Fatalf("calq serve did not say %q %d times in a minute:\n%s", text, n, s.stderr)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServePGCrash: calq serve hands six jobs to the shared queue and is
+// frozen, then killed, while a calq worker converts them. Started again,
+// it finishes each job with its own document's PDF from the same batch:
+// no file is submitted again, and each was converted once (one attempt
+// recorded done), the frozen server's claims run again elsewhere after
+// their lease.
+func TestServePGCrash(t *testing.T) {
+	srv := pgtest.Start(t)
+	dir := t.TempDir()
+	a := startServeDB(t, dir, srv.URL, "--instances", "1")
+	startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--instances", "1")
+	c := pgConn(t, srv.URL)
+	const n = 6
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = submitJob(t, a.URL, "", fmt.Sprintf("crash%02d.txt", i), fmt.Sprintf("shared crash document %02d\n", i))
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if got := pgStrings(t, c, `SELECT count(*)::text FROM jobs`); got[0] == fmt.Sprint(n) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("calq serve did not submit its %d files in a minute:\n%s", n, a.stderr)
+		}
+	}
+	a.cmd.Process.Signal(syscall.SIGSTOP)
+	a.kill()
+
+	a = startServeDB(t, dir, srv.URL, "--instances", "1")
+	for i, id := range ids {
+		if e := jobResult(t, a.URL, id, fmt.Sprintf("shared crash document %02d", i)); e != "" {
+			t.Errorf("job %d (%s) after the restart: %s", i, id, e)
+		}
+	}
+	checkRecordedOnce(t, c, n)
+	m := regexp.MustCompile(`"jobs resumed" count=(\d+)`).FindStringSubmatch(a.stderr.String())
+	if m == nil || m[1] == "0" {
+		t.Errorf("the restarted server resumed no job, the test proves nothing:\n%s", a.stderr)
+	} else {
+		t.Logf("the restarted server resumed %s jobs", m[1])
 	}
 }
