@@ -146,3 +146,74 @@ func TestWebhook(t *testing.T) {
 		t.Errorf("loopback webhook without --webhook-allow: %d %q, want 400 naming the header", resp.StatusCode, b)
 	}
 }
+
+// TestWebhookRedelivery: a webhook whose target is down stays owed, in
+// the journal, and is delivered by a later attempt (the sweep's, or the
+// next start's).
+func TestWebhookRedelivery(t *testing.T) {
+	var mu sync.Mutex
+	down := true
+	got := make(chan string, 16)
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		d := down
+		mu.Unlock()
+		if d {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		got <- r.URL.Path
+	}))
+	defer sink.Close()
+	ts := newTestServer(t, func(o *Options) {
+		allow, _ := webhook.NewPolicy([]string{"127.0.0.1/32"})
+		o.WebhookPolicy = allow
+		o.Webhooks = webhook.NewSender(allow, webhook.Options{Base: time.Millisecond, Max: time.Millisecond, MaxAttempts: 2})
+	})
+	h := http.Header{"Gotenberg-Webhook-Url": {sink.URL + "/result"}, "Gotenberg-Webhook-Error-Url": {sink.URL + "/error"}}
+	resp := post(t, ts.URL+"/forms/libreoffice/convert", []upload{{"files", "a.txt", []byte("a\n")}}, nil, h)
+	body(t, resp)
+	if resp.StatusCode != 204 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var owed []jobs.Job
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if owed, err = ts.Jobs.Undelivered(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ts.mu.Lock()
+		busy := len(ts.delivering) > 0
+		ts.mu.Unlock()
+		if len(owed) == 1 && owed[0].DeliveryError != "" && !busy {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed delivery recorded: %+v", owed)
+		}
+	}
+	if !strings.Contains(owed[0].DeliveryError, "503") || strings.Join(owed[0].Pending, ",") != "webhook" {
+		t.Errorf("owed: %v, %q", owed[0].Pending, owed[0].DeliveryError)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	ts.redeliver(context.Background())
+	select {
+	case p := <-got:
+		if p != "/result" {
+			t.Errorf("redelivered to %s, want /result", p)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("not redelivered")
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if owed, _ := ts.Jobs.Undelivered(context.Background()); len(owed) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("still owed after the redelivery")
+		}
+	}
+}

@@ -164,7 +164,7 @@ func (s *Server) sync(route string) http.Handler {
 			return
 		}
 		s.reply(w, j, rn.err)
-		if j.State == jobs.Done && len(j.Request.Webhook) == 0 {
+		if j.State == jobs.Done && len(j.Pending) == 0 {
 			os.RemoveAll(s.jobDir(j.ID)) // delivered: nothing to keep but the record
 		}
 	})
@@ -316,6 +316,10 @@ type jobView struct {
 	Error     string     `json:"error,omitempty"`
 	Status    int        `json:"status,omitempty"`
 	Trace     string     `json:"trace,omitempty"`
+	// Deliveries the job still owes (webhook, mail), tried again until
+	// they succeed or --keep ends, and why the last attempt failed.
+	Pending       []string `json:"deliveries_pending,omitempty"`
+	DeliveryError string   `json:"delivery_error,omitempty"`
 }
 
 type fileView struct {
@@ -325,7 +329,8 @@ type fileView struct {
 
 func (s *Server) view(j *jobs.Job) jobView {
 	v := jobView{ID: j.ID, Route: j.Route, State: j.State, Owner: j.Owner, Priority: j.Class.String(),
-		Created: j.Created.UTC(), Error: j.Error, Status: j.Status, Trace: j.Request.Trace}
+		Created: j.Created.UTC(), Error: j.Error, Status: j.Status, Trace: j.Request.Trace,
+		Pending: j.Pending, DeliveryError: j.DeliveryError}
 	if !j.Started.IsZero() {
 		t := j.Started.UTC()
 		v.Started = &t

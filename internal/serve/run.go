@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"calq/convert/lo"
@@ -54,15 +55,12 @@ func (s *Server) work(ctx context.Context, r *run, res *fair.Reservation) {
 	begin := time.Now()
 	result, err := s.execute(ctx, j, s.jobDir(j.ID), t)
 	s.metrics.job(j.Route, err, time.Since(begin))
-	if err == nil && len(t.MailTo) > 0 {
-		err = s.mail(ctx, j, result, t.MailTo)
-	}
 	s.end(r, result, err)
 }
 
 // end records a job's outcome, unless the server is stopping (the job
 // then stays pending for the next start), removes its uploads, and
-// sends its webhook.
+// delivers it: its webhook, its mail.
 func (s *Server) end(r *run, res *jobs.Result, err error) {
 	j := r.job
 	s.mu.Lock()
@@ -106,18 +104,111 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 	}
 	s.opts.Log.Log(ctx, level, "job "+string(state), "job", j.ID, "user", j.Owner, "route", j.Route,
 		"files", len(j.Request.Files), "seconds", time.Since(j.Created).Round(time.Millisecond).Seconds(), "error", msg)
-	s.notify(j)
+	if owed := owes(j); len(owed) > 0 {
+		if err := s.opts.Jobs.SetPending(ctx, j.ID, owed, ""); err != nil {
+			s.opts.Log.Error("record a job's deliveries", "job", j.ID, "err", err)
+		}
+		j.Pending = owed
+		s.deliver(*j)
+	}
 }
 
-// notify sends a job's webhook, in the background with retries.
-func (s *Server) notify(j *jobs.Job) {
-	if len(j.Request.Webhook) == 0 || s.opts.Webhooks == nil {
+// The deliveries a job can owe after its end.
+const (
+	deliverWebhook = "webhook"
+	deliverMail    = "mail"
+)
+
+// owes lists what a job that just ended must deliver: its webhook, and
+// for a result its mail.
+func owes(j *jobs.Job) []string {
+	var owed []string
+	if len(j.Request.Webhook) > 0 {
+		owed = append(owed, deliverWebhook)
+	}
+	var t Task
+	if j.State == jobs.Done && json.Unmarshal(j.Request.Options, &t) == nil && len(t.MailTo) > 0 {
+		owed = append(owed, deliverMail)
+	}
+	return owed
+}
+
+// deliver sends, in the background, what job j still owes, and records
+// what is left; what failed is tried again by the sweep (at most a
+// minute later) and after a restart. One delivery a job at a time.
+func (s *Server) deliver(j jobs.Job) {
+	s.mu.Lock()
+	if s.delivering[j.ID] {
+		s.mu.Unlock()
 		return
+	}
+	s.delivering[j.ID] = true
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.delivering, j.ID)
+			s.mu.Unlock()
+		}()
+		var left []string
+		var failures []string
+		for _, what := range j.Pending {
+			var err error
+			switch what {
+			case deliverWebhook:
+				err = s.notify(&j)
+			case deliverMail:
+				err = s.mail(s.base, &j)
+			}
+			if err != nil && !permanent(err) {
+				left = append(left, what)
+				failures = append(failures, what+": "+err.Error())
+				s.opts.Log.Warn(what+" not delivered; it is tried again", "job", j.ID, "err", err)
+			}
+		}
+		if s.base.Err() != nil && len(left) > 0 {
+			return // stopping: owed still, as recorded
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.base), 30*time.Second)
+		defer cancel()
+		if err := s.opts.Jobs.SetPending(ctx, j.ID, left, strings.Join(failures, "; ")); err != nil {
+			s.opts.Log.Error("record a job's deliveries", "job", j.ID, "err", err)
+		}
+	}()
+}
+
+// permanent says whether a delivery's failure would recur: the webhook's
+// target refused it (a 4xx other than 408 and 429) or is not allowed.
+func permanent(err error) bool {
+	var se *webhook.StatusError
+	if errors.As(err, &se) && se.Status >= 400 && se.Status < 500 && se.Status != 408 && se.Status != 429 {
+		return true
+	}
+	return errors.Is(err, webhook.ErrRefused)
+}
+
+// redeliver tries again what finished jobs still owe.
+func (s *Server) redeliver(ctx context.Context) {
+	owed, err := s.opts.Jobs.Undelivered(ctx)
+	if err != nil {
+		s.opts.Log.Error("read undelivered jobs", "err", err)
+		return
+	}
+	for _, j := range owed {
+		s.deliver(j)
+	}
+}
+
+// notify sends a job's webhook (with the sender's retries).
+func (s *Server) notify(j *jobs.Job) error {
+	if s.opts.Webhooks == nil {
+		return errors.New("calq serve was started without webhooks")
 	}
 	var req webhook.Request
 	if err := json.Unmarshal(j.Request.Webhook, &req); err != nil {
-		s.opts.Log.Error("read a job's webhook", "job", j.ID, "err", err)
-		return
+		return fmt.Errorf("read the job's webhook: %w", err)
 	}
 	result := webhook.Result{Trace: j.Request.Trace, Extra: map[string]any{"jobId": j.ID}}
 	if j.State == jobs.Done {
@@ -126,24 +217,20 @@ func (s *Server) notify(j *jobs.Job) {
 	} else {
 		result.Failure = &webhook.Failure{Status: j.Status, Message: j.Error}
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		if err := s.opts.Webhooks.Deliver(s.base, &req, result); err != nil {
-			s.opts.Log.Warn("webhook not delivered", "job", j.ID, "err", err)
-		}
-	}()
+	return s.opts.Webhooks.Deliver(s.base, &req, result)
 }
 
-// mail sends a job's result to its recipients.
-func (s *Server) mail(ctx context.Context, j *jobs.Job, res *jobs.Result, to []string) error {
+// mail sends a job's result to the recipients of its mailTo (or its
+// user's profile).
+func (s *Server) mail(ctx context.Context, j *jobs.Job) error {
+	var t Task
+	if err := json.Unmarshal(j.Request.Options, &t); err != nil {
+		return err
+	}
 	if s.opts.Mail == nil {
-		return badRequest("Invalid form data: form field 'mailTo' needs an [smtp] server in calq serve's config file")
+		return errors.New("calq serve has no [smtp] server in its config file any more")
 	}
-	if err := s.opts.Mail.Send(ctx, to, []string{filepath.Join(s.jobDir(j.ID), res.Path)}, []string{res.Name}); err != nil {
-		return &jobError{status: http.StatusBadGateway, msg: fmt.Sprintf("the result was made but not mailed: %v", err)}
-	}
-	return nil
+	return s.opts.Mail.Send(ctx, t.MailTo, []string{filepath.Join(s.jobDir(j.ID), j.Result.Path)}, []string{j.Result.Name})
 }
 
 // sweep deletes, every so often, the jobs older than Keep that are done,
@@ -156,6 +243,7 @@ func (s *Server) sweep() {
 	defer t.Stop()
 	for {
 		s.sweepOnce(s.base)
+		s.redeliver(s.base)
 		select {
 		case <-s.base.Done():
 			return
@@ -173,6 +261,10 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	for _, j := range old {
 		if !j.State.Final() {
 			continue
+		}
+		if len(j.Pending) > 0 {
+			s.opts.Log.Warn("giving up deliveries after --keep", "job", j.ID, "pending", strings.Join(j.Pending, ","),
+				"err", j.DeliveryError)
 		}
 		if err := os.RemoveAll(s.jobDir(j.ID)); err != nil {
 			s.opts.Log.Error("retention", "job", j.ID, "err", err)

@@ -98,12 +98,13 @@ type Server struct {
 	metrics   *metrics
 	mux       *http.ServeMux
 
-	mu       sync.Mutex
-	running  map[string]*run // jobs of this process not final yet, by id
-	wg       sync.WaitGroup  // their goroutines
-	base     context.Context // the jobs' context: cancelled by Stop after the grace time
-	stopping atomic.Bool     // Stop was called
-	cancel   context.CancelFunc
+	mu         sync.Mutex
+	running    map[string]*run // jobs of this process not final yet, by id
+	delivering map[string]bool // jobs whose deliveries are under way
+	wg         sync.WaitGroup  // their goroutines
+	base       context.Context // the jobs' context: cancelled by Stop after the grace time
+	stopping   atomic.Bool     // Stop was called
+	cancel     context.CancelFunc
 
 	shared convert.Shared // Options.Shared as the jobs see it (servedQueue); nil without
 	worker *sharedWorker  // the server's worker on it, from Start to Stop
@@ -155,7 +156,7 @@ func New(o Options) (*Server, error) {
 	if o.MaxActive <= 0 {
 		o.MaxActive = defaultMaxActive(n)
 	}
-	s := &Server{opts: o, instances: n, running: map[string]*run{}, busy: make([]atomic.Bool, n)}
+	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]bool{}, busy: make([]atomic.Bool, n)}
 	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser})
 	s.active = fair.New(fair.Options{Servers: o.MaxActive})
 	if o.Shared != nil {

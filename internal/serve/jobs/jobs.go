@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"calq/internal/sqltime"
@@ -36,6 +37,14 @@ CREATE TABLE IF NOT EXISTS serve_jobs (
 );
 CREATE INDEX IF NOT EXISTS serve_jobs_state ON serve_jobs (state, created);
 CREATE INDEX IF NOT EXISTS serve_jobs_created ON serve_jobs (created);
+`
+
+// deliveriesSchema is version 2: what a job still owes after its end (its
+// webhook, its mail), so that a failed or interrupted delivery is tried
+// again, after a restart too.
+const deliveriesSchema = `
+ALTER TABLE serve_jobs ADD COLUMN pending TEXT NOT NULL DEFAULT ''; -- deliveries owed, comma-separated: webhook, mail
+ALTER TABLE serve_jobs ADD COLUMN delivery_error TEXT;             -- why the last attempt failed
 `
 
 // DB is what Store needs of the journal (*journal.Journal has it).
@@ -104,6 +113,10 @@ type Job struct {
 	Result   *Result
 	Error    string
 	Status   int
+	// Pending are the deliveries the job still owes ("webhook", "mail"),
+	// DeliveryError why the last attempt failed.
+	Pending       []string
+	DeliveryError string
 }
 
 // ErrNotFound is returned for a job id that is not in the store, or is
@@ -118,7 +131,7 @@ type Store struct {
 
 // Open returns the jobs of the journal db, creating the table if need be.
 func Open(ctx context.Context, db DB) (*Store, error) {
-	if err := db.Migrate(ctx, "serve/jobs", []string{schema}); err != nil {
+	if err := db.Migrate(ctx, "serve/jobs", []string{schema, deliveriesSchema}); err != nil {
 		return nil, err
 	}
 	return &Store{db: db, now: time.Now}, nil
@@ -178,6 +191,31 @@ func (s *Store) Finish(ctx context.Context, id string, st State, res *Result, ms
 	return n > 0, nil
 }
 
+// SetPending records the deliveries job id still owes (none: all done)
+// and why the last attempt failed ("" when it did not).
+func (s *Store) SetPending(ctx context.Context, id string, pending []string, failure string) error {
+	var f any
+	if failure != "" {
+		f = failure
+	}
+	if _, err := s.exec(ctx, `UPDATE serve_jobs SET pending = ?, delivery_error = ? WHERE id = ?`,
+		strings.Join(pending, ","), f, id); err != nil {
+		return fmt.Errorf("record job %s's deliveries: %w", id, err)
+	}
+	return nil
+}
+
+// Undelivered returns the final jobs that still owe a delivery, oldest
+// first.
+func (s *Store) Undelivered(ctx context.Context) ([]Job, error) {
+	js, err := s.query(ctx, `SELECT `+columns+` FROM serve_jobs WHERE pending != '' AND state IN (?, ?, ?) ORDER BY created, id`,
+		string(Done), string(Failed), string(Cancelled))
+	if err != nil {
+		return nil, fmt.Errorf("read undelivered jobs: %w", err)
+	}
+	return js, nil
+}
+
 // Delete removes a job's record.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if _, err := s.exec(ctx, `DELETE FROM serve_jobs WHERE id = ?`, id); err != nil {
@@ -199,7 +237,8 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) 
 	return n, err
 }
 
-const columns = `id, owner, route, class, state, sync, created, started, finished, request, result, error, status`
+const columns = `id, owner, route, class, state, sync, created, started, finished, request, result, error, status,
+	pending, delivery_error`
 
 // Get returns job id of owner; any owner's when owner is "*". Another
 // owner's job is ErrNotFound, like a job that does not exist.
@@ -267,12 +306,16 @@ func scan(rows *sql.Rows) (Job, error) {
 	var j Job
 	var class int
 	var state, req string
-	var created, started, finished, res, msg sql.NullString
+	var created, started, finished, res, msg, derr sql.NullString
+	var pending string
 	if err := rows.Scan(&j.ID, &j.Owner, &j.Route, &class, &state, &j.Sync, &created, &started, &finished,
-		&req, &res, &msg, &j.Status); err != nil {
+		&req, &res, &msg, &j.Status, &pending, &derr); err != nil {
 		return j, err
 	}
-	j.Class, j.State, j.Error = sched.Class(class), State(state), msg.String
+	j.Class, j.State, j.Error, j.DeliveryError = sched.Class(class), State(state), msg.String, derr.String
+	if pending != "" {
+		j.Pending = strings.Split(pending, ",")
+	}
 	var err error
 	if j.Created, err = sqltime.Parse(created); err != nil {
 		return j, fmt.Errorf("job %s: %w", j.ID, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,5 +157,37 @@ func TestReopen(t *testing.T) {
 	}
 	if want := []string{"a:running", "b:queued"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("Pending after reopening = %v, want %v", ids, want)
+	}
+}
+
+// TestDeliveries: what a job still owes after its end survives a
+// restart until it is delivered.
+func TestDeliveries(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openStore(t)
+	for _, id := range []string{"a", "b", "c"} {
+		if err := s.Add(ctx, &Job{ID: id, Owner: "u", Route: "libreoffice/convert"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Finish(ctx, "a", Done, &Result{Path: "result.pdf"}, "", 0)
+	s.Finish(ctx, "b", Failed, nil, "bad", 400)
+	if err := s.SetPending(ctx, "a", []string{"webhook", "mail"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.SetPending(ctx, "b", []string{"webhook"}, "connection refused")
+	s.SetPending(ctx, "c", []string{"webhook"}, "") // not final: not yet owed
+	got, err := s.Undelivered(ctx)
+	if err != nil || len(got) != 2 || got[0].ID != "a" || strings.Join(got[0].Pending, ",") != "webhook,mail" ||
+		got[1].ID != "b" || got[1].DeliveryError != "connection refused" {
+		t.Fatalf("Undelivered = %+v, %v", got, err)
+	}
+	s.SetPending(ctx, "a", nil, "")
+	s.SetPending(ctx, "b", nil, "")
+	if got, _ := s.Undelivered(ctx); len(got) != 0 {
+		t.Errorf("Undelivered after all delivered = %+v", got)
+	}
+	if j, _ := s.Get(ctx, "u", "a"); len(j.Pending) != 0 || j.DeliveryError != "" {
+		t.Errorf("job a after delivery: %+v", j)
 	}
 }
