@@ -1,0 +1,41 @@
+// Package serve is calq serve: calq convert's warm LibreOffice pool over
+// HTTP. It speaks Gotenberg's API (POST /forms/libreoffice/convert,
+// /forms/pdfengines/*, /health, /version, /prometheus/metrics), so that
+// Gotenberg's clients work unchanged, and adds durable jobs (/jobs),
+// users and keys, fair back-pressure and retention.
+//
+// # Entry points
+//
+// New builds a Server over Options (the data directory, the journal's
+// jobs, the pool, the users); Handler is its HTTP side; Start runs the
+// jobs a stopped server left and starts the retention sweep; Stop lets
+// running jobs finish within a grace time and leaves the queued ones in
+// the journal.
+//
+// # How a request goes
+//
+// accept (http.go) reads the form (package form) into the job's
+// directory under calq's own names, reads its fields over the user's
+// profile into a Task (options.go), reserves room for its files in the
+// fair gate (package fair: 413 when it could never fit, 429 with
+// Retry-After when the queue is full or, for a synchronous request, when
+// the predicted time is over the request's limit), records the job in the
+// journal (package jobs) and launches it. A job waits for its turn among
+// the jobs (a second fair gate), then runs (task.go): calq convert's own
+// convert.Run, whose office documents go one at a time to the fair share
+// of the warm pool (fairOffice, run.go), or pdfcpu's steps for the PDF
+// engines routes. end records the outcome; what the job owes (its
+// webhook, its mail) is delivered in the background and tried again until
+// it is delivered or --keep ends.
+//
+// With Options.Shared (a PostgreSQL queue) the conversions go through the
+// shared queue instead, and the server serves that queue with its pool as
+// calq worker does (shared.go).
+//
+// # Reading the code
+//
+// server.go (Options, Server, Start, Stop), http.go (routes, accept,
+// replies), options.go (form to Task), task.go (what a job does), run.go
+// (a job's life, deliveries, retention, the fair office converter),
+// health.go and metrics.go.
+package serve
