@@ -198,8 +198,10 @@ func waitLog(t *testing.T, s *serveProc, text string, n int) {
 func TestServePGCrash(t *testing.T) {
 	srv := pgtest.Start(t)
 	dir := t.TempDir()
-	a := startServeDB(t, dir, srv.URL, "--instances", "1")
-	startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--instances", "1")
+	// Short leases: the frozen server's claims go back to the queue in
+	// seconds, not the default 30.
+	a := startServeDB(t, dir, srv.URL, "--instances", "1", "--lease", "3s")
+	startWorker(t, srv.URL, "--kinds", "convert", "-j", "2", "--instances", "1", "--lease", "3s")
 	c := pgConn(t, srv.URL)
 	const n = 6
 	ids := make([]string, n)
@@ -217,7 +219,7 @@ func TestServePGCrash(t *testing.T) {
 	a.cmd.Process.Signal(syscall.SIGSTOP)
 	a.kill()
 
-	a = startServeDB(t, dir, srv.URL, "--instances", "1")
+	a = startServeDB(t, dir, srv.URL, "--instances", "1", "--lease", "3s")
 	for i, id := range ids {
 		if e := jobResult(t, a.URL, id, fmt.Sprintf("shared crash document %02d", i)); e != "" {
 			t.Errorf("job %d (%s) after the restart: %s", i, id, e)

@@ -41,6 +41,7 @@ type opts struct {
 	StateDir       string
 	Data           string
 	Grace          time.Duration
+	Lease          time.Duration
 	HeaderTimeout  time.Duration
 	Keep           time.Duration
 	RequestTimeout time.Duration
@@ -97,6 +98,7 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "max-files", Value: 1000, Usage: "the most files in one request (then 413)"},
 			&cli.IntFlag{Name: "max-queued", Value: 2000, Usage: "the most files waiting in all (then 429)"},
 			&cli.IntFlag{Name: "max-queued-per-user", Usage: "the most files waiting per user (then 429)", DefaultText: "--max-queued"},
+			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "with a postgres:// --db: how long this server's claims on the shared queue hold without a heartbeat (every lease/3)"},
 			&cli.StringSliceFlag{Name: "webhook-allow", Usage: "let webhooks reach these private or loopback `CIDR`s or host[:port]s (repeatable)"},
 			&cli.StringFlag{Name: "name", Usage: "with --db postgres://: the name of this server in the shared queue's jobs it converts (calq history groups by it)", DefaultText: "the host's name"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
@@ -115,12 +117,15 @@ func Command() *cli.Command {
 func readOpts(c *cli.Context) (opts, error) {
 	o := opts{Listen: c.String("listen"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"),
 		Instances: c.Int("instances"), StateDir: c.String("state-dir"), Data: c.String("data"),
-		Grace: c.Duration("grace"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), RequestTimeout: c.Duration("request-timeout"),
+		Grace: c.Duration("grace"), Lease: c.Duration("lease"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), RequestTimeout: c.Duration("request-timeout"),
 		FileTimeout: c.Duration("file-timeout"), MaxQueued: c.Int("max-queued"), MaxQueuedUser: c.Int("max-queued-per-user"),
 		WebhookAllow: c.StringSlice("webhook-allow"), Name: c.String("name"), Quiet: c.Bool("quiet")}
 	var errs base.FlagErrors
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 		errs.Add(fmt.Errorf("--listen %q: want host:port (%v)", o.Listen, err))
+	}
+	if o.Lease < time.Second {
+		errs.Add(fmt.Errorf("--lease %v: want at least 1s", o.Lease))
 	}
 	if (o.TLSCert == "") != (o.TLSKey == "") {
 		errs.Add(errors.New("--tls-cert and --tls-key go together"))
@@ -219,7 +224,7 @@ func run(c *cli.Context, o opts) error {
 	if sharedURL != "" {
 		// Started before the database, it waits, as calq worker does;
 		// so do its jobs and its worker when the database goes away.
-		shared, err = pgqueue.Open(ctx, sharedURL, pgqueue.Options{Wait: true, Link: base.DBLink(stderr, "calq serve: ", sharedURL),
+		shared, err = pgqueue.Open(ctx, sharedURL, pgqueue.Options{Lease: o.Lease, Wait: true, Link: base.DBLink(stderr, "calq serve: ", sharedURL),
 			MaxConns: int32(serve.SharedConns(len(pool.Instances()), 0))})
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
