@@ -154,7 +154,7 @@ func merge(ctx context.Context, o Options, outputs []string, pending func(tmp st
 	if err := pdf.Merge(ctx, outputs, tmp); err != nil {
 		return err
 	}
-	if !postEmpty(o.Post) {
+	if !o.Post.Empty() {
 		if err := pdf.Apply(ctx, tmp, tmp, o.Post); err != nil {
 			return fmt.Errorf("post-process: %w", err)
 		}

@@ -493,9 +493,6 @@ func kindOf(path string) string {
 	return kindOffice
 }
 
-// postEmpty says whether p asks for nothing.
-func postEmpty(p pdf.Post) bool { return p.Empty() }
-
 // timeout is a file's: --timeout, else 60 s + 30 s per MiB, at most 10 min.
 func (r *runner) timeout(size int64) time.Duration {
 	if r.o.Timeout > 0 {

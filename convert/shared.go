@@ -288,7 +288,7 @@ func (r *runner) collect(ctx context.Context, i int, key string, res sharedResul
 	if err := r.fetch(ctx, key, res, tmp); err != nil {
 		return err
 	}
-	if !postEmpty(r.o.Post) && r.o.Merge == "" {
+	if !r.o.Post.Empty() && r.o.Merge == "" {
 		if err := pdf.Apply(ctx, tmp, tmp, r.o.Post); err != nil {
 			return fmt.Errorf("post-process: %w", err)
 		}

@@ -245,7 +245,7 @@ func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, 
 	if err != nil {
 		return classify(ctx, kind, err, limit)
 	}
-	if !postEmpty(r.o.Post) && r.o.Merge == "" {
+	if !r.o.Post.Empty() && r.o.Merge == "" {
 		if err := pdf.Apply(ctx, tmp, tmp, r.o.Post); err != nil {
 			return sched.Permanent(fmt.Errorf("post-process: %w", err))
 		}

@@ -86,27 +86,12 @@ type Result struct {
 // clock starts; a way whose outputs are missing is an error, not a fast
 // result.
 func Run(ctx context.Context, o Options) (Result, error) {
-	if len(o.Files) == 0 {
-		return Result{}, errors.New("bench: no documents")
-	}
-	soffice, _, err := lo.Find(o.Soffice)
+	env, err := Prepare("calq-bench-", o.Files, o.Copies, o.Soffice, o.Log)
 	if err != nil {
 		return Result{}, err
 	}
-	work, err := os.MkdirTemp("", "calq-bench-")
-	if err != nil {
-		return Result{}, err
-	}
-	defer os.RemoveAll(work)
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, "calq: bench: "+format+"\n", args...)
-		}
-	}
-	files, err := copies(filepath.Join(work, "docs"), o.Files, max(o.Copies, 1))
-	if err != nil {
-		return Result{}, fmt.Errorf("bench: %w", err)
-	}
+	defer env.Close()
+	soffice, work, files, logf := env.Soffice, env.Work, env.Files, env.Logf
 	res := Result{Files: len(files), Cores: runtime.NumCPU()}
 	n := float64(len(files))
 
@@ -291,5 +276,41 @@ func Batch(ctx context.Context, soffice string, files []string, work, out string
 	})
 }
 
-// Copies copies each of files k times into dir (see copies).
-func Copies(dir string, files []string, k int) ([]string, error) { return copies(dir, files, k) }
+// Env is what a bench run works with: soffice, a temporary work
+// directory (removed by Close) holding the copies of the documents, and
+// its log.
+type Env struct {
+	Soffice string
+	Work    string
+	Files   []string // the documents, each copied k times into Work
+	Logf    func(format string, args ...any)
+}
+
+// Prepare finds soffice, makes a work directory named after prefix and
+// copies each of files k times into it (see copies); log may be nil.
+func Prepare(prefix string, files []string, k int, soffice string, log io.Writer) (*Env, error) {
+	if len(files) == 0 {
+		return nil, errors.New("bench: no documents")
+	}
+	path, _, err := lo.Find(soffice)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{Soffice: path, Work: work, Logf: func(format string, args ...any) {
+		if log != nil {
+			fmt.Fprintf(log, "calq: bench: "+format+"\n", args...)
+		}
+	}}
+	if env.Files, err = copies(filepath.Join(work, "docs"), files, max(k, 1)); err != nil {
+		env.Close()
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return env, nil
+}
+
+// Close removes the work directory.
+func (e *Env) Close() error { return os.RemoveAll(e.Work) }

@@ -48,8 +48,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if s.base.Err() != nil {
 		lo.Status = "down"
 	}
-	jobs := healthDetail{Status: "up", Timestamp: now}
-	v := healthView{Status: lo.Status, Details: map[string]healthDetail{"libreoffice": lo, "jobs": jobs}}
+	v := healthView{Status: lo.Status, Details: map[string]healthDetail{"libreoffice": lo,
+		"jobs": {Status: "up", Timestamp: now}}}
 	status := http.StatusOK
 	if v.Status != "up" {
 		status = http.StatusServiceUnavailable

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +26,7 @@ import (
 // health, version and metrics.
 func (s *Server) routes() {
 	m := http.NewServeMux()
-	for _, route := range []string{routeConvert, routeMerge, routeSplit, routePDFA, routeMetaRead, routeMetaWrite,
-		routeEncrypt, routeWatermark, routeStamp, routeRotate, routeFlatten, routeOptimize} {
+	for _, route := range formRoutes {
 		m.Handle("POST /forms/"+route, s.auth(s.sync(route)))
 	}
 	for _, route := range []string{"pdfengines/embed", "pdfengines/bookmarks/read", "pdfengines/bookmarks/write",
@@ -291,14 +291,11 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, s.view(j))
 }
 
-func knownRoute(route string) bool {
-	switch route {
-	case routeConvert, routeMerge, routeSplit, routePDFA, routeMetaRead, routeMetaWrite,
-		routeEncrypt, routeWatermark, routeStamp, routeRotate, routeFlatten, routeOptimize:
-		return true
-	}
-	return false
-}
+// formRoutes are Gotenberg's routes calq serves, below /forms/.
+var formRoutes = []string{routeConvert, routeMerge, routeSplit, routePDFA, routeMetaRead, routeMetaWrite,
+	routeEncrypt, routeWatermark, routeStamp, routeRotate, routeFlatten, routeOptimize}
+
+func knownRoute(route string) bool { return slices.Contains(formRoutes, route) }
 
 // jobView is a job as GET /jobs/{id} shows it.
 type jobView struct {

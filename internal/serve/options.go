@@ -163,32 +163,19 @@ func metadata(in map[string]any) (*pdf.Metadata, map[string]string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		switch k {
-		case "Title":
-			m.Title = text
-		case "Author":
-			m.Author = text
-		case "Subject":
-			m.Subject = text
-		case "Keywords":
-			m.Keywords = text
-		case "Creator":
-			m.Creator = text
-		case "Producer":
-			m.Producer = text
-		case "Trapped":
-			m.Trapped = text
-		case "CreationDate", "ModDate":
+		texts := map[string]*string{"Title": &m.Title, "Author": &m.Author, "Subject": &m.Subject,
+			"Keywords": &m.Keywords, "Creator": &m.Creator, "Producer": &m.Producer, "Trapped": &m.Trapped}
+		dates := map[string]*time.Time{"CreationDate": &m.CreationDate, "ModDate": &m.ModDate}
+		switch {
+		case texts[k] != nil:
+			*texts[k] = text
+		case dates[k] != nil:
 			t, err := metaDate(text)
 			if err != nil {
 				return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (%s %q: want a date such as 2006-01-02T15:04:05Z)", k, text))
 			}
-			if k == "CreationDate" {
-				m.CreationDate = t
-			} else {
-				m.ModDate = t
-			}
-		case "PDFVersion", "Marked", "PageCount":
+			*dates[k] = t
+		case k == "PDFVersion" || k == "Marked" || k == "PageCount":
 			return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (%s is not written by calq)", k))
 		default:
 			if custom == nil {

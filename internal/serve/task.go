@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,24 +35,23 @@ type Task struct {
 
 // The routes a job can be: Gotenberg's, below /forms/.
 const (
-	routeConvert      = "libreoffice/convert"
-	routeMerge        = "pdfengines/merge"
-	routeSplit        = "pdfengines/split"
-	routePDFA         = "pdfengines/convert"
-	routeMetaRead     = "pdfengines/metadata/read"
-	routeMetaWrite    = "pdfengines/metadata/write"
-	routeEncrypt      = "pdfengines/encrypt"
-	routeWatermark    = "pdfengines/watermark"
-	routeStamp        = "pdfengines/stamp"
-	routeRotate       = "pdfengines/rotate"
-	routeFlatten      = "pdfengines/flatten"
-	routeOptimize     = "pdfengines/optimize"
-	resultDirName     = "out"
-	inputDirName      = "in"
-	contentTypePDF    = "application/pdf"
-	contentTypeZip    = "application/zip"
-	contentTypeJSON   = "application/json"
-	defaultOutputStem = "result"
+	routeConvert    = "libreoffice/convert"
+	routeMerge      = "pdfengines/merge"
+	routeSplit      = "pdfengines/split"
+	routePDFA       = "pdfengines/convert"
+	routeMetaRead   = "pdfengines/metadata/read"
+	routeMetaWrite  = "pdfengines/metadata/write"
+	routeEncrypt    = "pdfengines/encrypt"
+	routeWatermark  = "pdfengines/watermark"
+	routeStamp      = "pdfengines/stamp"
+	routeRotate     = "pdfengines/rotate"
+	routeFlatten    = "pdfengines/flatten"
+	routeOptimize   = "pdfengines/optimize"
+	resultDirName   = "out"
+	inputDirName    = "in"
+	contentTypePDF  = "application/pdf"
+	contentTypeZip  = "application/zip"
+	contentTypeJSON = "application/json"
 )
 
 // jobError is a job's failure with the HTTP status it answers.
@@ -169,16 +169,6 @@ func clientName(j *jobs.Job, path string) string {
 		}
 	}
 	return base
-}
-
-// clientText replaces, in a message, the names calq gave the uploads
-// with the client's names, and the server's directories with nothing: a
-// client learns nothing of the server's files.
-func clientText(j *jobs.Job, msg string) string {
-	for _, f := range j.Request.Files {
-		msg = strings.ReplaceAll(msg, f.Stored, f.Name)
-	}
-	return msg
 }
 
 // after runs the pdfengines steps on PDFs: split, then the
@@ -308,43 +298,47 @@ func outputNames(j *jobs.Job, n int) []string {
 	return names
 }
 
-func writeZip(path string, files, names []string) error {
+func writeZip(path string, files, names []string) (err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
+	defer func() { err = errors.Join(err, f.Close()) }()
 	zw := zip.NewWriter(f)
 	for i, p := range files {
 		w, err := zw.Create(names[i])
 		if err != nil {
-			f.Close()
 			return err
 		}
-		src, err := os.Open(p)
-		if err != nil {
-			f.Close()
-			return err
-		}
-		_, err = io.Copy(w, src)
-		src.Close()
-		if err != nil {
-			f.Close()
+		if err := copyFrom(w, p); err != nil {
 			return err
 		}
 	}
-	if err := zw.Close(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return zw.Close()
 }
 
-// clientText is clientText without the server's own paths.
+// copyFrom copies the file at path to w.
+func copyFrom(w io.Writer, path string) error {
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	_, err = io.Copy(w, src)
+	return err
+}
+
+// clientText replaces, in a message, the server's own paths with
+// nothing and the names calq gave the uploads with the client's names:
+// a client learns nothing of the server's files.
 func (s *Server) clientText(j *jobs.Job, msg string) string {
 	dir := s.jobDir(j.ID)
 	for _, sub := range []string{inputDirName, resultDirName, ""} {
 		msg = strings.ReplaceAll(msg, filepath.Join(dir, sub)+string(filepath.Separator), "")
 	}
 	msg = strings.ReplaceAll(msg, dir, "")
-	return clientText(j, msg)
+	for _, f := range j.Request.Files {
+		msg = strings.ReplaceAll(msg, f.Stored, f.Name)
+	}
+	return msg
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+
+	"calq/internal/tooltest"
 )
 
 // calqOut runs calq and returns its stdout, failing the test on an error.
@@ -214,13 +216,8 @@ func rawRequest(t *testing.T, url, head string, pause time.Duration) string {
 // the health; gotenberg-js-client converts (landscape). npm installs
 // them into a temporary directory.
 func TestServeClients(t *testing.T) {
-	for _, tool := range []string{"node", "npm"} {
-		if ok, err := toolCondition("tool:" + tool); err != nil {
-			t.Fatal(err)
-		} else if !ok {
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	tooltest.Require(t, "node")
+	tooltest.Require(t, "npm")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "calq.db")
 	key := serveUser(t, dir, db, "node")
@@ -279,7 +276,6 @@ func TestServeClients(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(npmDir)); len(entries) == 0 {
 		t.Error("npm installed nothing")
 	}
-	_ = fmt.Sprint()
 }
 
 // TestConvertServer: calq convert --server is calq convert with its

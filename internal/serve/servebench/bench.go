@@ -63,27 +63,12 @@ type Result struct {
 
 // Run measures; see the package comment.
 func Run(ctx context.Context, o Options) (Result, error) {
-	if len(o.Files) == 0 {
-		return Result{}, errors.New("bench: no documents")
-	}
-	soffice, _, err := lo.Find(o.Soffice)
+	env, err := convertbench.Prepare("calq-serve-bench-", o.Files, o.Copies, o.Soffice, o.Log)
 	if err != nil {
 		return Result{}, err
 	}
-	work, err := os.MkdirTemp("", "calq-serve-bench-")
-	if err != nil {
-		return Result{}, err
-	}
-	defer os.RemoveAll(work)
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, "calq: bench: "+format+"\n", args...)
-		}
-	}
-	files, err := convertbench.Copies(filepath.Join(work, "docs"), o.Files, max(o.Copies, 1))
-	if err != nil {
-		return Result{}, err
-	}
+	defer env.Close()
+	soffice, work, files, logf := env.Soffice, env.Work, env.Files, env.Logf
 	res := Result{Files: len(files), Cores: runtime.NumCPU(), Instances: max(o.Instances, 0)}
 	if res.Instances == 0 {
 		res.Instances = lo.DefaultInstances()
