@@ -526,6 +526,10 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := writeSecrets(dir, t.takeSecrets()); err != nil {
+		res.Done()
+		return nil, nil, err
+	}
 	opts, err := json.Marshal(t)
 	if err != nil {
 		res.Done()

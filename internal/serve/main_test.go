@@ -61,12 +61,14 @@ type testServer struct {
 	Users *users.Store
 	Jobs  *jobs.Store
 	Data  string
+	DB    string // the journal's file
 }
 
 func newTestServer(t *testing.T, mod func(*Options)) *testServer {
 	t.Helper()
 	dir := t.TempDir()
-	j, err := journal.Open(context.Background(), filepath.Join(dir, "calq.db"), journal.Options{})
+	db := filepath.Join(dir, "calq.db")
+	j, err := journal.Open(context.Background(), db, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func newTestServer(t *testing.T, mod func(*Options)) *testServer {
 		s.Stop(0)
 		j.Close()
 	})
-	return &testServer{Server: s, URL: hs.URL, Users: us, Jobs: js, Data: o.Data}
+	return &testServer{Server: s, URL: hs.URL, Users: us, Jobs: js, Data: o.Data, DB: db}
 }
 
 // upload is a file part of a form.

@@ -1,9 +1,12 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,6 +16,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
 	"calq/convert/pdf"
+	"calq/internal/serve/jobs"
 	"calq/internal/tooltest"
 )
 
@@ -239,5 +243,50 @@ func TestPDFEnginesRoutes(t *testing.T) {
 	resp = post(t, ts.URL+"/forms/chromium/convert/url", nil, map[string]string{"url": "http://example.com"}, nil)
 	if b := string(body(t, resp)); resp.StatusCode != 501 || !strings.Contains(b, "Chromium") {
 		t.Errorf("chromium route: %d %q, want 501 saying calq cannot", resp.StatusCode, b)
+	}
+}
+
+// TestPasswordsStayOut: the password that opens a source and those that
+// encrypt a result do their work, and are in neither the journal nor the
+// job's directory afterwards, after a synchronous request or a job.
+func TestPasswordsStayOut(t *testing.T) {
+	ts := newTestServer(t, nil)
+	protected := fileUpload(t, filepath.Join(repoTestdata, "convert", "testWORD_protected_passtika.docx"))
+	protected.name = "protected.docx" // its own name holds the password
+	fields := map[string]string{"password": "tika", "userPassword": "user-pw-4711", "ownerPassword": "owner-pw-4711"}
+	resp := post(t, ts.URL+"/forms/libreoffice/convert", []upload{protected}, fields, nil)
+	b := body(t, resp)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	if _, err := pdf.Inspect(pdfFile(t, b), "user-pw-4711"); err != nil {
+		t.Errorf("the PDF does not open with its user password: %v", err)
+	}
+	resp = post(t, ts.URL+"/jobs", []upload{protected}, fields, nil)
+	var v jobView
+	json.Unmarshal(body(t, resp), &v)
+	resp = get(t, ts.URL+"/jobs/"+v.ID+"?wait=60s", "")
+	json.Unmarshal(body(t, resp), &v)
+	if v.State != jobs.Done {
+		t.Fatalf("job: %+v", v)
+	}
+	resp = post(t, ts.URL+"/forms/libreoffice/convert", []upload{protected}, nil, nil)
+	if b := string(body(t, resp)); resp.StatusCode != 400 {
+		t.Errorf("without the password: %d %q, want 400", resp.StatusCode, b)
+	}
+	files, _ := filepath.Glob(ts.DB + "*")
+	filepath.WalkDir(ts.Data, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, pw := range []string{"tika", "user-pw-4711", "owner-pw-4711"} {
+			if bytes.Contains(b, []byte(pw)) {
+				t.Errorf("%s holds the password %q", f, pw)
+			}
+		}
 	}
 }

@@ -51,6 +51,12 @@ func (s *Server) work(ctx context.Context, r *run, res *fair.Reservation) {
 		s.end(r, nil, err)
 		return
 	}
+	sec, err := readSecrets(s.jobDir(j.ID))
+	if err != nil {
+		s.end(r, nil, err)
+		return
+	}
+	t.putSecrets(sec)
 	ctx = context.WithValue(ctx, reservationKey{}, res)
 	begin := time.Now()
 	result, err := s.execute(ctx, j, s.jobDir(j.ID), t)
@@ -95,6 +101,7 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 	j.State, j.Result, j.Error, j.Status = state, res, msg, status
 	if state == jobs.Done {
 		os.RemoveAll(filepath.Join(s.jobDir(j.ID), inputDirName))
+		os.Remove(filepath.Join(s.jobDir(j.ID), secretsFile))
 	} else {
 		os.RemoveAll(s.jobDir(j.ID)) // nothing to keep but the record
 	}
