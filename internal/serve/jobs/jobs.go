@@ -47,6 +47,27 @@ ALTER TABLE serve_jobs ADD COLUMN pending TEXT NOT NULL DEFAULT ''; -- deliverie
 ALTER TABLE serve_jobs ADD COLUMN delivery_error TEXT;             -- why the last attempt failed
 `
 
+// filesSchema is version 3: what became of each file of a job, its
+// client file names for search, whether retention removed its files, and
+// an index for one user's history. Rows written before it get their
+// names from the request; their files' states too when the job's state
+// tells them (done: all done, pending: all queued). A failed or cancelled
+// job's row says nothing of which file failed, so its files stay ''
+// (Job.Files nil): a page shows Request.Files without states then.
+const filesSchema = `
+ALTER TABLE serve_jobs ADD COLUMN files TEXT NOT NULL DEFAULT '';     -- JSON: []FileState
+ALTER TABLE serve_jobs ADD COLUMN names TEXT NOT NULL DEFAULT '';     -- the client file names, one a line, for search
+ALTER TABLE serve_jobs ADD COLUMN expired INTEGER NOT NULL DEFAULT 0; -- retention removed its files, the record stays
+CREATE INDEX IF NOT EXISTS serve_jobs_owner ON serve_jobs (owner, created);
+UPDATE serve_jobs SET names = coalesce((SELECT group_concat(f.value ->> '$.name', char(10) ORDER BY f.key)
+	FROM json_each(serve_jobs.request, '$.files') AS f), '')
+	WHERE json_valid(request);
+UPDATE serve_jobs SET files = (SELECT json_group_array(json_object('name', coalesce(f.value ->> '$.name', ''),
+		'state', CASE serve_jobs.state WHEN 'done' THEN 'done' ELSE 'queued' END) ORDER BY f.key)
+	FROM json_each(serve_jobs.request, '$.files') AS f)
+	WHERE json_valid(request) AND state IN ('done', 'queued', 'running') AND json_array_length(request, '$.files') > 0;
+`
+
 // DB is what Store needs of the journal (*journal.Journal has it).
 type DB interface {
 	Migrate(ctx context.Context, pkg string, migrations []string) error
@@ -117,6 +138,30 @@ type Job struct {
 	// DeliveryError why the last attempt failed.
 	Pending       []string
 	DeliveryError string
+	// Files is what became of each file of the request, in its order;
+	// nil for a job recorded before calq kept it (see filesSchema).
+	Files []FileState
+	// Expired says that retention removed the job's files (uploads and
+	// result); the record stays, Result naming what was deleted.
+	Expired bool
+}
+
+// The states of a file of a job (FileState.State).
+const (
+	FileQueued     = "queued"
+	FileConverting = "converting"
+	FileDone       = "done"
+	FileFailed     = "failed"
+	FileSkipped    = "skipped"
+)
+
+// FileState is what became of one file of a job: Name is the client's
+// file name, State one of FileQueued..FileSkipped, Reason why it failed
+// or was skipped.
+type FileState struct {
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // ErrNotFound is returned for a job id that is not in the store, or is
@@ -131,15 +176,29 @@ type Store struct {
 
 // Open returns the jobs of the journal db, creating the table if need be.
 func Open(ctx context.Context, db DB) (*Store, error) {
-	if err := db.Migrate(ctx, "serve/jobs", []string{schema, deliveriesSchema}); err != nil {
+	if err := db.Migrate(ctx, "serve/jobs", []string{schema, deliveriesSchema, filesSchema}); err != nil {
 		return nil, err
 	}
 	return &Store{db: db, now: time.Now}, nil
 }
 
-// Add records a new job, queued.
+// Add records a new job, queued. Unless j.Files is set already, it fills
+// it with one queued FileState per file of the request.
 func (s *Store) Add(ctx context.Context, j *Job) error {
 	req, err := json.Marshal(j.Request)
+	if err != nil {
+		return fmt.Errorf("record job %s: %w", j.ID, err)
+	}
+	names := make([]string, len(j.Request.Files))
+	for i, f := range j.Request.Files {
+		names[i] = f.Name
+	}
+	if j.Files == nil {
+		for _, n := range names {
+			j.Files = append(j.Files, FileState{Name: n, State: FileQueued})
+		}
+	}
+	files, err := filesText(j.Files)
 	if err != nil {
 		return fmt.Errorf("record job %s: %w", j.ID, err)
 	}
@@ -148,9 +207,9 @@ func (s *Store) Add(ctx context.Context, j *Job) error {
 	}
 	j.State = Queued
 	err = s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO serve_jobs (id, owner, route, class, state, sync, created, request)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, j.ID, j.Owner, j.Route, int(j.Class), string(j.State), j.Sync,
-			sqltime.Text(j.Created), string(req))
+		_, err := tx.ExecContext(ctx, `INSERT INTO serve_jobs (id, owner, route, class, state, sync, created, request,
+			files, names) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, j.ID, j.Owner, j.Route, int(j.Class), string(j.State),
+			j.Sync, sqltime.Text(j.Created), string(req), files, strings.Join(names, "\n"))
 		return err
 	})
 	if err != nil {
@@ -216,6 +275,44 @@ func (s *Store) Undelivered(ctx context.Context) ([]Job, error) {
 	return js, nil
 }
 
+// SetFiles records what became of each file of job id.
+func (s *Store) SetFiles(ctx context.Context, id string, files []FileState) error {
+	text, err := filesText(files)
+	if err != nil {
+		return fmt.Errorf("record job %s's files: %w", id, err)
+	}
+	n, err := s.exec(ctx, `UPDATE serve_jobs SET files = ? WHERE id = ?`, text, id)
+	if err == nil && n == 0 {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("record job %s's files: %w", id, err)
+	}
+	return nil
+}
+
+// filesText is the files column of fs: "" for none.
+func filesText(fs []FileState) (string, error) {
+	if len(fs) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(fs)
+	return string(b), err
+}
+
+// Expire records that retention removed job id's files. The record
+// stays, with its result, so that the history can name what was deleted.
+func (s *Store) Expire(ctx context.Context, id string) error {
+	n, err := s.exec(ctx, `UPDATE serve_jobs SET expired = 1 WHERE id = ?`, id)
+	if err == nil && n == 0 {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("expire job %s: %w", id, err)
+	}
+	return nil
+}
+
 // Delete removes a job's record.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if _, err := s.exec(ctx, `DELETE FROM serve_jobs WHERE id = ?`, id); err != nil {
@@ -238,7 +335,7 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) 
 }
 
 const columns = `id, owner, route, class, state, sync, created, started, finished, request, result, error, status,
-	pending, delivery_error`
+	pending, delivery_error, files, expired`
 
 // Get returns job id of owner; any owner's when owner is "*". Another
 // owner's job is ErrNotFound, like a job that does not exist.
@@ -264,10 +361,11 @@ func (s *Store) Pending(ctx context.Context) ([]Job, error) {
 	return js, nil
 }
 
-// Before returns the ids of the jobs created before t, oldest first: what
-// retention deletes.
+// Before returns the jobs created before t that are not expired, oldest
+// first: what retention removes (or expires).
 func (s *Store) Before(ctx context.Context, t time.Time) ([]Job, error) {
-	js, err := s.query(ctx, `SELECT `+columns+` FROM serve_jobs WHERE created < ? ORDER BY created`, sqltime.Text(t))
+	js, err := s.query(ctx, `SELECT `+columns+` FROM serve_jobs WHERE created < ? AND expired = 0 ORDER BY created`,
+		sqltime.Text(t))
 	if err != nil {
 		return nil, fmt.Errorf("read expired jobs: %w", err)
 	}
@@ -307,10 +405,15 @@ func scan(rows *sql.Rows) (Job, error) {
 	var class int
 	var state, req string
 	var created, started, finished, res, msg, derr sql.NullString
-	var pending string
+	var pending, files string
 	if err := rows.Scan(&j.ID, &j.Owner, &j.Route, &class, &state, &j.Sync, &created, &started, &finished,
-		&req, &res, &msg, &j.Status, &pending, &derr); err != nil {
+		&req, &res, &msg, &j.Status, &pending, &derr, &files, &j.Expired); err != nil {
 		return j, err
+	}
+	if files != "" {
+		if err := json.Unmarshal([]byte(files), &j.Files); err != nil {
+			return j, fmt.Errorf("job %s: files: %w", j.ID, err)
+		}
 	}
 	j.Class, j.State, j.Error, j.DeliveryError = sched.Class(class), State(state), msg.String, derr.String
 	if pending != "" {

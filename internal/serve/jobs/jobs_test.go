@@ -52,7 +52,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Job{ID: "j1", Owner: "ann", Route: "libreoffice/convert", Class: sched.P1, State: Queued, Sync: true,
-		Created: now, Request: req}
+		Created: now, Request: req, Files: []FileState{{Name: "a b.docx", State: FileQueued}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Get = %+v\nwant %+v", got, want)
 	}

@@ -1,0 +1,110 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"calq/internal/sqltime"
+)
+
+// Query selects jobs for a history or the administrator's log. Its zero
+// value but Owner is "everything, newest 50 first".
+type Query struct {
+	// Owner is the user whose jobs are read, "*" for everyone's. "" is
+	// the owner of jobs sent without authentication, not a wildcard.
+	Owner string
+	// State keeps the jobs in that state; "" any.
+	State State
+	// Since and Until keep the jobs created in [Since, Until); a zero
+	// bound is open.
+	Since, Until time.Time
+	// Text keeps the jobs of which a client file name or the error
+	// contains it, in any case. The case folding is SQLite LIKE's: ASCII
+	// letters only ("É" does not find "é"). % and _ are literal.
+	Text string
+	// Offset skips that many jobs; Limit returns at most that many:
+	// DefaultLimit when 0, never more than MaxLimit.
+	Offset, Limit int
+}
+
+// The page sizes of Query.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 1000
+)
+
+// Page is one page of a Query's jobs, newest first, and how many jobs
+// match in all.
+type Page struct {
+	Jobs  []Job
+	Total int // matching, ignoring Offset and Limit
+}
+
+// Query returns the page of jobs q asks for, newest first (created, then
+// id, descending). It costs two reads: the page and the count, each a
+// scan of the matching rows (of owner's through the index on owner and
+// created).
+func (s *Store) Query(ctx context.Context, q Query) (Page, error) {
+	where, args := q.where()
+	var p Page
+	row, err := s.db.Query(ctx, `SELECT count(*) FROM serve_jobs`+where, args...)
+	if err != nil {
+		return p, fmt.Errorf("count jobs: %w", err)
+	}
+	defer row.Close()
+	if row.Next() {
+		err = row.Scan(&p.Total)
+	}
+	if err == nil {
+		err = row.Err()
+	}
+	if err != nil {
+		return p, fmt.Errorf("count jobs: %w", err)
+	}
+	limit, offset := q.Limit, max(q.Offset, 0)
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	p.Jobs, err = s.query(ctx, `SELECT `+columns+` FROM serve_jobs`+where+
+		` ORDER BY created DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	if err != nil {
+		return p, fmt.Errorf("query jobs: %w", err)
+	}
+	return p, nil
+}
+
+// where is q's WHERE clause ("" for all jobs) and its arguments.
+func (q Query) where() (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	if q.Owner != "*" {
+		add("owner = ?", q.Owner)
+	}
+	if q.State != "" {
+		add("state = ?", string(q.State))
+	}
+	if !q.Since.IsZero() {
+		add("created >= ?", sqltime.Text(q.Since))
+	}
+	if !q.Until.IsZero() {
+		add("created < ?", sqltime.Text(q.Until))
+	}
+	if q.Text != "" {
+		pat := "%" + likeEscaper.Replace(q.Text) + "%"
+		add(`(names LIKE ? ESCAPE '\' OR coalesce(error, '') LIKE ? ESCAPE '\')`, pat, pat)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// likeEscaper makes a text literal in a LIKE pattern with ESCAPE '\'.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
