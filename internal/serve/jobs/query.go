@@ -25,7 +25,7 @@ type Query struct {
 	// letters only ("É" does not find "é"). % and _ are literal.
 	Text string
 	// Offset skips that many jobs; Limit returns at most that many:
-	// DefaultLimit when 0, never more than MaxLimit.
+	// DefaultLimit when 0 or less, never more than MaxLimit.
 	Offset, Limit int
 }
 
@@ -63,17 +63,23 @@ func (s *Store) Query(ctx context.Context, q Query) (Page, error) {
 	if err != nil {
 		return p, fmt.Errorf("count jobs: %w", err)
 	}
-	limit, offset := q.Limit, max(q.Offset, 0)
-	if limit <= 0 {
-		limit = DefaultLimit
-	}
-	limit = min(limit, MaxLimit)
+	limit, offset := q.page()
 	p.Jobs, err = s.query(ctx, `SELECT `+columns+` FROM serve_jobs`+where+
 		` ORDER BY created DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
 		return p, fmt.Errorf("query jobs: %w", err)
 	}
 	return p, nil
+}
+
+// page is q's LIMIT and OFFSET: a Limit of 0 (or less) is DefaultLimit,
+// one over MaxLimit MaxLimit; a negative Offset 0.
+func (q Query) page() (limit, offset int) {
+	limit = q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	return min(limit, MaxLimit), max(q.Offset, 0)
 }
 
 // where is q's WHERE clause ("" for all jobs) and its arguments.
