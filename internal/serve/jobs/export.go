@@ -68,8 +68,9 @@ func rfc3339(t time.Time) string {
 // WriteCSV writes js as CSV (RFC 4180): a header row, then one row per
 // job with the columns id, owner, route, state, created, started,
 // finished (RFC 3339 in UTC, empty when unset), seconds (finished -
-// started, empty unless both are set), files (the client names joined by
-// "; "), failed_files (how many failed), error and expired (true, false).
+// started, to the millisecond, empty unless both are set), files (the
+// client names joined by "; "), failed_files (how many failed), error
+// and expired (true, false).
 // A cell that a spreadsheet would read as a formula (starting with =, +,
 // -, @, a tab or a carriage return) gets a leading apostrophe, so that
 // opening the export cannot run a client's file name.

@@ -2,7 +2,14 @@
 // per request, kept in a table of the journal's file (its own, created by
 // its migrations), so that a server killed at any point finishes every
 // accepted job when it starts again. The files themselves live in the
-// server's data directory (see Dir); the table says what they are.
+// server's data directory, one directory per job; the table says what
+// they are.
+//
+// Store records a job's life (Add, Start, SetFiles, Finish, Expire) and
+// reads it back: Get, Pending and Before for the server, Query (filtered,
+// paged, one scan of the matching rows) for the history pages and the
+// administrator's log, which WriteCSV and WriteJSONL export. A Store is
+// safe for concurrent use; its writes go through the journal's writer.
 package jobs
 
 import (
@@ -52,7 +59,7 @@ ALTER TABLE serve_jobs ADD COLUMN delivery_error TEXT;             -- why the la
 // an index for one user's history. Rows written before it get their
 // names from the request; their files' states too when the job's state
 // tells them (done: all done, pending: all queued). A failed or cancelled
-// job's row says nothing of which file failed, so its files stay ''
+// job's row says nothing of which file failed, so its files stay empty
 // (Job.Files nil): a page shows Request.Files without states then.
 const filesSchema = `
 ALTER TABLE serve_jobs ADD COLUMN files TEXT NOT NULL DEFAULT '';     -- JSON: []FileState
