@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -137,17 +136,15 @@ func stop(ctx context.Context) {
 func (b *Browser) Tab(t testing.TB) context.Context {
 	t.Helper()
 	tabCtx, cancel := chromedp.NewContext(b.ctx)
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
+	t.Cleanup(cancel)
 	// The tab's first Run opens it; like the browser's, it carries no
 	// timeout.
 	if err := chromedp.Do(tabCtx, chromedp.EmulateViewport(ViewportWidth, ViewportHeight)); err != nil {
 		t.Fatalf("opening a tab: %v", err)
 	}
-	wg.Go(func() { logConsole(tabCtx, t) })
+	watch(t, tabCtx, chromedp.Console, func(_ context.Context, m chromedp.ConsoleMessage) {
+		t.Logf("browser console: %s", m)
+	})
 	deadline := time.Now().Add(TabTimeout)
 	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
 		if td, ok := d.Deadline(); ok && td.Before(deadline) {
@@ -157,14 +154,4 @@ func (b *Browser) Tab(t testing.TB) context.Context {
 	ctx, cancelTimeout := context.WithDeadline(tabCtx, deadline)
 	t.Cleanup(cancelTimeout)
 	return ctx
-}
-
-// logConsole logs the tab's console until its context ends.
-func logConsole(ctx context.Context, t testing.TB) {
-	for msg, err := range chromedp.Console(ctx) {
-		if err != nil {
-			return
-		}
-		t.Logf("browser console: %s", msg)
-	}
 }

@@ -25,7 +25,7 @@ const formPage = `<!doctype html><title>form</title>
 const alertPage = `<!doctype html><title>alert</title><p id="after">after</p><script>alert("xss 1")</script>`
 
 const drawPage = `<!doctype html><title>draw</title><style>body{margin:0} #box{width:200px;height:100px;background:#036}</style>
-<div id="box"></div>`
+<div id="box"></div><script>console.info("drawn", 1)</script>`
 
 // uploads records what the test server's /upload received.
 type uploads struct {
@@ -144,6 +144,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("screenshot", func(t *testing.T) {
 		ctx := b.Tab(t)
+		console := browsertest.Console(t, ctx)
 		if _, err := browsertest.Navigate(ctx, ts.URL+"/draw"); err != nil {
 			t.Fatal(err)
 		}
@@ -172,6 +173,9 @@ func TestBrowser(t *testing.T) {
 		}
 		if ink, err := browsertest.MeasureInk(box); err != nil || ink.Size.X != 200 || ink.Size.Y != 100 || ink.Drawn != 200*100 {
 			t.Errorf("ElementPNG(#box): %+v, %v; want 200×100 all drawn", ink, err)
+		}
+		if got := console.Messages(); !slices.Contains(got, "info: drawn 1") {
+			t.Errorf("console %q, want it to hold %q", got, "info: drawn 1")
 		}
 	})
 
