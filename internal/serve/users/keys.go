@@ -113,6 +113,17 @@ func hashKey(key string) string {
 // RevokeKeys deletes every key of the user named name and returns how
 // many there were; ErrNoUser when there is no such user.
 func (s *Store) RevokeKeys(ctx context.Context, name string) (int, error) {
+	n, err := s.deleteOf(ctx, "user_keys", name)
+	if err != nil {
+		return 0, fmt.Errorf("revoke keys of user %q: %w", name, err)
+	}
+	return n, nil
+}
+
+// deleteOf deletes the rows of the user named name from table (user_keys
+// or user_sessions, never a caller's text) and returns how many there
+// were; ErrNoUser when there is no such user.
+func (s *Store) deleteOf(ctx context.Context, table, name string) (int, error) {
 	var n int64
 	found := false
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -120,7 +131,7 @@ func (s *Store) RevokeKeys(ctx context.Context, name string) (int, error) {
 		if found, err = userExists(ctx, tx, name); err != nil || !found {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ?`, name)
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE user = ?`, name)
 		if err != nil {
 			return err
 		}
@@ -130,10 +141,7 @@ func (s *Store) RevokeKeys(ctx context.Context, name string) (int, error) {
 	if err == nil && !found {
 		err = ErrNoUser
 	}
-	if err != nil {
-		return 0, fmt.Errorf("revoke keys of user %q: %w", name, err)
-	}
-	return int(n), nil
+	return int(n), err
 }
 
 // Keys lists the keys of the user named name, oldest first; ErrNoUser
@@ -171,7 +179,8 @@ func (s *Store) keys(ctx context.Context, name string) ([]Key, error) {
 }
 
 // Authenticate returns the user whose key key is; ErrUnknownKey for a key
-// that is no user's (never made, revoked, or its user removed). It reads
+// that is no user's (never made, revoked, or its user removed), an error
+// wrapping ErrDisabled for a disabled user's key. It reads
 // the key's hash through the index, then compares the hashes in constant
 // time.
 func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
@@ -186,23 +195,16 @@ func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
 	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
 		return User{}, ErrUnknownKey
 	}
+	if u.Disabled {
+		return User{}, fmt.Errorf("authenticate user %q: %w", u.Name, ErrDisabled)
+	}
 	return u, nil
 }
 
 // keyUser returns the user of the key whose hash is hash, and the hash
 // stored; "" when there is none.
 func (s *Store) keyUser(ctx context.Context, hash string) (User, string, error) {
-	rows, err := s.db.Query(ctx, userSelect+`, k.hash FROM users u JOIN user_keys k ON k.user = u.name WHERE k.hash = ?`, hash)
-	if err != nil {
-		return User{}, "", err
-	}
-	defer rows.Close()
-	var u User
 	var got string
-	for rows.Next() {
-		if u, err = scanUser(rows, &got); err != nil {
-			return User{}, "", err
-		}
-	}
-	return u, got, rows.Err()
+	u, err := s.userRow(ctx, userSelect+`, k.hash FROM users u JOIN user_keys k ON k.user = u.name WHERE k.hash = ?`, hash, &got)
+	return u, got, err
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Add records a new user from u's Name, Admin and Profile, created now,
-// without keys, and returns it. A name taken is ErrUserExists: adding
+// enabled, without keys or password, and returns it. A name taken is ErrUserExists: adding
 // never changes a user (SetAdmin and SetProfile do). See CheckName for
 // the names it accepts.
 func (s *Store) Add(ctx context.Context, u User) (User, error) {
@@ -20,7 +20,8 @@ func (s *Store) Add(ctx context.Context, u User) (User, error) {
 	if err := checkProfile(u.Profile); err != nil {
 		return User{}, fmt.Errorf("add user %q: %w", u.Name, err)
 	}
-	u.Keys, u.Created = 0, s.now().UTC().Truncate(time.Microsecond)
+	u.Keys, u.Password, u.Disabled = 0, false, false
+	u.Created = s.now().UTC().Truncate(time.Microsecond)
 	n, err := s.exec(ctx, `INSERT INTO users (name, admin, profile, created) VALUES (?, ?, ?, ?)
 		ON CONFLICT (name) DO NOTHING`, u.Name, u.Admin, u.Profile, sqltime.Text(u.Created))
 	if err == nil && n == 0 {
@@ -32,13 +33,15 @@ func (s *Store) Add(ctx context.Context, u User) (User, error) {
 	return u, nil
 }
 
-// Remove deletes the user named name and its keys; ErrNoUser when there
-// is none.
+// Remove deletes the user named name, its keys and its sessions;
+// ErrNoUser when there is none.
 func (s *Store) Remove(ctx context.Context, name string) error {
 	var n int64
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ?`, name); err != nil {
-			return err
+		for _, table := range []string{"user_keys", "user_sessions"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE user = ?`, name); err != nil {
+				return err
+			}
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE name = ?`, name)
 		if err != nil {
@@ -108,7 +111,7 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 // aliased u; userColumns is the query of all users.
 const (
 	userSelect = `SELECT u.name, u.admin, u.profile, u.created,
-	(SELECT count(*) FROM user_keys c WHERE c.user = u.name)`
+	(SELECT count(*) FROM user_keys c WHERE c.user = u.name), u.password != '', u.disabled`
 	userColumns = userSelect + ` FROM users u`
 )
 
@@ -183,12 +186,30 @@ func (s *Store) users(ctx context.Context, query string, args ...any) ([]User, e
 	return us, rows.Err()
 }
 
+// userRow runs query, of userSelect's columns and then extra's, with the
+// one argument arg, and returns the user of its row (the zero User when
+// there is none) after reading the extra columns into extra.
+func (s *Store) userRow(ctx context.Context, query string, arg any, extra ...any) (User, error) {
+	rows, err := s.db.Query(ctx, query, arg)
+	if err != nil {
+		return User{}, err
+	}
+	defer rows.Close()
+	var u User
+	for rows.Next() {
+		if u, err = scanUser(rows, extra...); err != nil {
+			return User{}, err
+		}
+	}
+	return u, rows.Err()
+}
+
 // scanUser reads a row of userColumns, and into extra the columns after
 // them.
 func scanUser(rows *sql.Rows, extra ...any) (User, error) {
 	var u User
 	var created sql.NullString
-	if err := rows.Scan(append([]any{&u.Name, &u.Admin, &u.Profile, &created, &u.Keys}, extra...)...); err != nil {
+	if err := rows.Scan(append([]any{&u.Name, &u.Admin, &u.Profile, &created, &u.Keys, &u.Password, &u.Disabled}, extra...)...); err != nil {
 		return User{}, err
 	}
 	var err error

@@ -196,16 +196,7 @@ func TestOnlyHashesStored(t *testing.T) {
 	must(t, err)
 	key, err := s.NewKey(ctx, "alice")
 	must(t, err)
-	rows, err := jn.Query(ctx, `SELECT hash, user, prefix, created FROM user_keys`)
-	must(t, err)
-	defer rows.Close()
-	var dump []string
-	for rows.Next() {
-		var hash, user, prefix, created string
-		must(t, rows.Scan(&hash, &user, &prefix, &created))
-		dump = append(dump, hash, user, prefix, created)
-	}
-	must(t, rows.Err())
+	dump := dumpRows(t, jn, `SELECT hash, user, prefix, created FROM user_keys`)
 	want := []string{hashKey(key), "alice", key[:13], "2025-03-01 12:00:00.000000"}
 	if !reflect.DeepEqual(dump, want) {
 		t.Errorf("user_keys = %q, want %q", dump, want)
@@ -300,6 +291,28 @@ func openStore(t testing.TB, jn *journal.Journal) *Store {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// dumpRows returns the text columns of query's rows, one after another.
+func dumpRows(t testing.TB, jn *journal.Journal, query string) []string {
+	t.Helper()
+	rows, err := jn.Query(context.Background(), query)
+	must(t, err)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	must(t, err)
+	var dump []string
+	for rows.Next() {
+		row := make([]string, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		must(t, rows.Scan(ptrs...))
+		dump = append(dump, row...)
+	}
+	must(t, rows.Err())
+	return dump
 }
 
 func must(t testing.TB, err error) {

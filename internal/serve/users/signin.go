@@ -1,0 +1,96 @@
+package users
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// SetPassword sets the password of the user named name, which signs it
+// in to the web pages, and ends its sessions: whoever knew the old
+// password is signed out. The password must pass ValidatePassword;
+// ErrNoUser when there is no such user.
+func (s *Store) SetPassword(ctx context.Context, name, password string) error {
+	err := ValidatePassword(password)
+	var phc string
+	if err == nil {
+		phc, err = hashPassword(password)
+	}
+	if err == nil {
+		err = s.changeUser(ctx, true, `UPDATE users SET password = ? WHERE name = ?`, phc, name)
+	}
+	if err != nil {
+		return fmt.Errorf("set password of user %q: %w", name, err)
+	}
+	return nil
+}
+
+// SetDisabled disables or enables the user named name; ErrNoUser when
+// there is none. Disabling ends the user's sessions, and until it is
+// enabled again CheckPassword and Authenticate refuse it with ErrDisabled
+// and NewSession refuses it. Its keys, password and jobs stay.
+func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) error {
+	if err := s.changeUser(ctx, disabled, `UPDATE users SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
+		return fmt.Errorf("set disabled of user %q: %w", name, err)
+	}
+	return nil
+}
+
+// changeUser runs a statement that changes one user, ErrNoUser when it
+// changes none, and with endSessions deletes the user's sessions in the
+// same transaction. The user's name is the statement's last argument.
+func (s *Store) changeUser(ctx context.Context, endSessions bool, query string, args ...any) error {
+	var n int64
+	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil || n == 0 || !endSessions {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE user = ?`, args[len(args)-1])
+		return err
+	})
+	if err == nil && n == 0 {
+		err = ErrNoUser
+	}
+	return err
+}
+
+// CheckPassword signs in: it returns the user named name when password is
+// its password. It is ErrBadPassword for an unknown user, a user without
+// a password and a wrong password alike, each after one argon2id hash so
+// that the time taken does not tell them apart; an error wrapping
+// ErrDisabled for a disabled user's right password (a wrong one is
+// ErrBadPassword: only who knows the password learns that the account is
+// disabled). It does not slow down repeated failures: that is the
+// caller's (see package throttle).
+func (s *Store) CheckPassword(ctx context.Context, name, password string) (User, error) {
+	u, phc, err := s.passwordOf(ctx, name)
+	if err != nil {
+		return User{}, fmt.Errorf("check password of user %q: %w", name, err)
+	}
+	known := phc != ""
+	if !known {
+		phc = dummyHash()
+	}
+	ok, err := verifyPassword(phc, password)
+	switch {
+	case err != nil:
+		return User{}, fmt.Errorf("check password of user %q: stored hash: %w", name, err)
+	case !ok || !known:
+		return User{}, fmt.Errorf("check password of user %q: %w", name, ErrBadPassword)
+	case u.Disabled:
+		return User{}, fmt.Errorf("check password of user %q: %w", name, ErrDisabled)
+	}
+	return u, nil
+}
+
+// passwordOf returns the user named name and its password hash; "" when
+// there is no such user or it has no password.
+func (s *Store) passwordOf(ctx context.Context, name string) (User, string, error) {
+	var phc string
+	u, err := s.userRow(ctx, userSelect+`, u.password FROM users u WHERE u.name = ?`, name, &phc)
+	return u, phc, err
+}
