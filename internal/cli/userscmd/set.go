@@ -12,26 +12,39 @@ import (
 func setCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "set",
-		Usage:     "change a user's admin flag or profile",
+		Usage:     "change a user's admin flag, profile or password, or disable it",
 		ArgsUsage: "NAME",
 		Description: "Changes what the flags given say of the user NAME: --admin or --admin=false,\n" +
-			"--profile P, or --profile '' for none. Its keys stay. An unknown NAME is an\n" +
-			"error. A missing journal is an error, never created.",
-		Flags: userFlags(),
+			"--profile P, or --profile '' for none. --password asks for a new password on\n" +
+			"the terminal, twice, without echo; --password-file FILE reads it from the\n" +
+			"first line of FILE ('-' standard input). A new password signs the user out of\n" +
+			"the web pages everywhere. --disable keeps the user from signing in and from\n" +
+			"using its API keys, and signs it out; --enable lets it in again. Its keys,\n" +
+			"password and jobs stay. An unknown NAME is an error. A missing journal is an\n" +
+			"error, never created.",
+		Flags: append(userFlags(), passwordFileFlag(),
+			&cli.BoolFlag{Name: "password", Usage: "ask for a new password on the terminal"},
+			&cli.BoolFlag{Name: "disable", Usage: "disable the user: no sign-in, no API key works"},
+			&cli.BoolFlag{Name: "enable", Usage: "enable a disabled user"},
+		),
 		Action: func(c *cli.Context) error {
 			name, err := nameArg(c)
 			if err != nil {
 				return err
 			}
-			if !c.IsSet("admin") && !c.IsSet("profile") {
-				return base.Usagef(c, "nothing to change: give --admin or --profile")
+			if err := checkSetFlags(c); err != nil {
+				return err
 			}
 			profile, err := checkProfile(c)
 			if err != nil {
 				return err
 			}
+			pw, err := setPassword(c, name)
+			if err != nil {
+				return err
+			}
 			return withStore(c, func(s *users.Store) error {
-				u, err := setUser(c, s, name, profile)
+				u, err := setUser(c, s, name, profile, pw)
 				if err != nil {
 					return err
 				}
@@ -42,15 +55,63 @@ func setCommand() *cli.Command {
 	}
 }
 
-// setUser applies the flags given to the user named name and returns it.
-func setUser(c *cli.Context, s *users.Store, name, profile string) (users.User, error) {
-	if c.IsSet("admin") {
-		if err := s.SetAdmin(c.Context, name, c.Bool("admin")); err != nil {
-			return users.User{}, err
+// checkSetFlags refuses a set with nothing to change, or with flags that
+// contradict each other.
+func checkSetFlags(c *cli.Context) error {
+	switch {
+	case !anySet(c, "admin", "profile", "password", "password-file", "disable", "enable"):
+		return base.Usagef(c, "nothing to change: give --admin, --profile, --password, --password-file, --disable or --enable")
+	case c.Bool("password") && c.IsSet("password-file"):
+		return base.Usagef(c, "--password and --password-file exclude each other")
+	case c.Bool("disable") && c.Bool("enable"):
+		return base.Usagef(c, "--disable and --enable exclude each other")
+	}
+	return nil
+}
+
+func anySet(c *cli.Context, flags ...string) bool {
+	for _, f := range flags {
+		if c.IsSet(f) {
+			return true
 		}
 	}
+	return false
+}
+
+// setPassword returns the new password that --password or
+// --password-file give the user named name; "" none.
+func setPassword(c *cli.Context, name string) (string, error) {
+	switch {
+	case c.IsSet("password-file"):
+		return readPasswordFile(c)
+	case c.Bool("password"):
+		fd, ok := stdinTerminal(c)
+		if !ok {
+			return "", base.Usagef(c, "--password asks on a terminal, and standard input is none: give --password-file FILE ('-' standard input)")
+		}
+		return promptPassword(c, fd, name)
+	}
+	return "", nil
+}
+
+// setUser applies the flags given, and the new password pw ("" none), to
+// the user named name and returns it.
+func setUser(c *cli.Context, s *users.Store, name, profile, pw string) (users.User, error) {
+	var steps []func() error
+	if c.IsSet("admin") {
+		steps = append(steps, func() error { return s.SetAdmin(c.Context, name, c.Bool("admin")) })
+	}
 	if c.IsSet("profile") {
-		if err := s.SetProfile(c.Context, name, profile); err != nil {
+		steps = append(steps, func() error { return s.SetProfile(c.Context, name, profile) })
+	}
+	if pw != "" {
+		steps = append(steps, func() error { return s.SetPassword(c.Context, name, pw) })
+	}
+	if c.Bool("disable") || c.Bool("enable") {
+		steps = append(steps, func() error { return s.SetDisabled(c.Context, name, c.Bool("disable")) })
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
 			return users.User{}, err
 		}
 	}

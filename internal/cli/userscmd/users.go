@@ -15,11 +15,13 @@ import (
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "users",
-		Usage: "keep the users of calq serve and their API keys",
+		Usage: "keep the users of calq serve, their API keys and passwords",
 		Description: "Users are who may call calq serve, kept in the journal (--db): give calq\n" +
 			"serve the same --db. A user has a name, may be an admin, may have a profile\n" +
-			"of the config file that its conversions use, and has API keys. A key is\n" +
-			"printed once, when calq users key makes it: calq keeps only its SHA-256.",
+			"of the config file that its conversions use, has API keys for programs, and\n" +
+			"may have a password to sign in to the web pages; a disabled user can do\n" +
+			"neither. A key is printed once, when calq users key makes it: calq keeps\n" +
+			"only its SHA-256. Of a password calq keeps only an argon2id hash.",
 		Flags:       []cli.Flag{base.DBFlag()},
 		Subcommands: []*cli.Command{addCommand(), listCommand(), removeCommand(), setCommand(), keyCommand()},
 	}
