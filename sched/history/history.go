@@ -94,6 +94,7 @@ type Summary struct {
 	Mean float64 `json:"mean_seconds"`
 	P50  float64 `json:"p50_seconds"`
 	P90  float64 `json:"p90_seconds"`
+	P95  float64 `json:"p95_seconds"`
 	P99  float64 `json:"p99_seconds"`
 }
 
@@ -110,8 +111,9 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		Mean *float64 `json:"mean_seconds"`
 		P50  *float64 `json:"p50_seconds"`
 		P90  *float64 `json:"p90_seconds"`
+		P95  *float64 `json:"p95_seconds"`
 		P99  *float64 `json:"p99_seconds"`
-	}{s.N, v(s.Mean), v(s.P50), v(s.P90), v(s.P99)})
+	}{s.N, v(s.Mean), v(s.P50), v(s.P90), v(s.P95), v(s.P99)})
 }
 
 // ReasonCount is how many jobs failed for one reason.
@@ -194,7 +196,8 @@ func summarize(xs []float64) Summary {
 		sum += x
 	}
 	return Summary{N: len(xs), Mean: sum / float64(len(xs)),
-		P50: nearestRank(xs, 50), P90: nearestRank(xs, 90), P99: nearestRank(xs, 99)}
+		P50: nearestRank(xs, 50), P90: nearestRank(xs, 90),
+		P95: nearestRank(xs, 95), P99: nearestRank(xs, 99)}
 }
 
 // nearestRank is the p-th percentile of sorted by the nearest-rank

@@ -16,6 +16,8 @@ func TestNearestRank(t *testing.T) {
 		{"one value", []float64{7}, 99, 7},
 		{"p50 of 4", []float64{1, 2, 3, 4}, 50, 2},
 		{"p90 of 10", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 90, 9},
+		{"p95 of 100", hundred, 95, 95},
+		{"p95 of 10", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 95, 10},
 		{"p99 of 100", hundred, 99, 99},
 		{"p0 is the least", []float64{3, 5}, 0, 3},
 	}

@@ -116,15 +116,15 @@ func TestStats(t *testing.T) {
 	must(t, err)
 	want := `{"groups":[` +
 		`{"kind":"convert-office","backend":"local","jobs":1,"states":{"timed_out":1},` +
-		`"wait":{"n":1,"mean_seconds":3,"p50_seconds":3,"p90_seconds":3,"p99_seconds":3},` +
-		`"run":{"n":1,"mean_seconds":6,"p50_seconds":6,"p90_seconds":6,"p99_seconds":6},` +
+		`"wait":{"n":1,"mean_seconds":3,"p50_seconds":3,"p90_seconds":3,"p95_seconds":3,"p99_seconds":3},` +
+		`"run":{"n":1,"mean_seconds":6,"p50_seconds":6,"p90_seconds":6,"p95_seconds":6,"p99_seconds":6},` +
 		`"reasons":[{"reason":"timeout","count":1}]},` +
 		`{"kind":"shell","backend":"","jobs":1,"states":{"queued":1},` +
-		`"wait":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p99_seconds":null},` +
-		`"run":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p99_seconds":null},"reasons":[]},` +
+		`"wait":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p95_seconds":null,"p99_seconds":null},` +
+		`"run":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p95_seconds":null,"p99_seconds":null},"reasons":[]},` +
 		`{"kind":"shell","backend":"local","jobs":3,"states":{"done":2,"failed":1},` +
-		`"wait":{"n":3,"mean_seconds":2.3333333333333335,"p50_seconds":2,"p90_seconds":4,"p99_seconds":4},` +
-		`"run":{"n":3,"mean_seconds":4.666666666666667,"p50_seconds":4,"p90_seconds":8,"p99_seconds":8},` +
+		`"wait":{"n":3,"mean_seconds":2.3333333333333335,"p50_seconds":2,"p90_seconds":4,"p95_seconds":4,"p99_seconds":4},` +
+		`"run":{"n":3,"mean_seconds":4.666666666666667,"p50_seconds":4,"p90_seconds":8,"p95_seconds":8,"p99_seconds":8},` +
 		`"reasons":[{"reason":"exit status 1","count":1}]}]}`
 	if got := string(b); got != want {
 		t.Errorf("Stats\n got %s\nwant %s", got, want)

@@ -19,11 +19,12 @@ func statsCommand() *cli.Command {
 		Name:  "stats",
 		Usage: "summarise the jobs in the journal per kind and backend",
 		Description: "Prints, per kind and backend, how many jobs are in each state, the mean\n" +
-			"and the 50th, 90th and 99th percentiles of their wait (enqueued to first\n" +
-			"start) and run (last attempt) times, and why the failed ones failed. With\n" +
-			`--json, prints one object: {"message_type": "stats", "groups": [{"kind",` + "\n" +
+			"and the 50th, 90th, 95th and 99th percentiles of their wait (enqueued to\n" +
+			"first start) and run (last attempt) times, and why the failed ones failed.\n" +
+			`With --json, prints one object: {"message_type": "stats", "groups": [{"kind",` + "\n" +
 			`"backend", "jobs", "states", "wait", "run", "reasons"}]}; wait and run hold` + "\n" +
-			`"n", "mean_s", "p50_s", "p90_s" and "p99_s".` + "\n\n" + base.WhenHelp,
+			`"n", "mean_seconds", "p50_seconds", "p90_seconds", "p95_seconds" and` + "\n" +
+			`"p99_seconds".` + "\n\n" + base.WhenHelp,
 		Flags:  append(filterFlags(), base.JSONFlag(), base.DBFlag()),
 		Action: historyAction(false, history.Store.Stats, writeStats),
 	}
@@ -42,14 +43,15 @@ func writeStats(w io.Writer, s journal.Stats, asJSON bool) error {
 		}
 		fmt.Fprintln(tw)
 	}
-	fmt.Fprintln(tw, "\nKIND\tBACKEND\tTIME\tN\tMEAN\tP50\tP90\tP99")
+	fmt.Fprintln(tw, "\nKIND\tBACKEND\tTIME\tN\tMEAN\tP50\tP90\tP95\tP99")
 	for _, g := range s.Groups {
 		for _, t := range []struct {
 			name string
 			s    journal.Summary
 		}{{"wait", g.Wait}, {"run", g.Run}} {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", base.SafeText(g.Kind), base.OrDash(base.SafeText(g.Backend)), t.name, t.s.N,
-				base.Seconds(&t.s.Mean), base.Seconds(&t.s.P50), base.Seconds(&t.s.P90), base.Seconds(&t.s.P99))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", base.SafeText(g.Kind), base.OrDash(base.SafeText(g.Backend)), t.name, t.s.N,
+				base.Seconds(&t.s.Mean), base.Seconds(&t.s.P50), base.Seconds(&t.s.P90),
+				base.Seconds(&t.s.P95), base.Seconds(&t.s.P99))
 		}
 	}
 	if !slices.ContainsFunc(s.Groups, func(g journal.Group) bool { return len(g.Reasons) > 0 }) {
