@@ -49,6 +49,8 @@ func (i *Instance) Convert(ctx context.Context, in, out string, o ConvertOptions
 		return &ConvertError{Input: in, Reason: stopReason(err), Err: err}
 	}
 	defer i.release()
+	i.setFlag(&i.busy, true)
+	defer i.setFlag(&i.busy, false)
 	r, err := i.ensure(ctx)
 	if err != nil {
 		return &ConvertError{Input: in, Reason: stopReason(err), Err: err}
@@ -66,11 +68,14 @@ func (i *Instance) Convert(ctx context.Context, in, out string, o ConvertOptions
 	pdf, cerr := i.hand(ctx, r, src, o)
 	if cerr != nil {
 		cerr.Input = in
+		i.count(cerr)
 		return cerr
 	}
 	if err := place(pdf, out); err != nil {
+		i.count(err)
 		return &ConvertError{Input: in, Reason: ReasonOutput, Err: err}
 	}
+	i.count(nil)
 	i.recycle(r)
 	return nil
 }

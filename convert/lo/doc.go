@@ -4,6 +4,8 @@
 // [New] starts the pool; [Instance.Convert] hands one document at a time
 // to one instance; [Pool.Close] stops every instance. [Find] locates
 // soffice and reports its version without starting a pool.
+// [Instance.Stats] and [Pool.Stats] report each instance's state,
+// counters and memory for monitoring, safe to call at any time.
 //
 // How a document reaches a warm instance: each instance is an
 // `soffice --headless` with its own profile (-env:UserInstallation), HOME

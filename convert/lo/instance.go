@@ -30,6 +30,12 @@ type Instance struct {
 	convs  int       // conversions since the last start
 	starts int       // starts so far (Starts)
 
+	// For Stats.
+	busy     bool // a conversion holds the instance
+	starting bool // ensure is starting soffice
+	done     int  // conversions that succeeded
+	failed   int  // conversions that failed once staged
+
 	handing atomic.Bool // a request is with the UNO helper
 }
 
@@ -112,6 +118,8 @@ func (i *Instance) ensure(ctx context.Context) (*run, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, i.p.opts.StartTimeout)
 	defer cancel()
+	i.setFlag(&i.starting, true)
+	defer i.setFlag(&i.starting, false)
 	var err error
 	// A fresh profile may make the first start exit (status 81 asks for
 	// a restart, which oosplash normally does itself): try again.
