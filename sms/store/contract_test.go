@@ -37,6 +37,8 @@ type contract interface {
 	PINRejection(ctx context.Context, sim string) (PINRejection, bool, error)
 	RecordPINRejection(ctx context.Context, r PINRejection) error
 	ClearPINRejection(ctx context.Context, sim string) error
+
+	Counts(ctx context.Context) (Counts, error)
 }
 
 var (

@@ -2,7 +2,8 @@
 // their parts, with the rule that settles a message from its parts), the
 // inbox (raw PDUs as the modems listed them, parts waiting for the rest,
 // messages and status reports, and the matching of a report to the part
-// it answers), and the SIM PINs a SIM refused. It keeps them in tables of
+// it answers), and the SIM PINs a SIM refused; Counts sums both boxes up
+// for a monitoring page. It keeps them in tables of
 // the journal's file, created by its own versioned migrations, and writes
 // through the journal's single writer.
 //
