@@ -11,7 +11,7 @@ import (
 
 	"calq/analyze"
 	"calq/internal/cli/base"
-	"calq/sched"
+	"calq/internal/histsample"
 	"calq/sched/history"
 	"calq/sched/journal"
 )
@@ -62,7 +62,7 @@ func analyzeHistoryAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		groups, err := analyze.History(c.Context, jobSamples(recs), o)
+		groups, err := analyze.History(c.Context, histsample.FromRecords(recs), o)
 		if err != nil {
 			return fmt.Errorf("analyze history: %w", err)
 		}
@@ -97,26 +97,6 @@ func analyzeHistoryOptions(c *cli.Context) (journal.Filter, analyze.HistoryOptio
 		return f, o, err
 	}
 	return f, o, nil
-}
-
-// jobSamples turns the journal's records into History's input: the jobs
-// that started, grouped by where they last ran. A job waiting to retry
-// has no finish time: it counts as an arrival and a wait, not as
-// finished.
-func jobSamples(recs []journal.Record) []analyze.JobSample {
-	samples := make([]analyze.JobSample, 0, len(recs))
-	for _, r := range recs {
-		if r.Started.IsZero() {
-			continue
-		}
-		s := analyze.JobSample{Kind: r.Kind, Backend: r.RanOn, Enqueued: r.Enqueued, Started: r.Started,
-			Finished: r.Finished, OK: r.State == sched.StateDone}
-		if r.RunS != nil && !r.Finished.IsZero() {
-			s.Service = time.Duration(*r.RunS * float64(time.Second))
-		}
-		samples = append(samples, s)
-	}
-	return samples
 }
 
 // analysisReport is calq analyze history --json.
