@@ -69,9 +69,13 @@ type Record struct {
 }
 
 // Stats summarises the jobs a Filter selects, one group per kind and
-// backend.
+// backend, and all of them together.
 type Stats struct {
 	Groups []Group `json:"groups"`
+	// Total is every group at once (its Kind and Backend are empty): the
+	// percentiles of a kind family ("convert") across its kinds and
+	// backends, which the groups' own cannot be combined into.
+	Total Group `json:"total"`
 }
 
 // Group is the summary of the jobs of one kind on one backend (the backend
@@ -134,12 +138,22 @@ type PruneOptions struct {
 }
 
 // Accumulator gathers jobs, sorted by kind and backend, into the groups
-// of Stats: a store feeds it its rows with Add.
+// of Stats and their total: a store feeds it its rows with Add.
 type Accumulator struct {
-	groups  []Group
-	waits   [][]float64
-	runs    [][]float64
-	reasons []map[string]int
+	groups []groupAcc
+	total  groupAcc
+}
+
+// groupAcc gathers the jobs of one group.
+type groupAcc struct {
+	g       Group
+	waits   []float64
+	runs    []float64
+	reasons map[string]int
+}
+
+func newGroupAcc(kind, backend string) groupAcc {
+	return groupAcc{g: Group{Kind: kind, Backend: backend, States: map[sched.State]int{}}, reasons: map[string]int{}}
 }
 
 // Add counts one job: its kind, the backend of its last attempt, its
@@ -147,42 +161,56 @@ type Accumulator struct {
 // failure reason.
 func (a *Accumulator) Add(kind, backend string, state sched.State, wait, run *float64, reason string) {
 	i := len(a.groups) - 1
-	if i < 0 || a.groups[i].Kind != kind || a.groups[i].Backend != backend {
-		a.groups = append(a.groups, Group{Kind: kind, Backend: backend, States: map[sched.State]int{}})
-		a.waits, a.runs = append(a.waits, nil), append(a.runs, nil)
-		a.reasons = append(a.reasons, map[string]int{})
+	if i < 0 || a.groups[i].g.Kind != kind || a.groups[i].g.Backend != backend {
+		a.groups = append(a.groups, newGroupAcc(kind, backend))
 		i++
 	}
-	a.groups[i].Jobs++
-	a.groups[i].States[state]++
+	if a.total.reasons == nil {
+		a.total = newGroupAcc("", "")
+	}
+	a.groups[i].add(state, wait, run, reason)
+	a.total.add(state, wait, run, reason)
+}
+
+func (g *groupAcc) add(state sched.State, wait, run *float64, reason string) {
+	g.g.Jobs++
+	g.g.States[state]++
 	if wait != nil {
-		a.waits[i] = append(a.waits[i], *wait)
+		g.waits = append(g.waits, *wait)
 	}
 	if run != nil {
-		a.runs[i] = append(a.runs[i], *run)
+		g.runs = append(g.runs, *run)
 	}
 	if reason != "" && (state == sched.StateFailed || state == sched.StateTimedOut) {
-		a.reasons[i][reason]++
+		g.reasons[reason]++
 	}
 }
 
-// Stats returns the groups gathered so far, with their summaries.
+// group returns the group with its summaries.
+func (g *groupAcc) group() Group {
+	out := g.g
+	if out.States == nil {
+		out.States = map[sched.State]int{}
+	}
+	out.Wait, out.Run = summarize(g.waits), summarize(g.runs)
+	out.Reasons = []ReasonCount{}
+	for r, n := range g.reasons {
+		out.Reasons = append(out.Reasons, ReasonCount{r, n})
+	}
+	slices.SortFunc(out.Reasons, func(x, y ReasonCount) int {
+		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Reason, y.Reason))
+	})
+	return out
+}
+
+// Stats returns the groups gathered so far, with their summaries, and
+// their total.
 func (a *Accumulator) Stats() Stats {
+	s := Stats{Groups: make([]Group, len(a.groups)), Total: a.total.group()}
 	for i := range a.groups {
-		g := &a.groups[i]
-		g.Wait, g.Run = summarize(a.waits[i]), summarize(a.runs[i])
-		g.Reasons = []ReasonCount{}
-		for r, n := range a.reasons[i] {
-			g.Reasons = append(g.Reasons, ReasonCount{r, n})
-		}
-		slices.SortFunc(g.Reasons, func(x, y ReasonCount) int {
-			return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Reason, y.Reason))
-		})
+		s.Groups[i] = a.groups[i].group()
 	}
-	if a.groups == nil {
-		return Stats{Groups: []Group{}}
-	}
-	return Stats{Groups: a.groups}
+	return s
 }
 
 // summarize sorts xs and summarises it.

@@ -125,14 +125,22 @@ func TestStats(t *testing.T) {
 		`{"kind":"shell","backend":"local","jobs":3,"states":{"done":2,"failed":1},` +
 		`"wait":{"n":3,"mean_seconds":2.3333333333333335,"p50_seconds":2,"p90_seconds":4,"p95_seconds":4,"p99_seconds":4},` +
 		`"run":{"n":3,"mean_seconds":4.666666666666667,"p50_seconds":4,"p90_seconds":8,"p95_seconds":8,"p99_seconds":8},` +
-		`"reasons":[{"reason":"exit status 1","count":1}]}]}`
+		`"reasons":[{"reason":"exit status 1","count":1}]}],` +
+		`"total":{"kind":"","backend":"","jobs":5,"states":{"done":2,"failed":1,"queued":1,"timed_out":1},` +
+		`"wait":{"n":4,"mean_seconds":2.5,"p50_seconds":2,"p90_seconds":4,"p95_seconds":4,"p99_seconds":4},` +
+		`"run":{"n":4,"mean_seconds":5,"p50_seconds":4,"p90_seconds":8,"p95_seconds":8,"p99_seconds":8},` +
+		`"reasons":[{"reason":"exit status 1","count":1},{"reason":"timeout","count":1}]}}`
 	if got := string(b); got != want {
 		t.Errorf("Stats\n got %s\nwant %s", got, want)
 	}
 	empty, err := j.Stats(context.Background(), Filter{Kind: "sms"})
 	must(t, err)
-	if b, _ := json.Marshal(empty); string(b) != `{"groups":[]}` {
-		t.Errorf("Stats of nothing = %s, want {\"groups\":[]}", b)
+	const none = `{"groups":[],"total":{"kind":"","backend":"","jobs":0,"states":{},` +
+		`"wait":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p95_seconds":null,"p99_seconds":null},` +
+		`"run":{"n":0,"mean_seconds":null,"p50_seconds":null,"p90_seconds":null,"p95_seconds":null,"p99_seconds":null},` +
+		`"reasons":[]}}`
+	if b, _ := json.Marshal(empty); string(b) != none {
+		t.Errorf("Stats of nothing = %s, want %s", b, none)
 	}
 }
 

@@ -107,6 +107,11 @@ func Run(t *testing.T, s history.Store, add func(t *testing.T, jobs []Job)) {
 	if g := st.Groups[0]; len(g.Reasons) != 1 || g.Reasons[0].Reason != "bad image" || g.Run.N != 1 || g.Run.Mean != 4 {
 		t.Errorf("Stats of convert-image: %+v", g)
 	}
+	// a, b and c ran (2 s, 4 s, 6 s); d waits.
+	if tot := st.Total; tot.Jobs != 4 || tot.States[sched.StateDone] != 2 || tot.Run.N != 3 || tot.Run.Mean != 4 ||
+		tot.Run.P50 != 4 || tot.Run.P95 != 6 || len(tot.Reasons) != 1 || tot.Reasons[0].Reason != "bad image" {
+		t.Errorf("Stats total: %+v", tot)
+	}
 
 	n, err := s.Prune(ctx, T0.Add(2*m), history.PruneOptions{DryRun: true})
 	if err != nil || n != 2 {
