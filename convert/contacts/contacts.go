@@ -1,6 +1,10 @@
 // Package contacts is the address book that calq convert --mail-to reads:
 // short names for e-mail addresses, kept in a table of the journal's file
 // (its own, created by its migrations), checked and resolved here.
+//
+// The table holds several books, one per owner: the local book (owner
+// ""), which calq contacts and calq convert --mail-to use, and one per
+// user of calq serve. Open returns the local book; Book.Owner another.
 package contacts
 
 import (
@@ -28,6 +32,22 @@ CREATE TABLE IF NOT EXISTS contacts (
 );
 `
 
+// ownersSchema, version 2, gives each contact an owner: "" for the local
+// book (every contact of version 1), a calq serve user's name for theirs.
+// SQLite cannot change a primary key in place: the table is rebuilt.
+const ownersSchema = `
+CREATE TABLE contacts_v2 (
+	owner   TEXT NOT NULL DEFAULT '', -- "": the local book; else a calq serve user
+	name    TEXT NOT NULL,
+	address TEXT NOT NULL, -- a bare address: user@host
+	added   TEXT NOT NULL, -- when it was added or last changed
+	PRIMARY KEY (owner, name)
+);
+INSERT INTO contacts_v2 (owner, name, address, added) SELECT '', name, address, added FROM contacts;
+DROP TABLE contacts;
+ALTER TABLE contacts_v2 RENAME TO contacts;
+`
+
 // DB is what Book needs of the journal (*journal.Journal has it).
 type DB interface {
 	Migrate(ctx context.Context, pkg string, migrations []string) error
@@ -35,16 +55,18 @@ type DB interface {
 	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// Book is the address book in the journal's file. It is safe for
+// Book is one owner's address book in the journal's file. It is safe for
 // concurrent use.
 type Book struct {
-	db  DB
-	now func() time.Time
+	db    DB
+	now   func() time.Time
+	owner string // "": the local book
 }
 
-// Open creates or upgrades the address book's table in db.
+// Open creates or upgrades the address books' table in db and returns
+// the local book, the one calq contacts keeps.
 func Open(ctx context.Context, db DB) (*Book, error) {
-	if err := db.Migrate(ctx, "contacts", []string{contactsSchema}); err != nil {
+	if err := db.Migrate(ctx, "contacts", []string{contactsSchema, ownersSchema}); err != nil {
 		return nil, fmt.Errorf("open the address book: %w", err)
 	}
 	now := time.Now
@@ -52,6 +74,16 @@ func Open(ctx context.Context, db DB) (*Book, error) {
 		now = c.Now // the journal's clock, so that tests can set it
 	}
 	return &Book{db: db, now: now}, nil
+}
+
+// Owner returns the book of owner, in the same table: "" is the local
+// book, any other name a calq serve user's (the caller checks the name,
+// with users.CheckName). Each of its methods sees and changes that
+// owner's contacts only.
+func (b *Book) Owner(owner string) *Book {
+	o := *b
+	o.owner = owner
+	return &o
 }
 
 // ErrNoContact is returned for a contact name the journal does not hold.
@@ -116,7 +148,7 @@ func checkName(name string) error {
 	return nil
 }
 
-// AddContact records address under name, replacing the address that name
+// Add records address under name, replacing the address that name
 // had. See CheckContact for the names and addresses it accepts.
 func (b *Book) Add(ctx context.Context, name, address string) error {
 	addr, err := CheckContact(name, address)
@@ -125,8 +157,8 @@ func (b *Book) Add(ctx context.Context, name, address string) error {
 	}
 	added := sqltime.Text(b.now())
 	err = b.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO contacts (name, address, added) VALUES (?1, ?2, ?3)
-			ON CONFLICT (name) DO UPDATE SET address = ?2, added = ?3`, name, addr, added)
+		_, err := tx.ExecContext(ctx, `INSERT INTO contacts (owner, name, address, added) VALUES (?1, ?2, ?3, ?4)
+			ON CONFLICT (owner, name) DO UPDATE SET address = ?3, added = ?4`, b.owner, name, addr, added)
 		return err
 	})
 	if err != nil {
@@ -135,12 +167,12 @@ func (b *Book) Add(ctx context.Context, name, address string) error {
 	return nil
 }
 
-// RemoveContact deletes the contact named name; ErrNoContact when there
+// Remove deletes the contact named name; ErrNoContact when there
 // is none.
 func (b *Book) Remove(ctx context.Context, name string) error {
 	var n int64
 	err := b.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM contacts WHERE name = ?`, name)
+		res, err := tx.ExecContext(ctx, `DELETE FROM contacts WHERE owner = ? AND name = ?`, b.owner, name)
 		if err != nil {
 			return err
 		}
@@ -156,17 +188,50 @@ func (b *Book) Remove(ctx context.Context, name string) error {
 	return nil
 }
 
-// Contacts returns the address book sorted by name.
+// RemoveAll deletes every contact of the book (a calq serve user's, when
+// the user is removed) and returns how many there were.
+func (b *Book) RemoveAll(ctx context.Context) (int64, error) {
+	var n int64
+	err := b.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM contacts WHERE owner = ?`, b.owner)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("remove the contacts of %q: %w", b.owner, err)
+	}
+	return n, nil
+}
+
+// Get returns the contact named name; ErrNoContact when there is none.
+func (b *Book) Get(ctx context.Context, name string) (Contact, error) {
+	cs, err := b.query(ctx, ` AND name = ?`, name)
+	if err == nil && len(cs) == 0 {
+		err = ErrNoContact
+	}
+	if err != nil {
+		return Contact{}, fmt.Errorf("get contact %q: %w", name, err)
+	}
+	return cs[0], nil
+}
+
+// List returns the book's contacts sorted by name.
 func (b *Book) List(ctx context.Context) ([]Contact, error) {
-	cs, err := contacts(ctx, b.db)
+	cs, err := b.query(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("list contacts: %w", err)
 	}
 	return cs, nil
 }
 
-func contacts(ctx context.Context, db DB) ([]Contact, error) {
-	rows, err := db.Query(ctx, `SELECT name, address, added FROM contacts ORDER BY name`)
+// query returns the book's contacts that match the condition and, sorted
+// by name: and is "" or " AND ..." with its arguments in args.
+func (b *Book) query(ctx context.Context, and string, args ...any) ([]Contact, error) {
+	rows, err := b.db.Query(ctx, `SELECT name, address, added FROM contacts WHERE owner = ?`+and+` ORDER BY name`,
+		append([]any{b.owner}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +256,7 @@ func contacts(ctx context.Context, db DB) ([]Contact, error) {
 // without repeats. Unknown names are an error naming them all, wrapping
 // ErrNoContact; bad addresses are errors naming them.
 func (b *Book) ResolveRecipients(ctx context.Context, list []string) ([]string, error) {
-	cs, err := contacts(ctx, b.db)
+	cs, err := b.query(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("resolve recipients: %w", err)
 	}

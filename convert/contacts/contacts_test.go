@@ -2,6 +2,7 @@ package contacts
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"calq/internal/sqltime"
 	"calq/internal/testclock"
 	"calq/sched"
 	"calq/sched/journal"
@@ -255,4 +257,92 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestOwners keeps the same names in the local book and two users'
+// books: each book sees, resolves, changes and clears its own only.
+func TestOwners(t *testing.T) {
+	ctx := context.Background()
+	local := openBook(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), newClock()))
+	alice, bob := local.Owner("alice"), local.Owner("bob")
+	must(t, local.Add(ctx, "boss", "local@example.com"))
+	must(t, alice.Add(ctx, "boss", "alice-boss@example.com"))
+	must(t, alice.Add(ctx, "team", "team@example.com"))
+	must(t, bob.Add(ctx, "boss", "bob-boss@example.com"))
+
+	checkContacts(t, local, []Contact{{"boss", "local@example.com", t0}})
+	checkContacts(t, alice, []Contact{{"boss", "alice-boss@example.com", t0}, {"team", "team@example.com", t0}})
+	checkContacts(t, bob, []Contact{{"boss", "bob-boss@example.com", t0}})
+	checkContacts(t, local.Owner("carol"), nil)
+	if b := alice.Owner(""); b.owner != "" {
+		t.Errorf("alice.Owner(\"\") is the book of %q, want the local book", b.owner)
+	}
+
+	resolves := []struct {
+		book *Book
+		list []string
+		want []string
+		err  string
+	}{
+		{local, []string{"boss"}, []string{"local@example.com"}, ""},
+		{alice, []string{"boss", "team"}, []string{"alice-boss@example.com", "team@example.com"}, ""},
+		{bob, []string{"boss"}, []string{"bob-boss@example.com"}, ""},
+		{bob, []string{"team"}, nil, `resolve recipients: no such contact: "team"`},
+		{local, []string{"team"}, nil, `resolve recipients: no such contact: "team"`},
+		{local.Owner("carol"), []string{"boss"}, nil, `resolve recipients: no such contact: "boss"`},
+	}
+	for _, r := range resolves {
+		got, err := r.book.ResolveRecipients(ctx, r.list)
+		if !reflect.DeepEqual(got, r.want) || errString(err) != r.err {
+			t.Errorf("book %q: ResolveRecipients(%q) = %q, %v, want %q, %q", r.book.owner, r.list, got, err, r.want, r.err)
+		}
+	}
+
+	if c, err := alice.Get(ctx, "team"); err != nil || c != (Contact{"team", "team@example.com", t0}) {
+		t.Errorf("alice.Get(team) = %v, %v", c, err)
+	}
+	if _, err := bob.Get(ctx, "team"); !errors.Is(err, ErrNoContact) || err.Error() != `get contact "team": no such contact` {
+		t.Errorf("bob.Get(team) error = %v, want ErrNoContact", err)
+	}
+	if err := bob.Remove(ctx, "team"); !errors.Is(err, ErrNoContact) {
+		t.Errorf("bob.Remove(alice's team) error = %v, want ErrNoContact", err)
+	}
+	must(t, bob.Remove(ctx, "boss"))
+	checkContacts(t, bob, nil)
+	checkContacts(t, local, []Contact{{"boss", "local@example.com", t0}})
+	checkContacts(t, alice, []Contact{{"boss", "alice-boss@example.com", t0}, {"team", "team@example.com", t0}})
+
+	if n, err := alice.RemoveAll(ctx); n != 2 || err != nil {
+		t.Errorf("alice.RemoveAll() = %d, %v, want 2", n, err)
+	}
+	checkContacts(t, alice, nil)
+	checkContacts(t, local, []Contact{{"boss", "local@example.com", t0}})
+}
+
+// TestOwnersMigration opens a journal whose contacts table is version 1,
+// with contacts: version 2 keeps them all in the local book.
+func TestOwnersMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "calq.db")
+	jn := openJournal(t, path, newClock())
+	must(t, jn.Migrate(ctx, "contacts", []string{contactsSchema}))
+	must(t, jn.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO contacts (name, address, added) VALUES
+			('boss', 'boss@example.com', ?1), ('audit team', 'audit@example.org', ?1)`, sqltime.Text(t0))
+		return err
+	}))
+	must(t, jn.Close())
+
+	local := openBook(t, openJournal(t, path, newClock()))
+	want := []Contact{{"audit team", "audit@example.org", t0}, {"boss", "boss@example.com", t0}}
+	checkContacts(t, local, want)
+	checkContacts(t, local.Owner("alice"), nil)
+	must(t, local.Owner("alice").Add(ctx, "boss", "mine@example.com"))
+	checkContacts(t, local, want)
+	if got, err := local.ResolveRecipients(ctx, []string{"boss"}); err != nil || !reflect.DeepEqual(got, []string{"boss@example.com"}) {
+		t.Errorf("ResolveRecipients(boss) after the migration = %q, %v", got, err)
+	}
+
+	// Opening it again migrates nothing more and loses nothing.
+	checkContacts(t, openBook(t, openJournal(t, path, newClock())), want)
 }

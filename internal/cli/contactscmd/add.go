@@ -21,9 +21,13 @@ func addCommand() *cli.Command {
 			"email address, 'user@host' or 'Name <user@host>'; calq keeps user@host. NAME\n" +
 			"has no '@' or ',', no control characters and no spaces around it. Unlike the\n" +
 			"other commands, add creates the journal when it is missing.",
-		Flags: []cli.Flag{base.DBFlag()},
+		Flags: []cli.Flag{base.DBFlag(), userFlag()},
 		Action: func(c *cli.Context) error {
 			name, address, err := contactArgs(c)
+			if err != nil {
+				return err
+			}
+			owner, err := bookOwner(c)
 			if err != nil {
 				return err
 			}
@@ -33,12 +37,12 @@ func addCommand() *cli.Command {
 			}
 			b, err := contacts.Open(c.Context, j)
 			if err == nil {
-				err = b.Add(c.Context, name, address)
+				err = b.Owner(owner).Add(c.Context, name, address)
 			}
 			if err = errors.Join(err, j.Close()); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(c.App.Writer, "added contact %s <%s>\n", name, address)
+			_, err = fmt.Fprintf(c.App.Writer, "added contact %s <%s>%s\n", name, address, forUser(owner))
 			return err
 		},
 	}

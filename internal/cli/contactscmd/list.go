@@ -19,12 +19,16 @@ func listCommand() *cli.Command {
 		Description: "Prints the contacts sorted by name as a table (NAME, ADDRESS, ADDED). With\n" +
 			`--json, prints a line per contact: {"message_type":"contact","name",` + "\n" +
 			`"address","added"}. A missing journal is an error, never created.`,
-		Flags: []cli.Flag{base.JSONFlag(), base.DBFlag()},
+		Flags: []cli.Flag{base.JSONFlag(), base.DBFlag(), userFlag()},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return base.Usagef(c, "unexpected argument %q", c.Args().First())
 			}
-			return withBook(c, func(b *contacts.Book) error {
+			owner, err := bookOwner(c)
+			if err != nil {
+				return err
+			}
+			return withBook(c, owner, func(b *contacts.Book) error {
 				cs, err := b.List(c.Context)
 				if err != nil {
 					return err

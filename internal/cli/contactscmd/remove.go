@@ -16,7 +16,7 @@ func removeCommand() *cli.Command {
 		Usage:       "remove a contact",
 		ArgsUsage:   "NAME",
 		Description: "Removes the contact NAME; an unknown NAME is an error. A missing journal is\nan error, never created.",
-		Flags:       []cli.Flag{base.DBFlag()},
+		Flags:       []cli.Flag{base.DBFlag(), userFlag()},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			switch {
@@ -25,11 +25,15 @@ func removeCommand() *cli.Command {
 			case len(args) > 1:
 				return base.Usagef(c, "unexpected argument %q", args[1])
 			}
-			return withBook(c, func(b *contacts.Book) error {
+			owner, err := bookOwner(c)
+			if err != nil {
+				return err
+			}
+			return withBook(c, owner, func(b *contacts.Book) error {
 				if err := b.Remove(c.Context, args[0]); err != nil {
 					return err
 				}
-				_, err := fmt.Fprintf(c.App.Writer, "removed contact %s\n", args[0])
+				_, err := fmt.Fprintf(c.App.Writer, "removed contact %s%s\n", args[0], forUser(owner))
 				return err
 			})
 		},
