@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/mail"
 	"slices"
@@ -59,6 +60,17 @@ func (s SMS) check(bad badFunc) {
 }
 
 type badFunc func(key toml.Key, format string, args ...any)
+
+// Check checks p as the file's [profiles.NAME] would be checked when
+// loaded: an error for each bad value, naming its key, joined; nil when
+// p is fine.
+func (p Profile) Check(name string) error {
+	var errs []error
+	p.check(toml.Key{"profiles", name}, func(key toml.Key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	})
+	return errors.Join(errs...)
+}
 
 func (p Profile) check(key toml.Key, bad badFunc) {
 	if p.PDFA < 0 || p.PDFA > 3 {

@@ -56,27 +56,28 @@ type Modem struct {
 // Profile is a named set of conversion options, [profiles.NAME]. Zero
 // values mean "not set": the command's default applies. Relative paths of
 // input files (watermark_image, *_password_file) are relative to the
-// config file's directory; Out is left as written.
+// config file's directory; Out is left as written. Written back (as
+// calq serve's users' profiles are), a profile omits its unset keys.
 type Profile struct {
-	Watermark      string `toml:"watermark"`       // text of a watermark
-	WatermarkImage string `toml:"watermark_image"` // an image as watermark instead
-	WatermarkStyle string `toml:"watermark_style"` // pdfcpu's description syntax
-	Stamp          bool   `toml:"stamp"`           // on top of the page, not under it
+	Watermark      string `toml:"watermark,omitempty"`       // text of a watermark
+	WatermarkImage string `toml:"watermark_image,omitempty"` // an image as watermark instead
+	WatermarkStyle string `toml:"watermark_style,omitempty"` // pdfcpu's description syntax
+	Stamp          bool   `toml:"stamp,omitempty"`           // on top of the page, not under it
 
-	Title    string `toml:"title"`
-	Author   string `toml:"author"`
-	Subject  string `toml:"subject"`
-	Keywords string `toml:"keywords"`
+	Title    string `toml:"title,omitempty"`
+	Author   string `toml:"author,omitempty"`
+	Subject  string `toml:"subject,omitempty"`
+	Keywords string `toml:"keywords,omitempty"`
 
-	Encrypt           bool   `toml:"encrypt"` // AES-256
-	OwnerPasswordFile string `toml:"owner_password_file"`
-	UserPasswordFile  string `toml:"user_password_file"`
-	Permissions       string `toml:"permissions"` // "none", "print" or "all"
+	Encrypt           bool   `toml:"encrypt,omitempty"` // AES-256
+	OwnerPasswordFile string `toml:"owner_password_file,omitempty"`
+	UserPasswordFile  string `toml:"user_password_file,omitempty"`
+	Permissions       string `toml:"permissions,omitempty"` // "none", "print" or "all"
 
-	PDFA     int      `toml:"pdfa"`     // PDF/A part 1-3; 0 for plain PDF
-	Optimize *bool    `toml:"optimize"` // nil: the command's default
-	MailTo   []string `toml:"mail_to"`  // contact names or addresses
-	Out      string   `toml:"out"`      // output directory
+	PDFA     int      `toml:"pdfa,omitzero"`      // PDF/A part 1-3; 0 for plain PDF
+	Optimize *bool    `toml:"optimize,omitempty"` // nil: the command's default
+	MailTo   []string `toml:"mail_to,omitempty"`  // contact names or addresses
+	Out      string   `toml:"out,omitempty"`      // output directory
 }
 
 // SMTP is the mail server, [smtp]. The password is never in the file:

@@ -8,7 +8,8 @@
 // Entry points: ReadFile (one open, one fstat, at most limit+1 bytes),
 // ReadAll (at most limit+1 bytes of a stream), Open (a FIFO's open ends
 // with its ctx),
-// CheckTarget (an lstat and a stat), Rename (CheckTarget then os.Rename).
+// CheckTarget (an lstat and a stat), Rename (CheckTarget then os.Rename),
+// WriteFile (a whole file replaced at once, durably), SyncDir.
 // All are safe for concurrent use.
 package fsio
 
@@ -19,8 +20,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
+
+	"calq/internal/debris"
 )
 
 // ErrNotRegular is wrapped by the errors of ReadFile, CheckTarget and
@@ -214,4 +218,36 @@ func Rename(from, to string) error {
 		return err
 	}
 	return os.Rename(from, to)
+}
+
+// WriteFile replaces the file at path with data, with permissions perm,
+// so that a reader or a crash sees the old file or the new one, never a
+// part: data goes to a temporary file beside it (a debris.Pattern name,
+// swept by debris.Sweep if the process dies), which is synced, renamed
+// over path (see Rename) and its directory synced.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, debris.Pattern("write", true))
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	err = errors.Join(err, f.Chmod(perm), f.Sync(), f.Close())
+	if err == nil {
+		err = Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return SyncDir(dir)
+}
+
+// SyncDir makes a rename, link or removal in dir durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
 }

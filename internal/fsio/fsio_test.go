@@ -203,3 +203,38 @@ func TestOpenFIFO(t *testing.T) {
 		t.Errorf("read %q, %v; want the writer's line", b, err)
 	}
 }
+
+func TestWriteFile(t *testing.T) {
+	dir, paths := hostile(t)
+	path := filepath.Join(dir, "f.toml")
+	for _, data := range []string{"first\n", "second, longer\n", ""} {
+		if err := WriteFile(path, []byte(data), 0o640); err != nil {
+			t.Fatalf("WriteFile(%q) = %v", data, err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != data {
+			t.Errorf("after WriteFile(%q) the file holds %q, %v", data, got, err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("WriteFile(%q) mode = %v, %v, want 0640", data, fi.Mode(), err)
+		}
+	}
+	// A directory, a FIFO are not replaced, and no temporary stays.
+	for _, name := range []string{"dir", "fifo"} {
+		if err := WriteFile(paths[name], []byte("x"), 0o600); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("WriteFile(%s) error = %v, want ErrNotRegular", name, err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".calq-") {
+			t.Errorf("WriteFile left %s", e.Name())
+		}
+	}
+	if err := WriteFile(filepath.Join(dir, "missing", "f"), nil, 0o600); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("WriteFile in a missing directory error = %v, want ErrNotExist", err)
+	}
+}

@@ -179,16 +179,7 @@ func (a *atomicFile) Close() error {
 		os.Remove(a.f.Name())
 		return err
 	}
-	return syncDir(filepath.Dir(a.path))
-}
-
-// syncDir makes a rename or link in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	return errors.Join(d.Sync(), d.Close())
+	return fsio.SyncDir(filepath.Dir(a.path))
 }
 
 // discard removes the file unless Close has run.
