@@ -79,7 +79,7 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 		if s.opts.Mail == nil {
 			return t, fieldError("mailTo", "needs an [smtp] server in calq serve's config file")
 		}
-		if err := s.opts.Mail.Check(ctx, t.MailTo); err != nil {
+		if err := s.opts.Mail.Check(ctx, u.Name, t.MailTo); err != nil {
 			return t, fieldError("mailTo", err.Error())
 		}
 	}

@@ -75,10 +75,11 @@ type Options struct {
 
 // Mailer mails results: Check, when a request is accepted, that the
 // recipients (contact names or addresses) can be mailed; Send, when its
-// job is done.
+// job is done. Names are resolved in the address book of owner, the
+// job's user ("" when calq serve has no users: the local book).
 type Mailer interface {
-	Check(ctx context.Context, to []string) error
-	Send(ctx context.Context, to []string, files, names []string) error
+	Check(ctx context.Context, owner string, to []string) error
+	Send(ctx context.Context, owner string, to, files, names []string) error
 }
 
 // Users is what the server needs of the users and their keys.
