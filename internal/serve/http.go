@@ -43,9 +43,7 @@ func (s *Server) routes() {
 	m.HandleFunc("HEAD /health", s.health)
 	m.Handle("GET /version", s.auth(http.HandlerFunc(s.version)))
 	m.Handle("GET /prometheus/metrics", s.auth(s.metrics.handler()))
-	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, "calq serve has no web page yet; its API is Gotenberg's (POST /forms/...) and /jobs")
-	})
+	s.pageRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/forms/") {
 			if _, pattern := m.Handler(&http.Request{Method: http.MethodPost, URL: r.URL, Host: r.Host}); pattern != "/" {
@@ -172,22 +170,31 @@ func (s *Server) sync(route string) http.Handler {
 
 // refuse answers an error of accept.
 func (s *Server) refuse(w http.ResponseWriter, err error) {
+	status, msg, retry := s.refusal(err)
+	if retry > 0 {
+		w.Header().Set("Retry-After", retryAfter(retry))
+	}
+	fail(w, status, msg)
+}
+
+// refusal is the status and sentence an error of accept answers, and
+// when to try again (0 but for a full queue).
+func (s *Server) refusal(err error) (status int, msg string, retry time.Duration) {
 	var fe *form.Error
 	var je *jobError
 	var full *queueFull
 	switch {
 	case errors.As(err, &fe):
-		fail(w, fe.Status, fe.Msg)
+		return fe.Status, fe.Msg, 0
 	case errors.As(err, &full):
-		w.Header().Set("Retry-After", retryAfter(full.retry))
-		fail(w, http.StatusTooManyRequests, full.msg)
+		return http.StatusTooManyRequests, full.msg, max(full.retry, time.Second)
 	case errors.As(err, &je):
-		fail(w, je.status, je.msg)
+		return je.status, je.msg, 0
 	case errors.Is(err, context.DeadlineExceeded):
-		fail(w, http.StatusServiceUnavailable, "Service Unavailable: the request's time ran out while it was read")
+		return http.StatusServiceUnavailable, "Service Unavailable: the request's time ran out while it was read", 0
 	default:
 		s.opts.Log.Error("accept a request", "err", err)
-		fail(w, http.StatusInternalServerError, "Internal Server Error: "+err.Error())
+		return http.StatusInternalServerError, "Internal Server Error: " + err.Error(), 0
 	}
 }
 

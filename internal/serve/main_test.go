@@ -80,7 +80,7 @@ func newTestServer(t *testing.T, mod func(*Options)) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Data: filepath.Join(dir, "data"), Jobs: js, Pool: pool(t), Users: us}
+	o := Options{Data: filepath.Join(dir, "data"), Jobs: js, Pool: pool(t), Users: us, Journal: j, History: j}
 	if mod != nil {
 		mod(&o)
 	}
@@ -118,6 +118,26 @@ func fileUpload(t *testing.T, path string) upload {
 // post sends a multipart form to path.
 func post(t *testing.T, url string, files []upload, fields map[string]string, header http.Header) *http.Response {
 	t.Helper()
+	body, ctype := multipartBody(t, files, fields)
+	req, err := http.NewRequest(http.MethodPost, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	req.Header.Set("Content-Type", ctype)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// multipartBody is a multipart form of fields and files, and its
+// content type.
+func multipartBody(t *testing.T, files []upload, fields map[string]string) (io.Reader, string) {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -131,19 +151,7 @@ func post(t *testing.T, url string, files []upload, fields map[string]string, he
 		w.Write(f.content)
 	}
 	mw.Close()
-	req, err := http.NewRequest(http.MethodPost, url, &body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return &body, mw.FormDataContentType()
 }
 
 // body reads and closes a reply's body.

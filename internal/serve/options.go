@@ -22,7 +22,7 @@ import (
 // task reads a request's form into what its job does, over the user's
 // profile: a field the form gives replaces the profile's value.
 func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.User) (Task, error) {
-	t, err := s.profileTask(u)
+	t, err := s.baseTask(ctx, route, f, u)
 	if err != nil {
 		return t, err
 	}
@@ -82,6 +82,55 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 		if err := s.opts.Mail.Check(ctx, u.Name, t.MailTo); err != nil {
 			return t, fieldError("mailTo", err.Error())
 		}
+	}
+	return t, nil
+}
+
+// baseTask is what a request's fields go over: the user's own profile
+// that a page's form names, else the profile the administrator gave the
+// user. A page's request also keeps the PDFs of the files that converted
+// when others failed, and takes a watermark's text alone.
+func (s *Server) baseTask(ctx context.Context, route string, f *form.Form, u users.User) (Task, error) {
+	if !fromPage(ctx) || route != routeConvert {
+		return s.profileTask(u)
+	}
+	t := Task{Partial: true}
+	if name := f.Value("profile"); name != "" {
+		if s.opts.Profiles == nil {
+			return t, fieldError("profile", "cannot be used: calq serve keeps no profiles")
+		}
+		p, err := s.opts.Profiles.Get(u.Name, name)
+		if err != nil {
+			return t, fieldError("profile", fmt.Sprintf("%q cannot be used: %v", name, err))
+		}
+		// A user's profile keeps no password: an encrypting one takes
+		// those typed in the form, with its permissions.
+		encrypt := p.Encrypt
+		p.Encrypt = false
+		if t, err = TaskFromProfile(p, nil); err != nil {
+			return t, fieldError("profile", fmt.Sprintf("%q cannot be used: %v", name, err))
+		}
+		if encrypt {
+			if !f.Has("userPassword") && !f.Has("ownerPassword") {
+				return t, fieldError("ownerPassword", fmt.Sprintf("is required: the profile %q encrypts; type the passwords", name))
+			}
+			allow := map[string]bool{"none": false, "": false, "print": false, "all": true}
+			for _, field := range []string{"allowPrinting", "allowCopying", "allowModifying", "allowAnnotating", "allowFillingForms", "allowAssembling"} {
+				if !f.Has(field) {
+					f.Set(field, fmt.Sprint(allow[p.Permissions] || (field == "allowPrinting" && p.Permissions == "print")))
+				}
+			}
+		}
+		t.Partial = true
+	} else {
+		var err error
+		if t, err = s.profileTask(u); err != nil {
+			return t, err
+		}
+		t.Partial = true
+	}
+	if f.Has("watermarkExpression") && !f.Has("watermarkSource") {
+		f.Set("watermarkSource", "text")
 	}
 	return t, nil
 }

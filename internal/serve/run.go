@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,7 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 	j := r.job
 	s.mu.Lock()
 	delete(s.running, j.ID)
+	states := slices.Clone(r.states)
 	s.mu.Unlock()
 	if err != nil && !errors.Is(err, errCancelled) && s.stopping.Load() {
 		return // failed while stopping: pending in the journal, run again at the next start
@@ -95,6 +97,11 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	states = finalStates(states, state, msg)
+	if err := s.opts.Jobs.SetFiles(ctx, j.ID, states); err != nil {
+		s.opts.Log.Error("record a job's files", "job", j.ID, "err", err)
+	}
+	j.Files = states
 	if _, ferr := s.opts.Jobs.Finish(ctx, j.ID, state, res, msg, status); ferr != nil {
 		s.opts.Log.Error("record a job's end", "job", j.ID, "err", ferr)
 	}
@@ -118,6 +125,34 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 		j.Pending = owed
 		s.deliver(*j)
 	}
+}
+
+// finalStates are the states of a job's files once the job is in state
+// st: a file not marked failed is done with a done job; a failed job's
+// files that did not fail themselves were not converted because of it.
+func finalStates(states []jobs.FileState, st jobs.State, msg string) []jobs.FileState {
+	out := slices.Clone(states)
+	anyFailed := slices.ContainsFunc(out, func(f jobs.FileState) bool { return f.State == jobs.FileFailed })
+	for i := range out {
+		f := &out[i]
+		if f.State == jobs.FileFailed {
+			continue
+		}
+		switch st {
+		case jobs.Done:
+			f.State, f.Reason = jobs.FileDone, ""
+		case jobs.Cancelled:
+			f.State, f.Reason = jobs.FileCancelled, ""
+		default:
+			f.State = jobs.FileFailed
+			if anyFailed {
+				f.Reason = "not converted: another file of the job failed"
+			} else {
+				f.Reason = msg
+			}
+		}
+	}
+	return out
 }
 
 // The deliveries a job can owe after its end.
@@ -260,7 +295,8 @@ func (s *Server) sweep() {
 }
 
 func (s *Server) sweepOnce(ctx context.Context) {
-	old, err := s.opts.Jobs.Before(ctx, s.opts.now().Add(-s.opts.Keep))
+	now := s.opts.now()
+	old, err := s.opts.Jobs.Before(ctx, now.Add(-s.opts.Keep))
 	if err != nil {
 		s.opts.Log.Error("retention", "err", err)
 		return
@@ -272,12 +308,18 @@ func (s *Server) sweepOnce(ctx context.Context) {
 		if len(j.Pending) > 0 {
 			s.opts.Log.Warn("giving up deliveries after --keep", "job", j.ID, "pending", strings.Join(j.Pending, ","),
 				"err", j.DeliveryError)
+			s.opts.Jobs.SetPending(ctx, j.ID, nil, "")
 		}
 		if err := os.RemoveAll(s.jobDir(j.ID)); err != nil {
 			s.opts.Log.Error("retention", "job", j.ID, "err", err)
 			continue
 		}
-		s.opts.Jobs.Delete(ctx, j.ID)
+		if err := s.opts.Jobs.Expire(ctx, j.ID); err != nil {
+			s.opts.Log.Error("retention", "job", j.ID, "err", err)
+		}
+	}
+	if _, err := s.opts.Jobs.Forget(ctx, now.Add(-s.opts.KeepRecords)); err != nil {
+		s.opts.Log.Error("retention", "err", err)
 	}
 }
 
@@ -285,6 +327,7 @@ func (s *Server) sweepOnce(ctx context.Context) {
 // when it is the turn of the job's user (see fair.Gate).
 type fairOffice struct {
 	s     *Server
+	job   string // its id
 	user  string
 	class sched.Class
 }
@@ -304,6 +347,7 @@ func (f *fairOffice) Convert(ctx context.Context, in, out string, o lo.ConvertOp
 	i := slot.Server() % len(insts)
 	f.s.busy[i].Store(true)
 	defer f.s.busy[i].Store(false)
+	f.s.setFileState(f.job, in, jobs.FileConverting, "")
 	begin = time.Now()
 	err = insts[i].Convert(ctx, in, out, o)
 	f.s.metrics.conversion(err, time.Since(begin))

@@ -19,9 +19,11 @@ import (
 	"calq/internal/serve/fair"
 	"calq/internal/serve/form"
 	"calq/internal/serve/jobs"
+	"calq/internal/serve/monitor"
 	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
 	"calq/sched"
+	"calq/sched/history"
 	"calq/sched/pgqueue"
 )
 
@@ -39,6 +41,26 @@ type Options struct {
 	// Mail delivers a job's PDFs to the recipients of a mailTo field or
 	// a profile's mail_to; nil: mailTo is refused.
 	Mail Mailer
+
+	// The browser's pages (page*.go): nil Accounts turns them off.
+	Accounts   Accounts
+	Throttle   Throttle      // slows repeated failed sign-ins; nil: none
+	Contacts   Contacts      // each user's address book; nil: none
+	Profiles   Profiles      // each user's profiles; nil: none
+	// History is where the monitoring page reads the conversions'
+	// figures: the journal, or the shared queue (nil: no charts); SMS,
+	// the SMS daemon's store in the same database (nil: none).
+	History history.Store
+	SMS     monitor.SMSCounter
+	SessionTTL time.Duration // how long a sign-in lasts (12 h)
+	// Journal records the conversions of convert jobs as calq convert's
+	// do (calq history, calq analyze history and the monitoring page read
+	// them); nil: not recorded.
+	Journal sched.Journal
+	// KeepRecords is how long a job's record (its files' names, states
+	// and errors; not the files) stays for the history and the log after
+	// Keep removed its files (30 days; at least Keep).
+	KeepRecords time.Duration
 
 	Limits         form.Limits
 	RequestTimeout time.Duration // a synchronous request's time, queue wait included (30 s)
@@ -119,6 +141,8 @@ type run struct {
 	files   int           // files done
 	started bool          // its turn came
 	err     error         // its failure, when done
+	states  []jobs.FileState
+	changed chan struct{} // closed and replaced when states change: the job's page listens
 }
 
 // New returns a server over o's pool, journal and data directory.
@@ -140,6 +164,13 @@ func New(o Options) (*Server, error) {
 	}
 	if o.MaxQueued <= 0 {
 		o.MaxQueued = 1000
+	}
+	if o.KeepRecords <= 0 {
+		o.KeepRecords = 30 * 24 * time.Hour
+	}
+	o.KeepRecords = max(o.KeepRecords, o.Keep)
+	if o.SessionTTL <= 0 {
+		o.SessionTTL = 12 * time.Hour
 	}
 	if o.MaxQueuedUser <= 0 {
 		o.MaxQueuedUser = o.MaxQueued
@@ -248,7 +279,8 @@ func (s *Server) jobDir(id string) string { return filepath.Join(s.opts.Data, "j
 // hold in the queue.
 func (s *Server) launch(j *jobs.Job, res *fair.Reservation) *run {
 	ctx, cancel := context.WithCancelCause(s.base)
-	r := &run{job: j, cancel: cancel, done: make(chan struct{})}
+	r := &run{job: j, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	r.states = fileStates(j)
 	s.mu.Lock()
 	s.running[j.ID] = r
 	s.mu.Unlock()
@@ -262,16 +294,63 @@ func (s *Server) launch(j *jobs.Job, res *fair.Reservation) *run {
 	return r
 }
 
-// progress counts a job's files done (a file to be tried again is not).
-func (s *Server) progress(id string, f convert.FileResult) {
+// progress counts a job's files done (a file to be tried again is not)
+// and records each file's state.
+func (s *Server) progress(j *jobs.Job, f convert.FileResult) {
+	state, reason := jobs.FileDone, ""
+	switch f.State {
+	case convert.StateConverted, convert.StateSkipped:
+	case convert.StateRetry:
+		state, reason = jobs.FileConverting, "retrying: "+s.clientText(j, f.Reason)
+	case convert.StateCancelled:
+		state = jobs.FileCancelled
+	default:
+		state, reason = jobs.FileFailed, s.clientText(j, f.Reason)
+		if reason == "" {
+			reason = f.State
+		}
+	}
+	s.setFileState(j.ID, f.Input, state, reason)
 	if f.State == convert.StateRetry {
 		return
 	}
 	s.mu.Lock()
-	if r := s.running[id]; r != nil {
+	if r := s.running[j.ID]; r != nil {
 		r.files++
 	}
 	s.mu.Unlock()
+}
+
+// setFileState records the state of the job's input at path (in the
+// job's directory) and wakes the job's page.
+func (s *Server) setFileState(id, path, state, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.running[id]
+	if r == nil {
+		return
+	}
+	base := filepath.Base(path)
+	for i, f := range r.job.Request.Files {
+		if f.Stored == base && i < len(r.states) {
+			r.states[i].State, r.states[i].Reason = state, reason
+		}
+	}
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// fileStates are the states a job's files start from: those its record
+// holds, else queued.
+func fileStates(j *jobs.Job) []jobs.FileState {
+	states := make([]jobs.FileState, len(j.Request.Files))
+	for i, f := range j.Request.Files {
+		states[i] = jobs.FileState{Name: f.Name, State: jobs.FileQueued}
+		if i < len(j.Files) && j.Files[i].State != jobs.FileConverting {
+			states[i] = j.Files[i]
+		}
+	}
+	return states
 }
 
 // class is the priority class of a request: P2 unless asked otherwise.

@@ -17,6 +17,7 @@ import (
 	"calq/convert"
 	"calq/convert/lo"
 	"calq/convert/pdf"
+	"calq/internal/exitcode"
 	"calq/internal/serve/jobs"
 )
 
@@ -31,6 +32,10 @@ type Task struct {
 	Split  *pdf.SplitSpec `json:"split,omitempty"`
 	Post   pdf.Post       `json:"post"`
 	MailTo []string       `json:"mail_to,omitempty"`
+	// Partial keeps the PDFs of the files that converted when others
+	// failed (a page's request): the job is done, its failed files
+	// marked; an API request fails whole, as Gotenberg's does.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // The routes a job can be: Gotenberg's, below /forms/.
@@ -113,10 +118,11 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	var failed []string
 	o := convert.Options{
 		Inputs: ins, Out: out, PDFA: t.PDFA, Export: t.Export,
-		Office: &fairOffice{s: s, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
+		Office: &fairOffice{s: s, job: j.ID, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
 		Class: j.Class, Timeout: s.opts.FileTimeout, Workers: s.opts.Workers,
+		Journal: s.opts.Journal, Label: sharedLabel(j.ID),
 		Progress: func(f convert.FileResult) {
-			s.progress(j.ID, f)
+			s.progress(j, f)
 			if f.State == convert.StateConverted || f.State == convert.StateSkipped || f.Reason == "" {
 				return
 			}
@@ -126,7 +132,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		},
 	}
 	if s.shared != nil && t.Export.Password == "" {
-		o.Shared, o.Office, o.Label = s.shared, nil, sharedLabel(j.ID)
+		o.Shared, o.Office, o.Journal = s.shared, nil, nil
 	}
 	if t.Split == nil {
 		o.Post = t.Post
@@ -135,6 +141,9 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		o.Merge = filepath.Join(out, "merged.pdf")
 	}
 	sum, err := convert.Run(ctx, o)
+	if t.Partial && errors.Is(err, exitcode.ErrPartial) {
+		err = nil // the failed files are marked in the job's states
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)

@@ -13,10 +13,10 @@ import (
 	"calq/sched/journal"
 )
 
-// profiles returns the conversion defaults of the config file's
+// configProfiles returns the conversion defaults of the config file's
 // profiles, by name: what a user's requests get unless their form says
 // otherwise.
-func profiles(cfg config.Config) func(name string) (serve.Task, error) {
+func configProfiles(cfg config.Config) func(name string) (serve.Task, error) {
 	return func(name string) (serve.Task, error) {
 		p, err := cfg.Profile(name)
 		if err != nil {

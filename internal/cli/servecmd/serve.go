@@ -26,6 +26,7 @@ import (
 	"calq/internal/serve"
 	"calq/internal/serve/form"
 	"calq/internal/serve/jobs"
+	"calq/internal/serve/throttle"
 	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
 	"calq/sched/journal"
@@ -44,6 +45,8 @@ type opts struct {
 	Lease          time.Duration
 	HeaderTimeout  time.Duration
 	Keep           time.Duration
+	KeepRecords    time.Duration // the records of jobs, for the history and the log
+	Session        time.Duration // a browser's sign-in
 	RequestTimeout time.Duration
 	FileTimeout    time.Duration
 	Limits         form.Limits
@@ -89,7 +92,9 @@ func Command() *cli.Command {
 			base.DBFlag(),
 			base.ConfigFlag(),
 			&cli.DurationFlag{Name: "grace", Value: 30 * time.Second, Usage: "how long running conversions may take to finish after SIGTERM"},
-			&cli.DurationFlag{Name: "keep", Value: 24 * time.Hour, Usage: "delete jobs, uploads and results after this long"},
+			&cli.DurationFlag{Name: "keep", Value: 24 * time.Hour, Usage: "delete jobs' uploads and results after this long"},
+			&cli.DurationFlag{Name: "keep-records", Value: 30 * 24 * time.Hour, Usage: "keep jobs' records (file names, states, errors) for the history and the log this long", DefaultText: "720h (30 days; at least --keep)"},
+			&cli.DurationFlag{Name: "session", Value: 12 * time.Hour, Usage: "how long a browser's sign-in lasts"},
 			&cli.DurationFlag{Name: "request-timeout", Value: 30 * time.Second, Usage: "a synchronous request's time, queue wait included (then 503)"},
 			&cli.DurationFlag{Name: "header-timeout", Value: 10 * time.Second, Usage: "how long a client may take to send a request's headers (slow clients are cut off)"},
 			&cli.DurationFlag{Name: "file-timeout", Usage: "one file's conversion time", DefaultText: "60s + 30s per MiB, at most 10m"},
@@ -117,7 +122,7 @@ func Command() *cli.Command {
 func readOpts(c *cli.Context) (opts, error) {
 	o := opts{Listen: c.String("listen"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"),
 		Instances: c.Int("instances"), StateDir: c.String("state-dir"), Data: c.String("data"),
-		Grace: c.Duration("grace"), Lease: c.Duration("lease"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), RequestTimeout: c.Duration("request-timeout"),
+		Grace: c.Duration("grace"), Lease: c.Duration("lease"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), KeepRecords: c.Duration("keep-records"), Session: c.Duration("session"), RequestTimeout: c.Duration("request-timeout"),
 		FileTimeout: c.Duration("file-timeout"), MaxQueued: c.Int("max-queued"), MaxQueuedUser: c.Int("max-queued-per-user"),
 		WebhookAllow: c.StringSlice("webhook-allow"), Name: c.String("name"), Quiet: c.Bool("quiet")}
 	var errs base.FlagErrors
@@ -136,7 +141,7 @@ func readOpts(c *cli.Context) (opts, error) {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"grace", o.Grace}, {"header-timeout", o.HeaderTimeout}, {"keep", o.Keep}, {"request-timeout", o.RequestTimeout}, {"file-timeout", o.FileTimeout}} {
+	}{{"grace", o.Grace}, {"header-timeout", o.HeaderTimeout}, {"keep", o.Keep}, {"keep-records", o.KeepRecords}, {"session", o.Session}, {"request-timeout", o.RequestTimeout}, {"file-timeout", o.FileTimeout}} {
 		if d.v < 0 || (d.v == 0 && d.name != "file-timeout" && d.name != "grace") {
 			errs.Add(fmt.Errorf("--%s %v: want a positive duration", d.name, d.v))
 		}
@@ -232,13 +237,19 @@ func run(c *cli.Context, o opts) error {
 		defer shared.Close()
 	}
 	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us,
-		Profile: profiles(cfg), Mail: mailer(ctx, cfg, j),
+		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
 		Webhooks: webhook.NewSender(policy, webhook.Options{}), WebhookPolicy: policy,
-		Version: version(), Log: log}
+		Version: version(), Log: log,
+		Accounts: us, Throttle: throttle.New(throttle.Options{}), SessionTTL: o.Session,
+		Journal: j, History: j, KeepRecords: o.KeepRecords}
+	if so.Contacts, so.Profiles, so.SMS, err = pageStores(ctx, j, o.Data); err != nil {
+		return err
+	}
 	if shared != nil {
 		so.Shared, so.SharedName, so.SharedEvents = shared, o.Name, workerLog(log)
+		so.History = shared
 	}
 	s, err := serve.New(so)
 	if err != nil {

@@ -24,6 +24,10 @@ func (f *Form) Value(name string) string {
 	return ""
 }
 
+// Set gives the field one value, as if it had been sent so: what a page
+// of calq serve implies from its own fields.
+func (f *Form) Set(name, value string) { f.fields[name] = []string{value} }
+
 // Values are all the values sent for the field, in upload order.
 func (f *Form) Values(name string) []string { return f.fields[name] }
 

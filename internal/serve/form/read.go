@@ -32,7 +32,8 @@ var DefaultLimits = Limits{
 	MaxFieldBytes: 64 << 10,
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults is l with DefaultLimits' value in each zero field.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits
 	if l.MaxBody > 0 {
 		d.MaxBody = l.MaxBody
@@ -78,7 +79,7 @@ const maxNameBytes = 255
 // *Error (415 not multipart, 413 over a limit, 400 malformed); others (dir
 // not writable) are plain errors.
 func Read(r *http.Request, dir string, lim Limits) (*Form, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if r.ContentLength > lim.MaxBody {
 		return nil, tooLarge("The request body exceeds the size limit of %s.", size(lim.MaxBody))
 	}

@@ -160,6 +160,7 @@ const (
 	FileDone       = "done"
 	FileFailed     = "failed"
 	FileSkipped    = "skipped"
+	FileCancelled  = "cancelled"
 )
 
 // FileState is what became of one file of a job: Name is the client's
@@ -318,6 +319,16 @@ func (s *Store) Expire(ctx context.Context, id string) error {
 		return fmt.Errorf("expire job %s: %w", id, err)
 	}
 	return nil
+}
+
+// Forget removes the records of the expired jobs created before t (what
+// the history and the log no longer show) and returns how many.
+func (s *Store) Forget(ctx context.Context, t time.Time) (int64, error) {
+	n, err := s.exec(ctx, `DELETE FROM serve_jobs WHERE expired = 1 AND created < ?`, sqltime.Text(t))
+	if err != nil {
+		return 0, fmt.Errorf("forget jobs created before %s: %w", t.UTC().Format(time.RFC3339), err)
+	}
+	return n, nil
 }
 
 // Delete removes a job's record.

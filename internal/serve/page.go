@@ -1,0 +1,307 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"calq/internal/config"
+	"calq/internal/serve/profiles"
+	"calq/internal/serve/users"
+	"calq/internal/serve/web"
+)
+
+// Accounts is what the pages need of the users: passwords, sessions and
+// the administrator's changes (*users.Store has it).
+type Accounts interface {
+	Users
+	CheckPassword(ctx context.Context, name, password string) (users.User, error)
+	NewSession(ctx context.Context, name string, ttl time.Duration) (string, error)
+	Session(ctx context.Context, token string) (users.User, error)
+	EndSession(ctx context.Context, token string) error
+	List(ctx context.Context) ([]users.User, error)
+	Add(ctx context.Context, u users.User) (users.User, error)
+	SetAdmin(ctx context.Context, name string, admin bool) error
+	SetDisabled(ctx context.Context, name string, disabled bool) error
+	SetPassword(ctx context.Context, name, password string) error
+	RevokeKeys(ctx context.Context, name string) (int, error)
+}
+
+// Contacts is each user's address book, as the pages edit it.
+type Contacts interface {
+	List(ctx context.Context, owner string) ([]Contact, error)
+	Add(ctx context.Context, owner, name, address string) error
+	Remove(ctx context.Context, owner, name string) error
+}
+
+// Contact is an entry of an address book.
+type Contact struct {
+	Name    string
+	Address string
+}
+
+// Profiles is each user's conversion profiles (*profiles.Store has it).
+type Profiles interface {
+	List(user string) ([]profiles.Named, error)
+	Get(user, name string) (config.Profile, error)
+	Put(user, name string, p config.Profile) error
+	Delete(user, name string) error
+}
+
+// sessionCookie names the browser's session; under TLS it is
+// __Host-prefixed, so that it is Secure, host-only and for the whole
+// site.
+const (
+	sessionCookie    = "calq_session"
+	sessionCookieTLS = "__Host-calq_session"
+)
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	User    users.User
+	Nav     string // the menu entry of the page
+	Error   string // shown above the content
+	Notice  string
+	Refresh bool // reload every 2 s without JavaScript
+	Data    any
+}
+
+// templates parses each page with the layout once.
+type templates struct {
+	once sync.Once
+	set  map[string]*template.Template
+	err  error
+}
+
+var pageFuncs = template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Local().Format("2006-01-02 15:04:05")
+	},
+	"bytes": humanBytes,
+	"query": func(kv ...string) template.URL {
+		q := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] != "" {
+				q.Set(kv[i], kv[i+1])
+			}
+		}
+		return template.URL(q.Encode())
+	},
+	"add": func(a, b int) int { return a + b },
+}
+
+func (t *templates) get(name string) (*template.Template, error) {
+	t.once.Do(func() {
+		t.set = map[string]*template.Template{}
+		names, err := fs.Glob(web.Templates, "templates/*.html")
+		if err != nil {
+			t.err = err
+			return
+		}
+		for _, n := range names {
+			base := path.Base(n)
+			if base == "layout.html" {
+				continue
+			}
+			tp, err := template.New("layout.html").Funcs(pageFuncs).ParseFS(web.Templates, "templates/layout.html", n)
+			if err != nil {
+				t.err = fmt.Errorf("parse page %s: %w", base, err)
+				return
+			}
+			t.set[strings.TrimSuffix(base, ".html")] = tp
+		}
+	})
+	if t.err != nil {
+		return nil, t.err
+	}
+	tp := t.set[name]
+	if tp == nil {
+		return nil, fmt.Errorf("no page template %q", name)
+	}
+	return tp, nil
+}
+
+var pageTemplates templates
+
+// securePage sets the headers of every page: no framing, no sniffing,
+// scripts and styles from the server only, no referrer beyond it.
+func securePage(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "+
+		"style-src 'self'; img-src 'self' data: blob:; worker-src 'self' blob:; object-src 'none'; "+
+		"frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+}
+
+// render writes template name with p, status first; a template that
+// fails answers 500 without half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	if p.User.Name == "" {
+		p.User = user(r)
+	}
+	tp, err := pageTemplates.get(name)
+	var buf bytes.Buffer
+	if err == nil {
+		err = tp.ExecuteTemplate(&buf, "layout.html", p)
+	}
+	securePage(w.Header())
+	if err != nil {
+		s.opts.Log.Error("render a page", "page", name, "err", err)
+		fail(w, http.StatusInternalServerError, "calq serve could not draw the page "+name)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// problem answers a page with an error message and nothing else.
+func (s *Server) problem(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.render(w, r, status, "problem", page{Title: http.StatusText(status), Error: msg})
+}
+
+// pageRoutes adds the browser's pages to m: sign-in and out, converting,
+// jobs, viewing, history, the address book and profiles, and the
+// administrator's pages. Every page but the sign-in needs a session;
+// writes from another site are refused (http.CrossOriginProtection).
+func (s *Server) pageRoutes(m *http.ServeMux) {
+	files := http.FileServerFS(web.Static)
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		files.ServeHTTP(w, r)
+	})))
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.problem(w, r, http.StatusForbidden, "Refused: this request came from another site. Use calq's own pages.")
+	}))
+	open := func(pattern string, h http.HandlerFunc) { m.Handle(pattern, cop.Handler(h)) }
+	signed := func(pattern string, h http.HandlerFunc) { m.Handle(pattern, cop.Handler(s.session(h, false))) }
+	admin := func(pattern string, h http.HandlerFunc) { m.Handle(pattern, cop.Handler(s.session(h, true))) }
+
+	m.Handle("GET /{$}", s.session(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/convert", http.StatusSeeOther)
+	}, false))
+	open("GET /login", s.loginPage)
+	open("POST /login", s.login)
+	open("POST /logout", s.logout)
+	signed("GET /convert", s.convertPage)
+	signed("POST /convert", s.convertSubmit)
+	signed("GET /job/{id}", s.jobPage)
+	signed("GET /job/{id}/events", s.jobEvents)
+	signed("GET /job/{id}/view/{n}", s.viewPage)
+	signed("GET /job/{id}/file/{n}", s.jobFile)
+	signed("GET /job/{id}/zip", s.jobZip)
+	signed("POST /job/{id}/mail", s.jobMail)
+	signed("GET /history", s.historyPage)
+	signed("GET /contacts", s.contactsPage)
+	signed("POST /contacts", s.contactsSubmit)
+	signed("GET /profiles", s.profilesPage)
+	signed("POST /profiles", s.profilesSubmit)
+	admin("GET /admin/users", s.usersPage)
+	admin("POST /admin/users", s.usersSubmit)
+	admin("GET /admin/log", s.logPage)
+	admin("GET /admin/monitor", s.monitorPage)
+}
+
+// session lets a request through with a valid session cookie (and, for
+// admin pages, an administrator's), its user in the context; else it
+// sends the browser to the sign-in page. Without accounts, or before the
+// first user exists, it says how to create the administrator.
+func (s *Server) session(next http.HandlerFunc, admin bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Accounts == nil {
+			s.problem(w, r, http.StatusNotFound, "calq serve was started without accounts: its pages are off.")
+			return
+		}
+		if n, err := s.opts.Accounts.Count(r.Context()); err != nil || n == 0 {
+			s.render(w, r, http.StatusServiceUnavailable, "setup", page{Title: "Set up calq"})
+			return
+		}
+		c, err := r.Cookie(s.cookieName(r))
+		var u users.User
+		if err == nil {
+			u, err = s.opts.Accounts.Session(r.Context(), c.Value)
+		}
+		if err != nil {
+			if r.Method != http.MethodGet || strings.HasSuffix(r.URL.Path, "/events") {
+				s.problem(w, r, http.StatusUnauthorized, "Your session has ended: sign in again.")
+				return
+			}
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), userKey, u))
+		if admin && !u.Admin {
+			s.problem(w, r, http.StatusForbidden, "Forbidden: this page is for administrators.")
+			return
+		}
+		next(w, r)
+	}
+}
+
+func (s *Server) cookieName(r *http.Request) string {
+	if r.TLS != nil {
+		return sessionCookieTLS
+	}
+	return sessionCookie
+}
+
+// setSession gives the browser its session cookie; an empty token
+// removes it.
+func (s *Server) setSession(w http.ResponseWriter, r *http.Request, token string) {
+	c := &http.Cookie{Name: s.cookieName(r), Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil}
+	if token == "" {
+		c.MaxAge = -1
+	}
+	http.SetCookie(w, c)
+}
+
+// localPath is next when it is a path of this server, else "/convert":
+// a sign-in never sends the browser elsewhere.
+func localPath(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
+		strings.ContainsAny(next, "\r\n\\") {
+		return "/convert"
+	}
+	return next
+}
+
+// humanBytes is a size for people: 1.5 MiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// errText is an error for a page: the sentence the API would answer.
+func errText(err error) string {
+	var je *jobError
+	if errors.As(err, &je) {
+		return je.msg
+	}
+	return err.Error()
+}

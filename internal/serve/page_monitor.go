@@ -1,0 +1,78 @@
+package serve
+
+import (
+	"html/template"
+	"net/http"
+	"time"
+
+	"calq/internal/serve/monitor"
+	"calq/sched"
+)
+
+type monitorView struct {
+	Snap    monitor.Snapshot
+	Charts  []template.HTML
+	Classes []classCount
+	Err     string
+}
+
+type classCount struct {
+	Class   string
+	Waiting int
+}
+
+// monitorPage is the administrator's view of the server: the LibreOffice
+// instances, the queue by class and by user, conversions and their p50
+// and p95 times over the last hour and day (from the history that calq
+// history stats and calq analyze history read), failures by reason and,
+// with the SMS daemon in the same database, its outbox and inbox.
+func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
+	src := monitor.Sources{History: s.opts.History, Queue: s.files.Stats, Now: s.opts.now, Analyze: true}
+	if s.opts.Pool != nil {
+		src.Instances = s.opts.Pool.Stats
+	}
+	if s.opts.SMS != nil {
+		src.SMS = s.opts.SMS
+	}
+	var v monitorView
+	var err error
+	if s.opts.History == nil {
+		v.Err = "calq serve records no history: the charts are empty."
+		src.History = nil
+	}
+	if src.History != nil {
+		v.Snap, err = monitor.Collect(r.Context(), src)
+	} else {
+		v.Snap = monitor.Snapshot{At: s.opts.now()}
+		if src.Instances != nil {
+			v.Snap.Instances = src.Instances()
+		}
+	}
+	if err != nil {
+		s.opts.Log.Error("collect the monitoring figures", "err", err)
+		v.Err = err.Error()
+	}
+	if q := v.Snap.Queue; q != nil {
+		for c := range sched.NumClasses {
+			v.Classes = append(v.Classes, classCount{sched.Class(c).String(), q.ByClass[c]})
+		}
+	}
+	for _, w := range []struct {
+		name string
+		win  monitor.Window
+	}{{"last hour", v.Snap.Hour}, {"last day", v.Snap.Day}} {
+		var done, p50, p95 []monitor.Point
+		for _, b := range w.win.Buckets {
+			done = append(done, monitor.Point{Time: b.Start, Value: float64(b.Done + b.Failed)})
+			if b.Run.N > 0 {
+				p50 = append(p50, monitor.Point{Time: b.Start, Value: b.Run.P50})
+				p95 = append(p95, monitor.Point{Time: b.Start, Value: b.Run.P95})
+			}
+		}
+		v.Charts = append(v.Charts,
+			monitor.Chart("Conversions per "+w.win.Step.String()+", "+w.name, done, monitor.ChartOptions{Bar: true, Unit: "files", Location: time.Local}),
+			monitor.Chart("p50 conversion time, "+w.name, p50, monitor.ChartOptions{Unit: "s", Location: time.Local}),
+			monitor.Chart("p95 conversion time, "+w.name, p95, monitor.ChartOptions{Unit: "s", Location: time.Local}))
+	}
+	s.render(w, r, http.StatusOK, "monitor", page{Title: "Monitoring", Nav: "monitor", Error: v.Err, Data: v})
+}

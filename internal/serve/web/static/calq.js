@@ -1,0 +1,90 @@
+// calq's pages: drag-and-drop and a size check on the convert page, live
+// progress on a job's page. Everything here is an addition: the pages
+// work without it (the forms post, the job's page reloads itself).
+
+const form = document.getElementById("convert-form");
+if (form) {
+  const input = document.getElementById("files");
+  const drop = document.getElementById("drop");
+  const picked = document.getElementById("picked");
+  const warn = document.getElementById("too-large");
+  const maxFile = Number(form.dataset.maxFile), maxBody = Number(form.dataset.maxBody);
+  const maxFiles = Number(form.dataset.maxFiles);
+  const size = (n) => n < 1024 ? n + " B" : n < 1048576 ? (n / 1024).toFixed(1) + " KiB" : (n / 1048576).toFixed(1) + " MiB";
+
+  // check lists the picked files and says what is over the limits.
+  const check = () => {
+    picked.replaceChildren();
+    let total = 0;
+    const problems = [];
+    for (const f of input.files) {
+      total += f.size;
+      const li = document.createElement("li");
+      li.textContent = f.name + " (" + size(f.size) + ")";
+      if (f.size > maxFile) {
+        li.className = "over";
+        problems.push(f.name + " is " + size(f.size) + ", over the limit of " + size(maxFile) + " per file");
+      }
+      picked.append(li);
+    }
+    if (input.files.length > maxFiles) problems.push(input.files.length + " files: at most " + maxFiles + " at once");
+    if (total > maxBody) problems.push("the files add up to " + size(total) + ", over the limit of " + size(maxBody));
+    warn.textContent = problems.length ? "Too large: " + problems.join("; ") + "." : "";
+    warn.hidden = problems.length === 0;
+    return problems.length === 0;
+  };
+  input.addEventListener("change", check);
+  for (const ev of ["dragenter", "dragover"]) {
+    drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.add("over"); });
+  }
+  for (const ev of ["dragleave", "drop"]) {
+    drop.addEventListener(ev, () => drop.classList.remove("over"));
+  }
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    const dt = new DataTransfer();
+    for (const f of input.files) dt.items.add(f);
+    for (const f of e.dataTransfer.files) dt.items.add(f);
+    input.files = dt.files;
+    check();
+  });
+  form.addEventListener("submit", (e) => {
+    if (!check()) e.preventDefault();
+    else document.getElementById("convert-submit").disabled = true;
+  });
+}
+
+const files = document.getElementById("files");
+if (files && files.tagName === "TABLE" && files.dataset.final === "false" && window.EventSource) {
+  const id = files.dataset.job;
+  const src = new EventSource("/job/" + encodeURIComponent(id) + "/events");
+  src.addEventListener("progress", (e) => {
+    const v = JSON.parse(e.data);
+    const state = document.getElementById("job-state");
+    state.textContent = v.state;
+    state.className = "state state-" + v.state;
+    document.getElementById("job-count").textContent = v.done + " of " + v.total;
+    document.getElementById("job-progress").value = v.done;
+    const rows = files.tBodies[0].rows;
+    v.files.forEach((f, i) => {
+      const row = rows[i];
+      if (!row) return;
+      row.dataset.state = f.state;
+      const cell = row.cells[2];
+      const s = document.createElement("span");
+      s.className = "state state-" + f.state;
+      s.textContent = f.state;
+      cell.replaceChildren(s);
+      if (f.reason) {
+        const r = document.createElement("span");
+        r.className = "reason";
+        r.textContent = " " + f.reason;
+        cell.append(r);
+      }
+    });
+    if (v.final) {
+      src.close();
+      location.reload(); // the links to the result
+    }
+  });
+}
