@@ -73,15 +73,15 @@ type profilesView struct {
 
 // profileForm is a profile as its form shows it.
 type profileForm struct {
-	Name                                 string
-	Watermark, WatermarkStyle            string
-	Stamp                                bool
-	Title, Author, Subject, Keywords     string
-	PDFA                                 int
-	Encrypt                              bool
-	Permissions                          string
-	MailTo                               string
-	Optimize                             bool
+	Name                             string
+	Watermark, WatermarkStyle        string
+	Stamp                            bool
+	Title, Author, Subject, Keywords string
+	PDFA                             int
+	Encrypt                          bool
+	Permissions                      string
+	MailTo                           string
+	Optimize                         bool
 }
 
 func formOf(n profiles.Named) profileForm {

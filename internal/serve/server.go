@@ -43,15 +43,15 @@ type Options struct {
 	Mail Mailer
 
 	// The browser's pages (page*.go): nil Accounts turns them off.
-	Accounts   Accounts
-	Throttle   Throttle      // slows repeated failed sign-ins; nil: none
-	Contacts   Contacts      // each user's address book; nil: none
-	Profiles   Profiles      // each user's profiles; nil: none
+	Accounts Accounts
+	Throttle Throttle // slows repeated failed sign-ins; nil: none
+	Contacts Contacts // each user's address book; nil: none
+	Profiles Profiles // each user's profiles; nil: none
 	// History is where the monitoring page reads the conversions'
 	// figures: the journal, or the shared queue (nil: no charts); SMS,
 	// the SMS daemon's store in the same database (nil: none).
-	History history.Store
-	SMS     monitor.SMSCounter
+	History    history.Store
+	SMS        monitor.SMSCounter
 	SessionTTL time.Duration // how long a sign-in lasts (12 h)
 	// Journal records the conversions of convert jobs as calq convert's
 	// do (calq history, calq analyze history and the monitoring page read
