@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -138,7 +139,7 @@ func waitTrue(ctx context.Context, expr string) error {
 	defer tick.Stop()
 	for {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
-		if err != nil {
+		if err != nil && !navigating(err) {
 			return err
 		}
 		if ok {
@@ -150,6 +151,18 @@ func waitTrue(ctx context.Context, expr string) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// navigating says whether err is a page going away under an evaluation
+// (a reload, a link followed): the next poll reads the new page.
+func navigating(err error) bool {
+	msg := err.Error()
+	for _, m := range []string{"navigated or closed", "Execution context was destroyed", "Cannot find context"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // quote makes s a JavaScript string literal.

@@ -87,8 +87,22 @@ func TestRetention(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("an expired job's directory: %v, want it gone", err)
 	}
+	// Its record stays for the history, without a result.
+	resp = get(t, ts.URL+"/jobs/"+v.ID, "")
+	var ev jobView
+	if err := json.Unmarshal(body(t, resp), &ev); err != nil || resp.StatusCode != 200 || !ev.Expired || ev.Result != "" {
+		t.Errorf("an expired job: %d %+v (%v), want 200, expired, no result", resp.StatusCode, ev, err)
+	}
+	if resp := get(t, ts.URL+"/jobs/"+v.ID+"/result", ""); resp.StatusCode != http.StatusGone {
+		t.Errorf("an expired job's result: %d, want 410", resp.StatusCode)
+	}
+	// After --keep-records it is forgotten.
+	mu.Lock()
+	now = now.Add(31 * 24 * time.Hour)
+	mu.Unlock()
+	ts.sweepOnce(context.Background())
 	if resp := get(t, ts.URL+"/jobs/"+v.ID, ""); resp.StatusCode != 404 {
-		t.Errorf("an expired job: %d, want 404", resp.StatusCode)
+		t.Errorf("a job older than KeepRecords: %d, want 404", resp.StatusCode)
 	}
 }
 

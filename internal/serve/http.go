@@ -324,6 +324,9 @@ type jobView struct {
 	// they succeed or --keep ends, and why the last attempt failed.
 	Pending       []string `json:"deliveries_pending,omitempty"`
 	DeliveryError string   `json:"delivery_error,omitempty"`
+	// Expired: the job's files are deleted (--keep); the record stays
+	// for the history (--keep-records).
+	Expired bool `json:"expired,omitempty"`
 }
 
 type fileView struct {
@@ -356,8 +359,11 @@ func (s *Server) view(j *jobs.Job) jobView {
 	s.mu.Unlock()
 	if j.State == jobs.Done {
 		v.FilesDone = len(j.Request.Files)
-		v.Result = "/jobs/" + j.ID + "/result"
+		if !j.Expired {
+			v.Result = "/jobs/" + j.ID + "/result"
+		}
 	}
+	v.Expired = j.Expired
 	return v
 }
 

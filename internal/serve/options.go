@@ -307,6 +307,9 @@ func checkTask(route string, t Task) error {
 // take: a PDF engines route takes PDFs; a conversion, what calq convert
 // converts (sniffed by content as well as by name).
 func checkFiles(route string, files []form.File, t Task) error {
+	if t.Partial {
+		return nil // each file that cannot be converted fails alone, with its reason
+	}
 	for _, f := range files {
 		ext := strings.ToLower(filepath.Ext(f.Name))
 		if route != routeConvert {

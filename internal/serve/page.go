@@ -100,7 +100,30 @@ var pageFuncs = template.FuncMap{
 		}
 		return template.URL(q.Encode())
 	},
-	"add": func(a, b int) int { return a + b },
+	"add":      func(a, b int) int { return a + b },
+	"plural":   plural,
+	"duration": humanDuration,
+}
+
+// plural is "1 job", "2 jobs".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// humanDuration is d for people: "24 hours", "30 days", "90 minutes".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return plural(int(d/(24*time.Hour)), "day")
+	case d >= time.Hour && d%time.Hour == 0:
+		return plural(int(d/time.Hour), "hour")
+	case d >= time.Minute && d%time.Minute == 0:
+		return plural(int(d/time.Minute), "minute")
+	}
+	return d.String()
 }
 
 func (t *templates) get(name string) (*template.Template, error) {

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
 	bt "calq/internal/browsertest"
 )
 
@@ -101,6 +104,9 @@ func TestPagesInBrowser(t *testing.T) {
 	}
 	if err := bt.SetFiles(ctx, "#files", paths...); err != nil {
 		t.Fatal(err)
+	}
+	if picked, _ := bt.Text(ctx, "#picked"); strings.Count(picked, "KiB") != 3 {
+		t.Errorf("calq.js lists the picked files as %q, want three with their sizes", picked)
 	}
 	if err := bt.Fill(ctx, "#watermark", "DRAFT"); err != nil {
 		t.Fatal(err)
@@ -254,6 +260,31 @@ func TestPagesInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot("users")
+
+	// Without JavaScript: the upload posts, the job's page reloads
+	// itself until the job is done.
+	noJS := b.Tab(t)
+	if _, err := chromedp.Call(noJS, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bt.Navigate(noJS, ts.URL+"/convert"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.SetFiles(noJS, "#files", paths[1]); err != nil {
+		t.Fatal(err)
+	}
+	if picked, _ := bt.Text(noJS, "#picked"); picked != "" {
+		t.Fatalf("calq.js ran in the tab without JavaScript: it listed %q", picked)
+	}
+	if status, err := bt.ClickNavigate(noJS, "#convert-submit"); err != nil || status != http.StatusOK {
+		t.Fatalf("submit without JavaScript: %d %v", status, err)
+	}
+	if err := bt.WaitText(noJS, "#job-state", "done"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.WaitVisible(noJS, "#outputs"); err != nil {
+		t.Fatal(err)
+	}
 
 	// No page ran the hostile file name as HTML.
 	time.Sleep(200 * time.Millisecond)

@@ -60,17 +60,17 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 	for _, w := range []struct {
 		name string
 		win  monitor.Window
-	}{{"last hour", v.Snap.Hour}, {"last day", v.Snap.Day}} {
+		per  string
+	}{{"last hour", v.Snap.Hour, "5 minutes"}, {"last day", v.Snap.Day, "hour"}} {
 		var done, p50, p95 []monitor.Point
 		for _, b := range w.win.Buckets {
 			done = append(done, monitor.Point{Time: b.Start, Value: float64(b.Done + b.Failed)})
-			if b.Run.N > 0 {
-				p50 = append(p50, monitor.Point{Time: b.Start, Value: b.Run.P50})
-				p95 = append(p95, monitor.Point{Time: b.Start, Value: b.Run.P95})
-			}
+			none := b.Run.N == 0
+			p50 = append(p50, monitor.Point{Time: b.Start, Value: b.Run.P50, Missing: none})
+			p95 = append(p95, monitor.Point{Time: b.Start, Value: b.Run.P95, Missing: none})
 		}
 		v.Charts = append(v.Charts,
-			monitor.Chart("Conversions per "+w.win.Step.String()+", "+w.name, done, monitor.ChartOptions{Bar: true, Unit: "files", Location: time.Local}),
+			monitor.Chart("Files converted per "+w.per+", "+w.name, done, monitor.ChartOptions{Bar: true, Unit: "files", Location: time.Local}),
 			monitor.Chart("p50 conversion time, "+w.name, p50, monitor.ChartOptions{Unit: "s", Location: time.Local}),
 			monitor.Chart("p95 conversion time, "+w.name, p95, monitor.ChartOptions{Unit: "s", Location: time.Local}))
 	}

@@ -1,19 +1,30 @@
 package serve
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"calq/convert/contacts"
+	pdfpkg "calq/convert/pdf"
 	"calq/internal/serve/form"
+	"calq/internal/serve/jobs"
+	"calq/internal/serve/profiles"
 	"calq/internal/serve/throttle"
 	"calq/internal/serve/users"
+	"calq/sched/journal"
 )
 
 // pageServer is a test server with its pages on: accounts, a sign-in
@@ -67,6 +78,20 @@ func pageGet(t *testing.T, c *http.Client, u string, header http.Header) (int, s
 	for k, v := range header {
 		req.Header[k] = v
 	}
+	return pageDo(t, c, req)
+}
+
+// pagePost posts a form (application/x-www-form-urlencoded) as a page does.
+func pagePost(t *testing.T, c *http.Client, u string, v url.Values) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(v.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return pageDo(t, c, req)
+}
+
+// pageDo sends req and returns the status and the body.
+func pageDo(t *testing.T, c *http.Client, req *http.Request) (int, string) {
+	t.Helper()
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -255,4 +280,168 @@ func postPage(t *testing.T, c *http.Client, u string, files []upload, fields map
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// finalProgress reads a job's events until the job is final and returns
+// the last progress.
+func finalProgress(t *testing.T, c *http.Client, base, job string) progressView {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+job+"/events", nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, ct)
+	}
+	var last progressView
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			if err := json.Unmarshal([]byte(data), &last); err != nil {
+				t.Fatalf("event %q: %v", data, err)
+			}
+		}
+	}
+	if !last.Final {
+		t.Fatalf("the events ended before the job did: %+v", last)
+	}
+	return last
+}
+
+// TestPartialUpload: a page's job keeps the PDFs of the files that
+// converted when another failed, and says which failed and why.
+func TestPartialUpload(t *testing.T) {
+	ts := pageServer(t, nil)
+	c := browserClient(t)
+	signIn(t, c, ts.URL, "alice", "alice-secret-pw")
+	broken, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "broken", "random-bytes.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := postPage(t, c, ts.URL+"/convert", []upload{
+		{"files", "a-good.txt", []byte("a good file\n")},
+		{"files", "b-broken.docx", broken},
+	}, map[string]string{"userPassword": "open-sesame-123", "ownerPassword": "owner-pw-4567"})
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	job := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || job == "" {
+		t.Fatalf("upload: %d\n%s", resp.StatusCode, b)
+	}
+	p := finalProgress(t, c, ts.URL, job)
+	if p.State != jobs.Done || len(p.Files) != 2 || p.Files[0].State != jobs.FileDone || p.Files[1].State != jobs.FileFailed ||
+		p.Files[1].Reason == "" {
+		t.Fatalf("progress: %+v, want done with b-broken.docx failed for a reason", p)
+	}
+	status, page := pageGet(t, c, ts.URL+job, nil)
+	if status != 200 || !strings.Contains(page, p.Files[1].Reason) || !strings.Contains(page, "a-good.pdf") ||
+		strings.Contains(page, "b-broken.pdf") {
+		t.Fatalf("job page: %d\n%s", status, page)
+	}
+	// The passwords typed in the form are nowhere on the pages or in
+	// the journal.
+	for _, pw := range []string{"open-sesame-123", "owner-pw-4567"} {
+		if strings.Contains(page, pw) {
+			t.Errorf("the job's page shows a password")
+		}
+		if db, _ := os.ReadFile(ts.DB); bytes.Contains(db, []byte(pw)) {
+			t.Errorf("the journal holds a password")
+		}
+	}
+	// The PDF is encrypted: qpdf needs the password.
+	status, pdf := pageGet(t, c, ts.URL+job+"/file/0", nil)
+	if status != 200 || !strings.HasPrefix(pdf, "%PDF") || !strings.Contains(pdf, "/Encrypt") {
+		t.Fatalf("file 0: %d, encrypted %v", status, strings.Contains(pdf, "/Encrypt"))
+	}
+	status, zipped := pageGet(t, c, ts.URL+job+"/zip", nil)
+	if status != 200 || !strings.HasPrefix(zipped, "PK") {
+		t.Fatalf("zip: %d", status)
+	}
+	if names, _ := zipEntries(t, []byte(zipped)); len(names) != 1 || names[0] != "a-good.pdf" {
+		t.Fatalf("zip holds %v, want a-good.pdf", names)
+	}
+}
+
+// TestProfilesAndContactsPages: a user's own profile applies to the
+// convert page's job; contacts are added and removed per user.
+func TestProfilesAndContactsPages(t *testing.T) {
+	var book *contacts.Book
+	ts := pageServer(t, func(o *Options) {
+		j, err := journal.Open(context.Background(), filepath.Join(t.TempDir(), "book.db"), journal.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { j.Close() })
+		if book, err = contacts.Open(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+		o.Contacts = BookContacts{Book: book}
+		ps, err := profiles.Open(filepath.Join(t.TempDir(), "profiles"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Profiles = ps
+	})
+	alice, bob := browserClient(t), browserClient(t)
+	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	signIn(t, bob, ts.URL, "bob", "bob-secret-pw")
+	form := func(c *http.Client, path string, v url.Values) (int, string) { return pagePost(t, c, ts.URL+path, v) }
+	tests := []struct {
+		name   string
+		c      *http.Client
+		path   string
+		v      url.Values
+		status int
+		want   string
+	}{
+		{"add a contact", alice, "/contacts", url.Values{"action": {"save"}, "name": {"boss"}, "address": {"boss@example.org"}}, 200, "boss@example.org"},
+		{"bad address", alice, "/contacts", url.Values{"action": {"save"}, "name": {"x"}, "address": {"not an address"}}, 400, "not an address"},
+		{"another's book", bob, "/contacts", url.Values{"action": {"save"}, "name": {"boss"}, "address": {"other@example.org"}}, 200, "other@example.org"},
+		{"save a profile", alice, "/profiles", url.Values{"action": {"save"}, "name": {"legal"}, "watermark": {"CONFIDENTIAL"}, "title": {"Alice's title"}}, 200, "legal"},
+		{"bad profile name", alice, "/profiles", url.Values{"action": {"save"}, "name": {"../x"}}, 400, "../x"},
+		{"bad pdfa", alice, "/profiles", url.Values{"action": {"save"}, "name": {"p"}, "pdfa": {"7"}}, 400, "PDF/A"},
+		{"unknown action", alice, "/contacts", url.Values{"action": {"drop"}}, 400, "unknown action"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, page := form(tt.c, tt.path, tt.v)
+			if status != tt.status || !strings.Contains(page, html.EscapeString(tt.want)) {
+				t.Fatalf("POST %s: %d, want %d with %q\n%s", tt.path, status, tt.status, tt.want, page)
+			}
+		})
+	}
+	if a, _ := book.Owner("alice").Get(context.Background(), "boss"); a.Address != "boss@example.org" {
+		t.Errorf("alice's boss is %q", a.Address)
+	}
+	if b, _ := book.Owner("bob").Get(context.Background(), "boss"); b.Address != "other@example.org" {
+		t.Errorf("bob's boss is %q", b.Address)
+	}
+	if _, page := pageGet(t, bob, ts.URL+"/profiles", nil); strings.Contains(page, "legal") {
+		t.Errorf("bob sees alice's profile")
+	}
+	// The profile's watermark and title reach the PDF.
+	resp := postPage(t, alice, ts.URL+"/convert", []upload{{"files", "memo.txt", []byte("a memo\n")}}, map[string]string{"profile": "legal"})
+	resp.Body.Close()
+	job := resp.Header.Get("Location")
+	if p := finalProgress(t, alice, ts.URL, job); p.State != jobs.Done {
+		t.Fatalf("job with the profile: %+v", p)
+	}
+	_, pdf := pageGet(t, alice, ts.URL+job+"/file/0", nil)
+	path := pdfFile(t, []byte(pdf))
+	if md, err := pdfpkg.ReadMetadata(context.Background(), path); err != nil || md["Title"] != "Alice's title" {
+		t.Errorf("the PDF's title: %+v %v", md, err)
+	}
+	// Bob cannot use alice's profile.
+	resp = postPage(t, bob, ts.URL+"/convert", []upload{{"files", "memo.txt", []byte("a memo\n")}}, map[string]string{"profile": "legal"})
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "legal") {
+		t.Errorf("bob with alice's profile: %d", resp.StatusCode)
+	}
+	// Removing works.
+	if status, page := form(alice, "/contacts", url.Values{"action": {"remove"}, "name": {"boss"}}); status != 200 || strings.Contains(page, "boss@example.org") {
+		t.Errorf("remove a contact: %d", status)
+	}
 }

@@ -253,7 +253,7 @@ func (s *Server) pack(j *jobs.Job, pdfs []string, dir string) (*jobs.Result, err
 	if len(pdfs) == 0 {
 		return nil, badRequest("nothing was converted")
 	}
-	names := outputNames(j, len(pdfs))
+	names := outputNames(j, pdfs)
 	stem := j.Request.Filename
 	if len(pdfs) == 1 {
 		if stem == "" {
@@ -281,20 +281,27 @@ func (s *Server) pack(j *jobs.Job, pdfs []string, dir string) (*jobs.Result, err
 	return &jobs.Result{Path: "result.zip", ContentType: contentTypeZip, Name: stem + ".zip", Files: names}, nil
 }
 
-// outputNames names n outputs after the job's files: one per input
-// (name.pdf), else the first input's name numbered; repeated names get
-// a number.
-func outputNames(j *jobs.Job, n int) []string {
+// outputNames names the PDFs after the job's files: a PDF made from one
+// input (its name is the input's stored name) after that input
+// (name.pdf); one per input, in order; else the first input's name
+// numbered. Repeated names get a number.
+func outputNames(j *jobs.Job, pdfs []string) []string {
+	n := len(pdfs)
 	names := make([]string, n)
 	seen := map[string]int{}
+	stem := func(s string) string { return strings.TrimSuffix(s, filepath.Ext(s)) }
+	byStored := map[string]string{}
+	for _, f := range j.Request.Files {
+		byStored[stem(f.Stored)] = stem(f.Name)
+	}
 	for i := range names {
-		var base string
-		if n == len(j.Request.Files) {
-			f := j.Request.Files[i].Name
-			base = strings.TrimSuffix(f, filepath.Ext(f))
-		} else {
-			f := j.Request.Files[0].Name
-			base = fmt.Sprintf("%s_%d", strings.TrimSuffix(f, filepath.Ext(f)), i+1)
+		base, ok := byStored[stem(filepath.Base(pdfs[i]))]
+		switch {
+		case ok:
+		case n == len(j.Request.Files):
+			base = stem(j.Request.Files[i].Name)
+		default:
+			base = fmt.Sprintf("%s_%d", stem(j.Request.Files[0].Name), i+1)
 		}
 		name := base + ".pdf"
 		for seen[name] > 0 {

@@ -5,6 +5,7 @@ import (
 	"html"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,9 @@ type Point struct {
 	Time  time.Time
 	Label string // the x axis's text; "" shows Time as HH:MM
 	Value float64
+	// Missing keeps the point's slot on the x axis without a value (a
+	// time without conversions has no p50): nothing is drawn there.
+	Missing bool
 }
 
 // ChartOptions shape a chart. The zero value draws a 600×200 line chart.
@@ -27,7 +31,7 @@ type ChartOptions struct {
 
 // The margins of the plot inside the chart, in viewBox units.
 const (
-	marginLeft, marginRight = 48, 12
+	marginLeft, marginRight = 64, 12
 	marginTop, marginBottom = 28, 28
 	maxXLabels              = 6
 )
@@ -57,7 +61,7 @@ func Chart(title string, pts []Point, o ChartOptions) template.HTML {
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(title))
 	fmt.Fprintf(&b, `<text class="chart-title" x="%d" y="16">%s</text>`, marginLeft, esc(title))
 	c.axes(&b, o.Unit)
-	if len(pts) == 0 {
+	if !slices.ContainsFunc(pts, func(p Point) bool { return !p.Missing }) {
 		fmt.Fprintf(&b, `<text class="no-data" x="%s" y="%s" text-anchor="middle">no data</text>`,
 			num(c.w/2), num(marginTop+c.plotH()/2))
 	}
@@ -112,18 +116,27 @@ func (c canvas) xLabels(b *strings.Builder, pts []Point, loc *time.Location) {
 }
 
 func (c canvas) line(b *strings.Builder, pts []Point, unit string, loc *time.Location) {
-	if len(pts) > 1 {
-		var d strings.Builder
-		for i, p := range pts {
-			cmd := "L"
-			if i == 0 {
-				cmd = "M"
-			}
-			fmt.Fprintf(&d, "%s%s %s", cmd, num(c.x(i)), num(c.y(p.Value)))
+	var d strings.Builder
+	gap := true
+	for i, p := range pts {
+		if p.Missing {
+			gap = true
+			continue
 		}
+		cmd := "L"
+		if gap {
+			cmd = "M"
+		}
+		gap = false
+		fmt.Fprintf(&d, "%s%s %s", cmd, num(c.x(i)), num(c.y(p.Value)))
+	}
+	if strings.Count(d.String(), "L") > 0 {
 		fmt.Fprintf(b, `<path class="line" d="%s" fill="none" stroke="currentColor"/>`, d.String())
 	}
 	for i, p := range pts {
+		if p.Missing {
+			continue
+		}
 		fmt.Fprintf(b, `<circle class="point" cx="%s" cy="%s" r="3"><title>%s</title></circle>`,
 			num(c.x(i)), num(c.y(p.Value)), esc(tooltip(p, unit, loc)))
 	}
@@ -132,6 +145,9 @@ func (c canvas) line(b *strings.Builder, pts []Point, unit string, loc *time.Loc
 func (c canvas) bars(b *strings.Builder, pts []Point, unit string, loc *time.Location) {
 	width := 0.7 * c.plotW() / float64(max(c.n, 1))
 	for i, p := range pts {
+		if p.Missing {
+			continue
+		}
 		top := c.y(p.Value)
 		fmt.Fprintf(b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s</title></rect>`,
 			num(c.x(i)-width/2), num(top), num(width), num(marginTop+c.plotH()-top), esc(tooltip(p, unit, loc)))

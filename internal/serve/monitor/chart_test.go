@@ -86,6 +86,9 @@ func TestChartParts(t *testing.T) {
 		{"one point", series(4), ChartOptions{}, `<circle class="point"`, 1, false},
 		{"empty line", nil, ChartOptions{}, `<circle class="point"`, 0, true},
 		{"empty bars", []Point{}, ChartOptions{Bar: true}, `<rect class="bar"`, 0, true},
+		{"gaps", []Point{{Value: 1}, {Missing: true}, {Value: 2}, {Value: 3}}, ChartOptions{}, `<circle class="point"`, 3, false},
+		{"all missing", []Point{{Missing: true}, {Missing: true}}, ChartOptions{}, `<circle class="point"`, 0, true},
+		{"bars with a gap", []Point{{Value: 1}, {Missing: true}}, ChartOptions{Bar: true}, `<rect class="bar"`, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
