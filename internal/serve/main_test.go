@@ -17,9 +17,11 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
+	"calq/convert/contacts"
 	"calq/convert/lo"
 	"calq/internal/proc"
 	"calq/internal/serve/jobs"
+	"calq/internal/serve/profiles"
 	"calq/internal/serve/users"
 	"calq/internal/tooltest"
 	"calq/sched/journal"
@@ -80,7 +82,16 @@ func newTestServer(t *testing.T, mod func(*Options)) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Data: filepath.Join(dir, "data"), Jobs: js, Pool: pool(t), Users: us, Journal: j, History: j}
+	book, err := contacts.Open(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := profiles.Open(filepath.Join(dir, "profiles"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Data: filepath.Join(dir, "data"), Jobs: js, Pool: pool(t), Users: us, Journal: j, History: j,
+		Contacts: BookContacts{Book: book}, Profiles: ps}
 	if mod != nil {
 		mod(&o)
 	}

@@ -213,6 +213,13 @@ func TestPagesInBrowser(t *testing.T) {
 		t.Errorf("the history does not show the hostile name as text:\n%s", shown)
 	}
 
+	for _, page := range []string{"contacts", "profiles"} {
+		if status, err := bt.Navigate(ctx, ts.URL+"/"+page); err != nil || status != http.StatusOK {
+			t.Fatalf("/%s: %d %v", page, status, err)
+		}
+		shot(page)
+	}
+
 	// Another user: 404 for alice's job, 403 for the admin pages.
 	browserSignOut(t, ctx)
 	browserSignIn(t, ctx, ts.URL, "bob")
