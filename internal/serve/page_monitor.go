@@ -61,7 +61,7 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 		name string
 		win  monitor.Window
 		per  string
-	}{{"last hour", v.Snap.Hour, "5 minutes"}, {"last day", v.Snap.Day, "hour"}} {
+	}{{"last hour", v.Snap.Hour, "5 min"}, {"last day", v.Snap.Day, "hour"}} {
 		var done, p50, p95 []monitor.Point
 		for _, b := range w.win.Buckets {
 			done = append(done, monitor.Point{Time: b.Start, Value: float64(b.Done + b.Failed)})
@@ -70,9 +70,9 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 			p95 = append(p95, monitor.Point{Time: b.Start, Value: b.Run.P95, Missing: none})
 		}
 		v.Charts = append(v.Charts,
-			monitor.Chart("Files converted per "+w.per+", "+w.name, done, monitor.ChartOptions{Bar: true, Unit: "files", Location: time.Local}),
-			monitor.Chart("p50 conversion time, "+w.name, p50, monitor.ChartOptions{Unit: "s", Location: time.Local}),
-			monitor.Chart("p95 conversion time, "+w.name, p95, monitor.ChartOptions{Unit: "s", Location: time.Local}))
+			monitor.Chart("Files per "+w.per+", "+w.name, done, monitor.ChartOptions{Bar: true, Unit: "files", Location: time.Local, Width: 340, Height: 180}),
+			monitor.Chart("p50 conversion time, "+w.name, p50, monitor.ChartOptions{Unit: "s", Location: time.Local, Width: 340, Height: 180}),
+			monitor.Chart("p95 conversion time, "+w.name, p95, monitor.ChartOptions{Unit: "s", Location: time.Local, Width: 340, Height: 180}))
 	}
 	s.render(w, r, http.StatusOK, "monitor", page{Title: "Monitoring", Nav: "monitor", Error: v.Err, Data: v})
 }
