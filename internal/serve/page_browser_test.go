@@ -293,6 +293,32 @@ func TestPagesInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A file that cannot be converted fails alone, with its reason.
+	garbage, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "broken", "random-bytes.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.docx")
+	if err := os.WriteFile(broken, garbage, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bt.Navigate(ctx, ts.URL+"/convert"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.SetFiles(ctx, "#files", paths[1], broken); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bt.ClickNavigate(ctx, "#convert-submit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.WaitVisible(ctx, "#outputs"); err != nil {
+		t.Fatal(err)
+	}
+	shot("job-failed")
+	if rows, _ := bt.Text(ctx, "#files"); !strings.Contains(rows, "broken.docx\t") || !strings.Contains(rows, "failed") {
+		t.Errorf("the job's files: %q, want broken.docx failed", rows)
+	}
+
 	// No page ran the hostile file name as HTML.
 	time.Sleep(200 * time.Millisecond)
 	if n := dialogs.Count(); n != 0 {

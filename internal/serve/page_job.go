@@ -79,6 +79,22 @@ type jobPageView struct {
 	Contacts []Contact
 	Mail     bool
 	Kept     time.Time // when retention deletes the files
+	Failed   int       // files that failed
+}
+
+// newJobPageView is job j as its page shows it.
+func (s *Server) newJobPageView(r *http.Request, j *jobs.Job) jobPageView {
+	v := jobPageView{Job: *j, Progress: s.jobProgress(j), Outputs: outputs(j), Mail: s.opts.Mail != nil,
+		Kept: j.Created.Add(s.opts.Keep)}
+	if s.opts.Contacts != nil {
+		v.Contacts, _ = s.opts.Contacts.List(r.Context(), user(r).Name)
+	}
+	for _, f := range v.Progress.Files {
+		if f.State == jobs.FileFailed {
+			v.Failed++
+		}
+	}
+	return v
 }
 
 // pageJob finds the job of the request's path for its user, answering
@@ -103,11 +119,7 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := jobPageView{Job: j, Progress: s.jobProgress(&j), Outputs: outputs(&j), Mail: s.opts.Mail != nil,
-		Kept: j.Created.Add(s.opts.Keep)}
-	if s.opts.Contacts != nil {
-		v.Contacts, _ = s.opts.Contacts.List(r.Context(), user(r).Name)
-	}
+	v := s.newJobPageView(r, &j)
 	p := page{Title: "Job " + j.ID[:8], Nav: "history", Data: v, Refresh: !v.Progress.Final}
 	if r.URL.Query().Get("mailed") != "" {
 		p.Notice = "The result was mailed."
@@ -324,11 +336,7 @@ func (s *Server) jobMail(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	again := func(status int, msg string) {
-		v := jobPageView{Job: j, Progress: s.jobProgress(&j), Outputs: outputs(&j), Mail: s.opts.Mail != nil,
-			Kept: j.Created.Add(s.opts.Keep)}
-		if s.opts.Contacts != nil {
-			v.Contacts, _ = s.opts.Contacts.List(r.Context(), user(r).Name)
-		}
+		v := s.newJobPageView(r, &j)
 		s.render(w, r, status, "job", page{Title: "Job " + j.ID[:8], Nav: "history", Data: v, Error: msg})
 	}
 	switch {
