@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	bt "calq/internal/browsertest"
+	"calq/internal/serve/form"
 )
 
 // screenshotDir is where TestPagesInBrowser keeps its screenshots: the
@@ -58,7 +59,7 @@ func browserSignOut(t *testing.T, ctx context.Context) {
 // administrator's log and monitoring; it takes a screenshot of each
 // page, and watches for dialogs that a hostile file name could open.
 func TestPagesInBrowser(t *testing.T) {
-	ts := pageServer(t, nil)
+	ts := pageServer(t, func(o *Options) { o.Limits = form.Limits{MaxFile: 1 << 20} })
 	b := bt.New(t)
 	ctx := b.Tab(t)
 	dialogs := bt.Dialogs(t, ctx)
@@ -102,6 +103,27 @@ func TestPagesInBrowser(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
+	// Too large a file is named before anything is sent.
+	big := filepath.Join(dir, "big.docx")
+	if err := os.WriteFile(big, make([]byte, 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.SetFiles(ctx, "#files", big); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.WaitVisible(ctx, "#too-large"); err != nil {
+		t.Fatal(err)
+	}
+	if msg, _ := bt.Text(ctx, "#too-large"); !strings.Contains(msg, "big.docx is 2.0 MiB, over the limit of 1.0 MiB") {
+		t.Errorf("too large a file: %q", msg)
+	}
+	if err := bt.Click(ctx, "#convert-submit"); err != nil {
+		t.Fatal(err)
+	}
+	if at, _ := bt.Eval[string](ctx, "location.pathname"); at != "/convert" {
+		t.Errorf("too large a file was sent: the browser is at %s", at)
+	}
+	shot("convert-too-large")
 	if err := bt.SetFiles(ctx, "#files", paths...); err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,9 @@ func (s *Server) convertPage(w http.ResponseWriter, r *http.Request) {
 // Passwords typed in the form go where the API's do (a 0600 file of the
 // job, never the journal) and are never shown again.
 func (s *Server) convertSubmit(w http.ResponseWriter, r *http.Request) {
-	ctx := context.WithValue(r.Context(), pageKey{}, true)
+	// As POST /jobs: the upload must arrive within --request-timeout.
+	ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), pageKey{}, true), s.opts.RequestTimeout)
+	defer cancel()
 	j, _, err := s.accept(ctx, w, r.WithContext(ctx), routeConvert, false)
 	if err != nil {
 		status, msg, retry := s.refusal(err)
