@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"calq/internal/config"
 	"calq/internal/serve/profiles"
@@ -90,17 +90,7 @@ var pageFuncs = template.FuncMap{
 		}
 		return t.Local().Format("2006-01-02 15:04:05")
 	},
-	"bytes": humanBytes,
-	"query": func(kv ...string) template.URL {
-		q := url.Values{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i+1] != "" {
-				q.Set(kv[i], kv[i+1])
-			}
-		}
-		return template.URL(q.Encode())
-	},
-	"add":      func(a, b int) int { return a + b },
+	"bytes":    humanBytes,
 	"plural":   plural,
 	"duration": humanDuration,
 }
@@ -297,10 +287,13 @@ func (s *Server) setSession(w http.ResponseWriter, r *http.Request, token string
 }
 
 // localPath is next when it is a path of this server, else "/convert":
-// a sign-in never sends the browser elsewhere.
+// a sign-in never sends the browser elsewhere. Browsers drop tabs and
+// newlines from a URL ("/\t/evil" is "//evil"), and read "\" as "/", so
+// a next with either, or with any control character, is refused too.
 func localPath(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
-		strings.ContainsAny(next, "\r\n\\") {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsRune(next, '\\') || strings.ContainsFunc(next, unicode.IsControl) {
 		return "/convert"
 	}
 	return next
@@ -318,13 +311,4 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-// errText is an error for a page: the sentence the API would answer.
-func errText(err error) string {
-	var je *jobError
-	if errors.As(err, &je) {
-		return je.msg
-	}
-	return err.Error()
 }
