@@ -43,6 +43,11 @@ func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
 	var notice string
 	switch action {
 	case "add":
+		if password != "" {
+			if err = users.ValidatePassword(password); err != nil {
+				break
+			}
+		}
 		_, err = s.opts.Accounts.Add(ctx, users.User{Name: name, Admin: r.PostForm.Get("admin") != ""})
 		if err == nil && password != "" {
 			if err = s.opts.Accounts.SetPassword(ctx, name, password); err != nil {

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -169,6 +171,26 @@ func TestSignIn(t *testing.T) {
 	stolen.Jar.SetCookies(u, []*http.Cookie{{Name: sessionCookie, Value: second, Path: "/"}})
 	if status, _ := pageGet(t, stolen, ts.URL+"/history", nil); status != http.StatusSeeOther {
 		t.Fatalf("a session after sign-out: %d, want 303", status)
+	}
+}
+
+// TestSessionCookieTLS: under TLS the session cookie is Secure and
+// __Host- prefixed (host-only, for the whole site).
+func TestSessionCookieTLS(t *testing.T) {
+	ts := pageServer(t, nil)
+	req := httptest.NewRequest(http.MethodPost, "https://calq.example/login",
+		strings.NewReader(url.Values{"user": {"alice"}, "password": {"alice-secret-pw"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.TLS = &tls.ConnectionState{}
+	w := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(w, req)
+	cookies := w.Result().Cookies()
+	if w.Code != http.StatusSeeOther || len(cookies) != 1 {
+		t.Fatalf("sign-in over TLS: %d, cookies %v", w.Code, cookies)
+	}
+	c := cookies[0]
+	if c.Name != sessionCookieTLS || !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Domain != "" {
+		t.Errorf("session cookie over TLS: %+v", c)
 	}
 }
 
@@ -443,5 +465,65 @@ func TestProfilesAndContactsPages(t *testing.T) {
 	// Removing works.
 	if status, page := form(alice, "/contacts", url.Values{"action": {"remove"}, "name": {"boss"}}); status != 200 || strings.Contains(page, "boss@example.org") {
 		t.Errorf("remove a contact: %d", status)
+	}
+}
+
+// TestAdminUsersPage: the administrator's changes to users, and what
+// they do to the users' sessions and keys.
+func TestAdminUsersPage(t *testing.T) {
+	ts := pageServer(t, nil)
+	root, bob := browserClient(t), browserClient(t)
+	signIn(t, root, ts.URL, "root", "root-secret-pw")
+	signIn(t, bob, ts.URL, "bob", "bob-secret-pw")
+	key, err := ts.Users.NewKey(context.Background(), "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		v      url.Values
+		status int
+		want   string
+	}{
+		{"short password", url.Values{"action": {"add"}, "name": {"carol"}, "password": {"x1y2z3"}}, 400, "password"},
+		{"bad name", url.Values{"action": {"add"}, "name": {"car ol"}}, 400, "car ol"},
+		{"add", url.Values{"action": {"add"}, "name": {"carol"}, "password": {"carol-secret-pw"}, "admin": {"1"}}, 200, "Added carol"},
+		{"taken", url.Values{"action": {"add"}, "name": {"carol"}}, 400, "exists"},
+		{"unadmin self", url.Values{"action": {"unadmin"}, "name": {"root"}}, 400, "your own"},
+		{"disable self", url.Values{"action": {"disable"}, "name": {"root"}}, 400, "yourself"},
+		{"unadmin", url.Values{"action": {"unadmin"}, "name": {"carol"}}, 200, "carol"},
+		{"revoke", url.Values{"action": {"revoke"}, "name": {"bob"}}, 200, "Revoked 1 API keys of bob"},
+		{"disable", url.Values{"action": {"disable"}, "name": {"bob"}}, 200, "bob is disabled"},
+		{"no such user", url.Values{"action": {"disable"}, "name": {"nobody"}}, 400, "nobody"},
+		{"reset", url.Values{"action": {"password"}, "name": {"alice"}, "password": {"alice-new-pw-1"}}, 200, "alice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, page := pagePost(t, root, ts.URL+"/admin/users", tt.v)
+			if status != tt.status || !strings.Contains(page, html.EscapeString(tt.want)) {
+				t.Fatalf("%v: %d, want %d with %q", tt.v, status, tt.status, tt.want)
+			}
+			for _, pw := range tt.v["password"] {
+				if strings.Contains(page, pw) {
+					t.Errorf("the page shows the password")
+				}
+			}
+		})
+	}
+	if u, err := ts.Users.Get(context.Background(), "carol"); err != nil || u.Admin || !u.Password {
+		t.Errorf("carol: %+v %v, want no admin, a password", u, err)
+	}
+	// Disabled: bob's session, key and password all stop working.
+	if status, _ := pageGet(t, bob, ts.URL+"/history", nil); status != http.StatusSeeOther {
+		t.Errorf("a disabled user's session: %d, want 303 to the sign-in", status)
+	}
+	if resp := get(t, ts.URL+"/jobs", key); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a revoked key: %d", resp.StatusCode)
+	}
+	if resp := signIn(t, browserClient(t), ts.URL, "bob", "bob-secret-pw"); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a disabled user signs in: %d", resp.StatusCode)
+	}
+	if resp := signIn(t, browserClient(t), ts.URL, "alice", "alice-new-pw-1"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("alice with her new password: %d", resp.StatusCode)
 	}
 }
