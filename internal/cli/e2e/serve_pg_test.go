@@ -156,7 +156,9 @@ func sharedHistory(t *testing.T, url string) []sharedRecord {
 func TestServePGOutage(t *testing.T) {
 	srv := pgtest.Start(t)
 	srv.Stop()
-	restart := time.AfterFunc(3*time.Second, srv.Start)
+	// Long enough for calq serve to start LibreOffice and find the
+	// database down, also on a busy machine (3 s was not, once).
+	restart := time.AfterFunc(20*time.Second, srv.Start)
 	defer restart.Stop()
 	s := startServeDB(t, t.TempDir(), srv.URL, "--instances", "1")
 	id := submitJob(t, s.URL, "", "first.txt", "before the outage\n")
