@@ -384,6 +384,25 @@ func TestPartialUpload(t *testing.T) {
 	if names, _ := zipEntries(t, []byte(zipped)); len(names) != 1 || names[0] != "a-good.pdf" {
 		t.Fatalf("zip holds %v, want a-good.pdf", names)
 	}
+	// Once --keep deleted the files, the pages say so.
+	ts.sweepOnce(context.Background()) // not yet: nothing changes
+	if status, _ := pageGet(t, c, ts.URL+job+"/file/0", nil); status != 200 {
+		t.Fatalf("file 0 before --keep: %d", status)
+	}
+	if err := ts.Jobs.Expire(context.Background(), strings.TrimPrefix(job, "/job/")); err != nil {
+		t.Fatal(err)
+	}
+	if _, page := pageGet(t, c, ts.URL+job, nil); !strings.Contains(page, `id="expired"`) || strings.Contains(page, "/view/0") {
+		t.Errorf("an expired job's page does not say its files are deleted:\n%s", page)
+	}
+	if _, page := pageGet(t, c, ts.URL+"/history", nil); !strings.Contains(page, "deleted after 24 hours") {
+		t.Errorf("the history does not say the result is deleted")
+	}
+	for _, path := range []string{"/file/0", "/view/0", "/zip"} {
+		if status, _ := pageGet(t, c, ts.URL+job+path, nil); status != http.StatusGone {
+			t.Errorf("%s of an expired job: %d, want 410", path, status)
+		}
+	}
 }
 
 // TestProfilesAndContactsPages: a user's own profile applies to the

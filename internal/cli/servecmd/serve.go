@@ -71,7 +71,14 @@ func Command() *cli.Command {
 			"Once a user exists (calq users add, calq users key), every route but /health needs\n" +
 			"a key: Authorization: Bearer KEY, X-Api-Key: KEY, or KEY as Basic auth's password.\n" +
 			"It listens on 127.0.0.1:3000; on any other address it refuses to start without\n" +
-			"users. Uploads and results live under --data and are deleted after --keep.\n\n" +
+			"users. Uploads and results live under --data and are deleted after --keep; the\n" +
+			"jobs' records (file names, states, errors) after --keep-records.\n\n" +
+			"Pages for a browser: open http://ADDR/ and sign in with a user's password\n" +
+			"(calq users add NAME --admin asks for one). They convert (with your profiles,\n" +
+			"watermark, PDF/A, encryption, mail), show each job's files live, view PDFs,\n" +
+			"keep your history, address book and profiles, and give administrators the\n" +
+			"users, the log of every job (CSV, JSON Lines) and monitoring. A sign-in lasts\n" +
+			"--session.\n\n" +
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
 			"--grace, and leaves queued jobs in the journal for the next start.\n\n" +
 			"With --db postgres://URL, the documents of libreoffice/convert are converted\n" +
