@@ -242,7 +242,9 @@ func (s *Server) jobFile(w http.ResponseWriter, r *http.Request) {
 		disp = disposition(out.Name)
 	}
 	path := filepath.Join(s.jobDir(j.ID), j.Result.Path)
-	securePage(w.Header())
+	// No page CSP here: a PDF opened in the browser's own viewer (the
+	// viewer page's fallback without JavaScript) is a plugin it would block.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Disposition", disp)
 	w.Header().Set("Content-Type", contentTypePDF)
 	w.Header().Set("Cache-Control", "private, no-store")
