@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -544,5 +545,52 @@ func TestAdminUsersPage(t *testing.T) {
 	}
 	if resp := signIn(t, browserClient(t), ts.URL, "alice", "alice-new-pw-1"); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("alice with her new password: %d", resp.StatusCode)
+	}
+}
+
+// TestJobEvents: a job's page hears each file's progress as it happens,
+// not only the end.
+func TestJobEvents(t *testing.T) {
+	ts := pageServer(t, nil)
+	c := browserClient(t)
+	signIn(t, c, ts.URL, "alice", "alice-secret-pw")
+	var files []upload
+	for i := range 6 {
+		files = append(files, upload{"files", fmt.Sprintf("long%d.txt", i), longText(300)})
+	}
+	resp := postPage(t, c, ts.URL+"/convert", files, nil)
+	resp.Body.Close()
+	job := resp.Header.Get("Location")
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+job+"/events", nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var events []progressView
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var v progressView
+			if err := json.Unmarshal([]byte(data), &v); err != nil {
+				t.Fatal(err)
+			}
+			events = append(events, v)
+		}
+	}
+	if len(events) < 2 || !events[len(events)-1].Final || events[len(events)-1].Done != 6 {
+		t.Fatalf("events: %+v", events)
+	}
+	between := 0
+	for i, v := range events {
+		if i > 0 && v.Done < events[i-1].Done {
+			t.Errorf("files done went back: %d then %d", events[i-1].Done, v.Done)
+		}
+		if v.Done > 0 && v.Done < 6 {
+			between++
+		}
+	}
+	if between == 0 {
+		t.Errorf("no event between the start and the end: %+v", events)
 	}
 }
