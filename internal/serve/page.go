@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -238,20 +239,18 @@ func (s *Server) pageRoutes(m *http.ServeMux) {
 // first user exists, it says how to create the administrator.
 func (s *Server) session(next http.HandlerFunc, admin bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.Accounts == nil {
-			s.problem(w, r, http.StatusNotFound, "calq serve was started without accounts: its pages are off.")
-			return
-		}
-		if n, err := s.opts.Accounts.Count(r.Context()); err != nil || n == 0 {
-			s.render(w, r, http.StatusServiceUnavailable, "setup", page{Title: "Set up calq"})
-			return
-		}
-		c, err := r.Cookie(s.cookieName(r))
 		var u users.User
-		if err == nil {
-			u, err = s.opts.Accounts.Session(r.Context(), c.Value)
+		err := errNoAccounts
+		if s.opts.Accounts != nil {
+			var c *http.Cookie
+			if c, err = r.Cookie(s.cookieName(r)); err == nil {
+				u, err = s.opts.Accounts.Session(r.Context(), c.Value)
+			}
 		}
 		if err != nil {
+			if s.pagesOff(w, r) {
+				return
+			}
 			if r.Method != http.MethodGet || strings.HasSuffix(r.URL.Path, "/events") {
 				s.problem(w, r, http.StatusUnauthorized, "Your session has ended: sign in again.")
 				return
@@ -266,6 +265,33 @@ func (s *Server) session(next http.HandlerFunc, admin bool) http.HandlerFunc {
 		}
 		next(w, r)
 	}
+}
+
+var errNoAccounts = errors.New("calq serve has no accounts")
+
+// pagesOff answers, and says so, when no one can sign in: calq serve has
+// no accounts, or no user yet (then the page says how to make the
+// administrator). A valid session never gets here: the count of users is
+// read only for a request without one.
+func (s *Server) pagesOff(w http.ResponseWriter, r *http.Request) bool {
+	if s.opts.Accounts == nil {
+		s.problem(w, r, http.StatusNotFound, "calq serve was started without accounts: its pages are off.")
+		return true
+	}
+	if n, err := s.opts.Accounts.Count(r.Context()); err != nil || n == 0 {
+		s.render(w, r, http.StatusServiceUnavailable, "setup", page{Title: "Set up calq"})
+		return true
+	}
+	return false
+}
+
+// readForm reads a page's urlencoded form, at most 64 KiB.
+func readForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return fmt.Errorf("The form could not be read: %w", err)
+	}
+	return nil
 }
 
 func (s *Server) cookieName(r *http.Request) string {

@@ -32,9 +32,8 @@ func (s *Server) showUsers(w http.ResponseWriter, r *http.Request, status int, n
 // name. An administrator cannot take away their own rights or disable
 // themselves, so that someone stays able to manage.
 func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		s.showUsers(w, r, http.StatusBadRequest, "", "The form could not be read: "+err.Error())
+	if err := readForm(w, r); err != nil {
+		s.showUsers(w, r, http.StatusBadRequest, "", err.Error())
 		return
 	}
 	ctx, me := r.Context(), user(r).Name

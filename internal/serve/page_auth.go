@@ -26,12 +26,7 @@ type loginView struct {
 }
 
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Accounts == nil {
-		s.problem(w, r, http.StatusNotFound, "calq serve was started without accounts: its pages are off.")
-		return
-	}
-	if n, err := s.opts.Accounts.Count(r.Context()); err != nil || n == 0 {
-		s.render(w, r, http.StatusServiceUnavailable, "setup", page{Title: "Set up calq"})
+	if s.pagesOff(w, r) {
 		return
 	}
 	s.render(w, r, http.StatusOK, "login", page{Title: "Sign in", Data: loginView{Next: localPath(r.URL.Query().Get("next"))}})
@@ -41,13 +36,11 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 // address after repeated failures; a success ends the browser's old
 // session, if any, and starts a new one with a new id.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Accounts == nil {
-		s.problem(w, r, http.StatusNotFound, "calq serve was started without accounts: its pages are off.")
+	if s.pagesOff(w, r) {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		s.problem(w, r, http.StatusBadRequest, "The sign-in form could not be read: "+err.Error())
+	if err := readForm(w, r); err != nil {
+		s.problem(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
 	name, password := r.PostForm.Get("user"), r.PostForm.Get("password")

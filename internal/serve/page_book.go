@@ -42,9 +42,8 @@ func (s *Server) contactsSubmit(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, http.StatusNotFound, "calq serve keeps no address book.")
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		s.showContacts(w, r, http.StatusBadRequest, "", "The form could not be read: "+err.Error(), Contact{})
+	if err := readForm(w, r); err != nil {
+		s.showContacts(w, r, http.StatusBadRequest, "", err.Error(), Contact{})
 		return
 	}
 	c := Contact{Name: strings.TrimSpace(r.PostForm.Get("name")), Address: strings.TrimSpace(r.PostForm.Get("address"))}
@@ -139,9 +138,8 @@ func (s *Server) profilesSubmit(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, http.StatusNotFound, "calq serve keeps no profiles.")
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		s.showProfiles(w, r, http.StatusBadRequest, "", "The form could not be read: "+err.Error(), profileForm{})
+	if err := readForm(w, r); err != nil {
+		s.showProfiles(w, r, http.StatusBadRequest, "", err.Error(), profileForm{})
 		return
 	}
 	v := r.PostForm

@@ -214,7 +214,7 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request) {
 // is none.
 func (s *Server) pageOutput(w http.ResponseWriter, r *http.Request, j *jobs.Job) (output, bool) {
 	if j.Expired {
-		s.problem(w, r, http.StatusGone, "Gone: this job's files were deleted after "+s.opts.Keep.String()+" (calq serve --keep).")
+		s.gone(w, r, true)
 		return output{}, false
 	}
 	outs := outputs(j)
@@ -224,6 +224,16 @@ func (s *Server) pageOutput(w http.ResponseWriter, r *http.Request, j *jobs.Job)
 		return output{}, false
 	}
 	return outs[n], true
+}
+
+// gone answers 410 for a job's files: deleted by --keep (expired), or
+// missing from the data directory.
+func (s *Server) gone(w http.ResponseWriter, r *http.Request, expired bool) {
+	msg := "Gone: the job's result is no longer on the server."
+	if expired {
+		msg = "Gone: this job's files were deleted after " + humanDuration(s.opts.Keep) + " (calq serve --keep)."
+	}
+	s.problem(w, r, http.StatusGone, msg)
 }
 
 // jobFile sends PDF n of a job: inline, so that the viewer and the
@@ -251,7 +261,7 @@ func (s *Server) jobFile(w http.ResponseWriter, r *http.Request) {
 	if j.Result.ContentType == contentTypePDF {
 		f, err := os.Open(path)
 		if err != nil {
-			s.problem(w, r, http.StatusGone, "Gone: the job's result is no longer on the server.")
+			s.gone(w, r, false)
 			return
 		}
 		defer f.Close()
@@ -260,7 +270,7 @@ func (s *Server) jobFile(w http.ResponseWriter, r *http.Request) {
 	}
 	zr, err := zip.OpenReader(path)
 	if err != nil || out.N >= len(zr.File) {
-		s.problem(w, r, http.StatusGone, "Gone: the job's result is no longer on the server.")
+		s.gone(w, r, false)
 		return
 	}
 	defer zr.Close()
@@ -282,7 +292,7 @@ func (s *Server) jobZip(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if j.Expired {
-		s.problem(w, r, http.StatusGone, "Gone: this job's files were deleted after "+s.opts.Keep.String()+" (calq serve --keep).")
+		s.gone(w, r, true)
 		return
 	}
 	if j.State != jobs.Done || j.Result == nil {
@@ -293,7 +303,7 @@ func (s *Server) jobZip(w http.ResponseWriter, r *http.Request) {
 	if j.Result.ContentType == contentTypeZip {
 		f, err := os.Open(path)
 		if err != nil {
-			s.problem(w, r, http.StatusGone, "Gone: the job's result is no longer on the server.")
+			s.gone(w, r, false)
 			return
 		}
 		defer f.Close()
@@ -303,7 +313,7 @@ func (s *Server) jobZip(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := os.Stat(path); err != nil {
-		s.problem(w, r, http.StatusGone, "Gone: the job's result is no longer on the server.")
+		s.gone(w, r, false)
 		return
 	}
 	w.Header().Set("Content-Type", contentTypeZip)
@@ -329,8 +339,7 @@ func (s *Server) jobMail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	r.ParseForm()
+	readForm(w, r) // an unreadable form names no one: refused below
 	var to []string
 	for _, t := range strings.Split(r.PostForm.Get("to"), ",") {
 		if t = strings.TrimSpace(t); t != "" {
