@@ -17,7 +17,7 @@ func (s *Store) SetPassword(ctx context.Context, name, password string) error {
 		phc, err = hashPassword(password)
 	}
 	if err == nil {
-		err = s.changeUser(ctx, true, `UPDATE users SET password = ? WHERE name = ?`, phc, name)
+		err = s.changeUser(ctx, true, nil, `UPDATE users SET password = ? WHERE name = ?`, phc, name)
 	}
 	if err != nil {
 		return fmt.Errorf("set password of user %q: %w", name, err)
@@ -28,20 +28,30 @@ func (s *Store) SetPassword(ctx context.Context, name, password string) error {
 // SetDisabled disables or enables the user named name; ErrNoUser when
 // there is none. Disabling ends the user's sessions, and until it is
 // enabled again CheckPassword and Authenticate refuse it with ErrDisabled
-// and NewSession refuses it. Its keys, password and jobs stay.
-func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool) error {
-	if err := s.changeUser(ctx, disabled, `UPDATE users SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
+// and NewSession refuses it. Its keys, password and jobs stay. Disabling
+// checks guards (KeepAdmin).
+func (s *Store) SetDisabled(ctx context.Context, name string, disabled bool, guards ...Guard) error {
+	if !disabled {
+		guards = nil // enabling takes nothing away
+	}
+	if err := s.changeUser(ctx, disabled, guards, `UPDATE users SET disabled = ? WHERE name = ?`, disabled, name); err != nil {
 		return fmt.Errorf("set disabled of user %q: %w", name, err)
 	}
 	return nil
 }
 
 // changeUser runs a statement that changes one user, ErrNoUser when it
-// changes none, and with endSessions deletes the user's sessions in the
-// same transaction. The user's name is the statement's last argument.
-func (s *Store) changeUser(ctx context.Context, endSessions bool, query string, args ...any) error {
+// changes none, after checking guards, and with endSessions deletes the
+// user's sessions in the same transaction. The user's name is the
+// statement's last argument.
+func (s *Store) changeUser(ctx context.Context, endSessions bool, guards []Guard, query string, args ...any) error {
 	var n int64
+	refused := false
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if refused, err = refuses(ctx, tx, args[len(args)-1].(string), guards); err != nil || refused {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return err
@@ -52,10 +62,22 @@ func (s *Store) changeUser(ctx context.Context, endSessions bool, query string, 
 		_, err = tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE user = ?`, args[len(args)-1])
 		return err
 	})
-	if err == nil && n == 0 {
-		err = ErrNoUser
+	return userError(err, refused, n)
+}
+
+// userError is the error of a change of one user: err, else
+// ErrLastAdmin when a guard refused it, else ErrNoUser when it changed
+// no row.
+func userError(err error, refused bool, n int64) error {
+	switch {
+	case err != nil:
+		return err
+	case refused:
+		return ErrLastAdmin
+	case n == 0:
+		return ErrNoUser
 	}
-	return err
+	return nil
 }
 
 // CheckPassword signs in: it returns the user named name when password is

@@ -33,11 +33,18 @@ func (s *Store) Add(ctx context.Context, u User) (User, error) {
 	return u, nil
 }
 
-// Remove deletes the user named name, its keys and its sessions;
-// ErrNoUser when there is none.
-func (s *Store) Remove(ctx context.Context, name string) error {
+// Remove deletes the user named name, its keys and its sessions, after
+// checking guards (KeepAdmin); ErrNoUser when there is none. Its jobs,
+// address book and profiles are others' to keep: a user added again
+// under the name finds them.
+func (s *Store) Remove(ctx context.Context, name string, guards ...Guard) error {
 	var n int64
+	refused := false
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if refused, err = refuses(ctx, tx, name, guards); err != nil || refused {
+			return err
+		}
 		for _, table := range []string{"user_keys", "user_sessions"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE user = ?`, name); err != nil {
 				return err
@@ -50,19 +57,19 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 		n, err = res.RowsAffected()
 		return err
 	})
-	if err == nil && n == 0 {
-		err = ErrNoUser
-	}
-	if err != nil {
+	if err = userError(err, refused, n); err != nil {
 		return fmt.Errorf("remove user %q: %w", name, err)
 	}
 	return nil
 }
 
 // SetAdmin makes the user named name an admin or not; ErrNoUser when
-// there is none.
-func (s *Store) SetAdmin(ctx context.Context, name string, admin bool) error {
-	if err := s.update(ctx, `UPDATE users SET admin = ? WHERE name = ?`, admin, name); err != nil {
+// there is none. Taking the rights away checks guards (KeepAdmin).
+func (s *Store) SetAdmin(ctx context.Context, name string, admin bool, guards ...Guard) error {
+	if admin {
+		guards = nil // granting takes nothing away
+	}
+	if err := s.changeUser(ctx, false, guards, `UPDATE users SET admin = ? WHERE name = ?`, admin, name); err != nil {
 		return fmt.Errorf("set admin of user %q: %w", name, err)
 	}
 	return nil

@@ -5,7 +5,8 @@
 // migrations.
 //
 // Open returns the Store; Add, Get, List, Count, Remove, SetAdmin,
-// SetProfile, SetPassword and SetDisabled manage users; NewKey,
+// SetProfile, SetPassword and SetDisabled manage users (the guard
+// KeepAdmin keeps an enabled administrator); NewKey,
 // RotateKey, RevokeKeys and Keys their keys; Authenticate finds the user
 // of a key, and KeyFromRequest reads a key from an HTTP request.
 // CheckPassword signs a user in, NewSession gives it a session token,
