@@ -17,6 +17,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,4 +155,21 @@ func (b *Browser) Tab(t testing.TB) context.Context {
 	ctx, cancelTimeout := context.WithDeadline(tabCtx, deadline)
 	t.Cleanup(cancelTimeout)
 	return ctx
+}
+
+// PhoneWidth is the widest viewport that SetViewport emulates as a phone.
+const PhoneWidth = 600
+
+// SetViewport makes the tab's viewport width×height CSS pixels; up to
+// PhoneWidth wide, as a phone's: mobile (the page's meta viewport
+// applies), portrait, with touch.
+func SetViewport(ctx context.Context, width, height int) error {
+	var opts []chromedp.EmulateViewportOption
+	if width <= PhoneWidth {
+		opts = append(opts, chromedp.EmulateMobile, chromedp.EmulatePortrait, chromedp.EmulateTouch)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height), opts...)); err != nil {
+		return fmt.Errorf("setting the viewport to %d×%d: %w", width, height, err)
+	}
+	return nil
 }

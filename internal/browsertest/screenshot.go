@@ -60,3 +60,16 @@ func MeasureInk(data []byte) (Ink, error) {
 	}
 	return ink, nil
 }
+
+// FullScreenshot saves the whole page, not only the viewport, as a PNG
+// file at path: as tall as the page, as wide as the viewport.
+func FullScreenshot(ctx context.Context, path string) error {
+	data, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		return fmt.Errorf("taking a screenshot of the page: %w", err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("saving a screenshot: %w", err)
+	}
+	return nil
+}

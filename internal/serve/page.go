@@ -31,10 +31,13 @@ type Accounts interface {
 	EndSession(ctx context.Context, token string) error
 	List(ctx context.Context) ([]users.User, error)
 	Add(ctx context.Context, u users.User) (users.User, error)
-	SetAdmin(ctx context.Context, name string, admin bool) error
-	SetDisabled(ctx context.Context, name string, disabled bool) error
+	SetAdmin(ctx context.Context, name string, admin bool, guards ...users.Guard) error
+	SetDisabled(ctx context.Context, name string, disabled bool, guards ...users.Guard) error
 	SetPassword(ctx context.Context, name, password string) error
 	RevokeKeys(ctx context.Context, name string) (int, error)
+	NewKey(ctx context.Context, name string) (string, error)
+	Get(ctx context.Context, name string) (users.User, error)
+	Remove(ctx context.Context, name string, guards ...users.Guard) error
 }
 
 // Contacts is each user's address book, as the pages edit it.

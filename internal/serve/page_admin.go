@@ -1,89 +1,170 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"time"
 
 	"calq/internal/serve/jobs"
 	"calq/internal/serve/users"
 )
 
 type usersView struct {
-	Users []users.User
-	Me    string
+	Users  []users.User
+	Me     string
+	NewKey *newKey // a key just made, shown this once
 }
+
+// newKey is an API key the administrator just made for User.
+type newKey struct{ User, Key string }
 
 func (s *Server) usersPage(w http.ResponseWriter, r *http.Request) {
-	s.showUsers(w, r, http.StatusOK, "", "")
+	s.showUsers(w, r, http.StatusOK, usersDone{}, "")
 }
 
-func (s *Server) showUsers(w http.ResponseWriter, r *http.Request, status int, notice, msg string) {
+func (s *Server) showUsers(w http.ResponseWriter, r *http.Request, status int, done usersDone, msg string) {
 	us, err := s.opts.Accounts.List(r.Context())
 	if err != nil && msg == "" {
 		msg, status = err.Error(), http.StatusInternalServerError
 	}
-	s.render(w, r, status, "users", page{Title: "Users", Nav: "users", Notice: notice, Error: msg,
-		Data: usersView{Users: us, Me: user(r).Name}})
+	s.render(w, r, status, "users", page{Title: "Users", Nav: "users", Notice: done.notice, Error: msg,
+		Data: usersView{Users: us, Me: user(r).Name, NewKey: done.key}})
 }
 
-// usersSubmit is the administrator's change to a user: the form's
-// action (add, admin, unadmin, disable, enable, password, revoke) on
-// name. An administrator cannot take away their own rights or disable
-// themselves, so that someone stays able to manage.
+// usersDone is what a change on the users page did.
+type usersDone struct {
+	notice string
+	key    *newKey
+}
+
+// userAction is a change the administrator makes to the user name on
+// the users page.
+type userAction struct {
+	// confirm: the change is made only once the form says confirm=yes;
+	// before, a page says what it will do.
+	confirm bool
+	// self, when set, is why an administrator cannot make the change to
+	// themselves; changes that take away rights pass users.KeepAdmin too.
+	self string
+	do   func(ctx context.Context, a Accounts, name string, form url.Values) (usersDone, error)
+}
+
+var userActions = map[string]userAction{
+	"add":      {do: addAccount},
+	"password": {do: resetPassword},
+	"key":      {do: makeKey},
+	"admin": {do: func(ctx context.Context, a Accounts, name string, _ url.Values) (usersDone, error) {
+		return usersDone{notice: name + " is an administrator."}, a.SetAdmin(ctx, name, true)
+	}},
+	"unadmin": {self: "you cannot take away your own administrator's rights",
+		do: func(ctx context.Context, a Accounts, name string, _ url.Values) (usersDone, error) {
+			return usersDone{notice: name + " is no longer an administrator."}, a.SetAdmin(ctx, name, false, users.KeepAdmin)
+		}},
+	"enable": {do: func(ctx context.Context, a Accounts, name string, _ url.Values) (usersDone, error) {
+		return usersDone{notice: "User " + name + " is enabled."}, a.SetDisabled(ctx, name, false)
+	}},
+	"disable": {confirm: true, self: "you cannot disable yourself",
+		do: func(ctx context.Context, a Accounts, name string, _ url.Values) (usersDone, error) {
+			return usersDone{notice: "User " + name + " is disabled."}, a.SetDisabled(ctx, name, true, users.KeepAdmin)
+		}},
+	"revoke": {confirm: true, do: func(ctx context.Context, a Accounts, name string, _ url.Values) (usersDone, error) {
+		n, err := a.RevokeKeys(ctx, name)
+		return usersDone{notice: fmt.Sprintf("Revoked %s of %s.", plural(n, "API key"), name)}, err
+	}},
+	"delete": {confirm: true, self: "you cannot delete yourself",
+		do: func(ctx context.Context, a Accounts, name string, _ url.Values) (usersDone, error) {
+			return usersDone{notice: "Deleted " + name + ", its API keys and sessions."}, a.Remove(ctx, name, users.KeepAdmin)
+		}},
+}
+
+// addAccount adds the form's user, with its password when it has one,
+// checked before the user is added.
+func addAccount(ctx context.Context, a Accounts, name string, form url.Values) (usersDone, error) {
+	password := form.Get("password")
+	if password != "" {
+		if err := users.ValidatePassword(password); err != nil {
+			return usersDone{}, err
+		}
+	}
+	if _, err := a.Add(ctx, users.User{Name: name, Admin: form.Get("admin") != ""}); err != nil {
+		return usersDone{}, err
+	}
+	if password != "" {
+		if err := a.SetPassword(ctx, name, password); err != nil {
+			return usersDone{}, fmt.Errorf("user %s was added, without a password: %w", name, err)
+		}
+	}
+	return usersDone{notice: "Added " + name + "."}, nil
+}
+
+func resetPassword(ctx context.Context, a Accounts, name string, form url.Values) (usersDone, error) {
+	err := a.SetPassword(ctx, name, form.Get("password"))
+	return usersDone{notice: "Set a new password for " + name + "; their sessions ended."}, err
+}
+
+// makeKey makes an API key for the user, which the page shows once: it
+// is in no log and never on a page again.
+func makeKey(ctx context.Context, a Accounts, name string, _ url.Values) (usersDone, error) {
+	key, err := a.NewKey(ctx, name)
+	if err != nil {
+		return usersDone{}, err
+	}
+	return usersDone{notice: "Made a new API key for " + name + ".", key: &newKey{name, key}}, nil
+}
+
+// usersSubmit is the administrator's change to a user: the form's action
+// (see userActions) on name. An administrator cannot delete, disable or
+// take away the rights of themselves, nor of the last enabled
+// administrator, so that someone stays able to manage. Disabling,
+// revoking keys and deleting ask first (confirmUser).
 func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
 	if err := readForm(w, r); err != nil {
-		s.showUsers(w, r, http.StatusBadRequest, "", err.Error())
+		s.showUsers(w, r, http.StatusBadRequest, usersDone{}, err.Error())
 		return
 	}
-	ctx, me := r.Context(), user(r).Name
-	name, action, password := r.PostForm.Get("name"), r.PostForm.Get("action"), r.PostForm.Get("password")
+	ctx, me, f := r.Context(), user(r).Name, r.PostForm
+	name, verb := f.Get("name"), f.Get("action")
+	act, ok := userActions[verb]
+	var done usersDone
 	var err error
-	var notice string
-	switch action {
-	case "add":
-		if password != "" {
-			if err = users.ValidatePassword(password); err != nil {
-				break
-			}
-		}
-		_, err = s.opts.Accounts.Add(ctx, users.User{Name: name, Admin: r.PostForm.Get("admin") != ""})
-		if err == nil && password != "" {
-			if err = s.opts.Accounts.SetPassword(ctx, name, password); err != nil {
-				err = fmt.Errorf("user %s was added, without a password: %w", name, err)
-			}
-		}
-		notice = "Added " + name + "."
-	case "admin", "unadmin":
-		if name == me && action == "unadmin" {
-			err = errors.New("you cannot take away your own administrator's rights")
-			break
-		}
-		err = s.opts.Accounts.SetAdmin(ctx, name, action == "admin")
-		notice = "Changed " + name + "'s rights."
-	case "disable", "enable":
-		if name == me && action == "disable" {
-			err = errors.New("you cannot disable yourself")
-			break
-		}
-		err = s.opts.Accounts.SetDisabled(ctx, name, action == "disable")
-		notice = "User " + name + " is " + action + "d."
-	case "password":
-		err = s.opts.Accounts.SetPassword(ctx, name, password)
-		notice = "Set a new password for " + name + "; their sessions ended."
-	case "revoke":
-		var n int
-		n, err = s.opts.Accounts.RevokeKeys(ctx, name)
-		notice = fmt.Sprintf("Revoked %d API keys of %s.", n, name)
+	switch {
+	case !ok:
+		err = fmt.Errorf("unknown action %q", verb)
+	case act.self != "" && name == me:
+		err = errors.New(act.self)
+	case act.confirm && f.Get("confirm") != "yes":
+		s.confirmUser(w, r, name, verb)
+		return
 	default:
-		err = fmt.Errorf("unknown action %q", action)
+		done, err = act.do(ctx, s.opts.Accounts, name, f)
 	}
 	if err != nil {
-		s.showUsers(w, r, http.StatusBadRequest, "", err.Error())
+		s.showUsers(w, r, http.StatusBadRequest, usersDone{}, err.Error())
 		return
 	}
-	s.opts.Log.Info("user changed", "by", me, "user", name, "action", action)
-	s.showUsers(w, r, http.StatusOK, notice, "")
+	s.opts.Log.Info("user changed", "by", me, "user", name, "action", verb)
+	s.showUsers(w, r, http.StatusOK, done, "")
+}
+
+// confirmUser asks the administrator to confirm an action on the user
+// name, saying what it does; the page's form posts it again with
+// confirm=yes.
+func (s *Server) confirmUser(w http.ResponseWriter, r *http.Request, name, action string) {
+	u, err := s.opts.Accounts.Get(r.Context(), name)
+	if err != nil {
+		s.showUsers(w, r, http.StatusBadRequest, usersDone{}, err.Error())
+		return
+	}
+	title := map[string]string{"disable": "Disable " + name + "?", "revoke": "Revoke the API keys of " + name + "?",
+		"delete": "Delete " + name + "?"}[action]
+	s.render(w, r, http.StatusOK, "user_confirm", page{Title: title, Nav: "users", Data: struct {
+		User              users.User
+		Action            string
+		Keep, KeepRecords time.Duration
+	}{u, action, s.opts.Keep, s.opts.KeepRecords}})
 }
 
 // maxExport is the most jobs one export of the log holds.

@@ -512,9 +512,9 @@ func TestAdminUsersPage(t *testing.T) {
 		{"unadmin self", url.Values{"action": {"unadmin"}, "name": {"root"}}, 400, "your own"},
 		{"disable self", url.Values{"action": {"disable"}, "name": {"root"}}, 400, "yourself"},
 		{"unadmin", url.Values{"action": {"unadmin"}, "name": {"carol"}}, 200, "carol"},
-		{"revoke", url.Values{"action": {"revoke"}, "name": {"bob"}}, 200, "Revoked 1 API keys of bob"},
-		{"disable", url.Values{"action": {"disable"}, "name": {"bob"}}, 200, "bob is disabled"},
-		{"no such user", url.Values{"action": {"disable"}, "name": {"nobody"}}, 400, "nobody"},
+		{"revoke", url.Values{"action": {"revoke"}, "name": {"bob"}, "confirm": {"yes"}}, 200, "Revoked 1 API key of bob"},
+		{"disable", url.Values{"action": {"disable"}, "name": {"bob"}, "confirm": {"yes"}}, 200, "bob is disabled"},
+		{"no such user", url.Values{"action": {"disable"}, "name": {"nobody"}, "confirm": {"yes"}}, 400, "nobody"},
 		{"reset", url.Values{"action": {"password"}, "name": {"alice"}, "password": {"alice-new-pw-1"}}, 200, "alice"},
 	}
 	for _, tt := range tests {

@@ -88,3 +88,17 @@ if (files && files.tagName === "TABLE" && files.dataset.final === "false" && win
     }
   });
 }
+
+// A button with data-copy copies the text of the element it names (a
+// key shown once); it stays hidden where the browser has no clipboard
+// for the page (plain http off loopback), and the text is selected
+// whole by a click anyway.
+for (const b of document.querySelectorAll("button[data-copy]")) {
+  const src = document.getElementById(b.dataset.copy);
+  if (!src || !navigator.clipboard) continue;
+  b.hidden = false;
+  b.addEventListener("click", async () => {
+    await navigator.clipboard.writeText(src.textContent);
+    b.textContent = "Copied";
+  });
+}
