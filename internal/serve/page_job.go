@@ -120,7 +120,7 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := s.newJobPageView(r, &j)
-	p := page{Title: "Job " + j.ID[:8], Nav: "history", Data: v, Refresh: !v.Progress.Final}
+	p := page{Title: jobTitle(&j), Nav: "history", Data: v, Refresh: !v.Progress.Final}
 	if r.URL.Query().Get("mailed") != "" {
 		p.Notice = "The result was mailed."
 	}
@@ -285,7 +285,8 @@ func (s *Server) jobFile(w http.ResponseWriter, r *http.Request) {
 	io.Copy(w, rc)
 }
 
-// jobZip sends all of a job's PDFs as one zip.
+// jobZip sends all of a job's PDFs as one zip, named for people
+// (peopleName).
 func (s *Server) jobZip(w http.ResponseWriter, r *http.Request) {
 	j, ok := s.pageJob(w, r)
 	if !ok {
@@ -308,7 +309,7 @@ func (s *Server) jobZip(w http.ResponseWriter, r *http.Request) {
 		}
 		defer f.Close()
 		w.Header().Set("Content-Type", contentTypeZip)
-		w.Header().Set("Content-Disposition", disposition(j.Result.Name))
+		w.Header().Set("Content-Disposition", disposition(peopleName(&j)))
 		http.ServeContent(w, r, "", j.Finished, f)
 		return
 	}
@@ -348,7 +349,7 @@ func (s *Server) jobMail(w http.ResponseWriter, r *http.Request) {
 	}
 	again := func(status int, msg string) {
 		v := s.newJobPageView(r, &j)
-		s.render(w, r, status, "job", page{Title: "Job " + j.ID[:8], Nav: "history", Data: v, Error: msg})
+		s.render(w, r, status, "job", page{Title: jobTitle(&j), Nav: "history", Data: v, Error: msg})
 	}
 	switch {
 	case s.opts.Mail == nil:
@@ -369,7 +370,7 @@ func (s *Server) jobMail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	file := filepath.Join(s.jobDir(j.ID), j.Result.Path)
-	if err := s.opts.Mail.Send(ctx, u.Name, to, []string{file}, []string{j.Result.Name}); err != nil {
+	if err := s.opts.Mail.Send(ctx, u.Name, to, []string{file}, []string{peopleName(&j)}); err != nil {
 		s.opts.Log.Warn("mail from a job's page", "job", j.ID, "user", u.Name, "err", err)
 		again(http.StatusBadGateway, "The mail was not sent: "+err.Error()+". Nothing was sent; try again.")
 		return

@@ -8,14 +8,15 @@ import (
 )
 
 // TaskFromProfile is a conversion profile as a job's task: watermark or
-// stamp, metadata, optimisation, encryption, PDF/A and recipients. The
+// stamp, metadata, optimisation, encryption, PDF/A and recipients, and
+// the title that names a merged result. The
 // encryption's passwords are read from the profile's files with
 // readSecret (config.ReadSecret for the server's config file); an
 // encrypting profile without owner_password_file is an error, so a
 // user's own profile (internal/serve/profiles), which names no file,
 // encrypts only with the passwords its caller adds.
 func TaskFromProfile(p config.Profile, readSecret func(path string) (string, error)) (Task, error) {
-	t := Task{PDFA: p.PDFA, MailTo: p.MailTo}
+	t := Task{PDFA: p.PDFA, MailTo: p.MailTo, Title: p.Title}
 	if p.Watermark != "" || p.WatermarkImage != "" {
 		wm := &pdf.Watermark{Text: p.Watermark, Image: p.WatermarkImage, Style: p.WatermarkStyle}
 		if p.Stamp {

@@ -45,6 +45,8 @@ func TestTaskFromProfile(t *testing.T) {
 			Task{PDFA: 2, MailTo: []string{"boss"}, Post: pdf.Post{Watermark: &pdf.Watermark{Text: "DRAFT", Style: "points:48"}}}, ""},
 		{"stamp image", config.Profile{WatermarkImage: "/i.png", Stamp: true},
 			Task{Post: pdf.Post{Stamp: &pdf.Watermark{Image: "/i.png"}}}, ""},
+		{"title names the result", config.Profile{Title: "Board pack"},
+			Task{Title: "Board pack", Post: pdf.Post{Metadata: &pdf.Metadata{Title: "Board pack"}}}, ""},
 		{"metadata, optimize", config.Profile{Author: "Ann", Keywords: "k", Optimize: &yes},
 			Task{Post: pdf.Post{Metadata: &pdf.Metadata{Author: "Ann", Keywords: "k"}, Optimize: true}}, ""},
 		{"encrypt", config.Profile{Encrypt: true, OwnerPasswordFile: "/s/owner", UserPasswordFile: "/s/user", Permissions: "print"},

@@ -272,7 +272,7 @@ func (s *Server) mail(ctx context.Context, j *jobs.Job) error {
 	if s.opts.Mail == nil {
 		return errors.New("calq serve has no [smtp] server in its config file any more")
 	}
-	return s.opts.Mail.Send(ctx, j.Owner, t.MailTo, []string{filepath.Join(s.jobDir(j.ID), j.Result.Path)}, []string{j.Result.Name})
+	return s.opts.Mail.Send(ctx, j.Owner, t.MailTo, []string{filepath.Join(s.jobDir(j.ID), j.Result.Path)}, []string{peopleName(j)})
 }
 
 // sweep deletes, every so often, the jobs older than Keep that are done,

@@ -32,6 +32,8 @@ type Task struct {
 	Split  *pdf.SplitSpec `json:"split,omitempty"`
 	Post   pdf.Post       `json:"post"`
 	MailTo []string       `json:"mail_to,omitempty"`
+	// Title is the title of the profile the job used, for names.
+	Title string `json:"title,omitempty"`
 	// Partial keeps the PDFs of the files that converted when others
 	// failed (a page's request): the job is done, its failed files
 	// marked; an API request fails whole, as Gotenberg's does.
@@ -105,7 +107,7 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 	if err != nil {
 		return nil, err
 	}
-	return s.pack(j, pdfs, dir)
+	return s.pack(j, pdfs, dir, t)
 }
 
 // convert runs calq convert's conversion on the inputs, on the fair share
@@ -248,14 +250,21 @@ func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, di
 }
 
 // pack makes the job's result: one PDF as it is, several in a zip, each
-// under its input's name with .pdf (a split's parts numbered).
-func (s *Server) pack(j *jobs.Job, pdfs []string, dir string) (*jobs.Result, error) {
+// under its input's name with .pdf (a split's parts numbered). The
+// result is named after Gotenberg-Output-Filename when the request has
+// one; else one PDF after its input, or when merged after the title of
+// the profile t came from; a zip after the job (see peopleName for the
+// name people see).
+func (s *Server) pack(j *jobs.Job, pdfs []string, dir string, t Task) (*jobs.Result, error) {
 	if len(pdfs) == 0 {
 		return nil, badRequest("nothing was converted")
 	}
 	names := outputNames(j, pdfs)
 	stem := j.Request.Filename
 	if len(pdfs) == 1 {
+		if merged := j.Route == routeMerge || t.Merge && len(j.Request.Files) > 1; stem == "" && merged {
+			stem = fileStem(t.Title)
+		}
 		if stem == "" {
 			stem = strings.TrimSuffix(names[0], ".pdf")
 		}
