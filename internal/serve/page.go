@@ -87,17 +87,31 @@ type templates struct {
 	err  error
 }
 
+// pageFuncs are the templates' helpers. Sizes and durations keep their
+// number and unit together (a no-break space); dates are a <time>,
+// which the style sheet keeps on one line.
 var pageFuncs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Local().Format("2006-01-02 15:04:05")
-	},
-	"bytes":    humanBytes,
+	"when":     when,
+	"bytes":    func(n int64) string { return nbsp(humanBytes(n)) },
 	"plural":   plural,
-	"duration": humanDuration,
+	"duration": func(d time.Duration) string { return nbsp(humanDuration(d)) },
 }
+
+// when is t for people, in the server's time zone: a <time> element
+// (RFC 3339 in its datetime) showing "2006-01-02 15:04:05"; nothing for
+// the zero time.
+func when(t time.Time) template.HTML {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.Local()
+	// Both layouts make digits, '-', ':', 'T', 'Z' and '+' only: nothing
+	// to escape.
+	return template.HTML(`<time datetime="` + t.Format(time.RFC3339) + `">` + t.Format("2006-01-02 15:04:05") + `</time>`)
+}
+
+// nbsp joins a value's number and unit ("1.5 KiB") with a no-break space.
+func nbsp(s string) string { return strings.Replace(s, " ", "\u00a0", 1) }
 
 // plural is "1 job", "2 jobs".
 func plural(n int, word string) string {

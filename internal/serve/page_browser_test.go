@@ -114,7 +114,7 @@ func TestPagesInBrowser(t *testing.T) {
 	if err := bt.WaitVisible(ctx, "#too-large"); err != nil {
 		t.Fatal(err)
 	}
-	if msg, _ := bt.Text(ctx, "#too-large"); !strings.Contains(msg, "big.docx is 2.0 MiB, over the limit of 1.0 MiB") {
+	if msg, _ := bt.Text(ctx, "#too-large"); !strings.Contains(msg, "big.docx is 2.0\u00a0MiB, over the limit of 1.0\u00a0MiB") {
 		t.Errorf("too large a file: %q", msg)
 	}
 	if err := bt.Click(ctx, "#convert-submit"); err != nil {

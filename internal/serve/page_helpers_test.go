@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"html/template"
 	"net/url"
 	"strings"
 	"testing"
@@ -65,4 +66,31 @@ func FuzzLocalPath(f *testing.F) {
 			t.Fatalf("localPath(%q) = %q leaves the server", next, got)
 		}
 	})
+}
+
+// TestPageFuncs: what the templates show keeps a value on one line: a
+// size's number and unit joined by a no-break space, a date in a <time>
+// that the style sheet keeps whole.
+func TestPageFuncs(t *testing.T) {
+	at := time.Date(2025, 5, 1, 9, 30, 0, 0, time.Local)
+	call := func(name string, arg any) string {
+		var b strings.Builder
+		tp := template.Must(template.New("").Funcs(pageFuncs).Parse(`{{` + name + ` .}}`))
+		if err := tp.Execute(&b, arg); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	tests := []struct{ name, got, want string }{
+		{"bytes", call("bytes", int64(1536)), "1.5\u00a0KiB"},
+		{"small bytes", call("bytes", int64(12)), "12\u00a0B"},
+		{"duration", call("duration", 24*time.Hour), "24\u00a0hours"},
+		{"when", call("when", at), `<time datetime="` + at.Format(time.RFC3339) + `">2025-05-01 09:30:00</time>`},
+		{"never", call("when", time.Time{}), ""},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
 }

@@ -151,6 +151,7 @@ const brokenValues = `(() => {
 func TestPagesFit(t *testing.T) {
 	ts := pageServer(t, func(o *Options) { o.Mail = &recordingMailer{} })
 	_, jobs := fullPages(t, ts)
+	empty := newTestServer(t, func(o *Options) { o.Accounts = o.Users.(*users.Store) })
 	b := bt.New(t)
 	shots := screenshotDir(t)
 	for _, width := range []int{bt.ViewportWidth, phoneWidth} {
@@ -158,6 +159,15 @@ func TestPagesFit(t *testing.T) {
 			ctx := b.Tab(t)
 			if err := bt.SetViewport(ctx, width, 844); err != nil {
 				t.Fatal(err)
+			}
+			// see checks the page the tab shows and keeps its screenshot.
+			see := func(name string) {
+				t.Helper()
+				fits(t, ctx, name, width)
+				checkPatterns(t, ctx, name)
+				if err := bt.FullScreenshot(ctx, filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width))); err != nil {
+					t.Fatal(err)
+				}
 			}
 			look := func(name, path string) {
 				t.Helper()
@@ -169,10 +179,14 @@ func TestPagesFit(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				fits(t, ctx, name, width)
-				if err := bt.FullScreenshot(ctx, filepath.Join(shots, fmt.Sprintf("%s-%d.png", name, width))); err != nil {
+				see(name)
+			}
+			click := func(name, sel string) {
+				t.Helper()
+				if _, err := bt.ClickNavigate(ctx, sel); err != nil {
 					t.Fatal(err)
 				}
+				see(name)
 			}
 			look("login", "/login")
 			browserSignIn(t, ctx, ts.URL, "alice")
@@ -188,8 +202,16 @@ func TestPagesFit(t *testing.T) {
 			browserSignOut(t, ctx)
 			browserSignIn(t, ctx, ts.URL, "root")
 			look("users", "/admin/users")
+			click("user-key", `tr[data-user="`+longUser+`"] button[value="key"]`)
+			click("user-delete", `tr[data-user="`+longUser+`"] button[value="delete"]`)
 			look("log", "/admin/log")
 			look("monitor", "/admin/monitor")
+			browserSignOut(t, ctx)
+			look("login-again", "/login")
+			if _, err := bt.Navigate(ctx, empty.URL+"/convert"); err != nil {
+				t.Fatal(err)
+			}
+			see("setup")
 		})
 	}
 	t.Logf("screenshots in %s", shots)

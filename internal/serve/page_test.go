@@ -396,7 +396,7 @@ func TestPartialUpload(t *testing.T) {
 	if _, page := pageGet(t, c, ts.URL+job, nil); !strings.Contains(page, `id="expired"`) || strings.Contains(page, "/view/0") {
 		t.Errorf("an expired job's page does not say its files are deleted:\n%s", page)
 	}
-	if _, page := pageGet(t, c, ts.URL+"/history", nil); !strings.Contains(page, "deleted after 24 hours") {
+	if _, page := pageGet(t, c, ts.URL+"/history", nil); !strings.Contains(page, "deleted after 24\u00a0hours") {
 		t.Errorf("the history does not say the result is deleted")
 	}
 	for _, path := range []string{"/file/0", "/view/0", "/zip"} {

@@ -10,7 +10,9 @@ if (form) {
   const warn = document.getElementById("too-large");
   const maxFile = Number(form.dataset.maxFile), maxBody = Number(form.dataset.maxBody);
   const maxFiles = Number(form.dataset.maxFiles);
-  const size = (n) => n < 1024 ? n + " B" : n < 1048576 ? (n / 1024).toFixed(1) + " KiB" : (n / 1048576).toFixed(1) + " MiB";
+  // A size's number and unit are joined by a no-break space, as the
+  // server's pages do: never broken across lines.
+  const size = (n) => n < 1024 ? n + "\u00a0B" : n < 1048576 ? (n / 1024).toFixed(1) + "\u00a0KiB" : (n / 1048576).toFixed(1) + "\u00a0MiB";
 
   // check lists the picked files and says what is over the limits.
   const check = () => {
