@@ -2,13 +2,18 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
+	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +130,7 @@ func TestServePages(t *testing.T) {
 	if status, page, _ := ann.post(job+"/mail", url.Values{"to": {"nobody"}}); status != 400 || !strings.Contains(page, "nobody") {
 		t.Errorf("mail to an unknown contact: %d, want 400 naming it", status)
 	}
+	mailedName(t, ann, smtp)
 
 	root := newPageClient(t, s.URL)
 	if status, _, _ := root.post("/login", url.Values{"user": {"root"}, "password": {"root-password-1"}}); status != 303 {
@@ -153,5 +159,45 @@ func TestServePages(t *testing.T) {
 		if b, _ := os.ReadFile(db); strings.Contains(string(b), secret) {
 			t.Errorf("the journal holds a password in clear")
 		}
+	}
+}
+
+// mailedName: a job of several PDFs mailed from its page reaches people
+// under its first file's name and the day, in the attachment's name and
+// the subject, never under the job's id.
+func mailedName(t *testing.T, ann *pageClient, smtp *smtptest.Server) {
+	t.Helper()
+	b, ct := form(t, [][2]string{{"a-report.txt", "quarterly report\n"}, {"b-annex.txt", "figures\n"}}, nil)
+	_, _, h := ann.do(http.MethodPost, "/convert", b, ct)
+	job := h.Get("Location")
+	if last := ann.waitFinal(job); !strings.Contains(last, `"state":"done"`) {
+		t.Fatalf("job of two files: %s", last)
+	}
+	before, _ := smtp.Received(t)
+	if status, _, _ := ann.post(job+"/mail", url.Values{"to": {"boss"}}); status != 303 {
+		t.Fatalf("mail a job of two files: %d", status)
+	}
+	raws, _ := smtp.Received(t)
+	if len(raws) != len(before)+1 {
+		t.Fatalf("%d mails, want %d", len(raws), len(before)+1)
+	}
+	raw := raws[len(raws)-1]
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	var names []string
+	_, params, _ := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	mr := multipart.NewReader(msg.Body, params["boundary"])
+	for p, err := mr.NextPart(); err == nil; p, err = mr.NextPart() {
+		if p.FileName() != "" {
+			names = append(names, p.FileName())
+		}
+	}
+	want := regexp.MustCompile(`^a-report and 1 more \d{4}-\d\d-\d\d\.zip$`)
+	if len(names) != 1 || !want.MatchString(names[0]) || !strings.Contains(subject, names[0]) ||
+		bytes.Contains(raw, []byte(strings.TrimPrefix(job, "/job/"))) {
+		t.Errorf("mail of a job of two files: subject %q, attachments %q; want them named %v, never the job's id", subject, names, want)
 	}
 }
