@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
 	bt "calq/internal/browsertest"
 	"calq/internal/serve/users"
 )
@@ -203,6 +206,20 @@ func TestPagesFit(t *testing.T) {
 			browserSignIn(t, ctx, ts.URL, "root")
 			look("users", "/admin/users")
 			click("user-key", `tr[data-user="`+longUser+`"] button[value="key"]`)
+			if err := bt.Click(ctx, "#copy-key"); err != nil {
+				t.Fatal(err)
+			}
+			if err := bt.WaitText(ctx, "#copy-key", "Copied"); err != nil {
+				t.Errorf("the copy button: %v", err)
+			}
+			if _, err := chromedp.Call(ctx, browser.SetPermission, browser.SetPermissionParams{
+				Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: browser.PermissionSettingGranted, Origin: ts.URL}); err != nil {
+				t.Fatal(err)
+			}
+			key, _ := bt.Text(ctx, "#new-key")
+			if got, err := bt.Eval[string](ctx, "navigator.clipboard.readText()"); err != nil || got != key || !strings.HasPrefix(got, "calq_") {
+				t.Errorf("the clipboard holds %q (%v), want the key %q", got, err, key)
+			}
 			click("user-delete", `tr[data-user="`+longUser+`"] button[value="delete"]`)
 			look("log", "/admin/log")
 			look("monitor", "/admin/monitor")
