@@ -568,17 +568,15 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 }
 
 // admit holds room for n files of user in the queue, or refuses them:
-// 413 when they could never fit, 429 with Retry-After when the queue is
-// full or, for a synchronous request, when the predicted time is over
-// the request's limit (Gotenberg would answer 503 once it ran out).
+// 413 only when they could never be queued under the bounds; 429 with
+// Retry-After when the queue is full or, for a synchronous request, when
+// the predicted time is over the request's limit (Gotenberg would answer
+// 503 once it ran out). A prediction only delays: a request predicted
+// over its limit even on an idle gate is admitted once nothing is ahead
+// of it (fair.Gate.RetryAfter).
 func (s *Server) admit(user string, cl sched.Class, n int, sync bool) (*fair.Reservation, error) {
 	if sync {
-		wait, ok := s.files.RetryAfter(user, cl, n, s.opts.RequestTimeout)
-		if !ok {
-			return nil, &jobError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf(
-				"Request Entity Too Large: %d files cannot be converted within the request's limit of %v; use POST /jobs", n, s.opts.RequestTimeout)}
-		}
-		if wait > 0 {
+		if wait := s.files.RetryAfter(user, cl, n, s.opts.RequestTimeout); wait > 0 {
 			return nil, &queueFull{retry: wait, msg: fmt.Sprintf(
 				"Too Many Requests: the predicted time of this request, %v, is over its limit of %v; retry later or use POST /jobs",
 				s.files.PredictWait(user, cl, n).Round(100*time.Millisecond), s.opts.RequestTimeout)}

@@ -351,7 +351,25 @@ func (f *fairOffice) Convert(ctx context.Context, in, out string, o lo.ConvertOp
 	begin = time.Now()
 	err = insts[i].Convert(ctx, in, out, o)
 	f.s.metrics.conversion(err, time.Since(begin))
+	if cut(err) {
+		slot.ReleaseCut() // the deferred Release is then a no-op
+	}
 	return err
+}
+
+// cut says whether a conversion was cut before its end (its time ran
+// out, it was cancelled, its instance was stopped): its time is no
+// service time, only a lower bound of one.
+func cut(err error) bool {
+	var ce *lo.ConvertError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Reason {
+	case lo.ReasonTimeout, lo.ReasonCanceled, lo.ReasonStopped, lo.ReasonClosed:
+		return true
+	}
+	return false
 }
 
 // reservationKey is the context key of a job's fair.Reservation: the

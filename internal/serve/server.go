@@ -189,7 +189,7 @@ func New(o Options) (*Server, error) {
 		o.MaxActive = defaultMaxActive(n)
 	}
 	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]bool{}, busy: make([]atomic.Bool, n)}
-	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser})
+	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser, Now: o.now})
 	s.active = fair.New(fair.Options{Servers: o.MaxActive})
 	if o.Shared != nil {
 		s.shared = servedQueue{o.Shared}
