@@ -107,8 +107,7 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) (jobs.Job, bool
 		return j, false
 	}
 	if err != nil {
-		s.opts.Log.Error("read a job", "job", id, "err", err)
-		s.problem(w, r, http.StatusInternalServerError, "The job could not be read: "+err.Error())
+		s.internalProblem(w, r, "read the job", err)
 		return j, false
 	}
 	return j, true
@@ -277,7 +276,7 @@ func (s *Server) jobFile(w http.ResponseWriter, r *http.Request) {
 	e := zr.File[out.N]
 	rc, err := e.Open()
 	if err != nil {
-		s.problem(w, r, http.StatusInternalServerError, "The PDF could not be read from the job's zip: "+err.Error())
+		s.internalProblem(w, r, "read the PDF from the job's zip", err)
 		return
 	}
 	defer rc.Close()

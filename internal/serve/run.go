@@ -87,6 +87,8 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 			state, status = jobs.Cancelled, 499
 		case errors.Is(err, sched.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 			status = http.StatusServiceUnavailable
+		case diskFull(err), sqliteCode(err) >= 0: // the server's fault: no paths, no internals
+			status, msg, _ = s.internalError("run job "+j.ID, err)
 		case errors.As(err, &je):
 			status = je.status
 		case errors.As(err, &ce):
