@@ -278,8 +278,8 @@ func (s *Server) mail(ctx context.Context, j *jobs.Job) error {
 }
 
 // sweep deletes, every so often, the jobs older than Keep that are done,
-// with their directories; it also removes directories no job owns (a
-// request that died while uploading).
+// with their directories. (Directories no job owns, a request that died
+// while uploading, are swept by Start: see sweepLeftovers.)
 func (s *Server) sweep() {
 	defer s.wg.Done()
 	every := min(s.opts.Keep/10, time.Minute)
