@@ -206,11 +206,19 @@ func (s *Server) deliver(j jobs.Job) {
 			case deliverMail:
 				err = s.mail(s.base, &j)
 			}
-			if err != nil && !permanent(err) {
-				left = append(left, what)
-				failures = append(failures, what+": "+err.Error())
-				s.opts.Log.Warn(what+" not delivered; it is tried again", "job", j.ID, "err", err)
+			if err == nil {
+				continue
 			}
+			// Recorded either way: a delivery refused for good (by its
+			// target, or by the policy when connecting) leaves its trace
+			// too, without being tried again.
+			failures = append(failures, what+": "+s.clientText(&j, err.Error()))
+			if permanent(err) {
+				s.opts.Log.Warn(what+" not delivered; it is not tried again", "job", j.ID, "err", err)
+				continue
+			}
+			left = append(left, what)
+			s.opts.Log.Warn(what+" not delivered; it is tried again", "job", j.ID, "err", err)
 		}
 		if s.base.Err() != nil && len(left) > 0 {
 			return // stopping: owed still, as recorded
@@ -310,7 +318,14 @@ func (s *Server) sweepOnce(ctx context.Context) {
 		if len(j.Pending) > 0 {
 			s.opts.Log.Warn("giving up deliveries after --keep", "job", j.ID, "pending", strings.Join(j.Pending, ","),
 				"err", j.DeliveryError)
-			s.opts.Jobs.SetPending(ctx, j.ID, nil, "")
+			// The record outlives the files: it keeps saying why.
+			why := "given up after --keep: " + strings.Join(j.Pending, ", ")
+			if j.DeliveryError != "" {
+				why += "; the last attempt: " + j.DeliveryError
+			}
+			if err := s.opts.Jobs.SetPending(ctx, j.ID, nil, why); err != nil {
+				s.opts.Log.Error("retention", "job", j.ID, "err", err)
+			}
 		}
 		if err := os.RemoveAll(s.jobDir(j.ID)); err != nil {
 			s.opts.Log.Error("retention", "job", j.ID, "err", err)
