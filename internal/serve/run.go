@@ -340,16 +340,51 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	}
 }
 
+// officeRetries is how many more times calq serve tries a document whose
+// LibreOffice died (killed, crashed) or was stopped while converting it:
+// on whichever instance is free next, the dead one restarting for the
+// next document. One that kills LibreOffice every time fails after
+// 1+officeRetries tries.
+const officeRetries = 2
+
 // fairOffice converts a job's office documents on the warm pool, each
 // when it is the turn of the job's user (see fair.Gate).
 type fairOffice struct {
-	s     *Server
-	job   string // its id
-	user  string
-	class sched.Class
+	s       *Server
+	job     string // its id
+	user    string
+	class   sched.Class
+	retries int // tries after a failure that is LibreOffice's (retryable); convert.Run retries by itself
 }
 
+// Convert converts in on an instance, and again up to f.retries times
+// when the instance, not the document, failed.
 func (f *fairOffice) Convert(ctx context.Context, in, out string, o lo.ConvertOptions) error {
+	for try := 0; ; try++ {
+		err := f.convertOnce(ctx, in, out, o)
+		if err == nil || try >= f.retries || ctx.Err() != nil || !retryable(err) {
+			return err
+		}
+		f.s.opts.Log.Warn("LibreOffice failed converting a document; it is tried again", "job", f.job, "try", try+1, "err", err)
+	}
+}
+
+// retryable says whether a conversion failed because of its instance
+// (it died, or was stopped), so that another try may succeed. (One that
+// could not start was tried three times already: see lo.Instance.)
+func retryable(err error) bool {
+	var ce *lo.ConvertError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Reason {
+	case lo.ReasonInstanceDied, lo.ReasonStopped:
+		return true
+	}
+	return false
+}
+
+func (f *fairOffice) convertOnce(ctx context.Context, in, out string, o lo.ConvertOptions) error {
 	if f.s.opts.Pool == nil {
 		return &lo.ConvertError{Input: in, Reason: lo.ReasonStartFailed, Err: errors.New("calq serve has no LibreOffice")}
 	}
