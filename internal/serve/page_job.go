@@ -370,7 +370,7 @@ func (s *Server) jobMail(w http.ResponseWriter, r *http.Request) {
 	file := filepath.Join(s.jobDir(j.ID), j.Result.Path)
 	if err := s.opts.Mail.Send(ctx, u.Name, to, []string{file}, []string{j.Result.Name}); err != nil {
 		s.opts.Log.Warn("mail from a job's page", "job", j.ID, "user", u.Name, "err", err)
-		again(http.StatusBadGateway, "The mail was not sent: "+err.Error()+". Nothing was sent; try again.")
+		again(http.StatusBadGateway, "The mail was not sent: "+s.clientText(&j, err.Error())+". Nothing was sent; try again.")
 		return
 	}
 	s.opts.Log.Info("mailed from a job's page", "job", j.ID, "user", u.Name, "to", len(to))
