@@ -121,7 +121,7 @@ func noisePDF(t *testing.T, name string, seed uint64) upload {
 func TestJournalLocked(t *testing.T) {
 	sqlite3 := tooltest.Require(t, "sqlite3")
 	ts := newTestServer(t, nil)
-	shell := exec.Command(sqlite3, ts.DB)
+	shell := exec.Command(sqlite3, "-bail", ts.DB) // a failed BEGIN ends it: no "locked" without the lock
 	in, err := shell.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -130,12 +130,14 @@ func TestJournalLocked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var stderr bytes.Buffer
+	shell.Stderr = &stderr
 	if err := shell.Start(); err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(in, "BEGIN IMMEDIATE;\nSELECT 'locked';\n")
+	io.WriteString(in, ".timeout 10000\nBEGIN IMMEDIATE;\nSELECT 'locked';\n") // waits for the server's own writes
 	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "locked\n" {
-		t.Fatalf("sqlite3 said %q, %v; want locked", line, err)
+		t.Fatalf("sqlite3 said %q, %v (%s); want locked", line, err, &stderr)
 	}
 	doc := []upload{{"files", "a.txt", []byte("a\n")}}
 	resp := post(t, ts.URL+"/jobs", doc, nil, nil)
@@ -149,7 +151,7 @@ func TestJournalLocked(t *testing.T) {
 	}
 	in.Close() // sqlite3 ends, and its transaction with it
 	if err := shell.Wait(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("sqlite3: %v: %s", err, &stderr)
 	}
 	if resp := post(t, ts.URL+"/jobs", doc, nil, nil); resp.StatusCode != http.StatusAccepted {
 		t.Errorf("POST /jobs after the lock: %d %s, want 202", resp.StatusCode, body(t, resp))
