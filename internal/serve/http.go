@@ -178,7 +178,8 @@ func (s *Server) refuse(w http.ResponseWriter, err error) {
 }
 
 // refusal is the status and sentence an error of accept answers, and
-// when to try again (0 but for a full queue).
+// when to try again (0: no Retry-After). An error of the server's own
+// says nothing of its paths or internals (internalError).
 func (s *Server) refusal(err error) (status int, msg string, retry time.Duration) {
 	var fe *form.Error
 	var je *jobError
@@ -193,8 +194,7 @@ func (s *Server) refusal(err error) (status int, msg string, retry time.Duration
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable, "Service Unavailable: the request's time ran out while it was read", 0
 	default:
-		s.opts.Log.Error("accept a request", "err", err)
-		return http.StatusInternalServerError, "Internal Server Error: " + err.Error(), 0
+		return s.internalError("accept the request", err)
 	}
 }
 
@@ -220,7 +220,7 @@ func (s *Server) reply(w http.ResponseWriter, j *jobs.Job, err error) {
 			fail(w, je.status, je.msg)
 			return
 		}
-		fail(w, http.StatusInternalServerError, err.Error())
+		s.failInternal(w, "finish the job", err)
 		return
 	}
 	if j.State != jobs.Done || j.Result == nil {
@@ -383,7 +383,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (jobs.Job, bool)
 		return j, false
 	}
 	if err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
+		s.failInternal(w, "read the job", err)
 		return j, false
 	}
 	return j, true
@@ -424,7 +424,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	js, err := s.opts.Jobs.List(r.Context(), owner(user(r)), 100)
 	if err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
+		s.failInternal(w, "list the jobs", err)
 		return
 	}
 	views := make([]jobView, len(js))
@@ -456,11 +456,11 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 		// A final job is deleted with its files: the client has its
 		// result, or does not want it.
 		if err := os.RemoveAll(s.jobDir(j.ID)); err != nil {
-			fail(w, http.StatusInternalServerError, err.Error())
+			s.failInternal(w, "delete the job's files", err)
 			return
 		}
 		if err := s.opts.Jobs.Delete(r.Context(), j.ID); err != nil {
-			fail(w, http.StatusInternalServerError, err.Error())
+			s.failInternal(w, "delete the job", err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -473,7 +473,7 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 		rn.cancel(errCancelled)
 		<-rn.done
 	} else if _, err := s.opts.Jobs.Finish(r.Context(), j.ID, jobs.Cancelled, nil, errCancelled.Error(), 499); err != nil {
-		fail(w, http.StatusInternalServerError, err.Error())
+		s.failInternal(w, "cancel the job", err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -568,17 +568,15 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 }
 
 // admit holds room for n files of user in the queue, or refuses them:
-// 413 when they could never fit, 429 with Retry-After when the queue is
-// full or, for a synchronous request, when the predicted time is over
-// the request's limit (Gotenberg would answer 503 once it ran out).
+// 413 only when they could never be queued under the bounds; 429 with
+// Retry-After when the queue is full or, for a synchronous request, when
+// the predicted time is over the request's limit (Gotenberg would answer
+// 503 once it ran out). A prediction only delays: a request predicted
+// over its limit even on an idle gate is admitted once nothing is ahead
+// of it (fair.Gate.RetryAfter).
 func (s *Server) admit(user string, cl sched.Class, n int, sync bool) (*fair.Reservation, error) {
 	if sync {
-		wait, ok := s.files.RetryAfter(user, cl, n, s.opts.RequestTimeout)
-		if !ok {
-			return nil, &jobError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf(
-				"Request Entity Too Large: %d files cannot be converted within the request's limit of %v; use POST /jobs", n, s.opts.RequestTimeout)}
-		}
-		if wait > 0 {
+		if wait := s.files.RetryAfter(user, cl, n, s.opts.RequestTimeout); wait > 0 {
 			return nil, &queueFull{retry: wait, msg: fmt.Sprintf(
 				"Too Many Requests: the predicted time of this request, %v, is over its limit of %v; retry later or use POST /jobs",
 				s.files.PredictWait(user, cl, n).Round(100*time.Millisecond), s.opts.RequestTimeout)}

@@ -142,8 +142,10 @@ func (s *Server) profileTask(u users.User) (Task, error) {
 	}
 	t, err := s.opts.Profile(u.Profile)
 	if err != nil {
+		// The cause may name the server's files (a password file): the log has it.
+		s.opts.Log.Error("apply a user's profile", "user", u.Name, "profile", u.Profile, "err", err)
 		return t, &jobError{status: http.StatusInternalServerError,
-			msg: fmt.Sprintf("the profile %q of user %s cannot be used: %v", u.Profile, u.Name, err)}
+			msg: fmt.Sprintf("the profile %q of user %s cannot be used; the cause is in calq serve's log", u.Profile, u.Name)}
 	}
 	return t, nil
 }

@@ -28,7 +28,7 @@ func (s *Server) usersPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) showUsers(w http.ResponseWriter, r *http.Request, status int, done usersDone, msg string) {
 	us, err := s.opts.Accounts.List(r.Context())
 	if err != nil && msg == "" {
-		msg, status = err.Error(), http.StatusInternalServerError
+		status, msg, _ = s.internalError("list the users", err)
 	}
 	s.render(w, r, status, "users", page{Title: "Users", Nav: "users", Notice: done.notice, Error: msg,
 		Data: usersView{Users: us, Me: user(r).Name, NewKey: done.key}})
@@ -202,7 +202,7 @@ func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
 	for jq.Offset, jq.Limit = 0, 1000; len(all) < maxExport; jq.Offset += jq.Limit {
 		pg, err := s.opts.Jobs.Query(r.Context(), jq)
 		if err != nil {
-			s.problem(w, r, http.StatusInternalServerError, err.Error())
+			s.internalProblem(w, r, "read the log", err)
 			return
 		}
 		all = append(all, pg.Jobs...)

@@ -29,7 +29,7 @@ func (s *Server) showContacts(w http.ResponseWriter, r *http.Request, status int
 	}
 	cs, err := s.opts.Contacts.List(r.Context(), user(r).Name)
 	if err != nil && msg == "" {
-		msg, status = err.Error(), http.StatusInternalServerError
+		status, msg, _ = s.internalError("read the address book", err)
 	}
 	s.render(w, r, status, "contacts", page{Title: "Address book", Nav: "contacts", Notice: notice, Error: msg,
 		Data: contactsView{Contacts: cs, Edit: edit}})
@@ -124,7 +124,7 @@ func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, status int
 	}
 	ps, err := s.opts.Profiles.List(user(r).Name)
 	if err != nil && msg == "" {
-		msg, status = err.Error(), http.StatusInternalServerError
+		status, msg, _ = s.internalError("read the profiles", err)
 	}
 	s.render(w, r, status, "profiles", page{Title: "Profiles", Nav: "profiles", Notice: notice, Error: msg,
 		Data: profilesView{Profiles: ps, Edit: edit}})

@@ -107,8 +107,7 @@ func (s *Server) pageJob(w http.ResponseWriter, r *http.Request) (jobs.Job, bool
 		return j, false
 	}
 	if err != nil {
-		s.opts.Log.Error("read a job", "job", id, "err", err)
-		s.problem(w, r, http.StatusInternalServerError, "The job could not be read: "+err.Error())
+		s.internalProblem(w, r, "read the job", err)
 		return j, false
 	}
 	return j, true
@@ -277,7 +276,7 @@ func (s *Server) jobFile(w http.ResponseWriter, r *http.Request) {
 	e := zr.File[out.N]
 	rc, err := e.Open()
 	if err != nil {
-		s.problem(w, r, http.StatusInternalServerError, "The PDF could not be read from the job's zip: "+err.Error())
+		s.internalProblem(w, r, "read the PDF from the job's zip", err)
 		return
 	}
 	defer rc.Close()
@@ -372,7 +371,7 @@ func (s *Server) jobMail(w http.ResponseWriter, r *http.Request) {
 	file := filepath.Join(s.jobDir(j.ID), j.Result.Path)
 	if err := s.opts.Mail.Send(ctx, u.Name, to, []string{file}, []string{peopleName(&j)}); err != nil {
 		s.opts.Log.Warn("mail from a job's page", "job", j.ID, "user", u.Name, "err", err)
-		again(http.StatusBadGateway, "The mail was not sent: "+err.Error()+". Nothing was sent; try again.")
+		again(http.StatusBadGateway, "The mail was not sent: "+s.clientText(&j, err.Error())+". Nothing was sent; try again.")
 		return
 	}
 	s.opts.Log.Info("mailed from a job's page", "job", j.ID, "user", u.Name, "to", len(to))

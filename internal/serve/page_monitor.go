@@ -49,8 +49,7 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.opts.Log.Error("collect the monitoring figures", "err", err)
-		v.Err = err.Error()
+		_, v.Err, _ = s.internalError("collect the monitoring figures", err)
 	}
 	if q := v.Snap.Queue; q != nil {
 		for c := range sched.NumClasses {

@@ -87,6 +87,8 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 			state, status = jobs.Cancelled, 499
 		case errors.Is(err, sched.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 			status = http.StatusServiceUnavailable
+		case diskFull(err), sqliteCode(err) >= 0: // the server's fault: no paths, no internals
+			status, msg, _ = s.internalError("run job "+j.ID, err)
 		case errors.As(err, &je):
 			status = je.status
 		case errors.As(err, &ce):
@@ -204,11 +206,19 @@ func (s *Server) deliver(j jobs.Job) {
 			case deliverMail:
 				err = s.mail(s.base, &j)
 			}
-			if err != nil && !permanent(err) {
-				left = append(left, what)
-				failures = append(failures, what+": "+err.Error())
-				s.opts.Log.Warn(what+" not delivered; it is tried again", "job", j.ID, "err", err)
+			if err == nil {
+				continue
 			}
+			// Recorded either way: a delivery refused for good (by its
+			// target, or by the policy when connecting) leaves its trace
+			// too, without being tried again.
+			failures = append(failures, what+": "+s.clientText(&j, err.Error()))
+			if permanent(err) {
+				s.opts.Log.Warn(what+" not delivered; it is not tried again", "job", j.ID, "err", err)
+				continue
+			}
+			left = append(left, what)
+			s.opts.Log.Warn(what+" not delivered; it is tried again", "job", j.ID, "err", err)
 		}
 		if s.base.Err() != nil && len(left) > 0 {
 			return // stopping: owed still, as recorded
@@ -276,8 +286,8 @@ func (s *Server) mail(ctx context.Context, j *jobs.Job) error {
 }
 
 // sweep deletes, every so often, the jobs older than Keep that are done,
-// with their directories; it also removes directories no job owns (a
-// request that died while uploading).
+// with their directories. (Directories no job owns, a request that died
+// while uploading, are swept by Start: see sweepLeftovers.)
 func (s *Server) sweep() {
 	defer s.wg.Done()
 	every := min(s.opts.Keep/10, time.Minute)
@@ -308,7 +318,14 @@ func (s *Server) sweepOnce(ctx context.Context) {
 		if len(j.Pending) > 0 {
 			s.opts.Log.Warn("giving up deliveries after --keep", "job", j.ID, "pending", strings.Join(j.Pending, ","),
 				"err", j.DeliveryError)
-			s.opts.Jobs.SetPending(ctx, j.ID, nil, "")
+			// The record outlives the files: it keeps saying why.
+			why := "given up after --keep: " + strings.Join(j.Pending, ", ")
+			if j.DeliveryError != "" {
+				why += "; the last attempt: " + j.DeliveryError
+			}
+			if err := s.opts.Jobs.SetPending(ctx, j.ID, nil, why); err != nil {
+				s.opts.Log.Error("retention", "job", j.ID, "err", err)
+			}
 		}
 		if err := os.RemoveAll(s.jobDir(j.ID)); err != nil {
 			s.opts.Log.Error("retention", "job", j.ID, "err", err)
@@ -323,16 +340,51 @@ func (s *Server) sweepOnce(ctx context.Context) {
 	}
 }
 
+// officeRetries is how many more times calq serve tries a document whose
+// LibreOffice died (killed, crashed) or was stopped while converting it:
+// on whichever instance is free next, the dead one restarting for the
+// next document. One that kills LibreOffice every time fails after
+// 1+officeRetries tries.
+const officeRetries = 2
+
 // fairOffice converts a job's office documents on the warm pool, each
 // when it is the turn of the job's user (see fair.Gate).
 type fairOffice struct {
-	s     *Server
-	job   string // its id
-	user  string
-	class sched.Class
+	s       *Server
+	job     string // its id
+	user    string
+	class   sched.Class
+	retries int // tries after a failure that is LibreOffice's (retryable); convert.Run retries by itself
 }
 
+// Convert converts in on an instance, and again up to f.retries times
+// when the instance, not the document, failed.
 func (f *fairOffice) Convert(ctx context.Context, in, out string, o lo.ConvertOptions) error {
+	for try := 0; ; try++ {
+		err := f.convertOnce(ctx, in, out, o)
+		if err == nil || try >= f.retries || ctx.Err() != nil || !retryable(err) {
+			return err
+		}
+		f.s.opts.Log.Warn("LibreOffice failed converting a document; it is tried again", "job", f.job, "try", try+1, "err", err)
+	}
+}
+
+// retryable says whether a conversion failed because of its instance
+// (it died, or was stopped), so that another try may succeed. (One that
+// could not start was tried three times already: see lo.Instance.)
+func retryable(err error) bool {
+	var ce *lo.ConvertError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Reason {
+	case lo.ReasonInstanceDied, lo.ReasonStopped:
+		return true
+	}
+	return false
+}
+
+func (f *fairOffice) convertOnce(ctx context.Context, in, out string, o lo.ConvertOptions) error {
 	if f.s.opts.Pool == nil {
 		return &lo.ConvertError{Input: in, Reason: lo.ReasonStartFailed, Err: errors.New("calq serve has no LibreOffice")}
 	}
@@ -351,7 +403,25 @@ func (f *fairOffice) Convert(ctx context.Context, in, out string, o lo.ConvertOp
 	begin = time.Now()
 	err = insts[i].Convert(ctx, in, out, o)
 	f.s.metrics.conversion(err, time.Since(begin))
+	if cut(err) {
+		slot.ReleaseCut() // the deferred Release is then a no-op
+	}
 	return err
+}
+
+// cut says whether a conversion was cut before its end (its time ran
+// out, it was cancelled, its instance was stopped): its time is no
+// service time, only a lower bound of one.
+func cut(err error) bool {
+	var ce *lo.ConvertError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	switch ce.Reason {
+	case lo.ReasonTimeout, lo.ReasonCanceled, lo.ReasonStopped, lo.ReasonClosed:
+		return true
+	}
+	return false
 }
 
 // reservationKey is the context key of a job's fair.Reservation: the

@@ -189,7 +189,7 @@ func New(o Options) (*Server, error) {
 		o.MaxActive = defaultMaxActive(n)
 	}
 	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]bool{}, busy: make([]atomic.Bool, n)}
-	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser})
+	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser, Now: o.now})
 	s.active = fair.New(fair.Options{Servers: o.MaxActive})
 	if o.Shared != nil {
 		s.shared = servedQueue{o.Shared}
@@ -205,8 +205,11 @@ func (s *Server) Handler() http.Handler { return s.mux }
 
 // Start runs the jobs the journal holds from a server that stopped
 // before they were done, oldest first, and starts the retention sweep
-// and, with a shared queue, the server's worker on it.
+// and, with a shared queue, the server's worker on it. First it sweeps
+// --data of what a crash left there (sweepLeftovers): it must be called
+// before Handler serves any request.
 func (s *Server) Start(ctx context.Context) error {
+	s.sweepLeftovers(ctx)
 	pending, err := s.opts.Jobs.Pending(ctx)
 	if err != nil {
 		return err

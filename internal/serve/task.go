@@ -121,11 +121,11 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	o := convert.Options{
 		Inputs: ins, Out: out, PDFA: t.PDFA, Export: t.Export,
 		Office: &fairOffice{s: s, job: j.ID, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
-		Class: j.Class, Timeout: s.opts.FileTimeout, Workers: s.opts.Workers,
+		Class: j.Class, Timeout: s.opts.FileTimeout, Workers: s.opts.Workers, Retries: officeRetries,
 		Journal: s.opts.Journal, Label: sharedLabel(j.ID),
 		Progress: func(f convert.FileResult) {
 			s.progress(j, f)
-			if f.State == convert.StateConverted || f.State == convert.StateSkipped || f.Reason == "" {
+			if f.State == convert.StateConverted || f.State == convert.StateSkipped || f.State == convert.StateRetry || f.Reason == "" {
 				return
 			}
 			mu.Lock()
@@ -216,7 +216,7 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out stri
 	if t.PDFA == 0 {
 		return nil, badRequest("Invalid form data: form field 'pdfa' is required on this route")
 	}
-	office := &fairOffice{s: s, user: j.Owner, class: j.Class}
+	office := &fairOffice{s: s, user: j.Owner, class: j.Class, retries: officeRetries}
 	res := make([]string, len(ins))
 	for i, in := range ins {
 		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))

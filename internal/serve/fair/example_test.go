@@ -16,7 +16,7 @@ func Example() {
 	ctx := context.Background()
 
 	limit := 10 * time.Second
-	if wait, ok := g.RetryAfter("alice", sched.P1, 3, limit); !ok || wait > 0 {
+	if wait := g.RetryAfter("alice", sched.P1, 3, limit); wait > 0 {
 		fmt.Println("429, Retry-After", wait)
 		return
 	}

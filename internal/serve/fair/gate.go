@@ -44,11 +44,15 @@ type Options struct {
 	// call the Gate.
 	Weight func(user string) float64
 	// DefaultService is the service time PredictWait assumes before any
-	// has been measured; 0 means 1 s.
+	// has been measured, and the prior the estimate goes back to (see
+	// estimate); 0 means 1 s.
 	DefaultService time.Duration
-	// Window is how many recent service times the rate is the mean of; 0
-	// means 32.
+	// Window is how many recent service times the estimate is the mean
+	// of; 0 means 32.
 	Window int
+	// HalfLife is the age at which a measured service time counts half
+	// as much as a fresh one against DefaultService; 0 means 5 minutes.
+	HalfLife time.Duration
 	// Now is the clock service times are measured with; nil means
 	// time.Now.
 	Now func() time.Time
@@ -63,13 +67,13 @@ type Gate struct {
 	free     []int    // indexes of idle servers, used as a stack
 	ready    userHeap // users with waiting files, by start tag
 	users    map[string]*user
-	vtime    float64       // virtual time: the start tag of the last grant
-	maxTag   float64       // the largest finish tag granted
-	seq      uint64        // orders users who start waiting, to break ties
-	sweepAt  int           // sweep user records when there are this many
-	waiting  int           // files waiting in Acquire
-	reserved int           // units of live Reservations not yet acquired
-	service  serviceWindow // recent service times
+	vtime    float64  // virtual time: the start tag of the last grant
+	maxTag   float64  // the largest finish tag granted
+	seq      uint64   // orders users who start waiting, to break ties
+	sweepAt  int      // sweep user records when there are this many
+	waiting  int      // files waiting in Acquire
+	reserved int      // units of live Reservations not yet acquired
+	service  estimate // from recent service times
 }
 
 // New returns a Gate with every server free. It panics when o.Servers is
@@ -84,10 +88,13 @@ func New(o Options) *Gate {
 	if o.Window <= 0 {
 		o.Window = 32
 	}
+	if o.HalfLife <= 0 {
+		o.HalfLife = 5 * time.Minute
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	g := &Gate{o: o, users: make(map[string]*user), service: serviceWindow{d: make([]time.Duration, o.Window)}}
+	g := &Gate{o: o, users: make(map[string]*user), service: newEstimate(o.DefaultService, o.HalfLife, o.Window)}
 	for i := o.Servers - 1; i >= 0; i-- {
 		g.free = append(g.free, i) // server 0 on top: the first grant gets it
 	}
@@ -106,8 +113,18 @@ type Slot struct {
 func (s *Slot) Server() int { return s.server }
 
 // Release frees the server for the next waiter and records the time since
-// Acquire returned as a service time. Releasing twice is a no-op.
-func (s *Slot) Release() {
+// Acquire returned as a service time. Releasing twice, or after
+// ReleaseCut, is a no-op.
+func (s *Slot) Release() { s.release(false) }
+
+// ReleaseCut is Release for a service that did not run to its end (it
+// timed out, or was cancelled): its time says only that the file would
+// have taken longer, so it counts as at most a few typical service times
+// (see estimate), and one file cut at 30 s cannot make every other file
+// look that slow.
+func (s *Slot) ReleaseCut() { s.release(true) }
+
+func (s *Slot) release(cut bool) {
 	g := s.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -115,7 +132,8 @@ func (s *Slot) Release() {
 		return
 	}
 	s.released = true
-	g.service.add(g.o.Now().Sub(s.start))
+	now := g.o.Now()
+	g.service.add(now.Sub(s.start), now, cut)
 	g.freeServer(s.server)
 }
 

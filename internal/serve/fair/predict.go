@@ -11,10 +11,10 @@ import (
 // files from user, all in class, would be done if it were queued now.
 //
 // The model is M/M/c conditioned on the gate's present state: c servers,
-// each serving at rate μ (the inverse of the mean of the last
-// Options.Window service times, or of Options.DefaultService before any
-// was measured), exponential service times, and nothing arriving after
-// this request. Files start in the order the gate grants them, and the
+// each serving at rate μ (the inverse of the estimated service time: the
+// last Options.Window service times, weighed by age, with
+// Options.DefaultService as the prior; see estimate), exponential service
+// times, and nothing arriving after this request. Files start in the order the gate grants them, and the
 // files that start before this request's last one are:
 //
 //   - the user's own waiting files of class or a more urgent one (strict
@@ -52,30 +52,29 @@ func (g *Gate) PredictWait(user string, class sched.Class, files int) time.Durat
 	return seconds(g.predict(user, class, files))
 }
 
-// RetryAfter says when a request that PredictWait says would exceed limit
-// should be tried again: after wait, once the files ahead of it have
-// drained enough at rate cμ (PredictWait less limit, with nothing
-// arriving meanwhile: a mean, which the server rounds up to whole seconds
-// for the Retry-After header). It returns 0 and true when the request
-// fits limit now, and 0 and false when it would not fit even on an idle
-// gate (no retry helps: the request is too large for limit).
-func (g *Gate) RetryAfter(user string, class sched.Class, files int, limit time.Duration) (wait time.Duration, ok bool) {
+// RetryAfter says how long a request should wait before it is tried
+// again, 0 when it may be admitted now. A request is admitted when
+// PredictWait fits limit, and also, when even an idle gate would not fit
+// it into limit, once nothing it would wait for is ahead of it: the
+// prediction is an estimate, and waiting cannot make such a request any
+// shorter, so it gets its chance (its own deadline cuts it should the
+// estimate be right). Otherwise the wait is the prediction's excess over
+// the larger of limit and the idle gate's time, which the files ahead
+// drain at rate cμ with nothing arriving meanwhile: a mean, which the
+// server rounds up to whole seconds for the Retry-After header. A
+// prediction never refuses a request for good: only the bounds do
+// (Reserve's ErrTooLarge).
+func (g *Gate) RetryAfter(user string, class sched.Class, files int, limit time.Duration) time.Duration {
 	if files <= 0 {
-		return 0, true
+		return 0
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	mu := g.rate()
 	c := float64(g.o.Servers)
 	idle := math.Max(0, float64(files)-c)/(c*mu) + 1/mu
-	if seconds(idle) > limit {
-		return 0, false
-	}
-	now := seconds(g.predict(user, class, files))
-	if now <= limit {
-		return 0, true
-	}
-	return now - limit, true
+	now := g.predict(user, class, files)
+	return max(0, seconds(now)-max(limit, seconds(idle)))
 }
 
 // Drain returns the expected time for n files to leave the queue with
@@ -146,13 +145,9 @@ func (g *Gate) before(v *user, last float64, seq uint64) int {
 	return min(n, b)
 }
 
-// rate returns μ, the measured service rate of one server per second,
-// or that of DefaultService before any service was measured.
+// rate returns μ, the estimated service rate of one server per second.
 func (g *Gate) rate() float64 {
-	if mu := g.service.rate(); mu > 0 {
-		return mu
-	}
-	return 1 / g.o.DefaultService.Seconds()
+	return g.service.rate(g.o.Now())
 }
 
 // seconds converts s seconds to a Duration, saturating.
@@ -161,33 +156,4 @@ func seconds(s float64) time.Duration {
 		return time.Duration(d)
 	}
 	return math.MaxInt64
-}
-
-// serviceWindow holds the last len(d) service times.
-type serviceWindow struct {
-	d    []time.Duration
-	n    int // how many of d hold a time
-	next int // where the next time goes
-	sum  time.Duration
-}
-
-func (s *serviceWindow) add(d time.Duration) {
-	d = max(d, 0)
-	if s.n == len(s.d) {
-		s.sum -= s.d[s.next]
-	} else {
-		s.n++
-	}
-	s.d[s.next] = d
-	s.sum += d
-	s.next = (s.next + 1) % len(s.d)
-}
-
-// rate returns one over the mean service time in seconds, 0 when unknown
-// (nothing measured, or every time measured was 0).
-func (s *serviceWindow) rate() float64 {
-	if s.n == 0 || s.sum <= 0 {
-		return 0
-	}
-	return float64(s.n) / s.sum.Seconds()
 }

@@ -96,16 +96,16 @@ func cleanup(h *harness) {
 	h.held = nil
 }
 
-// TestMeasuredRate: μ is one over the mean of the last Window service
-// times, and PredictWait uses it once measured.
+// TestMeasuredRate: μ is one over the estimate, the prior and the last
+// Window service times, and PredictWait uses it once measured.
 func TestMeasuredRate(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	clk := testclock.New(t0)
-	g := New(Options{Servers: 2, Window: 2, Now: clk.Now})
+	g := New(Options{Servers: 2, Window: 2, Now: clk.Now, HalfLife: 1000 * time.Hour})
 	if got := g.Stats().ServiceRate; got != 0 {
 		t.Errorf("rate before any service: %v, want 0", got)
 	}
-	for _, d := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+	for _, d := range []time.Duration{time.Second, 2 * time.Second, 7 * time.Second} {
 		s, err := g.Acquire(t.Context(), "x", sched.P2)
 		if err != nil {
 			t.Fatal(err)
@@ -113,22 +113,25 @@ func TestMeasuredRate(t *testing.T) {
 		clk.Set(clk.Now().Add(d))
 		s.Release()
 	}
-	if got, want := g.Stats().ServiceRate, 1/3.0; math.Abs(got-want) > 1e-12 {
-		t.Errorf("rate after 1 s, 2 s, 4 s in a window of 2: %v, want %v", got, want)
+	// The prior (1 s) and the last two, 2 s and 7 s, about as fresh:
+	// 10/3 s.
+	if got, want := g.Stats().ServiceRate, 0.3; math.Abs(got-want) > 1e-4 {
+		t.Errorf("rate after 1 s, 2 s, 7 s in a window of 2: %v, want %v", got, want)
 	}
 	for range 2 {
 		if _, err := g.Acquire(t.Context(), "x", sched.P2); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got, want := g.PredictWait("u", sched.P2, 1), 4500*time.Millisecond; got != want {
-		t.Errorf("PredictWait with both busy at μ = 1/3 s: %v, want %v (1/(2/3) + 3)", got, want)
+	if got, want := g.PredictWait("u", sched.P2, 1), 5000*time.Millisecond; (got - want).Abs() > time.Millisecond {
+		t.Errorf("PredictWait with both busy at μ = 0.3/s: %v, want %v (1/0.6 + 1/0.3)", got, want)
 	}
 }
 
 // TestRetryAfter: a request over its limit may retry once the queue
-// ahead has drained by the difference, and a request too large for its
-// limit on an idle gate is told no retry helps.
+// ahead has drained by the difference; a request that would be over its
+// limit even on an idle gate waits only for what is ahead of it, and is
+// admitted on an idle gate: a prediction never refuses for good.
 func TestRetryAfter(t *testing.T) {
 	g := New(Options{Servers: 2})
 	for range 2 {
@@ -139,23 +142,25 @@ func TestRetryAfter(t *testing.T) {
 	if _, err := g.Reserve("a", 10); err != nil { // a's next file: 11/2 + 1 = 6.5 s
 		t.Fatal(err)
 	}
+	idle := New(Options{Servers: 2})
 	tests := []struct {
-		name   string
-		files  int
-		limit  time.Duration
-		want   time.Duration
-		wantOK bool
+		name  string
+		g     *Gate
+		files int
+		limit time.Duration
+		want  time.Duration
 	}{
-		{"fits", 1, 7 * time.Second, 0, true},
-		{"fits exactly", 1, 6500 * time.Millisecond, 0, true},
-		{"drain first", 1, 3 * time.Second, 3500 * time.Millisecond, true},
-		{"too large even idle", 100, 10 * time.Second, 0, false}, // 98/2 + 1 = 50 s
-		{"no file", 0, time.Second, 0, true},
+		{"fits", g, 1, 7 * time.Second, 0},
+		{"fits exactly", g, 1, 6500 * time.Millisecond, 0},
+		{"drain first", g, 1, 3 * time.Second, 3500 * time.Millisecond},
+		// 110/2 + 1 = 56 s now, 98/2 + 1 = 50 s idle: wait for the 6 s ahead.
+		{"too large even idle, behind others", g, 100, 10 * time.Second, 6 * time.Second},
+		{"too large even idle, nothing ahead", idle, 100, 10 * time.Second, 0},
+		{"no file", g, 0, time.Second, 0},
 	}
 	for _, tt := range tests {
-		got, ok := g.RetryAfter("a", sched.P2, tt.files, tt.limit)
-		if got != tt.want || ok != tt.wantOK {
-			t.Errorf("%s: RetryAfter(a, P2, %d, %v) = %v, %v; want %v, %v", tt.name, tt.files, tt.limit, got, ok, tt.want, tt.wantOK)
+		if got := tt.g.RetryAfter("a", sched.P2, tt.files, tt.limit); got != tt.want {
+			t.Errorf("%s: RetryAfter(a, P2, %d, %v) = %v, want %v", tt.name, tt.files, tt.limit, got, tt.want)
 		}
 	}
 	for n, want := range map[int]time.Duration{-1: 0, 0: 0, 3: 1500 * time.Millisecond} {

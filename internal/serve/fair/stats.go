@@ -11,7 +11,7 @@ type Stats struct {
 	WaitingByClass [sched.NumClasses]int // Waiting by class, P0 to P3
 	WaitingByUser  map[string]int        // Waiting by user, users with none left out
 	// ServiceRate is μ, what one server does per second: the inverse of
-	// the mean of the last Options.Window service times; 0 while none was
+	// the estimated service time PredictWait uses; 0 while none was
 	// measured.
 	ServiceRate float64
 }
@@ -26,7 +26,9 @@ func (g *Gate) Stats() Stats {
 		Waiting:       g.waiting,
 		Reserved:      g.reserved,
 		WaitingByUser: make(map[string]int),
-		ServiceRate:   g.service.rate(),
+	}
+	if g.service.n > 0 {
+		s.ServiceRate = g.rate()
 	}
 	for _, u := range g.users {
 		if u.waiting > 0 {
