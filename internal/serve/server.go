@@ -120,6 +120,7 @@ type Server struct {
 	active    *fair.Gate    // the jobs running at once, chosen fairly
 	metrics   *metrics
 	mux       *http.ServeMux
+	guard     *guard // bounds before authentication (auth.go)
 
 	mu         sync.Mutex
 	running    map[string]*run // jobs of this process not final yet, by id
