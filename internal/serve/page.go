@@ -31,6 +31,7 @@ type Accounts interface {
 	EndSession(ctx context.Context, token string) error
 	List(ctx context.Context) ([]users.User, error)
 	Add(ctx context.Context, u users.User) (users.User, error)
+	AddWithPassword(ctx context.Context, u users.User, password string) (users.User, error)
 	SetAdmin(ctx context.Context, name string, admin bool) error
 	SetDisabled(ctx context.Context, name string, disabled bool) error
 	SetPassword(ctx context.Context, name, password string) error

@@ -42,16 +42,11 @@ func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
 	var notice string
 	switch action {
 	case "add":
+		u := users.User{Name: name, Admin: r.PostForm.Get("admin") != ""}
 		if password != "" {
-			if err = users.ValidatePassword(password); err != nil {
-				break
-			}
-		}
-		_, err = s.opts.Accounts.Add(ctx, users.User{Name: name, Admin: r.PostForm.Get("admin") != ""})
-		if err == nil && password != "" {
-			if err = s.opts.Accounts.SetPassword(ctx, name, password); err != nil {
-				err = fmt.Errorf("user %s was added, without a password: %w", name, err)
-			}
+			_, err = s.opts.Accounts.AddWithPassword(ctx, u, password)
+		} else {
+			_, err = s.opts.Accounts.Add(ctx, u)
 		}
 		notice = "Added " + name + "."
 	case "admin", "unadmin":
@@ -77,6 +72,11 @@ func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
 		notice = fmt.Sprintf("Revoked %d API keys of %s.", n, name)
 	default:
 		err = fmt.Errorf("unknown action %q", action)
+	}
+	if errors.Is(err, users.ErrBusy) {
+		w.Header().Set("Retry-After", "1")
+		s.showUsers(w, r, http.StatusTooManyRequests, "", "The server is checking many passwords at once: nothing was changed; try again in a second.")
+		return
 	}
 	if err != nil {
 		s.showUsers(w, r, http.StatusBadRequest, "", err.Error())

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -122,5 +124,36 @@ func TestSignInFormBounded(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("a sign-in form of 16 KiB: %d, want 400", resp.StatusCode)
+	}
+}
+
+// TestAdminPasswordBusy: the administrator's add with a password, or new
+// password, while every hash place is taken: 429 with Retry-After, and
+// no user left behind without the password asked for.
+func TestAdminPasswordBusy(t *testing.T) {
+	ts := pageServer(t, nil)
+	c := browserClient(t)
+	signIn(t, c, ts.URL, "root", "root-secret-pw")
+	for users.Hashes.TryEnter() {
+		defer users.Hashes.Leave()
+	}
+	for _, v := range []url.Values{
+		{"action": {"add"}, "name": {"carol"}, "password": {"carol-secret-pw"}},
+		{"action": {"password"}, "name": {"bob"}, "password": {"bob-new-secret"}},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/admin/users", strings.NewReader(v.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s while every hash place is taken: %d (Retry-After %q), want 429 with Retry-After",
+				v.Get("action"), resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	}
+	if _, err := ts.Users.Get(context.Background(), "carol"); !errors.Is(err, users.ErrNoUser) {
+		t.Errorf("carol after a refused add: %v, want no such user", err)
 	}
 }

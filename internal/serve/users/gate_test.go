@@ -167,3 +167,41 @@ func TestCheckPasswordNoUser(t *testing.T) {
 		}
 	}
 }
+
+// TestAddWithPassword: a user added with a password has it at once; a
+// refused hash leaves no user behind.
+func TestAddWithPassword(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), testclock.New(t0)))
+	s.hashes = NewHashGate(1)
+	u, err := s.AddWithPassword(ctx, User{Name: "alice", Admin: true}, "correct horse")
+	if err != nil || !u.Password || !u.Admin {
+		t.Fatalf("AddWithPassword(alice) = %+v, %v, want an admin with a password", u, err)
+	}
+	if _, err := s.CheckPassword(ctx, "alice", "correct horse"); err != nil {
+		t.Errorf("alice's password: %v", err)
+	}
+	for _, tt := range []struct {
+		name, user, pw string
+		full           bool
+		is             error
+	}{
+		{"busy", "bob", "correct horse", true, ErrBusy},
+		{"short password", "bob", "short", false, ErrInvalidPassword},
+		{"taken", "alice", "correct horse", false, ErrUserExists},
+	} {
+		if tt.full {
+			s.hashes.TryEnter()
+		}
+		_, err := s.AddWithPassword(ctx, User{Name: tt.user}, tt.pw)
+		if tt.full {
+			s.hashes.Leave()
+		}
+		if !errors.Is(err, tt.is) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.is)
+		}
+	}
+	if _, err := s.Get(ctx, "bob"); !errors.Is(err, ErrNoUser) {
+		t.Errorf("Get(bob) after refused adds: %v, want ErrNoUser", err)
+	}
+}
