@@ -49,6 +49,9 @@ type HashStats struct {
 	Done     uint64 // hashes that ran
 	Busy     uint64 // refused by TryEnter: Max were running
 	Released uint64 // times the memory was given back after a burst
+	// Unreleased is how many hashes ended since the memory was last
+	// given back: 0 once a burst's memory is back.
+	Unreleased int
 }
 
 // NewHashGate returns a HashGate that lets max hashes run at once (at
@@ -94,6 +97,7 @@ func (g *HashGate) Leave() {
 	defer g.mu.Unlock()
 	g.stats.Running--
 	g.stats.Done++
+	g.stats.Unreleased++
 	if g.stats.Running == 0 {
 		g.schedule()
 	}
@@ -115,6 +119,7 @@ func (g *HashGate) schedule() {
 func (g *HashGate) releaseIdle() {
 	g.mu.Lock()
 	idle := g.stats.Running == 0
+	owed := g.stats.Unreleased
 	g.again = false
 	if !idle {
 		g.pending = false
@@ -128,6 +133,7 @@ func (g *HashGate) releaseIdle() {
 	defer g.mu.Unlock()
 	g.last = time.Now()
 	g.stats.Released++
+	g.stats.Unreleased -= owed
 	g.pending = false
 	if g.again && g.stats.Running == 0 {
 		g.again = false

@@ -25,8 +25,8 @@ func TestHashGate(t *testing.T) {
 		{"first", true, true, HashStats{Running: 1, Most: 1}},
 		{"second", true, true, HashStats{Running: 2, Most: 2}},
 		{"third refused", true, false, HashStats{Running: 2, Most: 2, Busy: 1}},
-		{"one ends", false, false, HashStats{Running: 1, Most: 2, Done: 1, Busy: 1}},
-		{"third again", true, true, HashStats{Running: 2, Most: 2, Done: 1, Busy: 1}},
+		{"one ends", false, false, HashStats{Running: 1, Most: 2, Done: 1, Busy: 1, Unreleased: 1}},
+		{"third again", true, true, HashStats{Running: 2, Most: 2, Done: 1, Busy: 1, Unreleased: 1}},
 	}
 	for _, st := range steps {
 		if st.enter {
@@ -53,31 +53,32 @@ func TestHashGateRelease(t *testing.T) {
 		g := NewHashGate(4)
 		var released atomic.Int32
 		g.release = func() { released.Add(1) }
-		check := func(when string, want int32) {
+		check := func(when string, want int32, unreleased int) {
 			t.Helper()
 			synctest.Wait()
-			if got := released.Load(); got != want || g.Stats().Released != uint64(want) {
-				t.Errorf("%s: released %d times (Stats %d), want %d", when, got, g.Stats().Released, want)
+			st := g.Stats()
+			if got := released.Load(); got != want || st.Released != uint64(want) || st.Unreleased != unreleased {
+				t.Errorf("%s: released %d times (Stats %+v), want %d with %d hashes unreleased", when, got, st, want, unreleased)
 			}
 		}
 		g.TryEnter()
 		g.TryEnter()
 		g.Leave()
-		check("one of two ended", 0)
+		check("one of two ended", 0, 1)
 		g.Leave()
-		check("both ended", 1)
+		check("both ended", 1, 0)
 		g.TryEnter()
 		g.Leave()
-		check("another at once", 1)
+		check("another at once", 1, 1)
 		time.Sleep(time.Second)
-		check("a second later", 2)
+		check("a second later", 2, 0)
 		g.TryEnter()
 		g.Leave()
 		g.TryEnter()
 		time.Sleep(time.Second)
-		check("a hash runs when it is due", 2)
+		check("a hash runs when it is due", 2, 1)
 		g.Leave()
-		check("it ended", 3)
+		check("it ended", 3, 0)
 	})
 }
 
