@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"calq/internal/serve/throttle"
 	"calq/internal/serve/users"
 )
 
@@ -155,5 +156,19 @@ func TestAdminPasswordBusy(t *testing.T) {
 	}
 	if _, err := ts.Users.Get(context.Background(), "carol"); !errors.Is(err, users.ErrNoUser) {
 		t.Errorf("carol after a refused add: %v, want no such user", err)
+	}
+}
+
+// TestSignInThrottleKeys: a name no user can have (here 4 KiB long)
+// takes no room in the throttle: only its address is counted.
+func TestSignInThrottleKeys(t *testing.T) {
+	var l *throttle.Limiter
+	ts := pageServer(t, func(o *Options) {
+		l = throttle.New(throttle.Options{})
+		o.Throttle = l
+	})
+	signIn(t, browserClient(t), ts.URL, strings.Repeat("n", 4<<10), "wrong-password")
+	if l.Len() != 1 {
+		t.Errorf("a sign-in as a 4 KiB name: the throttle holds %d keys, want 1 (the address)", l.Len())
 	}
 }
