@@ -80,26 +80,32 @@ func (m *metrics) signInRefused(reason string) { m.signInRef.WithLabelValues(rea
 // hashMetrics are the figures of the process's password hashes
 // (users.Hashes): what bounds the memory of sign-ins.
 func hashMetrics() []prometheus.Collector {
-	stat := func(f func(users.HashStats) float64) func() float64 {
-		return func() float64 { return f(users.Hashes.Stats()) }
+	figures := []struct {
+		name, help string
+		counter    bool
+		of         func(users.HashStats) int64
+	}{
+		{"calq_serve_password_hashes_total", "Password hashes run (sign-ins checked, passwords set), 19 MiB each.",
+			true, func(s users.HashStats) int64 { return int64(s.Done) }},
+		{"calq_serve_password_hashes_running", "Password hashes running now.",
+			false, func(s users.HashStats) int64 { return int64(s.Running) }},
+		{"calq_serve_password_hashes_most", "The most password hashes that ran at once (at most --max-password-checks).",
+			false, func(s users.HashStats) int64 { return int64(s.Most) }},
+		{"calq_serve_password_hashes_unreleased", "Password hashes ended whose memory is not given back to the system yet.",
+			false, func(s users.HashStats) int64 { return int64(s.Unreleased) }},
+		{"calq_serve_memory_released_total", "Times the memory of password hashes was given back to the system after they ended.",
+			true, func(s users.HashStats) int64 { return int64(s.Released) }},
 	}
-	return []prometheus.Collector{
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "calq_serve_password_hashes_total",
-			Help: "Password hashes run (sign-ins checked, passwords set), 19 MiB each."},
-			stat(func(s users.HashStats) float64 { return float64(s.Done) })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_password_hashes_running",
-			Help: "Password hashes running now."},
-			stat(func(s users.HashStats) float64 { return float64(s.Running) })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_password_hashes_most",
-			Help: "The most password hashes that ran at once (at most --max-password-checks)."},
-			stat(func(s users.HashStats) float64 { return float64(s.Most) })),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_password_hashes_unreleased",
-			Help: "Password hashes ended whose memory is not given back to the system yet."},
-			stat(func(s users.HashStats) float64 { return float64(s.Unreleased) })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "calq_serve_memory_released_total",
-			Help: "Times the memory of password hashes was given back to the system after they ended."},
-			stat(func(s users.HashStats) float64 { return float64(s.Released) })),
+	var cs []prometheus.Collector
+	for _, f := range figures {
+		read := func() float64 { return float64(f.of(users.Hashes.Stats())) }
+		if f.counter {
+			cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: f.name, Help: f.help}, read))
+		} else {
+			cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: f.name, Help: f.help}, read))
+		}
 	}
+	return cs
 }
 
 func (m *metrics) conversion(err error, d time.Duration) {

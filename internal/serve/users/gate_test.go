@@ -87,10 +87,7 @@ func TestHashGateRelease(t *testing.T) {
 // the gate allows.
 func TestCheckPasswordBusy(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), testclock.New(t0)))
-	_, err := s.Add(ctx, User{Name: "alice"})
-	must(t, err)
-	must(t, s.SetPassword(ctx, "alice", "correct horse"))
+	s := aliceStore(t)
 	s.hashes = NewHashGate(2)
 	s.hashes.TryEnter()
 	s.hashes.TryEnter()
@@ -139,10 +136,7 @@ func TestCheckPasswordBusy(t *testing.T) {
 // password that no user can have costs no hash.
 func TestCheckPasswordNoUser(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), testclock.New(t0)))
-	_, err := s.Add(ctx, User{Name: "alice"})
-	must(t, err)
-	must(t, s.SetPassword(ctx, "alice", "correct horse"))
+	s := aliceStore(t)
 	s.hashes = NewHashGate(1)
 	tests := []struct {
 		name, user, pw string
@@ -205,4 +199,15 @@ func TestAddWithPassword(t *testing.T) {
 	if _, err := s.Get(ctx, "bob"); !errors.Is(err, ErrNoUser) {
 		t.Errorf("Get(bob) after refused adds: %v, want ErrNoUser", err)
 	}
+}
+
+// aliceStore is a store of one user, alice, whose password is "correct
+// horse".
+func aliceStore(t *testing.T) *Store {
+	t.Helper()
+	ctx := context.Background()
+	s := openStore(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), testclock.New(t0)))
+	_, err := s.AddWithPassword(ctx, User{Name: "alice"}, "correct horse")
+	must(t, err)
+	return s
 }

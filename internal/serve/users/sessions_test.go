@@ -17,13 +17,7 @@ import (
 
 func TestSessions(t *testing.T) {
 	ctx := context.Background()
-	c := testclock.New(t0)
-	jn := openJournal(t, filepath.Join(t.TempDir(), "calq.db"), c)
-	s := openStore(t, jn)
-	for _, name := range []string{"alice", "bob"} {
-		_, err := s.Add(ctx, User{Name: name})
-		must(t, err)
-	}
+	s, jn, c := aliceAndBob(t)
 	newSession := func(name string, ttl time.Duration) string {
 		t.Helper()
 		tok, err := s.NewSession(ctx, name, ttl)
@@ -184,13 +178,7 @@ func countRows(t *testing.T, jn *journal.Journal, table string) int {
 // user's sessions stay.
 func TestMaxSessions(t *testing.T) {
 	ctx := context.Background()
-	c := testclock.New(t0)
-	jn := openJournal(t, filepath.Join(t.TempDir(), "calq.db"), c)
-	s := openStore(t, jn)
-	for _, name := range []string{"alice", "bob"} {
-		_, err := s.Add(ctx, User{Name: name})
-		must(t, err)
-	}
+	s, jn, c := aliceAndBob(t)
 	bob, err := s.NewSession(ctx, "bob", time.Hour)
 	must(t, err)
 	var toks []string
@@ -240,4 +228,18 @@ func TestEndSessionNotAToken(t *testing.T) {
 	if got := db.writes.Load() - before; got != 0 {
 		t.Errorf("EndSession of what is no token: %d writes, want none", got)
 	}
+}
+
+// aliceAndBob is a store of two users, alice and bob, on a journal whose
+// clock the test sets.
+func aliceAndBob(t *testing.T) (*Store, *journal.Journal, *testclock.Clock) {
+	t.Helper()
+	c := testclock.New(t0)
+	jn := openJournal(t, filepath.Join(t.TempDir(), "calq.db"), c)
+	s := openStore(t, jn)
+	for _, name := range []string{"alice", "bob"} {
+		_, err := s.Add(context.Background(), User{Name: name})
+		must(t, err)
+	}
+	return s, jn, c
 }
