@@ -42,7 +42,7 @@ func newGuard() *guard {
 // auth lets a request through with a valid API key (a bearer token, in
 // X-Api-Key, or as Basic auth's password) or, for a browser signed in to
 // the pages, a valid session cookie, its user in the context; before the
-// first user exists, anyone. First it refuses a write that a browser
+// first user exists, anyone (but with Options.RequireUsers, no one). First it refuses a write that a browser
 // sent from another site (crossSite), whatever it carries: a browser
 // adds cached Basic credentials and cookies to such a request itself.
 // A request without credentials costs no read of the journal while
@@ -66,6 +66,9 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		switch {
 		case cerr != nil:
 			fail(w, http.StatusServiceUnavailable, "calq serve cannot read its users: "+cerr.Error())
+			return
+		case !exist && s.opts.RequireUsers:
+			fail(w, http.StatusServiceUnavailable, "Service Unavailable: calq serve has no users; add one with calq users add")
 			return
 		case !exist:
 			next.ServeHTTP(w, r)

@@ -213,3 +213,27 @@ func TestEventStreamsPerUser(t *testing.T) {
 		s.Body.Close()
 	}
 }
+
+// TestRequireUsers: a server on an address other than loopback refuses
+// every request but /health once its last user is removed, instead of
+// serving anyone.
+func TestRequireUsers(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.RequireUsers = true })
+	for _, path := range []string{"/jobs", "/version", "/health"} {
+		resp := get(t, ts.URL+path, "")
+		b := body(t, resp)
+		want := http.StatusServiceUnavailable
+		if path == "/health" {
+			want = http.StatusOK
+		}
+		if resp.StatusCode != want {
+			t.Errorf("GET %s without users: %d %s, want %d", path, resp.StatusCode, b, want)
+		}
+	}
+	key := addUser(t, ts, "ann", false)
+	if resp := get(t, ts.URL+"/jobs", key); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /jobs with ann's key: %d, want 200", resp.StatusCode)
+	} else {
+		resp.Body.Close()
+	}
+}

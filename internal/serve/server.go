@@ -33,6 +33,10 @@ type Options struct {
 	Jobs  *jobs.Store // the journal's jobs (required)
 	Pool  *lo.Pool    // the warm LibreOffice instances (required for office documents)
 	Users Users       // nil: no authentication
+	// RequireUsers: while Users has no user, every route but /health
+	// answers 503 rather than serving anyone (calq serve on an address
+	// other than loopback, whose last user was removed).
+	RequireUsers bool
 
 	// Profile returns the conversion defaults of a user's profile (its
 	// name as the user was given it): the server's config file's

@@ -261,7 +261,8 @@ func run(c *cli.Context, o opts) error {
 		}
 		defer shared.Close()
 	}
-	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us,
+	host, _, _ := net.SplitHostPort(o.Listen)
+	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us, RequireUsers: !isLoopback(host),
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
