@@ -28,6 +28,19 @@
 // webhook, its mail) is delivered in the background and tried again until
 // it is delivered or --keep ends.
 //
+// # Before a request is known
+//
+// What anyone can make the server do is bounded before it starts. auth
+// (auth.go) refuses an API write that a browser sent from another site,
+// then finds the user of the request's key or session with at most one
+// indexed read (the count of users is read at most once in 5 s). A
+// sign-in (page_auth.go) reads at most 8 KiB, is charged to the throttle
+// before its password is hashed, and its hash waits for a place of
+// users.Hashes (4 at once, 19 MiB each, the memory given back after a
+// burst) or is refused with 429. A user holds at most 16 live job pages
+// (event streams). The connections and HTTP/2 streams are bounded by
+// calq serve's HTTP server (internal/cli/servecmd).
+//
 // With Options.Shared (a PostgreSQL queue) the conversions go through the
 // shared queue instead, and the server serves that queue with its pool as
 // calq worker does (shared.go).
@@ -35,7 +48,7 @@
 // # Reading the code
 //
 // server.go (Options, Server, Start, Stop), http.go (routes, accept,
-// replies), options.go (form to Task), task.go (what a job does), run.go
+// replies), auth.go (keys, sessions, cross-site writes), options.go (form to Task), task.go (what a job does), run.go
 // (a job's life, deliveries, retention, the fair office converter),
 // health.go and metrics.go.
 package serve

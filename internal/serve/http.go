@@ -17,7 +17,6 @@ import (
 	"calq/internal/serve/fair"
 	"calq/internal/serve/form"
 	"calq/internal/serve/jobs"
-	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
 	"calq/sched"
 )
@@ -25,6 +24,7 @@ import (
 // routes lists the server's routes: Gotenberg's, calq's jobs, and the
 // health, version and metrics.
 func (s *Server) routes() {
+	s.guard = newGuard()
 	m := http.NewServeMux()
 	for _, route := range formRoutes {
 		m.Handle("POST /forms/"+route, s.auth(s.sync(route)))
@@ -69,58 +69,6 @@ func unsupported(route string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotImplemented, fmt.Sprintf("calq serve cannot do /forms/%s: it has LibreOffice and pdfcpu, not Chromium or this PDF engine feature", route))
 	})
-}
-
-type ctxKey int
-
-const userKey ctxKey = 0
-
-// auth lets a request through with a valid key when users exist: as a
-// bearer token, in X-Api-Key, or as Basic auth's password.
-func (s *Server) auth(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.Users == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		n, err := s.opts.Users.Count(r.Context())
-		if err != nil {
-			fail(w, http.StatusServiceUnavailable, "calq serve cannot read its users: "+err.Error())
-			return
-		}
-		if n == 0 {
-			next.ServeHTTP(w, r)
-			return
-		}
-		key, ok := users.KeyFromRequest(r)
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Basic realm="calq", charset="UTF-8"`)
-			fail(w, http.StatusUnauthorized, "Unauthorized: give an API key as a bearer token, in X-Api-Key, or as the Basic auth password")
-			return
-		}
-		u, err := s.opts.Users.Authenticate(r.Context(), key)
-		if err != nil {
-			s.metrics.authFailure()
-			w.Header().Set("WWW-Authenticate", `Basic realm="calq", charset="UTF-8"`)
-			fail(w, http.StatusUnauthorized, "Unauthorized: the API key is not valid")
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey, u)))
-	})
-}
-
-// user is the request's user; the zero User without authentication.
-func user(r *http.Request) users.User {
-	u, _ := r.Context().Value(userKey).(users.User)
-	return u
-}
-
-// owner is whose jobs a user sees: "*" for an administrator.
-func owner(u users.User) string {
-	if u.Admin {
-		return "*"
-	}
-	return u.Name
 }
 
 // sync is a Gotenberg route: the reply is the result, unless a webhook

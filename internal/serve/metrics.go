@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"calq/internal/serve/users"
 	"calq/sched"
 )
 
@@ -23,6 +24,7 @@ type metrics struct {
 	waitTime    prometheus.Histogram
 	jobTime     *prometheus.HistogramVec
 	authFail    prometheus.Counter
+	signInRef   *prometheus.CounterVec
 }
 
 func newMetrics(s *Server) *metrics {
@@ -42,14 +44,21 @@ func newMetrics(s *Server) *metrics {
 		Help: "Time of a job from its turn to its end, by route.", Buckets: buckets}, []string{"route"})
 	m.authFail = prometheus.NewCounter(prometheus.CounterOpts{Name: "calq_serve_auth_failures_total",
 		Help: "Requests refused for a wrong API key."})
+	m.signInRef = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "calq_serve_sign_ins_refused_total",
+		Help: "Sign-ins refused before their password was checked: throttled (too many failures) or busy (every password hash place taken)."},
+		[]string{"reason"})
 	busy := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_instances_busy",
 		Help: "LibreOffice instances converting now."}, func() float64 { return float64(s.files.Stats().Busy) })
 	total := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_instances",
 		Help: "LibreOffice instances in the pool."}, func() float64 { return float64(s.instances) })
 	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "calq_serve_documents_waiting",
 		Help: "Documents waiting for a LibreOffice instance."}, func() float64 { return float64(s.files.Stats().Waiting) })
-	m.reg.MustRegister(m.queue, m.conversions, m.jobsDone, m.convTime, m.waitTime, m.jobTime, m.authFail,
+	m.reg.MustRegister(m.queue, m.conversions, m.jobsDone, m.convTime, m.waitTime, m.jobTime, m.authFail, m.signInRef,
 		busy, total, waiting, prometheus.NewGoCollector())
+	m.reg.MustRegister(hashMetrics()...)
+	for _, reason := range []string{"throttled", "busy"} {
+		m.signInRef.WithLabelValues(reason)
+	}
 	for _, c := range []sched.Class{sched.P0, sched.P1, sched.P2, sched.P3} {
 		m.queue.WithLabelValues(c.String()).Set(0)
 	}
@@ -65,6 +74,39 @@ func (m *metrics) queued(c sched.Class, delta float64) {
 }
 func (m *metrics) wait(d time.Duration) { m.waitTime.Observe(d.Seconds()) }
 func (m *metrics) authFailure()         { m.authFail.Inc() }
+
+func (m *metrics) signInRefused(reason string) { m.signInRef.WithLabelValues(reason).Inc() }
+
+// hashMetrics are the figures of the process's password hashes
+// (users.Hashes): what bounds the memory of sign-ins.
+func hashMetrics() []prometheus.Collector {
+	figures := []struct {
+		name, help string
+		counter    bool
+		of         func(users.HashStats) int64
+	}{
+		{"calq_serve_password_hashes_total", "Password hashes run (sign-ins checked, passwords set), 19 MiB each.",
+			true, func(s users.HashStats) int64 { return int64(s.Done) }},
+		{"calq_serve_password_hashes_running", "Password hashes running now.",
+			false, func(s users.HashStats) int64 { return int64(s.Running) }},
+		{"calq_serve_password_hashes_most", "The most password hashes that ran at once (at most --max-password-checks).",
+			false, func(s users.HashStats) int64 { return int64(s.Most) }},
+		{"calq_serve_password_hashes_unreleased", "Password hashes ended whose memory is not given back to the system yet.",
+			false, func(s users.HashStats) int64 { return int64(s.Unreleased) }},
+		{"calq_serve_memory_released_total", "Times the memory of password hashes was given back to the system after they ended.",
+			true, func(s users.HashStats) int64 { return int64(s.Released) }},
+	}
+	var cs []prometheus.Collector
+	for _, f := range figures {
+		read := func() float64 { return float64(f.of(users.Hashes.Stats())) }
+		if f.counter {
+			cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: f.name, Help: f.help}, read))
+		} else {
+			cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: f.name, Help: f.help}, read))
+		}
+	}
+	return cs
+}
 
 func (m *metrics) conversion(err error, d time.Duration) {
 	m.conversions.WithLabelValues(outcome(err)).Inc()

@@ -31,6 +31,7 @@ type Accounts interface {
 	EndSession(ctx context.Context, token string) error
 	List(ctx context.Context) ([]users.User, error)
 	Add(ctx context.Context, u users.User) (users.User, error)
+	AddWithPassword(ctx context.Context, u users.User, password string) (users.User, error)
 	SetAdmin(ctx context.Context, name string, admin bool, guards ...users.Guard) error
 	SetDisabled(ctx context.Context, name string, disabled bool, guards ...users.Guard) error
 	SetPassword(ctx context.Context, name, password string) error
@@ -234,7 +235,7 @@ func (s *Server) pageRoutes(m *http.ServeMux) {
 	signed("GET /convert", s.convertPage)
 	signed("POST /convert", s.convertSubmit)
 	signed("GET /job/{id}", s.jobPage)
-	signed("GET /job/{id}/events", s.jobEvents)
+	signed("GET /job/{id}/events", s.streamLimit(s.jobEvents))
 	signed("GET /job/{id}/view/{n}", s.viewPage)
 	signed("GET /job/{id}/file/{n}", s.jobFile)
 	signed("GET /job/{id}/zip", s.jobZip)
@@ -295,7 +296,7 @@ func (s *Server) pagesOff(w http.ResponseWriter, r *http.Request) bool {
 		s.problem(w, r, http.StatusNotFound, "calq serve was started without accounts: its pages are off.")
 		return true
 	}
-	if n, err := s.opts.Accounts.Count(r.Context()); err != nil || n == 0 {
+	if exist, err := s.usersExist(r.Context(), s.opts.Accounts); err != nil || !exist {
 		s.render(w, r, http.StatusServiceUnavailable, "setup", page{Title: "Set up calq"})
 		return true
 	}
@@ -304,7 +305,12 @@ func (s *Server) pagesOff(w http.ResponseWriter, r *http.Request) bool {
 
 // readForm reads a page's urlencoded form, at most 64 KiB.
 func readForm(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	return readFormMax(w, r, 64<<10)
+}
+
+// readFormMax reads a page's urlencoded form, at most max bytes.
+func readFormMax(w http.ResponseWriter, r *http.Request, max int64) error {
+	r.Body = http.MaxBytesReader(w, r.Body, max)
 	if err := r.ParseForm(); err != nil {
 		return fmt.Errorf("The form could not be read: %w", err)
 	}

@@ -84,20 +84,14 @@ var userActions = map[string]userAction{
 // checked before the user is added.
 func addAccount(ctx context.Context, a Accounts, name string, form url.Values) (usersDone, error) {
 	password := form.Get("password")
+	u := users.User{Name: name, Admin: form.Get("admin") != ""}
+	var err error
 	if password != "" {
-		if err := users.ValidatePassword(password); err != nil {
-			return usersDone{}, err
-		}
+		_, err = a.AddWithPassword(ctx, u, password) // hashed before the user is added
+	} else {
+		_, err = a.Add(ctx, u)
 	}
-	if _, err := a.Add(ctx, users.User{Name: name, Admin: form.Get("admin") != ""}); err != nil {
-		return usersDone{}, err
-	}
-	if password != "" {
-		if err := a.SetPassword(ctx, name, password); err != nil {
-			return usersDone{}, fmt.Errorf("user %s was added, without a password: %w", name, err)
-		}
-	}
-	return usersDone{notice: "Added " + name + "."}, nil
+	return usersDone{notice: "Added " + name + "."}, err
 }
 
 func resetPassword(ctx context.Context, a Accounts, name string, form url.Values) (usersDone, error) {
@@ -140,6 +134,11 @@ func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		done, err = act.do(ctx, s.opts.Accounts, name, f)
+	}
+	if errors.Is(err, users.ErrBusy) {
+		w.Header().Set("Retry-After", "1")
+		s.showUsers(w, r, http.StatusTooManyRequests, usersDone{}, "The server is checking many passwords at once: nothing was changed; try again in a second.")
+		return
 	}
 	if err != nil {
 		s.showUsers(w, r, http.StatusBadRequest, usersDone{}, err.Error())

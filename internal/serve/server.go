@@ -33,6 +33,10 @@ type Options struct {
 	Jobs  *jobs.Store // the journal's jobs (required)
 	Pool  *lo.Pool    // the warm LibreOffice instances (required for office documents)
 	Users Users       // nil: no authentication
+	// RequireUsers: while Users has no user, every route but /health
+	// answers 503 rather than serving anyone (calq serve on an address
+	// other than loopback, whose last user was removed).
+	RequireUsers bool
 
 	// Profile returns the conversion defaults of a user's profile (its
 	// name as the user was given it): the server's config file's
@@ -120,6 +124,7 @@ type Server struct {
 	active    *fair.Gate    // the jobs running at once, chosen fairly
 	metrics   *metrics
 	mux       *http.ServeMux
+	guard     *guard // bounds before authentication (auth.go)
 
 	mu         sync.Mutex
 	running    map[string]*run // jobs of this process not final yet, by id

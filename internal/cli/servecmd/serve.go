@@ -52,6 +52,8 @@ type opts struct {
 	Limits         form.Limits
 	MaxQueued      int
 	MaxQueuedUser  int
+	MaxConns       int // connections open at once
+	MaxHashes      int // password hashes at once
 	WebhookAllow   []string
 	Name           string
 	Quiet          bool
@@ -78,7 +80,12 @@ func Command() *cli.Command {
 			"watermark, PDF/A, encryption, mail), show each job's files live, view PDFs,\n" +
 			"keep your history, address book and profiles, and give administrators the\n" +
 			"users, the log of every job (CSV, JSON Lines) and monitoring. A sign-in lasts\n" +
-			"--session.\n\n" +
+			"--session. Sign-ins are slowed down per user and per address after 3 failures\n" +
+			"(each attempt is counted before its password is checked); at most\n" +
+			"--max-password-checks passwords are hashed at once, 19 MiB each, and the memory\n" +
+			"is given back after; beyond, 429 with Retry-After. API writes a browser sends\n" +
+			"from another site are refused (403); a signed-in browser reads the API with its\n" +
+			"session. At most --max-connections connections are open at once (then 503).\n\n" +
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
 			"--grace, and leaves queued jobs in the journal for the next start.\n\n" +
 			"With --db postgres://URL, the documents of libreoffice/convert are converted\n" +
@@ -110,6 +117,8 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "max-files", Value: 1000, Usage: "the most files in one request (then 413)"},
 			&cli.IntFlag{Name: "max-queued", Value: 2000, Usage: "the most files waiting in all (then 429)"},
 			&cli.IntFlag{Name: "max-queued-per-user", Usage: "the most files waiting per user (then 429)", DefaultText: "--max-queued"},
+			&cli.IntFlag{Name: "max-connections", Value: 1024, Usage: "the most connections open at once (then 503)"},
+			&cli.IntFlag{Name: "max-password-checks", Value: users.DefaultMaxHashes, Usage: "the most sign-ins and password changes hashed at once, 19 MiB each (then 429)"},
 			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "with a postgres:// --db: how long this server's claims on the shared queue hold without a heartbeat (every lease/3)"},
 			&cli.StringSliceFlag{Name: "webhook-allow", Usage: "let webhooks reach these private or loopback `CIDR`s or host[:port]s (repeatable)"},
 			&cli.StringFlag{Name: "name", Usage: "with --db postgres://: the name of this server in the shared queue's jobs it converts (calq history groups by it)", DefaultText: "the host's name"},
@@ -131,6 +140,7 @@ func readOpts(c *cli.Context) (opts, error) {
 		Instances: c.Int("instances"), StateDir: c.String("state-dir"), Data: c.String("data"),
 		Grace: c.Duration("grace"), Lease: c.Duration("lease"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), KeepRecords: c.Duration("keep-records"), Session: c.Duration("session"), RequestTimeout: c.Duration("request-timeout"),
 		FileTimeout: c.Duration("file-timeout"), MaxQueued: c.Int("max-queued"), MaxQueuedUser: c.Int("max-queued-per-user"),
+		MaxConns: c.Int("max-connections"), MaxHashes: c.Int("max-password-checks"),
 		WebhookAllow: c.StringSlice("webhook-allow"), Name: c.String("name"), Quiet: c.Bool("quiet")}
 	var errs base.FlagErrors
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
@@ -166,6 +176,14 @@ func readOpts(c *cli.Context) (opts, error) {
 	o.Limits.MaxFiles = c.Int("max-files")
 	if o.Limits.MaxFiles <= 0 || o.MaxQueued <= 0 || o.MaxQueuedUser < 0 {
 		errs.Add(errors.New("--max-files, --max-queued and --max-queued-per-user: want positive numbers"))
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"max-connections", o.MaxConns}, {"max-password-checks", o.MaxHashes}} {
+		if n.v <= 0 {
+			errs.Add(fmt.Errorf("--%s %d: want 1 or more", n.name, n.v))
+		}
 	}
 	if _, err := webhook.NewPolicy(o.WebhookAllow); err != nil {
 		errs.Add(fmt.Errorf("--webhook-allow: %w", err))
@@ -243,7 +261,8 @@ func run(c *cli.Context, o opts) error {
 		}
 		defer shared.Close()
 	}
-	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us,
+	host, _, _ := net.SplitHostPort(o.Listen)
+	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us, RequireUsers: !isLoopback(host),
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
@@ -266,6 +285,8 @@ func run(c *cli.Context, o opts) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Listen, err)
 	}
+	ln = limitConns(ln, o.MaxConns, o.TLSCert != "")
+	users.Hashes.SetMax(o.MaxHashes)
 	srv := newHTTPServer(s.Handler(), o.HeaderTimeout, log)
 	if err := s.Start(ctx); err != nil {
 		ln.Close()
@@ -330,13 +351,19 @@ func workerLog(log *slog.Logger) func(pgqueue.WorkerEvent) {
 	}
 }
 
+// maxStreamsPerConn is how many requests an HTTP/2 connection may have
+// in flight at once (Go's default is 100 or more).
+const maxStreamsPerConn = 16
+
 // newHTTPServer bounds what a client can hold: the headers' time (slow
-// clients), their size, and idle connections. Bodies are bounded by the
-// request time and sizes in the handlers.
+// clients), their size, idle connections, and an HTTP/2 connection's
+// requests at once; connLimit bounds the connections. Bodies are bounded
+// by the request time and sizes in the handlers.
 func newHTTPServer(h http.Handler, headerTimeout time.Duration, log *slog.Logger) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: headerTimeout, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12}}
+		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12},
+		HTTP2:     &http.HTTP2Config{MaxConcurrentStreams: maxStreamsPerConn}}
 }
 
 // checkListen refuses an address other than loopback while no user can

@@ -82,12 +82,12 @@ func addUser(c *cli.Context, u users.User, pw string) (users.User, error) {
 		return u, err
 	}
 	s, err := users.Open(c.Context, j)
-	if err == nil {
+	switch {
+	case err != nil:
+	case pw != "":
+		u, err = s.AddWithPassword(c.Context, u, pw)
+	default:
 		u, err = s.Add(c.Context, u)
-	}
-	if err == nil && pw != "" {
-		err = s.SetPassword(c.Context, u.Name, pw)
-		u.Password = err == nil
 	}
 	return u, errors.Join(err, j.Close())
 }

@@ -5,14 +5,18 @@
 // calq serve counts every attempt under two keys, UserKey(name) and
 // AddrKey(r.RemoteAddr): one guesser trying many passwords on one user,
 // and one address trying one password on many users, are both slowed
-// down. Before checking a password it asks Wait; when Wait is not 0 it
-// refuses the attempt without checking it (and without calling Fail, so
-// that hammering a locked key does not lengthen its delay). After a
-// wrong password it calls Fail with both keys, after a right one Succeed
-// with the user key alone (see Succeed).
+// down. Before checking a password it calls Reserve, which charges the
+// attempt as a failure at once when no key must wait, and else refuses
+// it without charging (so that hammering a locked key does not lengthen
+// its delay). Checking and charging in one step is what bounds a burst:
+// of 128 wrong passwords sent at once, exactly the free ones are
+// checked, since each takes its charge before any hash ends. After a
+// right password calq serve calls Succeed with the user key and Refund
+// with the address key (see Succeed); for an attempt it did not check
+// (the server was busy or failed), Refund with both.
 //
-// New returns a Limiter; Wait, Fail and Succeed cost a map lookup per
-// key. A Limiter holds at most MaxKeys entries, dropping the one whose
+// New returns a Limiter; Reserve, Refund, Wait, Fail and Succeed cost a
+// map lookup per key. A Limiter holds at most MaxKeys entries, dropping the one whose
 // last failure is oldest, and forgets a key Forget after its last
 // failure. It is safe for concurrent use. It lives in one process's
 // memory: a restart forgets everything.
@@ -92,6 +96,10 @@ func (l *Limiter) Wait(keys ...string) time.Duration {
 	now := l.opts.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.wait(now, keys)
+}
+
+func (l *Limiter) wait(now time.Time, keys []string) time.Duration {
 	var wait time.Duration
 	for _, k := range keys {
 		if e := l.get(k, now); e != nil {
@@ -101,6 +109,44 @@ func (l *Limiter) Wait(keys ...string) time.Duration {
 	return wait
 }
 
+// Reserve is Wait and Fail in one step, under one lock: when none of
+// keys must wait, it charges each a failure now and returns 0; else it
+// charges nothing and returns how long the caller must wait. The caller
+// takes the charge back with Refund for an attempt that turns out not to
+// be a failure.
+func (l *Limiter) Reserve(keys ...string) time.Duration {
+	now := l.opts.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if wait := l.wait(now, keys); wait > 0 {
+		return wait
+	}
+	l.fail(now, keys)
+	return 0
+}
+
+// Refund takes back one failure of each of keys that Reserve or Fail
+// charged: the key's delay is what it was before that charge, counted
+// from its last charge, and a key left without failures is forgotten. A
+// key that is not remembered (forgotten, dropped, or cleared by Succeed)
+// is left alone.
+func (l *Limiter) Refund(keys ...string) {
+	now := l.opts.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		e := l.get(k, now)
+		if e == nil {
+			continue
+		}
+		if e.failures--; e.failures <= 0 {
+			l.remove(l.keys[k])
+			continue
+		}
+		e.until = e.last.Add(l.delay(e.failures))
+	}
+}
+
 // Fail records a failed attempt under each of keys: past Free failures,
 // the key must wait Base, then twice as long after each further failure,
 // up to Max, counted from now.
@@ -108,6 +154,10 @@ func (l *Limiter) Fail(keys ...string) {
 	now := l.opts.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.fail(now, keys)
+}
+
+func (l *Limiter) fail(now time.Time, keys []string) {
 	for _, k := range keys {
 		e := l.get(k, now)
 		if e == nil {
@@ -121,8 +171,9 @@ func (l *Limiter) Fail(keys ...string) {
 }
 
 // Succeed forgets the failures of keys. calq serve passes the user key
-// alone after a right password: forgetting the address's failures too
-// would let a guesser who owns one account reset its address's count by
+// alone after a right password, and only refunds the address key the
+// charge of that attempt: forgetting the address's failures too would
+// let a guesser who owns one account reset its address's count by
 // signing in to it between guesses.
 func (l *Limiter) Succeed(keys ...string) {
 	l.mu.Lock()

@@ -162,6 +162,81 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
+// TestReserveBurst: attempts that arrive at once each reserve before
+// they are checked, so that exactly the free ones get through, whatever
+// the order in which their checks end.
+func TestReserveBurst(t *testing.T) {
+	c := testclock.New(t0)
+	l := New(Options{Now: c.Now})
+	keys := []string{UserKey("bob"), AddrKey("192.0.2.7:50000")}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	let := 0
+	start := make(chan struct{})
+	for range 128 {
+		wg.Go(func() {
+			<-start
+			if l.Reserve(keys...) == 0 {
+				mu.Lock()
+				let++
+				mu.Unlock()
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if let != 4 {
+		t.Errorf("128 attempts at once: %d let through, want 4 (3 free failures and the one after)", let)
+	}
+	if w := l.Wait(keys...); w != time.Second {
+		t.Errorf("Wait() after the burst = %v, want 1s: refused attempts are not charged", w)
+	}
+}
+
+// TestRefund follows reservations taken back: an attempt that was not
+// checked, and a right password's address.
+func TestRefund(t *testing.T) {
+	c := testclock.New(t0)
+	l := New(Options{Now: c.Now})
+	user, addr := UserKey("bob"), AddrKey("192.0.2.7:50000")
+	steps := []struct {
+		name    string
+		reserve bool
+		refund  []string
+		succeed []string
+		want    time.Duration // Wait(user, addr) after the step
+		length  int
+	}{
+		{"first reserved", true, nil, nil, 0, 2},
+		{"and taken back", false, []string{user, addr}, nil, 0, 0},
+		{"taken back again: nothing", false, []string{user, addr}, nil, 0, 0},
+		{"1", true, nil, nil, 0, 2},
+		{"2", true, nil, nil, 0, 2},
+		{"3", true, nil, nil, 0, 2},
+		{"4 must wait", true, nil, nil, time.Second, 2},
+		{"the fourth was right: its address is refunded", false, []string{addr}, []string{user}, 0, 1},
+		{"the address has 3 again", true, nil, nil, time.Second, 2},
+	}
+	for _, st := range steps {
+		if st.reserve {
+			if w := l.Reserve(user, addr); w != 0 {
+				t.Fatalf("%s: Reserve() = %v, want 0", st.name, w)
+			}
+		}
+		l.Refund(st.refund...)
+		l.Succeed(st.succeed...)
+		if got := l.Wait(user, addr); got != st.want || l.Len() != st.length {
+			t.Errorf("%s: Wait() = %v, Len() = %d; want %v, %d", st.name, got, l.Len(), st.want, st.length)
+		}
+	}
+	if w := l.Reserve(user, addr); w != time.Second {
+		t.Errorf("Reserve() while waiting = %v, want 1s", w)
+	}
+	if w := l.Wait(user, addr); w != time.Second {
+		t.Errorf("Wait() after a refused Reserve = %v, want 1s: a refused attempt is not charged", w)
+	}
+}
+
 func ExampleLimiter() {
 	clock := testclock.New(t0)
 	l := New(Options{Now: clock.Now}) // 3 free failures, then 1s, 2s, 4s... up to 15m
@@ -178,4 +253,20 @@ func ExampleLimiter() {
 	// 2s
 	// 0s
 	// 0s 0s
+}
+
+func ExampleLimiter_Reserve() {
+	l := New(Options{Now: testclock.New(t0).Now})
+	keys := []string{UserKey("bob"), AddrKey("192.0.2.7:50000")}
+	for range 5 {
+		// Charged before the password is checked: a wrong one keeps the
+		// charge, a right one is refunded.
+		fmt.Println(l.Reserve(keys...))
+	}
+	// Output:
+	// 0s
+	// 0s
+	// 0s
+	// 0s
+	// 1s
 }

@@ -123,7 +123,7 @@ func TestPasswords(t *testing.T) {
 	}{
 		{"right", nil, "alice", "correct horse", nil, ""},
 		{"wrong", nil, "alice", "correct hors", ErrBadPassword, `check password of user "alice": wrong user name or password`},
-		{"unknown user", nil, "carol", "correct horse", ErrBadPassword, `check password of user "carol": wrong user name or password`},
+		{"unknown user", nil, "carol", "correct horse", ErrBadPassword, `check password: wrong user name or password: no such user`},
 		{"no password", nil, "bob", "", ErrBadPassword, `check password of user "bob": wrong user name or password`},
 		{"too short", func() error { return s.SetPassword(ctx, "alice", "short") }, "alice", "correct horse", nil, ""},
 		{"new password", func() error { return s.SetPassword(ctx, "alice", "battery staple") }, "alice", "correct horse", ErrBadPassword, `check password of user "alice": wrong user name or password`},

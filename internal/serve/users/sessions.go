@@ -11,6 +11,11 @@ import (
 	"calq/internal/sqltime"
 )
 
+// MaxSessions is how many sessions a user keeps at most: a sign-in
+// beyond them ends the user's oldest, so that signing in again and again
+// does not grow the table.
+const MaxSessions = 20
+
 // sessionLen is a session token's length: keyBytes of crypto/rand in
 // unpadded base64url.
 const sessionLen = (keyBytes*8 + 5) / 6
@@ -19,7 +24,7 @@ const sessionLen = (keyBytes*8 + 5) / 6
 // ttl, and returns its token: 256 random bits in unpadded base64url, seen
 // only now, for the store keeps its SHA-256 alone. ErrNoUser when there
 // is no such user, ErrDisabled when it is disabled. It also deletes every
-// user's expired sessions.
+// user's expired sessions, and the user's oldest beyond MaxSessions.
 func (s *Store) NewSession(ctx context.Context, name string, ttl time.Duration) (string, error) {
 	token, err := s.newSession(ctx, name, ttl)
 	if err != nil {
@@ -48,6 +53,12 @@ func (s *Store) newSession(ctx context.Context, name string, ttl time.Duration) 
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE expires <= ?`, sqltime.Text(now)); err != nil {
+			return err
+		}
+		// The oldest first; of one time, the first made (rowid).
+		if _, err := tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE user = ? AND rowid NOT IN
+			(SELECT rowid FROM user_sessions WHERE user = ? ORDER BY created DESC, rowid DESC LIMIT ?)`,
+			name, name, MaxSessions-1); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO user_sessions (hash, user, created, expires) VALUES (?, ?, ?, ?)`,
@@ -107,8 +118,12 @@ func (s *Store) sessionUser(ctx context.Context, hash string) (User, string, tim
 }
 
 // EndSession ends the session whose token is token (signs out). A token
-// that is no session's is not an error: signing out twice is fine.
+// that is no session's is not an error: signing out twice is fine. What
+// is not a token calq made costs nothing.
 func (s *Store) EndSession(ctx context.Context, token string) error {
+	if len(token) != sessionLen {
+		return nil
+	}
 	if _, err := s.exec(ctx, `DELETE FROM user_sessions WHERE hash = ?`, hashKey(token)); err != nil {
 		return fmt.Errorf("end session: %w", err)
 	}

@@ -2,10 +2,12 @@ package users
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,13 +17,7 @@ import (
 
 func TestSessions(t *testing.T) {
 	ctx := context.Background()
-	c := testclock.New(t0)
-	jn := openJournal(t, filepath.Join(t.TempDir(), "calq.db"), c)
-	s := openStore(t, jn)
-	for _, name := range []string{"alice", "bob"} {
-		_, err := s.Add(ctx, User{Name: name})
-		must(t, err)
-	}
+	s, jn, c := aliceAndBob(t)
 	newSession := func(name string, ttl time.Duration) string {
 		t.Helper()
 		tok, err := s.NewSession(ctx, name, ttl)
@@ -65,6 +61,7 @@ func TestSessions(t *testing.T) {
 	must(t, s.EndSession(ctx, a5)) // signing out twice is fine
 	must(t, s.EndSession(ctx, "not a token"))
 	checkSessions(t, s, "ended", map[string]string{a5: "", a6: "alice"})
+
 	newSession("alice", time.Hour)
 	if n, err := s.EndSessions(ctx, "alice"); n != 2 || err != nil {
 		t.Errorf("EndSessions(alice) = %d, %v, want 2", n, err)
@@ -174,4 +171,75 @@ func checkSessions(t *testing.T, s *Store, when string, whose map[string]string)
 func countRows(t *testing.T, jn *journal.Journal, table string) int {
 	t.Helper()
 	return len(dumpRows(t, jn, `SELECT hash FROM `+table))
+}
+
+// TestMaxSessions: each sign-in adds a session, and a user keeps at most
+// MaxSessions of them: the oldest ends when one more starts. Another
+// user's sessions stay.
+func TestMaxSessions(t *testing.T) {
+	ctx := context.Background()
+	s, jn, c := aliceAndBob(t)
+	bob, err := s.NewSession(ctx, "bob", time.Hour)
+	must(t, err)
+	var toks []string
+	for i := range MaxSessions + 5 {
+		if i%2 == 0 {
+			c.Set(t0.Add(time.Duration(i) * time.Second)) // some at the same time
+		}
+		tok, err := s.NewSession(ctx, "alice", time.Hour)
+		must(t, err)
+		toks = append(toks, tok)
+	}
+	if n := countRows(t, jn, "user_sessions"); n != MaxSessions+1 {
+		t.Errorf("after %d sign-ins of alice and one of bob, user_sessions has %d rows, want %d", len(toks), n, MaxSessions+1)
+	}
+	whose := map[string]string{bob: "bob"}
+	for i, tok := range toks {
+		whose[tok] = "alice"
+		if i < 5 {
+			whose[tok] = ""
+		}
+	}
+	checkSessions(t, s, "after many sign-ins", whose)
+}
+
+// writeCounter counts the writes of a Store to the real journal.
+type writeCounter struct {
+	DB
+	writes atomic.Int32
+}
+
+func (w *writeCounter) Write(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	w.writes.Add(1)
+	return w.DB.Write(ctx, fn)
+}
+
+// TestEndSessionNotAToken: signing out with a cookie that is no token
+// calq made (anyone may send one) costs no write.
+func TestEndSessionNotAToken(t *testing.T) {
+	ctx := context.Background()
+	db := &writeCounter{DB: openJournal(t, filepath.Join(t.TempDir(), "calq.db"), testclock.New(t0))}
+	s, err := Open(ctx, db)
+	must(t, err)
+	before := db.writes.Load()
+	for _, tok := range []string{"", "x", strings.Repeat("x", 64<<10)} {
+		must(t, s.EndSession(ctx, tok))
+	}
+	if got := db.writes.Load() - before; got != 0 {
+		t.Errorf("EndSession of what is no token: %d writes, want none", got)
+	}
+}
+
+// aliceAndBob is a store of two users, alice and bob, on a journal whose
+// clock the test sets.
+func aliceAndBob(t *testing.T) (*Store, *journal.Journal, *testclock.Clock) {
+	t.Helper()
+	c := testclock.New(t0)
+	jn := openJournal(t, filepath.Join(t.TempDir(), "calq.db"), c)
+	s := openStore(t, jn)
+	for _, name := range []string{"alice", "bob"} {
+		_, err := s.Add(context.Background(), User{Name: name})
+		must(t, err)
+	}
+	return s, jn, c
 }

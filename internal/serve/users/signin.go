@@ -9,12 +9,12 @@ import (
 // SetPassword sets the password of the user named name, which signs it
 // in to the web pages, and ends its sessions: whoever knew the old
 // password is signed out. The password must pass ValidatePassword;
-// ErrNoUser when there is no such user.
+// ErrNoUser when there is no such user, ErrBusy when Hashes is full.
 func (s *Store) SetPassword(ctx context.Context, name, password string) error {
 	err := ValidatePassword(password)
 	var phc string
 	if err == nil {
-		phc, err = hashPassword(password)
+		phc, err = s.hash(password)
 	}
 	if err == nil {
 		err = s.changeUser(ctx, true, nil, `UPDATE users SET password = ? WHERE name = ?`, phc, name)
@@ -23,6 +23,15 @@ func (s *Store) SetPassword(ctx context.Context, name, password string) error {
 		return fmt.Errorf("set password of user %q: %w", name, err)
 	}
 	return nil
+}
+
+// hash is hashPassword within a place of s.hashes.
+func (s *Store) hash(password string) (string, error) {
+	if !s.hashes.TryEnter() {
+		return "", ErrBusy
+	}
+	defer s.hashes.Leave()
+	return hashPassword(password)
 }
 
 // SetDisabled disables or enables the user named name; ErrNoUser when
@@ -86,12 +95,28 @@ func userError(err error, refused bool, n int64) error {
 // that the time taken does not tell them apart; an error wrapping
 // ErrDisabled for a disabled user's right password (a wrong one is
 // ErrBadPassword: only who knows the password learns that the account is
-// disabled). It does not slow down repeated failures: that is the
-// caller's (see package throttle).
+// disabled). An unknown user's error also wraps ErrNoUser, for the
+// caller's log alone, and does not repeat the name, which may be a
+// password typed in the wrong field. A name that CheckName refuses, or a
+// password longer than MaxPasswordLen, is no user's: ErrBadPassword at
+// once, without a hash (these rules are public, so the time tells
+// nothing). ErrBusy, without a hash or a read, when Hashes is full. It
+// does not slow down repeated failures: that is the caller's (see
+// package throttle).
 func (s *Store) CheckPassword(ctx context.Context, name, password string) (User, error) {
+	if CheckName(name) != nil {
+		return User{}, fmt.Errorf("check password: %w: %w", ErrBadPassword, ErrNoUser)
+	}
+	if len(password) > MaxPasswordLen {
+		return User{}, fmt.Errorf("check password of user %q: %w", name, ErrBadPassword)
+	}
+	if !s.hashes.TryEnter() {
+		return User{}, fmt.Errorf("check password: %w", ErrBusy)
+	}
+	defer s.hashes.Leave()
 	u, phc, err := s.passwordOf(ctx, name)
 	if err != nil {
-		return User{}, fmt.Errorf("check password of user %q: %w", name, err)
+		return User{}, fmt.Errorf("check password: %w", err)
 	}
 	known := phc != ""
 	if !known {
@@ -101,6 +126,8 @@ func (s *Store) CheckPassword(ctx context.Context, name, password string) (User,
 	switch {
 	case err != nil:
 		return User{}, fmt.Errorf("check password of user %q: stored hash: %w", name, err)
+	case u.Name == "":
+		return User{}, fmt.Errorf("check password: %w: %w", ErrBadPassword, ErrNoUser)
 	case !ok || !known:
 		return User{}, fmt.Errorf("check password of user %q: %w", name, ErrBadPassword)
 	case u.Disabled:

@@ -14,16 +14,36 @@ import (
 // never changes a user (SetAdmin and SetProfile do). See CheckName for
 // the names it accepts.
 func (s *Store) Add(ctx context.Context, u User) (User, error) {
+	return s.add(ctx, u, "")
+}
+
+// AddWithPassword is Add with a password, which must pass
+// ValidatePassword: it is hashed first, so that a refusal (ErrBusy when
+// Hashes is full) leaves no user behind without its password.
+func (s *Store) AddWithPassword(ctx context.Context, u User, password string) (User, error) {
+	err := ValidatePassword(password)
+	var phc string
+	if err == nil {
+		phc, err = s.hash(password)
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("add user %q: %w", u.Name, err)
+	}
+	return s.add(ctx, u, phc)
+}
+
+// add records u with the password hash phc ("" none).
+func (s *Store) add(ctx context.Context, u User, phc string) (User, error) {
 	if err := CheckName(u.Name); err != nil {
 		return User{}, fmt.Errorf("add user: %w", err)
 	}
 	if err := checkProfile(u.Profile); err != nil {
 		return User{}, fmt.Errorf("add user %q: %w", u.Name, err)
 	}
-	u.Keys, u.Password, u.Disabled = 0, false, false
+	u.Keys, u.Password, u.Disabled = 0, phc != "", false
 	u.Created = s.now().UTC().Truncate(time.Microsecond)
-	n, err := s.exec(ctx, `INSERT INTO users (name, admin, profile, created) VALUES (?, ?, ?, ?)
-		ON CONFLICT (name) DO NOTHING`, u.Name, u.Admin, u.Profile, sqltime.Text(u.Created))
+	n, err := s.exec(ctx, `INSERT INTO users (name, admin, profile, created, password) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (name) DO NOTHING`, u.Name, u.Admin, u.Profile, sqltime.Text(u.Created), phc)
 	if err == nil && n == 0 {
 		err = ErrUserExists
 	}

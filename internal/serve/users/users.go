@@ -16,8 +16,10 @@
 // keeps only its SHA-256 (and, of a key, a short prefix that names it in
 // lists). Authenticate and Session cost one indexed read. A password is
 // kept as an argon2id hash; CheckPassword and SetPassword cost one hash,
-// some 20 ms of a core and 19 MiB of memory. A Store is safe for
-// concurrent use, also by several processes on one file.
+// some 20 ms of a core and 19 MiB of memory, and pass through the
+// process's HashGate, Hashes: beyond its Max hashes at once they fail
+// with ErrBusy. A user has at most MaxSessions sessions. A Store is safe
+// for concurrent use, also by several processes on one file.
 package users
 
 import (
@@ -74,8 +76,9 @@ type DB interface {
 // Store is the users and keys in the journal's file. It is safe for
 // concurrent use.
 type Store struct {
-	db  DB
-	now func() time.Time
+	db     DB
+	now    func() time.Time
+	hashes *HashGate // the process's Hashes
 }
 
 // Open creates or upgrades the tables of users and keys in db.
@@ -87,7 +90,7 @@ func Open(ctx context.Context, db DB) (*Store, error) {
 	if c, ok := db.(interface{ Now() time.Time }); ok {
 		now = c.Now // the journal's clock, so that tests can set it
 	}
-	return &Store{db: db, now: now}, nil
+	return &Store{db: db, now: now, hashes: Hashes}, nil
 }
 
 // Errors that callers branch on.
