@@ -65,7 +65,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		exist, cerr := s.usersExist(r.Context(), s.opts.Users)
 		switch {
 		case cerr != nil:
-			fail(w, http.StatusServiceUnavailable, "calq serve cannot read its users: "+cerr.Error())
+			s.failInternal(w, "read its users", cerr)
 			return
 		case !exist && s.opts.RequireUsers:
 			fail(w, http.StatusServiceUnavailable, "Service Unavailable: calq serve has no users; add one with calq users add")
