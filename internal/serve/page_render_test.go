@@ -29,7 +29,13 @@ func renderText(t *testing.T, name string, p page) string {
 	if err := tp.ExecuteTemplate(&buf, "layout.html", p); err != nil {
 		t.Fatalf("render %s: %v", name, err)
 	}
-	body := regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<svg.*?</svg>`).ReplaceAllString(buf.String(), " ")
+	return textOf(buf.String())
+}
+
+// textOf is a page's text without tags, scripts and charts, spaces
+// collapsed.
+func textOf(page string) string {
+	body := regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<svg.*?</svg>|<option.*?</option>`).ReplaceAllString(page, " ")
 	text := html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(body, " "))
 	return strings.Join(strings.Fields(text), " ")
 }

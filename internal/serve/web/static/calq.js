@@ -61,7 +61,7 @@ if (files && files.tagName === "TABLE" && files.dataset.final === "false" && win
   src.addEventListener("progress", (e) => {
     const v = JSON.parse(e.data);
     const state = document.getElementById("job-state");
-    state.textContent = v.state;
+    state.textContent = v.label;
     state.className = "state state-" + v.state;
     document.getElementById("job-count").textContent = v.done + " of " + v.total;
     document.getElementById("job-progress").value = v.done;
