@@ -239,6 +239,19 @@ func TestExportPassword(t *testing.T) {
 			t.Errorf("Convert(%s, no password) = %v, want %q", f, err, ReasonLoadFailed)
 		}
 	}
+	// An encryption LibreOffice does not know (AES-GCM, from a newer
+	// LibreOffice) fails alike with the right password and a wrong one,
+	// and says so: not a wrong password, not a damaged file.
+	gcm := testdata(t, filepath.Join("protected", "gcm.odt"))
+	for _, pw := range []string{"calq", wrong} {
+		err := inst.Convert(t.Context(), gcm, filepath.Join(dir, "gcm.pdf"), ConvertOptions{Export: Export{Password: pw}})
+		var ce *ConvertError
+		if !errors.As(err, &ce) || ce.Reason != ReasonEncryption {
+			t.Errorf("Convert(gcm.odt, password %q) = %v, want %q", pw, err, ReasonEncryption)
+		} else if want := "the document is encrypted in a way LibreOffice cannot open, whatever the password"; ce.Explain() != want {
+			t.Errorf("Explain() = %q, want %q", ce.Explain(), want)
+		}
+	}
 	// A password for a document without one is not in the way; a broken
 	// document with one is still a load failure, not a password's.
 	if err := inst.Convert(t.Context(), testdata(t, "sample_3.docx"), filepath.Join(dir, "plain.pdf"), ConvertOptions{Export: Export{Password: "x"}}); err != nil {

@@ -1,0 +1,117 @@
+package convert
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+
+	"calq/convert/lo"
+	"calq/convert/pdf"
+	"calq/convert/sniff"
+	"calq/sched"
+)
+
+// jargon is what a reason for people must not hold: calq's and its
+// tools' own terms, Go's error plumbing, private paths.
+var jargon = regexp.MustCompile(`(?i)permanent|not retried|job timed out|load failed|OOXML|OLE2|zip signature|` +
+	`pdfcpu|validation error|declares|decode image|Unsupported URL|file:///|/tmp/|\.cxx|\bUNO\b|bad output|%!`)
+
+// TestExplain: every failure calq can show a person reads as a sentence
+// without internal terms; the technical text stays as the detail.
+func TestExplain(t *testing.T) {
+	sniffErr := func(path string) error {
+		_, err := sniff.Detect(path)
+		if err == nil {
+			t.Fatalf("sniff.Detect(%s) found nothing wrong", path)
+		}
+		return &detected{err: err}
+	}
+	timeout := classify(context.Background(), sniff.Office, fmt.Errorf("convert: %w", context.DeadlineExceeded), 3*time.Second)
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"timeout", timeout, "converting it took longer than the limit of 3s, so it was stopped"},
+		{"load failed", sched.Permanent(&lo.ConvertError{Input: "in.docx", Reason: lo.ReasonLoadFailed,
+			Detail: `source file could not be loaded: Unsupported URL <file:///tmp/calq-lo-1/work/in.docx>: "type detection aborted" at ./framework/source/loadenv/loadenv.cxx:189`}),
+			"LibreOffice cannot open it: the file is damaged, or not a kind of document LibreOffice reads"},
+		{"wrong password", &lo.ConvertError{Input: "in.docx", Reason: lo.ReasonPassword, Err: lo.ErrWrongPassword},
+			"the password does not open the document"},
+		{"encryption LibreOffice cannot open", &lo.ConvertError{Input: "in.docx", Reason: lo.ReasonEncryption},
+			"the document is encrypted in a way LibreOffice cannot open, whatever the password"},
+		{"memory", &lo.ConvertError{Input: "in.docx", Reason: lo.ReasonMemoryLimit,
+			Err: errors.New("LibreOffice used 612 MiB, over the limit of 50 MiB")},
+			"converting it needed too much memory, so it was stopped (LibreOffice used 612 MiB, over the limit of 50 MiB)"},
+		{"instance died", &lo.ConvertError{Input: "in.docx", Reason: lo.ReasonInstanceDied},
+			"LibreOffice stopped working while converting it"},
+		{"empty", sniffErr("../testdata/convert/zero-bytes.docx"), "the file is empty"},
+		{"not what its name says", sniffErr("../testdata/convert/random-bytes.docx"),
+			"the file is named .docx, but it is not a Word document"},
+		{"another kind", sniffErr("../testdata/convert/broken/html-named.xls"),
+			"the file is named .xls, but it is not an Excel workbook: it looks like a web page"},
+		{"damaged", sniffErr("../testdata/convert/truncated-half.docx"),
+			"the file is damaged (cut short or corrupt), so it cannot be read as a Word document"},
+		{"office password", sniffErr("../testdata/convert/protected/protected.docx"),
+			"the document is locked with a password, and calq was given none to open it"},
+		{"PDF password", sniffErr("../testdata/convert/testPassword4Spaces.pdf"),
+			"the PDF is locked with a password, and calq was given none to open it"},
+		{"encrypted PDF", sched.Permanent(fmt.Errorf("pass through: %w (pdfcpu: please provide the correct password)", pdf.ErrEncrypted)),
+			"the PDF is locked with a password, and calq was given none to open it"},
+		{"image 0×0", classify(context.Background(), sniff.Image, fmt.Errorf("images to pdf: x.png: %w",
+			checkDimsErr(t, 0, 0)), time.Minute), "the image is damaged: it says it is 0×0 pixels"},
+		{"image too large", classify(context.Background(), sniff.Image, fmt.Errorf("images to pdf: x.png: %w",
+			checkDimsErr(t, 20000, 20000)), time.Minute),
+			"the image is too large to convert: 20000×20000 pixels, over the limit of 100 megapixels a page"},
+		{"damaged PDF", classify(context.Background(), sniff.PDF, errors.New("pass through loop.pdf: validation error (obj#2): page tree loops"), time.Minute),
+			"the PDF is damaged, so calq cannot read it"},
+		{"damaged image", classify(context.Background(), sniff.Image, errors.New("images to pdf: x.png: decode image: png: invalid format"), time.Minute),
+			"the image is damaged, so calq cannot read it"},
+		{"unreadable", sched.Permanent(errors.New(readFailure(&fs.PathError{Op: "open", Path: "/in/a.docx", Err: syscall.EACCES}))),
+			"calq cannot read the file: permission denied"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, detail := explain(tt.err)
+			if got != tt.want {
+				t.Errorf("explain(%v) = %q, want %q", tt.err, got, tt.want)
+			}
+			if m := jargon.FindString(got); m != "" {
+				t.Errorf("explain(%v) = %q holds %q", tt.err, got, m)
+			}
+			if detail == got {
+				t.Errorf("detail %q repeats the reason", detail)
+			}
+		})
+	}
+}
+
+// checkDimsErr is CheckImageSize's error for a PNG whose header says
+// w×h pixels.
+func checkDimsErr(t *testing.T, w, h uint32) error {
+	t.Helper()
+	ihdr := binary.BigEndian.AppendUint32(nil, w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB
+	chunk := append([]byte("IHDR"), ihdr...)
+	png := append([]byte("\x89PNG\r\n\x1a\n"), binary.BigEndian.AppendUint32(nil, uint32(len(ihdr)))...)
+	png = binary.BigEndian.AppendUint32(append(png, chunk...), crc32.ChecksumIEEE(chunk))
+	path := filepath.Join(t.TempDir(), "x.png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := pdf.CheckImageSize(path)
+	if err == nil {
+		t.Fatalf("an image of %d×%d pixels passes", w, h)
+	}
+	return err
+}
