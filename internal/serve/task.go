@@ -59,13 +59,16 @@ const (
 	contentTypeJSON = "application/json"
 )
 
-// jobError is a job's failure with the HTTP status it answers.
+// jobError is a job's failure with the HTTP status it answers; err,
+// when set, is its cause for errors.Is.
 type jobError struct {
 	status int
 	msg    string
+	err    error
 }
 
 func (e *jobError) Error() string { return e.msg }
+func (e *jobError) Unwrap() error { return e.err }
 
 func badRequest(format string, args ...any) error {
 	return &jobError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
