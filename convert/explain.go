@@ -127,7 +127,24 @@ func (d *detected) Unwrap() error { return d.err }
 type timeoutError struct{ limit time.Duration }
 
 func (e *timeoutError) Error() string {
-	return fmt.Sprintf("converting it took longer than the limit of %v, so it was stopped", e.limit)
+	return "converting it took longer than the limit of " + humanLimit(e.limit) + ", so it was stopped"
+}
+
+// humanLimit is a time limit for people: "3 seconds", "1 minute".
+func humanLimit(d time.Duration) string {
+	n, unit := 0, ""
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		n, unit = int(d/time.Minute), "minute"
+	case d >= time.Second && d%time.Second == 0:
+		n, unit = int(d/time.Second), "second"
+	default:
+		return d.String()
+	}
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 func (e *timeoutError) Unwrap() error { return sched.ErrTimeout }

@@ -41,7 +41,7 @@ func TestExplain(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"timeout", timeout, "converting it took longer than the limit of 3s, so it was stopped"},
+		{"timeout", timeout, "converting it took longer than the limit of 3 seconds, so it was stopped"},
 		{"load failed", sched.Permanent(&lo.ConvertError{Input: "in.docx", Reason: lo.ReasonLoadFailed,
 			Detail: `source file could not be loaded: Unsupported URL <file:///tmp/calq-lo-1/work/in.docx>: "type detection aborted" at ./framework/source/loadenv/loadenv.cxx:189`}),
 			"LibreOffice cannot open it: the file is damaged, or not a kind of document LibreOffice reads"},

@@ -36,6 +36,11 @@ func addJob(t *testing.T, ts *testServer, id, owner string, state jobs.State, n 
 	var res *jobs.Result
 	if state == jobs.Done {
 		res = &jobs.Result{Path: "result.zip", ContentType: contentTypeZip, Name: id + ".zip"}
+		for _, f := range j.Files {
+			if f.State == jobs.FileDone {
+				res.Files = append(res.Files, strings.TrimSuffix(f.Name, ".docx")+".pdf")
+			}
+		}
 	}
 	if _, err := ts.Jobs.Finish(ctx, id, state, res, msg, 0); err != nil {
 		t.Fatal(err)

@@ -222,6 +222,11 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out stri
 	for i, in := range ins {
 		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))
 		if err := office.Convert(ctx, in, res[i], lo.ConvertOptions{PDFA: t.PDFA, Timeout: s.opts.FileTimeout}); err != nil {
+			var ce *lo.ConvertError
+			if errors.As(err, &ce) {
+				// In words for people, by the client's name.
+				return nil, &jobError{status: http.StatusBadRequest, msg: j.Request.Files[i].Name + ": " + ce.Explain(), err: err}
+			}
 			return nil, err
 		}
 	}
