@@ -36,7 +36,7 @@ func TestConvertPageRefused(t *testing.T) {
 			"PDF/A cannot go with a watermark, passwords or merging: any change to a PDF/A file after it is made breaks its conformance. Choose a plain PDF, or leave those out."},
 		{"a file over the limit", merged(choices, map[string]string{"pdfa": "PDF/A-2b"}),
 			[]upload{{"files", "big.txt", make([]byte, 2<<10)}}, http.StatusRequestEntityTooLarge,
-			"“big.txt” is larger than 1.0 KiB, the most one file may be."},
+			"“big.txt” is larger than " + humanBytes(1<<10) + ", the most one file may be."},
 		{"more files than the user may queue", merged(choices, map[string]string{"pdfa": ""}),
 			[]upload{doc[0], doc[0], doc[0], doc[0], doc[0], doc[0]}, http.StatusRequestEntityTooLarge,
 			"You chose 6 files: at most 5 can be sent at once."},

@@ -263,7 +263,7 @@ func TestPagesShowTruth(t *testing.T) {
 		browserSignIn(t, ctx, ts.URL, "alice")
 		defer browserSignOut(t, ctx)
 		go1("/convert")
-		mustSee(t, ctx, "#bounds", "up to 20 files of 1.0 MiB each")
+		mustSee(t, ctx, "#bounds", "up to 20 files of "+humanBytes(1<<20)+" each")
 		letter := filepath.Join(t.TempDir(), "letter.txt")
 		if err := os.WriteFile(letter, []byte("A letter.\n"), 0o644); err != nil {
 			t.Fatal(err)
