@@ -96,6 +96,18 @@ func TestRunExport(t *testing.T) {
 			}
 		}
 	})
+	t.Run("an encryption LibreOffice does not know", func(t *testing.T) {
+		gcm := copyFiles(t, "protected/gcm.odt")
+		for _, pw := range []string{"calq", "nope-nope"} {
+			_, got, _ := collect(t, Options{Inputs: []string{gcm}, Out: filepath.Join(t.TempDir(), "out"), Pool: pool,
+				Export: lo.Export{Password: pw}})
+			r := got["gcm.odt"]
+			if want := "the document is encrypted in a way LibreOffice cannot open, whatever the password"; r.State != StateFailed ||
+				!r.Permanent || r.Reason != want {
+				t.Errorf("gcm.odt with password %q: %+v, want a permanent failure saying %q", pw, r, want)
+			}
+		}
+	})
 	t.Run("shared worker", func(t *testing.T) {
 		root := t.TempDir()
 		doc := "<?xml version=\"1.0\"?><office:document xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\"" +
