@@ -167,3 +167,71 @@ func (e *contentError) sentence() string {
 }
 
 func (e *contentError) Unwrap() error { return e.err }
+
+// classes are LibreOffice's reasons as failure classes (see withClass).
+var classes = map[string]string{
+	lo.ReasonLoadFailed: "LibreOffice cannot open it", lo.ReasonPassword: "wrong password",
+	lo.ReasonEncryption: "encryption LibreOffice cannot open", lo.ReasonMemoryLimit: "too much memory",
+	lo.ReasonBadOutput: "no usable PDF", lo.ReasonExport: "no usable PDF", lo.ReasonInstanceDied: "LibreOffice stopped",
+	lo.ReasonStopped: "LibreOffice stopped", lo.ReasonStartFailed: "LibreOffice did not start",
+	lo.ReasonOptions: "settings that cannot be used",
+}
+
+// withClass gives err, a file's failure, its class for the history and
+// calq serve's monitoring page (sched.Reasoner): a few words that group
+// the files failing alike, where the engine would say "permanent" or
+// "error". An error of no known class is returned as it is.
+func withClass(err error) error {
+	var (
+		ce  *lo.ConvertError
+		se  *sniff.Error
+		ie  *pdf.ImageError
+		bad *contentError
+	)
+	class := ""
+	switch {
+	case err == nil:
+	case errors.As(err, &ce):
+		class = classes[ce.Reason]
+	case errors.As(err, &se):
+		class = sniffClass(se)
+	case errors.Is(err, pdf.ErrEncrypted):
+		class = "locked with a password"
+	case errors.As(err, &ie) && errors.Is(ie.Err, pdf.ErrImageTooLarge):
+		class = "image too large"
+	case errors.As(err, &ie):
+		class = "damaged image"
+	case errors.As(err, &bad) && bad.kind == sniff.Image:
+		class = "damaged image"
+	case errors.As(err, &bad):
+		class = "damaged PDF"
+	}
+	if class == "" {
+		return err
+	}
+	return &classed{err: err, class: class}
+}
+
+func sniffClass(se *sniff.Error) string {
+	switch {
+	case errors.Is(se, sniff.ErrEmpty):
+		return "empty file"
+	case errors.Is(se, sniff.ErrPassword):
+		return "locked with a password"
+	case errors.Is(se, sniff.ErrUnsupported):
+		return "unsupported kind of file"
+	case strings.HasPrefix(se.Reason, "truncated or corrupt"):
+		return "damaged file"
+	}
+	return "not what its name says"
+}
+
+// classed is an error with its failure class.
+type classed struct {
+	err   error
+	class string
+}
+
+func (c *classed) Error() string  { return c.err.Error() }
+func (c *classed) Unwrap() error  { return c.err }
+func (c *classed) Reason() string { return c.class }

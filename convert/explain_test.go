@@ -121,3 +121,41 @@ func checkDimsErr(t *testing.T, w, h uint16) error {
 	}
 	return err
 }
+
+// TestFailureClass: a failure is recorded in the history (and counted on
+// calq serve's monitoring page) under a few words that group the files
+// failing alike, not "permanent" or "error".
+func TestFailureClass(t *testing.T) {
+	sniffErr := func(path string) error {
+		_, err := sniff.Detect(path)
+		return sched.Permanent(&detected{err: err})
+	}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{sched.Permanent(&lo.ConvertError{Reason: lo.ReasonLoadFailed}), "LibreOffice cannot open it"},
+		{sched.Permanent(&lo.ConvertError{Reason: lo.ReasonPassword, Err: lo.ErrWrongPassword}), "wrong password"},
+		{sched.Permanent(&lo.ConvertError{Reason: lo.ReasonEncryption}), "encryption LibreOffice cannot open"},
+		{sched.Permanent(&lo.ConvertError{Reason: lo.ReasonMemoryLimit}), "too much memory"},
+		{sniffErr("../testdata/convert/zero-bytes.docx"), "empty file"},
+		{sniffErr("../testdata/convert/random-bytes.docx"), "not what its name says"},
+		{sniffErr("../testdata/convert/truncated-half.docx"), "damaged file"},
+		{sniffErr("../testdata/convert/protected/protected.docx"), "locked with a password"},
+		{classify(context.Background(), sniff.PDF, errors.New("validation error"), time.Minute), "damaged PDF"},
+		{classify(context.Background(), sniff.Image, checkDimsErr(t, 0, 0), time.Minute), "damaged image"},
+		{classify(context.Background(), sniff.Image, checkDimsErr(t, 20000, 20000), time.Minute), "image too large"},
+	}
+	for _, tt := range tests {
+		err := withClass(tt.err)
+		if got := sched.ReasonOf(err); got != tt.want {
+			t.Errorf("the history's reason of %v = %q, want %q", tt.err, got, tt.want)
+		}
+		if !sched.IsPermanent(err) {
+			t.Errorf("%v is no longer permanent once classed", tt.err)
+		}
+	}
+	if err := errors.New("disk on fire"); withClass(err) != err {
+		t.Errorf("an unknown error is classed: %v", withClass(err))
+	}
+}

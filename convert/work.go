@@ -83,6 +83,7 @@ func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) (err error
 		if err != nil && ctx.Err() == nil && !errors.As(err, &ce) && permanentFS(err) {
 			err = sched.Permanent(err)
 		}
+		err = withClass(err)
 	}()
 	var p payload
 	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Index < 0 || p.Index >= len(r.items) {
