@@ -174,6 +174,19 @@ func TestPagesShowTruth(t *testing.T) {
 
 	t.Run("monitoring", func(t *testing.T) {
 		recordConversions(t, ts)
+		// A real file that fails, through the convert page: its class in
+		// words reaches the failures by reason.
+		c := browserClient(t)
+		signIn(t, c, ts.URL, "bob", "bob-secret-pw")
+		junk, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "broken", "random-bytes.docx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := postPage(t, c, ts.URL+"/convert", []upload{{"files", "junk.docx", junk}, {"files", "note.txt", []byte("a note\n")}}, nil)
+		resp.Body.Close()
+		if p := finalProgress(t, c, ts.URL, resp.Header.Get("Location")); p.State != jobs.Partial {
+			t.Fatalf("the job with junk.docx: %+v, want partial", p)
+		}
 		release := queueByClass(t, ts)
 		defer release()
 		browserSignIn(t, ctx, ts.URL, "root")
@@ -181,8 +194,8 @@ func TestPagesShowTruth(t *testing.T) {
 		go1("/admin/monitor")
 		mustSee(t, ctx, "#queue-class", "P0 realtime\t1", "P1 interactive\t2", "P2 normal\t3", "P3 background\t4")
 		mustSee(t, ctx, "#queue-user", "ann", "bob")
-		mustSee(t, ctx, "#hour-total", "10 done, 2 failed")
-		mustSee(t, ctx, "#failures", "cut short or corrupt", "took longer than the limit")
+		mustSee(t, ctx, "#hour-total", "11 done, 3 failed")
+		mustSee(t, ctx, "#failures", "cut short or corrupt", "took longer than the limit", "not what its name says\t1")
 		analysis := mustSee(t, ctx, "#analysis", "convert-office\tlo-1\t", "convert-image\tpdfcpu\t")
 		if strings.Count(analysis, "0.0") < 2 {
 			t.Errorf("the queueing model shows no λ or μ:\n%s", analysis)
