@@ -3,6 +3,7 @@ package lo
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // installHint is the command that installs what calq needs of LibreOffice.
@@ -113,8 +114,12 @@ func (e *ConvertError) Explain() string {
 	switch {
 	case e.Reason == ReasonMemoryLimit && e.Err != nil:
 		s += " (" + e.Err.Error() + ")"
-	case e.Reason == ReasonExport && e.Detail != "":
-		s += ": " + e.Detail
+	case e.Reason == ReasonExport && strings.Contains(e.Detail, "does the page range"):
+		// The UNO helper asks whether the range names a page, then quotes
+		// LibreOffice's exception (paths, source lines): the question only.
+		_, q, _ := strings.Cut(e.Detail, "does the page range")
+		q, _, _ = strings.Cut(q, "?")
+		s += ": does the page range" + q + "?"
 	case e.Reason == ReasonOptions && e.Err != nil:
 		s += ": " + e.Err.Error()
 	}

@@ -136,8 +136,12 @@ func TestExport(t *testing.T) {
 		// Past the last page: LibreOffice 7.4 fails the export.
 		err := inst.Convert(t.Context(), five, filepath.Join(t.TempDir(), "out.pdf"), ConvertOptions{Export: Export{PageRanges: "7-9"}})
 		var ce *ConvertError
-		if !errors.As(err, &ce) || ce.Reason != ReasonLoadFailed || !strings.Contains(err.Error(), "page range 7-9") {
-			t.Errorf("PageRanges 7-9 of 5 pages: %v, want %q naming the page range", err, ReasonLoadFailed)
+		if !errors.As(err, &ce) || ce.Reason != ReasonExport || !strings.Contains(err.Error(), "page range 7-9") {
+			t.Errorf("PageRanges 7-9 of 5 pages: %v, want %q naming the page range", err, ReasonExport)
+		}
+		// For people: the question, not LibreOffice's exception and paths.
+		if want := "LibreOffice opened it but could not make a PDF of it: does the page range 7-9 name a page of the document?"; ce != nil && ce.Explain() != want {
+			t.Errorf("Explain() = %q, want %q", ce.Explain(), want)
 		}
 	})
 	t.Run("pdfua", func(t *testing.T) {
