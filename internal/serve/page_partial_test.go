@@ -77,7 +77,7 @@ func TestPartialJobPages(t *testing.T) {
 		{"log, failed", root, "/admin/log?state=failed", []string{"2 jobs", "alice", "done, some files failed"}, nil},
 		{"log, partial", root, "/admin/log?state=partial&user=alice", []string{"1 job", "done, some files failed"}, nil},
 		{"the job's page", c, "/job/partial00000001", []string{"done, some files failed · 13 of 13 files finished · 4 files failed",
-			"02.docx 1000 B failed the document is damaged"}, nil},
+			"02.docx " + humanBytes(1000) + " failed the document is damaged"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -85,7 +85,7 @@ func TestMonitorPageText(t *testing.T) {
 		"convert-office lo-1 40 0.0123 0.250 0.025 1.25 0.50",
 		"convert-image pdfcpu 1 – – – 0.00 –",
 		"p50 1.50 s · p95 2.75 s",
-		"lo-1 busy 9 2 1 300.0 MiB",
+		"lo-1 busy 9 2 1 " + humanBytes(300<<20),
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the monitoring page does not read %q:\n%s", want, got)

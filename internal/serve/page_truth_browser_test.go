@@ -233,7 +233,7 @@ func TestPagesShowTruth(t *testing.T) {
 		mustSee(t, ctx, "main", "2 jobs", "done, some files failed", "01.docx")
 		go1("/job/partial00000001")
 		mustSee(t, ctx, ".meta", "done, some files failed", "13 of 13 files finished", "4 files failed")
-		mustSee(t, ctx, "#files", "02.docx\t1000 B\tfailed the file is named .docx, but it is not a Word document")
+		mustSee(t, ctx, "#files", "02.docx\t"+humanBytes(1000)+"\tfailed the file is named .docx, but it is not a Word document")
 		shots(t, ctx, dir, "job-partial")
 		browserSignOut(t, ctx)
 		browserSignIn(t, ctx, ts.URL, "root")
