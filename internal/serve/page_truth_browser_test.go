@@ -150,6 +150,46 @@ func queueByClass(t *testing.T, ts *testServer) (release func()) {
 	}
 }
 
+// convertAndWait sends the convert page's form and waits for the job's
+// page to list its result.
+func convertAndWait(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := bt.ClickNavigate(ctx, "#convert-submit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.WaitVisible(ctx, "#outputs"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// noScriptTab is a tab of b with JavaScript off, at url.
+func noScriptTab(t *testing.T, b *bt.Browser, url string) context.Context {
+	t.Helper()
+	tab := b.Tab(t)
+	if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bt.Navigate(tab, url); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// pdfaWithWatermark fills the convert page's form with a file, a
+// watermark and PDF/A: what the server refuses.
+func pdfaWithWatermark(t *testing.T, ctx context.Context, file string) {
+	t.Helper()
+	if err := bt.SetFiles(ctx, "#files", file); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.Fill(ctx, "#watermark", "DRAFT"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.SetValue(chromedp.CSS("#pdfa"), "PDF/A-2b")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestPagesShowTruth renders the pages this issue is about in a real
 // browser, with data in every column and state, and reads what a person
 // sees: the monitoring page's numbers and classes, the history's and
@@ -256,12 +296,7 @@ func TestPagesShowTruth(t *testing.T) {
 		if err := bt.Fill(ctx, "#user-password", "open-sesame-1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := bt.ClickNavigate(ctx, "#convert-submit"); err != nil {
-			t.Fatal(err)
-		}
-		if err := bt.WaitVisible(ctx, "#outputs"); err != nil {
-			t.Fatal(err)
-		}
+		convertAndWait(t, ctx)
 		if _, err := bt.ClickNavigate(ctx, "#outputs a.view"); err != nil {
 			t.Fatal(err)
 		}
@@ -281,15 +316,7 @@ func TestPagesShowTruth(t *testing.T) {
 		if err := os.WriteFile(letter, []byte("A letter.\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := bt.SetFiles(ctx, "#files", letter); err != nil {
-			t.Fatal(err)
-		}
-		if err := bt.Fill(ctx, "#watermark", "DRAFT"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := chromedp.Run(ctx, chromedp.SetValue(chromedp.CSS("#pdfa"), "PDF/A-2b")); err != nil {
-			t.Fatal(err)
-		}
+		pdfaWithWatermark(t, ctx, letter)
 		if err := bt.Click(ctx, "#convert-submit"); err != nil {
 			t.Fatal(err)
 		}
@@ -301,22 +328,8 @@ func TestPagesShowTruth(t *testing.T) {
 
 		// Without JavaScript the server refuses it, in the page's words,
 		// and keeps the choices.
-		noJS := b.Tab(t)
-		if _, err := chromedp.Call(noJS, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bt.Navigate(noJS, ts.URL+"/convert"); err != nil {
-			t.Fatal(err)
-		}
-		if err := bt.SetFiles(noJS, "#files", letter); err != nil {
-			t.Fatal(err)
-		}
-		if err := bt.Fill(noJS, "#watermark", "DRAFT"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := chromedp.Run(noJS, chromedp.SetValue(chromedp.CSS("#pdfa"), "PDF/A-2b")); err != nil {
-			t.Fatal(err)
-		}
+		noJS := noScriptTab(t, b, ts.URL+"/convert")
+		pdfaWithWatermark(t, noJS, letter)
 		if err := bt.Fill(noJS, "#owner-password", "owner-pw-99"); err != nil {
 			t.Fatal(err)
 		}
