@@ -84,8 +84,9 @@ type FileResult struct {
 	InputBytes  []byte  `json:"input_bytes,omitempty"`
 	Output      string  `json:"output,omitempty"`
 	OutputBytes []byte  `json:"output_bytes,omitempty"`
-	State       string  `json:"state"` // see the State constants
-	Reason      string  `json:"reason,omitempty"`
+	State       string  `json:"state"`               // see the State constants
+	Reason      string  `json:"reason,omitempty"`    // why it failed or was skipped, in words for people
+	Detail      string  `json:"detail,omitempty"`    // the technical error behind Reason, when it says more (for logs)
 	Permanent   bool    `json:"permanent,omitempty"` // failed or timed out for good: retrying cannot change it, so it was not retried
 	Note        string  `json:"note,omitempty"`      // e.g. the content is another format than the name says
 	Seconds     float64 `json:"seconds"`

@@ -100,7 +100,7 @@ func TestRunMixed(t *testing.T) {
 			t.Errorf("%s: %d pages, %v; want %d", name, info.Pages, err, want.pages)
 		}
 	}
-	for name, reason := range map[string]string{"random-bytes.docx": "DOCX", "zero-bytes.docx": "empty",
+	for name, reason := range map[string]string{"random-bytes.docx": "not a Word document", "zero-bytes.docx": "empty",
 		"testPassword4Spaces.pdf": "password"} {
 		r := got[name]
 		if r.State != StateFailed || !strings.Contains(r.Reason, reason) {

@@ -91,8 +91,20 @@ func TestRunExport(t *testing.T) {
 		_, got, _ := collect(t, Options{Inputs: []string{in}, Out: out, Pool: pool, Export: lo.Export{Password: "nope-nope"}})
 		for _, f := range []string{"protected.docx", "protected.odt"} {
 			r := got[f]
-			if r.State != StateFailed || !r.Permanent || !strings.Contains(r.Reason, lo.ReasonPassword) || strings.Contains(r.Reason, "nope-nope") {
+			if r.State != StateFailed || !r.Permanent || r.Reason != "the password does not open the document" || strings.Contains(r.Reason, "nope-nope") {
 				t.Errorf("%s: %+v, want a permanent failure for the wrong password, without it", f, r)
+			}
+		}
+	})
+	t.Run("an encryption LibreOffice does not know", func(t *testing.T) {
+		gcm := copyFiles(t, "protected/gcm.odt")
+		for _, pw := range []string{"calq", "nope-nope"} {
+			_, got, _ := collect(t, Options{Inputs: []string{gcm}, Out: filepath.Join(t.TempDir(), "out"), Pool: pool,
+				Export: lo.Export{Password: pw}})
+			r := got["gcm.odt"]
+			if want := "the document is encrypted in a way LibreOffice cannot open, whatever the password"; r.State != StateFailed ||
+				!r.Permanent || r.Reason != want {
+				t.Errorf("gcm.odt with password %q: %+v, want a permanent failure saying %q", pw, r, want)
 			}
 		}
 	})

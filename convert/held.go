@@ -134,11 +134,8 @@ func (r *runner) event(ev sched.Event) {
 		res.State, res.Reason = StateFailed, "another calq failed to convert it; run again to retry"
 	case state == StateConverted:
 	case ev.Err != nil:
-		res.Reason = ev.Err.Error()
-		if (state == StateFailed || state == StateTimedOut) && sched.IsPermanent(ev.Err) {
-			res.Permanent = true
-			res.Reason += " (permanent: not retried)"
-		}
+		res.Reason, res.Detail = explain(ev.Err)
+		res.Permanent = (state == StateFailed || state == StateTimedOut) && sched.IsPermanent(ev.Err)
 	case ev.Reason != "":
 		res.Reason = ev.Reason
 	}

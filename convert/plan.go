@@ -300,7 +300,7 @@ func (w *walker) entry(p, real, rel, root string, ancestors map[fileID]bool) {
 		if lfi, lerr := os.Lstat(p); lerr == nil && lfi.Mode()&os.ModeSymlink != 0 && errors.Is(err, os.ErrNotExist) {
 			w.skip(p, "broken-link", "a dangling symbolic link")
 		} else {
-			w.fail(p, real, path.Join(root, rel), "cannot read it: "+unwrapPath(err).Error())
+			w.fail(p, real, path.Join(root, rel), readFailure(err))
 		}
 		return
 	}

@@ -271,7 +271,7 @@ func otherInputReason(output, owner, input string) string {
 
 // readFailure is the reason for an input that cannot be read.
 func readFailure(err error) string {
-	return "cannot read it: " + unwrapPath(err).Error()
+	return "calq cannot read the file: " + unwrapPath(err).Error()
 }
 
 // unwrapPath drops the *PathError's path, which the result already names.

@@ -83,6 +83,7 @@ func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) (err error
 		if err != nil && ctx.Err() == nil && !errors.As(err, &ce) && permanentFS(err) {
 			err = sched.Permanent(err)
 		}
+		err = withClass(err)
 	}()
 	var p payload
 	if err := json.Unmarshal(j.Payload, &p); err != nil || p.Index < 0 || p.Index >= len(r.items) {
@@ -161,11 +162,8 @@ func (r *runner) sniff(i int, snap string) (sniff.Kind, string, error) {
 		if errors.Is(err, sniff.ErrPassword) && r.o.Export.Password != "" {
 			return sniff.Office, snap, nil // LibreOffice opens it with the password, or says it is wrong
 		}
-		var se *sniff.Error
-		if errors.As(err, &se) {
-			err = errors.New(se.Reason) // its path is the private copy's
-		}
-		return sniff.Unknown, snap, sched.Permanent(err)
+		// Its path is the private copy's: the reason alone.
+		return sniff.Unknown, snap, sched.Permanent(&detected{err: err})
 	}
 	if det.Note != "" {
 		r.mu.Lock()
@@ -421,7 +419,7 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 	var ce *lo.ConvertError
 	switch {
 	case ctx.Err() == nil && (errors.Is(err, sched.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)):
-		return sched.Permanent(fmt.Errorf("%w after %v", sched.ErrTimeout, limit))
+		return sched.Permanent(&timeoutError{limit: limit})
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, pdf.ErrEncrypted), errors.Is(err, lo.ErrNotInstalled):
@@ -436,8 +434,10 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 		return sched.Permanent(err)
 	case isFSError(err):
 		return err
+	case kind != sniff.Office && sched.IsPermanent(err):
+		return err // calq's own verdict (PDF/A), not the content's
 	case kind != sniff.Office:
-		return sched.Permanent(err)
+		return sched.Permanent(&contentError{kind: kind, err: err})
 	}
 	return err
 }
@@ -445,7 +445,8 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 // permanentReason are the LibreOffice failures that recur on the same
 // document.
 var permanentReason = map[string]bool{lo.ReasonLoadFailed: true, lo.ReasonBadOutput: true, lo.ReasonTimeout: true,
-	lo.ReasonMemoryLimit: true, lo.ReasonPassword: true, lo.ReasonOptions: true}
+	lo.ReasonMemoryLimit: true, lo.ReasonPassword: true, lo.ReasonOptions: true, lo.ReasonEncryption: true,
+	lo.ReasonExport: true}
 
 // permanentErrnos are the file system's errors that a retry meets
 // again: only a person changes permissions, mounts or paths.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"calq/convert/sniff"
 	"calq/internal/debris"
 	"calq/internal/proc"
 )
@@ -254,12 +255,26 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 		if !i.alive(r) {
 			return fail(ReasonInstanceDied, nil)
 		}
-		if rep.Stage == "password" {
+		switch {
+		case rep.Stage == "password":
 			return "", &ConvertError{Reason: ReasonPassword, Err: ErrWrongPassword}
+		case rep.Stage == "export":
+			return "", &ConvertError{Reason: ReasonExport, Detail: rep.Error}
+		case o.Export.Password != "" && encrypted(src):
+			// LibreOffice did not ask for the password of an encrypted
+			// document: it does not know the encryption.
+			return "", &ConvertError{Reason: ReasonEncryption, Detail: rep.Error}
 		}
 		return "", &ConvertError{Reason: ReasonLoadFailed, Detail: rep.Error}
 	}
 	return pdf, checkOutput(pdf)
+}
+
+// encrypted says whether the document at path is password-protected,
+// as calq's content check sees it.
+func encrypted(path string) bool {
+	_, err := sniff.Detect(path)
+	return errors.Is(err, sniff.ErrPassword)
 }
 
 // await waits for a value on ch while watching what else ends a
@@ -310,7 +325,7 @@ func (i *Instance) overLimit(rss int64) error {
 		return nil
 	}
 	// Rounded up: over a limit of whole MiB, the two numbers differ.
-	return fmt.Errorf("LibreOffice used %d MiB converting it, over the limit of %d MiB; it was stopped", (rss+1<<20-1)>>20, limit>>20)
+	return fmt.Errorf("LibreOffice used %d MiB, over the limit of %d MiB", (rss+1<<20-1)>>20, limit>>20)
 }
 
 // helperError says what the helper said, or printed on stderr, when it

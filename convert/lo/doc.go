@@ -32,7 +32,11 @@
 // (page styles changed in the loaded document) and a password (a load
 // property) need the UNO helper. A wrong password is told apart from a
 // broken document by loading it once more without one: a failed load
-// that then asks for a password is [ReasonPassword].
+// that then asks for a password is [ReasonPassword]. One that does not
+// ask, of a document calq's content check finds encrypted, is an
+// encryption LibreOffice does not know (AES-GCM from a newer LibreOffice,
+// for one), which no password opens here: [ReasonEncryption].
+// [ConvertError.Explain] says each reason in words for people.
 //
 // Robustness: the input is linked or copied under a safe ASCII name into
 // a work directory private to the instance, with a private output

@@ -3,6 +3,7 @@ package lo
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // installHint is the command that installs what calq needs of LibreOffice.
@@ -39,7 +40,34 @@ const (
 	ReasonOptions      = "bad options"      // ConvertOptions out of range
 	ReasonStopped      = "instance stopped" // the deadline passed while the instance was stopped (SIGSTOP); it was killed
 	ReasonPassword     = "wrong password"   // Export.Password does not open the document (it is password-protected)
+	// ReasonEncryption: a password was given, and LibreOffice failed to
+	// load the document without asking for one: it does not know the
+	// document's encryption, so no password can open it here, the right
+	// one included. (A document it can decrypt asks, and a wrong password
+	// is ReasonPassword.)
+	ReasonEncryption = "unknown encryption"
+	ReasonExport     = "export failed" // the document opened but LibreOffice could not write it as PDF
 )
+
+// sentences are the reasons for people: a clerk's words, no calq or
+// LibreOffice terms (see ConvertError.Explain).
+var sentences = map[string]string{
+	ReasonLoadFailed:   "LibreOffice cannot open it: the file is damaged, or not a kind of document LibreOffice reads",
+	ReasonTimeout:      "converting it took too long, so it was stopped",
+	ReasonCanceled:     "the conversion was cancelled",
+	ReasonInstanceDied: "LibreOffice stopped working while converting it",
+	ReasonStartFailed:  "LibreOffice could not be started",
+	ReasonBadOutput:    "LibreOffice made no usable PDF of it",
+	ReasonInput:        "the file could not be read",
+	ReasonOutput:       "the PDF could not be saved",
+	ReasonMemoryLimit:  "converting it needed too much memory, so it was stopped",
+	ReasonClosed:       "the converter was shutting down",
+	ReasonOptions:      "the conversion's settings cannot be used",
+	ReasonStopped:      "LibreOffice was paused while converting it, so it was stopped",
+	ReasonPassword:     "the password does not open the document",
+	ReasonEncryption:   "the document is encrypted in a way LibreOffice cannot open, whatever the password",
+	ReasonExport:       "LibreOffice opened it but could not make a PDF of it",
+}
 
 // ErrWrongPassword is the error of a ConvertError with ReasonPassword.
 var ErrWrongPassword = errors.New("the password does not open the document")
@@ -73,3 +101,27 @@ func (e *ConvertError) Error() string {
 }
 
 func (e *ConvertError) Unwrap() error { return e.Err }
+
+// Explain is the failure in a sentence for people, without the input's
+// name (the caller shows it beside) or what LibreOffice said (Detail,
+// for logs): Error is for those. The underlying error is added when it
+// tells a person more (the memory used, the page range that failed).
+func (e *ConvertError) Explain() string {
+	s, ok := sentences[e.Reason]
+	if !ok {
+		return e.Error()
+	}
+	switch {
+	case e.Reason == ReasonMemoryLimit && e.Err != nil:
+		s += " (" + e.Err.Error() + ")"
+	case e.Reason == ReasonExport && strings.Contains(e.Detail, "does the page range"):
+		// The UNO helper asks whether the range names a page, then quotes
+		// LibreOffice's exception (paths, source lines): the question only.
+		_, q, _ := strings.Cut(e.Detail, "does the page range")
+		q, _, _ = strings.Cut(q, "?")
+		s += ": does the page range" + q + "?"
+	case e.Reason == ReasonOptions && e.Err != nil:
+		s += ": " + e.Err.Error()
+	}
+	return s
+}

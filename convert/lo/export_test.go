@@ -136,8 +136,12 @@ func TestExport(t *testing.T) {
 		// Past the last page: LibreOffice 7.4 fails the export.
 		err := inst.Convert(t.Context(), five, filepath.Join(t.TempDir(), "out.pdf"), ConvertOptions{Export: Export{PageRanges: "7-9"}})
 		var ce *ConvertError
-		if !errors.As(err, &ce) || ce.Reason != ReasonLoadFailed || !strings.Contains(err.Error(), "page range 7-9") {
-			t.Errorf("PageRanges 7-9 of 5 pages: %v, want %q naming the page range", err, ReasonLoadFailed)
+		if !errors.As(err, &ce) || ce.Reason != ReasonExport || !strings.Contains(err.Error(), "page range 7-9") {
+			t.Errorf("PageRanges 7-9 of 5 pages: %v, want %q naming the page range", err, ReasonExport)
+		}
+		// For people: the question, not LibreOffice's exception and paths.
+		if want := "LibreOffice opened it but could not make a PDF of it: does the page range 7-9 name a page of the document?"; ce != nil && ce.Explain() != want {
+			t.Errorf("Explain() = %q, want %q", ce.Explain(), want)
 		}
 	})
 	t.Run("pdfua", func(t *testing.T) {
@@ -237,6 +241,19 @@ func TestExportPassword(t *testing.T) {
 		err = inst.Convert(t.Context(), in, filepath.Join(dir, "none.pdf"), ConvertOptions{})
 		if !errors.As(err, &ce) || ce.Reason != ReasonLoadFailed {
 			t.Errorf("Convert(%s, no password) = %v, want %q", f, err, ReasonLoadFailed)
+		}
+	}
+	// An encryption LibreOffice does not know (AES-GCM, from a newer
+	// LibreOffice) fails alike with the right password and a wrong one,
+	// and says so: not a wrong password, not a damaged file.
+	gcm := testdata(t, filepath.Join("protected", "gcm.odt"))
+	for _, pw := range []string{"calq", wrong} {
+		err := inst.Convert(t.Context(), gcm, filepath.Join(dir, "gcm.pdf"), ConvertOptions{Export: Export{Password: pw}})
+		var ce *ConvertError
+		if !errors.As(err, &ce) || ce.Reason != ReasonEncryption {
+			t.Errorf("Convert(gcm.odt, password %q) = %v, want %q", pw, err, ReasonEncryption)
+		} else if want := "the document is encrypted in a way LibreOffice cannot open, whatever the password"; ce.Explain() != want {
+			t.Errorf("Explain() = %q, want %q", ce.Explain(), want)
 		}
 	}
 	// A password for a document without one is not in the way; a broken

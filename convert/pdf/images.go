@@ -160,10 +160,10 @@ func decodeFile(path string, decode decodeFunc) (image.Image, error) {
 	defer f.Close()
 	cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
 	if err != nil {
-		return nil, fmt.Errorf("decode image header: %w", err)
+		return nil, &ImageError{Err: ErrImageDamaged, Why: "its header cannot be read", Cause: err}
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > maxDecodedPixels {
-		return nil, fmt.Errorf("image of %dx%d pixels is out of bounds", cfg.Width, cfg.Height)
+	if err := checkDims([]image.Point{{cfg.Width, cfg.Height}}); err != nil {
+		return nil, err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err

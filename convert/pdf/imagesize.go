@@ -20,6 +20,30 @@ import (
 // fails again, so it is never retried.
 var ErrImageTooLarge = errors.New("image too large")
 
+// ErrImageDamaged is the error (reached with errors.Is) of an image whose
+// header cannot be read or declares no pixels (0×0).
+var ErrImageDamaged = errors.New("image damaged")
+
+// ImageError is CheckImageSize's refusal of an image: Err is
+// ErrImageTooLarge or ErrImageDamaged, Why says what in words for
+// people ("page 2 says it is 0×10 pixels"), Cause is the decoder's error
+// if there was one.
+type ImageError struct {
+	Err   error
+	Why   string
+	Cause error
+}
+
+func (e *ImageError) Error() string {
+	s := e.Err.Error() + ": " + e.Why
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
+}
+
+func (e *ImageError) Unwrap() []error { return []error{e.Err, e.Cause} }
+
 const (
 	maxPagePixels  = maxDecodedPixels     // one page or frame
 	maxTotalPixels = 4 * maxDecodedPixels // all pages of a file together
@@ -46,8 +70,11 @@ func CheckImageSize(path string) error {
 			return err
 		}
 		pages, err := tiffPages(f, fi.Size())
+		if errors.Is(err, ErrImageTooLarge) {
+			return err
+		}
 		if err != nil {
-			return fmt.Errorf("read the TIFF's pages: %w", err)
+			return &ImageError{Err: ErrImageDamaged, Why: "its pages cannot be read", Cause: err}
 		}
 		for _, p := range pages {
 			dims = append(dims, p.size)
@@ -55,7 +82,7 @@ func CheckImageSize(path string) error {
 	default:
 		cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
 		if err != nil {
-			return fmt.Errorf("decode image header: %w", err)
+			return &ImageError{Err: ErrImageDamaged, Why: "its header cannot be read", Cause: err}
 		}
 		dims = []image.Point{{cfg.Width, cfg.Height}}
 	}
@@ -66,22 +93,23 @@ func checkDims(dims []image.Point) error {
 	var total int64
 	for i, d := range dims {
 		px := int64(d.X) * int64(d.Y)
-		where := "the image"
+		where, is := "it", ""
 		if len(dims) > 1 {
 			where = fmt.Sprintf("page %d", i+1)
+			is = where + " is "
 		}
 		if d.X <= 0 || d.Y <= 0 {
-			return fmt.Errorf("%w: %s declares %d×%d pixels", ErrImageTooLarge, where, d.X, d.Y)
+			return &ImageError{Err: ErrImageDamaged, Why: fmt.Sprintf("%s says it is %d×%d pixels", where, d.X, d.Y)}
 		}
 		if px > maxPagePixels {
-			return fmt.Errorf("%w: %s declares %d×%d pixels, over calq's limit of %d megapixels a page",
-				ErrImageTooLarge, where, d.X, d.Y, maxPagePixels>>20)
+			return &ImageError{Err: ErrImageTooLarge, Why: fmt.Sprintf("%s%d×%d pixels, over the limit of %d megapixels a page",
+				is, d.X, d.Y, maxPagePixels>>20)}
 		}
 		total += px
 	}
 	if total > maxTotalPixels {
-		return fmt.Errorf("%w: its %d pages declare %d megapixels together, over calq's limit of %d",
-			ErrImageTooLarge, len(dims), total>>20, maxTotalPixels>>20)
+		return &ImageError{Err: ErrImageTooLarge, Why: fmt.Sprintf("its %d pages have %d megapixels together, over the limit of %d",
+			len(dims), total>>20, maxTotalPixels>>20)}
 	}
 	return nil
 }
@@ -120,7 +148,7 @@ func tiffPages(r io.ReaderAt, size int64) ([]tiffPage, error) {
 		}
 		seen[off] = true
 		if len(pages) >= maxPages {
-			return nil, fmt.Errorf("%w: more than %d pages", ErrImageTooLarge, maxPages)
+			return nil, &ImageError{Err: ErrImageTooLarge, Why: fmt.Sprintf("it has more than %d pages", maxPages)}
 		}
 		if off < 8 || off+2 > size {
 			return nil, fmt.Errorf("directory %d at offset %d is outside the file", len(pages)+1, off)

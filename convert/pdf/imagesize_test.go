@@ -52,18 +52,20 @@ func TestCheckImageSize(t *testing.T) {
 	gif.EncodeAll(&hugeGIF, &gif.GIF{Image: []*image.Paletted{image.NewPaletted(image.Rect(0, 0, 1, 1), color.Palette{color.Black})},
 		Delay: []int{0}, Config: image.Config{Width: 60000, Height: 60000, ColorModel: color.Palette{color.Black}}})
 	tests := []struct {
-		name string
-		data []byte
-		want string // "" for none
+		name     string
+		data     []byte
+		want     string // "" for none
+		sentinel error
 	}{
-		{"second page 60000x60000.tif", tiffOf([]image.Point{{100, 100}, {60000, 60000}}, -1), "page 2 declares 60000×60000 pixels, over calq's limit of 100 megapixels a page"},
-		{"first page too wide.tiff", tiffOf([]image.Point{{1 << 20, 200}}, -1), "the image declares 1048576×200 pixels"},
-		{"many big pages.tif", tiffOf([]image.Point{{10000, 10000}, {10000, 10000}, {10000, 10000}, {10000, 10000}, {10000, 10000}}, -1), "its 5 pages declare 476 megapixels together"},
-		{"loop.tif", tiffOf([]image.Point{{10, 10}, {10, 10}}, 0), "directory 3 loops back"},
-		{"ten thousand pages.tif", tiffOf(many, -1), "more than 10000 pages"},
-		{"zero width.tif", tiffOf([]image.Point{{0, 10}}, -1), "declares 0×10 pixels"},
-		{"screen 60000x60000.gif", hugeGIF.Bytes(), "declares 60000×60000 pixels"},
-		{"two fine pages.tif", tiffOf([]image.Point{{2000, 3000}, {3000, 2000}}, -1), ""},
+		{"second page 60000x60000.tif", tiffOf([]image.Point{{100, 100}, {60000, 60000}}, -1), "page 2 is 60000×60000 pixels, over the limit of 100 megapixels a page", ErrImageTooLarge},
+		{"first page too wide.tiff", tiffOf([]image.Point{{1 << 20, 200}}, -1), "image too large: 1048576×200 pixels", ErrImageTooLarge},
+		{"many big pages.tif", tiffOf([]image.Point{{10000, 10000}, {10000, 10000}, {10000, 10000}, {10000, 10000}, {10000, 10000}}, -1), "its 5 pages have 476 megapixels together", ErrImageTooLarge},
+		{"loop.tif", tiffOf([]image.Point{{10, 10}, {10, 10}}, 0), "directory 3 loops back", ErrImageDamaged},
+		{"ten thousand pages.tif", tiffOf(many, -1), "more than 10000 pages", ErrImageTooLarge},
+		{"zero width.tif", tiffOf([]image.Point{{0, 10}}, -1), "image damaged: it says it is 0×10 pixels", ErrImageDamaged},
+		{"screen 60000x60000.gif", hugeGIF.Bytes(), "60000×60000 pixels", ErrImageTooLarge},
+		{"not an image.png", []byte("plain text"), "its header cannot be read", ErrImageDamaged},
+		{"two fine pages.tif", tiffOf([]image.Point{{2000, 3000}, {3000, 2000}}, -1), "", nil},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {
@@ -78,8 +80,8 @@ func TestCheckImageSize(t *testing.T) {
 				t.Errorf("CheckImageSize = %v, want nil", err)
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Errorf("CheckImageSize = %v, want %q", err, tt.want)
-			case tt.want != "" && strings.Contains(tt.want, "pixels") && !errors.Is(err, ErrImageTooLarge):
-				t.Errorf("CheckImageSize = %v, want errors.Is ErrImageTooLarge", err)
+			case tt.sentinel != nil && !errors.Is(err, tt.sentinel):
+				t.Errorf("CheckImageSize = %v, want errors.Is %v", err, tt.sentinel)
 			}
 		})
 	}

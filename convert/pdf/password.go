@@ -18,7 +18,7 @@ var passwordProfile = precis.NewIdentifier(precis.BidiRule, precis.Norm(norm.NFK
 // maxPasswordBytes is the length AES-256 readers truncate passwords to.
 const maxPasswordBytes = 127
 
-var errPassword = errors.New("passwords may not contain spaces or control characters (pdfcpu could not open the result)")
+var errPassword = errors.New("a password may not contain spaces or control characters: PDF readers could not open the file with it")
 
 // preparePassword returns pw as pdfcpu will compare it on reading.
 func preparePassword(pw string) (string, error) {

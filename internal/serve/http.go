@@ -132,9 +132,12 @@ func (s *Server) refusal(err error) (status int, msg string, retry time.Duration
 	var fe *form.Error
 	var je *jobError
 	var full *queueFull
+	var pe *pageError
 	switch {
 	case errors.As(err, &fe):
 		return fe.Status, fe.Msg, 0
+	case errors.As(err, &pe):
+		return http.StatusBadRequest, pe.msg, 0
 	case errors.As(err, &full):
 		return http.StatusTooManyRequests, full.msg, max(full.retry, time.Second)
 	case errors.As(err, &je):
@@ -469,6 +472,9 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		http.NewResponseController(w).SetReadDeadline(deadline)
 	}
 	f, err := form.Read(r.WithContext(ctx), filepath.Join(dir, inputDirName), s.opts.Limits)
+	if st := pageOf(ctx); st != nil {
+		st.form = f // shown again if refused
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -533,7 +539,7 @@ func (s *Server) admit(user string, cl sched.Class, n int, sync bool) (*fair.Res
 	res, err := s.files.Reserve(user, n)
 	switch {
 	case errors.Is(err, fair.ErrTooLarge):
-		return nil, &jobError{status: http.StatusRequestEntityTooLarge, msg: "Request Entity Too Large: " + err.Error()}
+		return nil, &jobError{status: http.StatusRequestEntityTooLarge, msg: "Request Entity Too Large: " + err.Error(), err: err}
 	case err != nil:
 		return nil, &queueFull{msg: "Too Many Requests: " + err.Error(), retry: s.files.Drain(n)}
 	}

@@ -80,7 +80,7 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 			return t, fieldError("mailTo", "needs an [smtp] server in calq serve's config file")
 		}
 		if err := s.opts.Mail.Check(ctx, u.Name, t.MailTo); err != nil {
-			return t, fieldError("mailTo", err.Error())
+			return t, refuse(ctx, "mailTo", err.Error(), "Mail to: "+err.Error()+". Use an address, or a name from your address book.")
 		}
 	}
 	return t, nil
@@ -101,18 +101,21 @@ func (s *Server) baseTask(ctx context.Context, route string, f *form.Form, u use
 		}
 		p, err := s.opts.Profiles.Get(u.Name, name)
 		if err != nil {
-			return t, fieldError("profile", fmt.Sprintf("%q cannot be used: %v", name, err))
+			return t, refuse(ctx, "profile", fmt.Sprintf("%q cannot be used: %v", name, err),
+				fmt.Sprintf("Your profile “%s” cannot be used: %v.", name, err))
 		}
 		// A user's profile keeps no password: an encrypting one takes
 		// those typed in the form, with its permissions.
 		encrypt := p.Encrypt
 		p.Encrypt = false
 		if t, err = TaskFromProfile(p, nil); err != nil {
-			return t, fieldError("profile", fmt.Sprintf("%q cannot be used: %v", name, err))
+			return t, refuse(ctx, "profile", fmt.Sprintf("%q cannot be used: %v", name, err),
+				fmt.Sprintf("Your profile “%s” cannot be used: %v. Edit it on the Profiles page.", name, err))
 		}
 		if encrypt {
 			if !f.Has("userPassword") && !f.Has("ownerPassword") {
-				return t, fieldError("ownerPassword", fmt.Sprintf("is required: the profile %q encrypts; type the passwords", name))
+				return t, refuse(ctx, "ownerPassword", fmt.Sprintf("is required: the profile %q encrypts; type the passwords", name),
+					fmt.Sprintf("Your profile “%s” encrypts the PDF: type a password to open it, an owner password, or both.", name))
 			}
 			allow := map[string]bool{"none": false, "": false, "print": false, "all": true}
 			for _, field := range []string{"allowPrinting", "allowCopying", "allowModifying", "allowAnnotating", "allowFillingForms", "allowAssembling"} {
@@ -132,7 +135,41 @@ func (s *Server) baseTask(ctx context.Context, route string, f *form.Form, u use
 	if f.Has("watermarkExpression") && !f.Has("watermarkSource") {
 		f.Set("watermarkSource", "text")
 	}
-	return t, nil
+	return t, pdfaConflicts(f, t)
+}
+
+// pdfaConflicts refuses, in the page's words and before the form's own
+// checks word it for the API, what checkTask refuses: a PDF/A (the
+// form's, else the profile's) with anything that changes the PDF after
+// LibreOffice's PDF/A export. It names each of them.
+func pdfaConflicts(f *form.Form, base Task) error {
+	if !f.Has("pdfa") && base.PDFA == 0 {
+		return nil
+	}
+	var with []string
+	if f.Has("watermarkExpression") || base.Post.Watermark != nil || base.Post.Stamp != nil {
+		with = append(with, "a watermark")
+	}
+	if f.Has("userPassword") || f.Has("ownerPassword") || base.Post.Encrypt != nil {
+		with = append(with, "passwords")
+	}
+	if f.Bool("merge") || base.Merge {
+		with = append(with, "merging")
+	}
+	rest := base.Post
+	rest.Watermark, rest.Stamp, rest.Encrypt = nil, nil, nil
+	if !rest.Empty() {
+		with = append(with, "your profile's other changes (title, optimizing...)")
+	}
+	if len(with) == 0 {
+		return nil
+	}
+	list := with[0]
+	if n := len(with); n > 1 {
+		list = strings.Join(with[:n-1], ", ") + " or " + with[n-1]
+	}
+	return &pageError{msg: "PDF/A cannot go with " + list + ": any change to a PDF/A file after it is made " +
+		"breaks its conformance. Choose a plain PDF, or leave those out."}
 }
 
 // profileTask is the user's profile as a task; none without one.

@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/chromedp"
-
 	bt "calq/internal/browsertest"
 	"calq/internal/serve/form"
 )
@@ -292,13 +289,7 @@ func TestPagesInBrowser(t *testing.T) {
 
 	// Without JavaScript: the upload posts, the job's page reloads
 	// itself until the job is done.
-	noJS := b.Tab(t)
-	if _, err := chromedp.Call(noJS, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bt.Navigate(noJS, ts.URL+"/convert"); err != nil {
-		t.Fatal(err)
-	}
+	noJS := noScriptTab(t, b, ts.URL+"/convert")
 	if err := bt.SetFiles(noJS, "#files", paths[1]); err != nil {
 		t.Fatal(err)
 	}
@@ -330,12 +321,7 @@ func TestPagesInBrowser(t *testing.T) {
 	if err := bt.SetFiles(ctx, "#files", paths[1], broken); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bt.ClickNavigate(ctx, "#convert-submit"); err != nil {
-		t.Fatal(err)
-	}
-	if err := bt.WaitVisible(ctx, "#outputs"); err != nil {
-		t.Fatal(err)
-	}
+	convertAndWait(t, ctx)
 	shot("job-failed")
 	if rows, _ := bt.Text(ctx, "#files"); !strings.Contains(rows, "broken.docx\t") || !strings.Contains(rows, "failed") {
 		t.Errorf("the job's files: %q, want broken.docx failed", rows)

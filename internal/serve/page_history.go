@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,12 +27,10 @@ func readFilter(q url.Values, owner string) (jobFilter, jobs.Query, error) {
 	jq := jobs.Query{Owner: owner, Text: f.Q, Limit: pageSize}
 	if f.State != "" {
 		st := jobs.State(f.State)
-		switch st {
-		case jobs.Queued, jobs.Running, jobs.Done, jobs.Failed, jobs.Cancelled:
-			jq.State = st
-		default:
-			return f, jq, fmt.Errorf("state %q is not one of queued, running, done, failed, cancelled", f.State)
+		if !slices.ContainsFunc(stateChoices, func(c stateChoice) bool { return c.State == st }) {
+			return f, jq, fmt.Errorf("state %q is not one of queued, running, done, partial, failed, cancelled", f.State)
 		}
+		jq.State = st
 	}
 	day := func(name, v string, next bool) (time.Time, error) {
 		if v == "" {
@@ -66,12 +65,29 @@ func readFilter(q url.Values, owner string) (jobFilter, jobs.Query, error) {
 	return f, jq, nil
 }
 
+// stateChoice is a choice of the state filter: what jobs.Query.State
+// keeps, in words.
+type stateChoice struct {
+	State jobs.State
+	Label string
+}
+
+// stateChoices are the state filter's choices, in the order a job goes.
+var stateChoices = []stateChoice{
+	{jobs.Queued, "queued"},
+	{jobs.Running, "converting"},
+	{jobs.Done, "done, every file"},
+	{jobs.Partial, "done, some files failed"},
+	{jobs.Failed, "failed, whole or some files"},
+	{jobs.Cancelled, "cancelled"},
+}
+
 // jobRow is a job in the history or the log.
 type jobRow struct {
-	Job      jobs.Job
-	Progress progressView
-	Outputs  []output
-	Failed   int // files that failed
+	Job       jobs.Job
+	Progress  progressView
+	Outputs   []output
+	ShowError bool // the job's error says what its files do not
 }
 
 type historyView struct {
@@ -80,7 +96,7 @@ type historyView struct {
 	Total      int
 	Pages      int
 	Keep       time.Duration
-	States     []jobs.State
+	States     []stateChoice
 	Admin      bool // the log: every user's jobs
 	PrevQuery  string
 	NextQuery  string
@@ -91,7 +107,7 @@ type historyView struct {
 // jobList runs the filter of the request's query for owner and fills a
 // history view; its error is the filter's.
 func (s *Server) jobList(r *http.Request, owner string) (historyView, error) {
-	v := historyView{Keep: s.opts.Keep, States: []jobs.State{jobs.Queued, jobs.Running, jobs.Done, jobs.Failed, jobs.Cancelled}}
+	v := historyView{Keep: s.opts.Keep, States: stateChoices}
 	f, jq, err := readFilter(r.URL.Query(), owner)
 	v.Filter = f
 	if err != nil {
@@ -106,11 +122,7 @@ func (s *Server) jobList(r *http.Request, owner string) (historyView, error) {
 	for i := range pg.Jobs {
 		j := &pg.Jobs[i]
 		row := jobRow{Job: *j, Progress: s.jobProgress(j), Outputs: outputs(j)}
-		for _, fs := range row.Progress.Files {
-			if fs.State == jobs.FileFailed {
-				row.Failed++
-			}
-		}
+		row.ShowError = jobErrorShown(j, row.Progress)
 		v.Rows = append(v.Rows, row)
 	}
 	link := func(page int, format string) string {

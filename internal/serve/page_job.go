@@ -19,13 +19,19 @@ import (
 )
 
 // progressView is a job's progress as its page and its events show it.
+// State is the job's outcome (jobs.Partial for a done job with failed
+// files), Label that state in words.
 type progressView struct {
 	State jobs.State       `json:"state"`
+	Label string           `json:"label"`
 	Final bool             `json:"final"`
 	Files []jobs.FileState `json:"files"`
 	Done  int              `json:"done"` // files no longer waiting or converting
 	Total int              `json:"total"`
-	Error string           `json:"error,omitempty"`
+	// Failed is how many files failed: it is not in the events, whose
+	// files say it.
+	Failed int    `json:"-"`
+	Error  string `json:"error,omitempty"`
 }
 
 // progress is job j's progress: live while this process runs it, else
@@ -47,8 +53,41 @@ func (s *Server) jobProgress(j *jobs.Job) progressView {
 		if f.State != jobs.FileQueued && f.State != jobs.FileConverting {
 			v.Done++
 		}
+		if f.State == jobs.FileFailed {
+			v.Failed++
+		}
 	}
+	if v.State == jobs.Done && v.Failed > 0 {
+		v.State = jobs.Partial
+	}
+	v.Label = stateLabel(v.State)
 	return v
+}
+
+// stateLabel is a job's state (or outcome) in words.
+func stateLabel(st jobs.State) string {
+	switch st {
+	case jobs.Running:
+		return "converting"
+	case jobs.Partial:
+		return "done, some files failed"
+	}
+	return string(st)
+}
+
+// jobErrorShown says whether a page shows a job's error beside its
+// files: only when no file says why it failed, since the error of a job
+// whose files failed is their reasons again.
+func jobErrorShown(j *jobs.Job, p progressView) bool {
+	if j.Error == "" || p.State == jobs.Done || p.State == jobs.Partial {
+		return false
+	}
+	for _, f := range p.Files {
+		if f.Reason != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // output is one PDF of a job's result, as its page links it.
@@ -73,13 +112,13 @@ func outputs(j *jobs.Job) []output {
 }
 
 type jobPageView struct {
-	Job      jobs.Job
-	Progress progressView
-	Outputs  []output
-	Contacts []Contact
-	Mail     bool
-	Kept     time.Time // when retention deletes the files
-	Failed   int       // files that failed
+	Job       jobs.Job
+	Progress  progressView
+	Outputs   []output
+	Contacts  []Contact
+	Mail      bool
+	Kept      time.Time // when retention deletes the files
+	ShowError bool      // the job's error says what its files do not
 }
 
 // newJobPageView is job j as its page shows it.
@@ -89,11 +128,7 @@ func (s *Server) newJobPageView(r *http.Request, j *jobs.Job) jobPageView {
 	if s.opts.Contacts != nil {
 		v.Contacts, _ = s.opts.Contacts.List(r.Context(), user(r).Name)
 	}
-	for _, f := range v.Progress.Files {
-		if f.State == jobs.FileFailed {
-			v.Failed++
-		}
-	}
+	v.ShowError = jobErrorShown(j, v.Progress)
 	return v
 }
 

@@ -6,19 +6,12 @@ import (
 	"time"
 
 	"calq/internal/serve/monitor"
-	"calq/sched"
 )
 
 type monitorView struct {
-	Snap    monitor.Snapshot
-	Charts  []template.HTML
-	Classes []classCount
-	Err     string
-}
-
-type classCount struct {
-	Class   string
-	Waiting int
+	Snap   monitor.Snapshot
+	Charts []template.HTML
+	Err    string
 }
 
 // monitorPage is the administrator's view of the server: the LibreOffice
@@ -34,28 +27,32 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 	if s.opts.SMS != nil {
 		src.SMS = s.opts.SMS
 	}
-	var v monitorView
+	var snap monitor.Snapshot
+	var msg string
 	var err error
 	if s.opts.History == nil {
-		v.Err = "calq serve records no history: the charts are empty."
+		msg = "calq serve records no history: the charts are empty."
 		src.History = nil
 	}
 	if src.History != nil {
-		v.Snap, err = monitor.Collect(r.Context(), src)
+		snap, err = monitor.Collect(r.Context(), src)
 	} else {
-		v.Snap = monitor.Snapshot{At: s.opts.now()}
+		snap = monitor.Snapshot{At: s.opts.now()}
 		if src.Instances != nil {
-			v.Snap.Instances = src.Instances()
+			snap.Instances = src.Instances()
 		}
 	}
 	if err != nil {
-		_, v.Err, _ = s.internalError("collect the monitoring figures", err)
+		_, msg, _ = s.internalError("collect the monitoring figures", err)
 	}
-	if q := v.Snap.Queue; q != nil {
-		for c := range sched.NumClasses {
-			v.Classes = append(v.Classes, classCount{sched.Class(c).String(), q.ByClass[c]})
-		}
-	}
+	v := newMonitorView(snap, msg)
+	s.render(w, r, http.StatusOK, "monitor", page{Title: "Monitoring", Nav: "monitor", Error: v.Err, Data: v})
+}
+
+// newMonitorView is snap as the monitoring page shows it, with msg
+// above it.
+func newMonitorView(snap monitor.Snapshot, msg string) monitorView {
+	v := monitorView{Snap: snap, Err: msg}
 	for _, w := range []struct {
 		name string
 		win  monitor.Window
@@ -73,5 +70,5 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 			monitor.Chart("p50 conversion time, "+w.name, p50, monitor.ChartOptions{Unit: "s", Location: time.Local, Width: 340, Height: 180}),
 			monitor.Chart("p95 conversion time, "+w.name, p95, monitor.ChartOptions{Unit: "s", Location: time.Local, Width: 340, Height: 180}))
 	}
-	s.render(w, r, http.StatusOK, "monitor", page{Title: "Monitoring", Nav: "monitor", Error: v.Err, Data: v})
+	return v
 }

@@ -317,6 +317,9 @@ func (s *Server) progress(j *jobs.Job, f convert.FileResult) {
 		if reason == "" {
 			reason = f.State
 		}
+		// The page says it in words; the log keeps what lay behind.
+		s.opts.Log.Info("file failed", "job", j.ID, "file", clientName(j, f.Input), "reason", reason,
+			"detail", s.clientText(j, f.Detail))
 	}
 	s.setFileState(j.ID, f.Input, state, reason)
 	if f.State == convert.StateRetry {

@@ -61,13 +61,16 @@ const (
 	contentTypeJSON = "application/json"
 )
 
-// jobError is a job's failure with the HTTP status it answers.
+// jobError is a job's failure with the HTTP status it answers; err,
+// when set, is its cause for errors.Is.
 type jobError struct {
 	status int
 	msg    string
+	err    error
 }
 
 func (e *jobError) Error() string { return e.msg }
+func (e *jobError) Unwrap() error { return e.err }
 
 func badRequest(format string, args ...any) error {
 	return &jobError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
@@ -221,6 +224,11 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out stri
 	for i, in := range ins {
 		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))
 		if err := office.Convert(ctx, in, res[i], lo.ConvertOptions{PDFA: t.PDFA, Timeout: s.opts.FileTimeout}); err != nil {
+			var ce *lo.ConvertError
+			if errors.As(err, &ce) {
+				// In words for people, by the client's name.
+				return nil, &jobError{status: http.StatusBadRequest, msg: j.Request.Files[i].Name + ": " + ce.Explain(), err: err}
+			}
 			return nil, err
 		}
 	}

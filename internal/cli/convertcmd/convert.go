@@ -109,6 +109,7 @@ func convertAction(c *cli.Context) error {
 	}
 	defer closeStores()
 	out := newConvertRenderer(c.App.Writer, c.App.ErrWriter, c.Bool("json"), c.Bool("quiet"))
+	out.retries = o.Retries
 	o.Planned, o.Status, o.Progress = out.planned, out.status, out.progress
 	if cl, ok := o.Office.(*client.Client); ok {
 		// The server's instances are how many files are worth sending

@@ -30,6 +30,10 @@ type convertRenderer struct {
 	pre    int // results decided before any conversion; they come first
 	done   int
 	began  bool // planned was called: there is a run to sum up
+	// retries is --retries; permanent counts the files that failed in a
+	// way no retry changes: the summary says once that they were not
+	// retried, not every line.
+	retries, permanent int
 }
 
 func newConvertRenderer(stdout, stderr io.Writer, asJSON, quiet bool) *convertRenderer {
@@ -80,6 +84,9 @@ func (r *convertRenderer) progress(f convert.FileResult) {
 	defer r.mu.Unlock()
 	if f.State != convert.StateRetry {
 		r.done++
+	}
+	if f.Permanent {
+		r.permanent++
 	}
 	if r.json {
 		_ = base.WriteJSONLine(r.stdout, "file", f)
@@ -173,6 +180,10 @@ func (r *convertRenderer) finish(s convert.Summary) {
 		return
 	}
 	fmt.Fprintln(r.stderr, summaryLine(s))
+	if r.permanent > 0 && r.retries > 0 {
+		fmt.Fprintf(r.stderr, "calq: not retried: %s would fail the same way again (--retries %d)\n",
+			base.Plural(r.permanent, "file"), r.retries)
+	}
 }
 
 // summaryLine is the human summary; counts that are zero and rare are

@@ -10,12 +10,24 @@ import (
 
 // Error is a failure the HTTP client caused: Status is the HTTP status to
 // answer with (400, 413 or 415) and Msg one sentence for the reply's body.
-// Err, when set, is the underlying cause, for logs.
+// Err, when set, is the underlying cause, for logs. Limit names the bound
+// a 413 passed (one of the Limit constants), Name the file over
+// LimitFile, so that a page can say it in its own words.
 type Error struct {
 	Status int
 	Msg    string
 	Err    error
+	Limit  string
+	Name   string
 }
+
+// The bounds of Limits an Error's Limit names.
+const (
+	LimitBody   = "body"   // MaxBody
+	LimitFile   = "file"   // MaxFile
+	LimitFiles  = "files"  // MaxFiles
+	LimitFields = "fields" // MaxFields or MaxFieldBytes
+)
 
 func (e *Error) Error() string { return e.Msg }
 
@@ -26,8 +38,8 @@ func badRequest(format string, args ...any) *Error {
 	return &Error{Status: http.StatusBadRequest, Msg: "Invalid form data: " + fmt.Sprintf(format, args...)}
 }
 
-func tooLarge(format string, args ...any) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf(format, args...)}
+func tooLarge(limit, format string, args ...any) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf(format, args...), Limit: limit}
 }
 
 // quote shows a client's value in a message: control characters dropped and

@@ -75,13 +75,15 @@ const maxNameBytes = 255
 // Read streams r's multipart/form-data body: files go into dir (which must
 // exist) under generated names, fields stay in memory, all within lim. A
 // declared Content-Length over lim.MaxBody is refused without reading. On
-// error nothing Read wrote is left in dir. Errors the client caused are
-// *Error (415 not multipart, 413 over a limit, 400 malformed); others (dir
-// not writable) are plain errors.
+// error nothing Read wrote is left in dir, and the Form, when not nil,
+// holds the fields read before the error and no file (a page shows them
+// again). Errors the client caused are *Error (415 not multipart, 413
+// over a limit, 400 malformed); others (dir not writable) are plain
+// errors.
 func Read(r *http.Request, dir string, lim Limits) (*Form, error) {
 	lim = lim.WithDefaults()
 	if r.ContentLength > lim.MaxBody {
-		return nil, tooLarge("The request body exceeds the size limit of %s.", size(lim.MaxBody))
+		return nil, tooLarge(LimitBody, "The request body exceeds the size limit of %s.", size(lim.MaxBody))
 	}
 	// Request.MultipartReader takes multipart/mixed too.
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" {
@@ -95,7 +97,8 @@ func Read(r *http.Request, dir string, lim Limits) (*Form, error) {
 	rd := &reader{dir: dir, lim: lim, form: &Form{fields: map[string][]string{}}}
 	if err := rd.parts(mr); err != nil {
 		rd.form.Remove()
-		return nil, err
+		rd.form.Files = nil
+		return rd.form, err
 	}
 	sortFiles(rd.form.Files)
 	return rd.form, nil
@@ -150,7 +153,7 @@ func (rd *reader) bodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return &Error{Status: http.StatusRequestEntityTooLarge,
-			Msg: fmt.Sprintf("The request body exceeds the size limit of %s.", size(rd.lim.MaxBody)), Err: err}
+			Msg: fmt.Sprintf("The request body exceeds the size limit of %s.", size(rd.lim.MaxBody)), Err: err, Limit: LimitBody}
 	}
 	var fe *Error
 	if errors.As(err, &fe) {
@@ -197,7 +200,7 @@ func disposition(h string) (name, filename string, isFile bool, err error) {
 func (rd *reader) field(p *multipart.Part, name string) error {
 	rd.fields++
 	if rd.fields > rd.lim.MaxFields {
-		return tooLarge("The request has more than %d form fields.", rd.lim.MaxFields)
+		return tooLarge(LimitFields, "The request has more than %d form fields.", rd.lim.MaxFields)
 	}
 	budget := int64(rd.lim.MaxFieldBytes - len(name))
 	b, err := io.ReadAll(io.LimitReader(p, budget+1))
@@ -205,7 +208,7 @@ func (rd *reader) field(p *multipart.Part, name string) error {
 		return rd.bodyError(err)
 	}
 	if int64(len(b)) > budget {
-		return tooLarge("Form field %s exceeds the size limit of %s.", quote(name), size(int64(rd.lim.MaxFieldBytes)))
+		return tooLarge(LimitFields, "Form field %s exceeds the size limit of %s.", quote(name), size(int64(rd.lim.MaxFieldBytes)))
 	}
 	if name != "" {
 		rd.form.fields[name] = append(rd.form.fields[name], string(b))
@@ -216,7 +219,7 @@ func (rd *reader) field(p *multipart.Part, name string) error {
 func (rd *reader) file(p *multipart.Part, field, filename string) error {
 	n := len(rd.form.Files) + 1
 	if n > rd.lim.MaxFiles {
-		return tooLarge("The request has more than %d files.", rd.lim.MaxFiles)
+		return tooLarge(LimitFiles, "The request has more than %d files.", rd.lim.MaxFiles)
 	}
 	name := BaseName(filename)
 	path := filepath.Join(rd.dir, diskName(n, name))
@@ -238,7 +241,9 @@ func (rd *reader) file(p *multipart.Part, field, filename string) error {
 		return rd.bodyError(err)
 	}
 	if written > rd.lim.MaxFile {
-		return tooLarge("The file %s exceeds the size limit of %s.", quote(name), size(rd.lim.MaxFile))
+		e := tooLarge(LimitFile, "The file %s exceeds the size limit of %s.", quote(name), size(rd.lim.MaxFile))
+		e.Name = name
+		return e
 	}
 	rd.form.Files[n-1].Size = written
 	return nil

@@ -254,7 +254,7 @@ func TestReadErrors(t *testing.T) {
 				l = *tc.lim
 			}
 			f, err := Read(tc.req(t), dir, l)
-			if f != nil {
+			if f != nil && len(f.Files) != 0 {
 				t.Errorf("Read returned a form with %d files on error", len(f.Files))
 			}
 			checkError(t, err, tc.status, tc.msg)
@@ -306,5 +306,22 @@ func TestReadEncodedName(t *testing.T) {
 	}
 	if len(f.Files) != 1 || f.Files[0].Name != "été.PDF" || f.Files[0].Path != filepath.Join(dir, "0001.pdf") {
 		t.Errorf("Files = %+v, want one named été.PDF at 0001.pdf", f.Files)
+	}
+}
+
+// TestReadKeepsFields: a refused form still gives the fields read before
+// the refusal, and no file; the error names the bound passed and the file
+// over it, for a page's own words.
+func TestReadKeepsFields(t *testing.T) {
+	_, dir := reqDir(t)
+	r := request(t, part{name: "pdfa", body: "PDF/A-2b"}, part{name: "files", file: "small.txt", body: "x"},
+		part{name: "files", file: "big.txt", body: strings.Repeat("x", 100)})
+	f, err := Read(r, dir, Limits{MaxFile: 10})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Limit != LimitFile || fe.Name != "big.txt" {
+		t.Fatalf("Read = %v, want a 413 of LimitFile naming big.txt", err)
+	}
+	if f == nil || f.Value("pdfa") != "PDF/A-2b" || len(f.Files) != 0 {
+		t.Errorf("the form after the refusal: %+v, want the field pdfa and no file", f)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,10 +34,15 @@ func TestWriteCSV(t *testing.T) {
 	if err := WriteCSV(&b, exportJobs()); err != nil {
 		t.Fatal(err)
 	}
-	want := "id,owner,route,state,created,started,finished,seconds,files,failed_files,error,expired\n" +
-		"j1,'@ann,libreoffice/convert,failed,2026-03-01T09:00:00Z,2026-03-01T09:00:02Z,2026-03-01T09:00:03.25Z,1.250," +
-		`"'=HYPERLINK(""x""); b <&>.docx; +1.odt",2,"'-2 files failed: ""quoted""` + "\nsecond line\",true\n" +
-		"j2,,pdfengines/merge,queued,2026-03-01T09:00:00Z,,,,\"'\tTab.pdf; \rCR.pdf\",0,,false\n"
+	j1 := "j1,'@ann,libreoffice/convert,failed,2026-03-01T09:00:00Z,2026-03-01T09:00:02Z,2026-03-01T09:00:03.25Z,1.250,"
+	j1end := `,2,"'-2 files failed: ""quoted""` + "\nsecond line\",true\n"
+	j2 := "j2,,pdfengines/merge,queued,2026-03-01T09:00:00Z,,,,"
+	want := "id,owner,route,state,created,started,finished,seconds,file,file_state,file_reason,failed_files,error,expired\n" +
+		j1 + `"'=HYPERLINK(""x"")",failed,bad` + j1end +
+		j1 + "b <&>.docx,done," + j1end +
+		j1 + "'+1.odt,failed," + j1end +
+		j2 + "'\tTab.pdf,,,0,,false\n" +
+		j2 + "\"'\rCR.pdf\",,,0,,false\n"
 	if b.String() != want {
 		t.Errorf("WriteCSV =\n%q\nwant\n%q", b.String(), want)
 	}
@@ -45,7 +51,7 @@ func TestWriteCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 3 || recs[1][10] != "'-2 files failed: \"quoted\"\nsecond line" || recs[1][1] != "'@ann" {
+	if len(recs) != 6 || recs[1][12] != "'-2 files failed: \"quoted\"\nsecond line" || recs[1][1] != "'@ann" || recs[1][10] != "bad" {
 		t.Errorf("read back: %q", recs)
 	}
 }
@@ -118,4 +124,80 @@ func TestExportWriteError(t *testing.T) {
 			t.Errorf("%s to a failing writer: %v, want the writer's error", name, err)
 		}
 	}
+}
+
+// TestExportsAgree: the CSV carries every field the JSON Lines carry,
+// each file's state and reason too: the jobs read back from either are
+// the same.
+func TestExportsAgree(t *testing.T) {
+	var c, j bytes.Buffer
+	if err := WriteCSV(&c, exportJobs()); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSONL(&j, exportJobs()); err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON []exported
+	dec := json.NewDecoder(&j)
+	for dec.More() {
+		var e exported
+		if err := dec.Decode(&e); err != nil {
+			t.Fatal(err)
+		}
+		fromJSON = append(fromJSON, e)
+	}
+	fromCSV := readCSVExport(t, c.String())
+	if !reflect.DeepEqual(fromCSV, fromJSON) {
+		t.Errorf("the CSV export reads back as\n%+v\nthe JSON Lines as\n%+v", fromCSV, fromJSON)
+	}
+}
+
+// readCSVExport reads WriteCSV's rows back into jobs, a row per file,
+// by the header's names: a field the CSV lacks stays zero and the
+// comparison with the JSON Lines shows it.
+func readCSVExport(t *testing.T, text string) []exported {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	cell := func(row []string, name string) string {
+		i, ok := col[name]
+		if !ok {
+			return ""
+		}
+		v := row[i]
+		if len(v) > 1 && v[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(v[1])) {
+			v = v[1:] // defused
+		}
+		return v
+	}
+	var out []exported
+	for _, row := range recs[1:] {
+		id := cell(row, "id")
+		if len(out) == 0 || out[len(out)-1].ID != id {
+			e := exported{MessageType: "job", ID: id, Owner: cell(row, "owner"), Route: cell(row, "route"),
+				State: State(cell(row, "state")), Created: cell(row, "created"), Started: cell(row, "started"),
+				Finished: cell(row, "finished"), Error: cell(row, "error"), Expired: cell(row, "expired") == "true",
+				Files: []FileState{}}
+			if s := cell(row, "seconds"); s != "" {
+				f, err := strconv.ParseFloat(s, 64)
+				if err != nil {
+					t.Fatalf("seconds %q: %v", s, err)
+				}
+				e.Seconds = &f
+			}
+			e.FailedFiles, _ = strconv.Atoi(cell(row, "failed_files"))
+			out = append(out, e)
+		}
+		if name := cell(row, "file"); name != "" {
+			e := &out[len(out)-1]
+			e.Files = append(e.Files, FileState{Name: name, State: cell(row, "file_state"), Reason: cell(row, "file_reason")})
+		}
+	}
+	return out
 }

@@ -95,6 +95,33 @@ const (
 	Cancelled State = "cancelled"
 )
 
+// Partial is no job's recorded state but an outcome (Job.Outcome) and a
+// filter (Query.State): a job recorded Done some of whose files failed.
+// A page's job keeps the PDFs of the files that converted, so it is
+// done; a person must still see that files failed, and find it among
+// the failures.
+const Partial State = "partial"
+
+// Outcome is j's state as a person should read it: Partial for a done
+// job with a failed file, else its State.
+func (j *Job) Outcome() State {
+	if j.State == Done && j.FailedFiles() > 0 {
+		return Partial
+	}
+	return j.State
+}
+
+// FailedFiles is how many of j's files failed.
+func (j *Job) FailedFiles() int {
+	n := 0
+	for _, f := range j.Files {
+		if f.State == FileFailed {
+			n++
+		}
+	}
+	return n
+}
+
 // Final says whether nothing more happens to a job in state s.
 func (s State) Final() bool { return s == Done || s == Failed || s == Cancelled }
 

@@ -15,7 +15,10 @@ type Query struct {
 	// Owner is the user whose jobs are read, "*" for everyone's. "" is
 	// the owner of jobs sent without authentication, not a wildcard.
 	Owner string
-	// State keeps the jobs in that state; "" any.
+	// State keeps the jobs in that state; "" any. Done keeps the done
+	// jobs whose every file converted, Partial those with a failed file,
+	// and Failed the jobs that failed and the Partial ones: every job
+	// with a failure.
 	State State
 	// Since and Until keep the jobs created in [Since, Until); a zero
 	// bound is open.
@@ -93,7 +96,15 @@ func (q Query) where() (string, []any) {
 	if q.Owner != "*" {
 		add("owner = ?", q.Owner)
 	}
-	if q.State != "" {
+	switch q.State {
+	case "":
+	case Done:
+		add("state = ? AND files NOT LIKE ?", string(Done), anyFileFailed)
+	case Partial:
+		add("state = ? AND files LIKE ?", string(Done), anyFileFailed)
+	case Failed:
+		add("(state = ? OR state = ? AND files LIKE ?)", string(Failed), string(Done), anyFileFailed)
+	default:
 		add("state = ?", string(q.State))
 	}
 	if !q.Since.IsZero() {
@@ -111,6 +122,11 @@ func (q Query) where() (string, []any) {
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
+
+// anyFileFailed finds a failed file in the files column, JSON that
+// encoding/json wrote: a quote inside a name or a reason is escaped
+// (\"), so only a FileState's own state field reads "state":"failed".
+const anyFileFailed = `%"state":"` + FileFailed + `"%`
 
 // likeEscaper makes a text literal in a LIKE pattern with ESCAPE '\'.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

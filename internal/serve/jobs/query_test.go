@@ -192,3 +192,68 @@ func TestExpire(t *testing.T) {
 		t.Errorf("Expire of a missing job: %v, want ErrNotFound", err)
 	}
 }
+
+// TestQueryPartial: a done job some of whose files failed is Partial
+// (its record says done: the page's jobs keep the PDFs that converted).
+// The failed filter finds it with the jobs that failed whole, the done
+// filter only the jobs whose every file converted.
+func TestQueryPartial(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openStore(t)
+	day0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	jobs := []struct {
+		id    string
+		state State
+		files []FileState
+	}{
+		{"all-done", Done, []FileState{{Name: "a.docx", State: FileDone}, {Name: `"state":"failed".docx`, State: FileDone}}},
+		{"some-failed", Done, []FileState{{Name: "a.docx", State: FileDone}, {Name: "b.docx", State: FileFailed, Reason: "damaged"}}},
+		{"failed", Failed, []FileState{{Name: "a.docx", State: FileFailed, Reason: "damaged"}}},
+		{"old-done", Done, nil}, // recorded before the files' states were kept
+	}
+	for i, j := range jobs {
+		req := Request{Files: []File{{Name: "a.docx", Stored: "x"}}}
+		if err := s.Add(ctx, &Job{ID: j.id, Owner: "ann", Request: req, Created: day0.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetFiles(ctx, j.id, j.files); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Finish(ctx, j.id, j.state, nil, "", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		state State
+		ids   []string
+	}{
+		{Done, []string{"old-done", "all-done"}},
+		{Partial, []string{"some-failed"}},
+		{Failed, []string{"failed", "some-failed"}},
+	}
+	for _, tt := range tests {
+		p, err := s.Query(ctx, Query{Owner: "ann", State: tt.state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, j := range p.Jobs {
+			ids = append(ids, j.ID)
+		}
+		if !reflect.DeepEqual(ids, tt.ids) || p.Total != len(tt.ids) {
+			t.Errorf("state %s: got %v (total %d), want %v", tt.state, ids, p.Total, tt.ids)
+		}
+	}
+	got := map[string]State{}
+	all, err := s.Query(ctx, Query{Owner: "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range all.Jobs {
+		got[j.ID] = j.Outcome()
+	}
+	want := map[string]State{"all-done": Done, "some-failed": Partial, "failed": Failed, "old-done": Done}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+}

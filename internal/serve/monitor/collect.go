@@ -52,8 +52,25 @@ type Snapshot struct {
 // Queue is the fair gate's live queue.
 type Queue struct {
 	Servers, Busy, Waiting int
-	ByClass                [sched.NumClasses]int // P0 to P3
+	ByClass                [sched.NumClasses]int // by Class.Index: P0 to P3; read through Classes
 	ByUser                 []UserCount           // most waiting first
+}
+
+// ClassCount is how many files of one class wait.
+type ClassCount struct {
+	Class   sched.Class
+	Waiting int
+}
+
+// Classes are the waiting files by class, P0 to P3 in order: ByClass
+// is indexed by Class.Index, which is not the Class itself (the zero
+// Class is P2).
+func (q *Queue) Classes() []ClassCount {
+	out := make([]ClassCount, sched.NumClasses)
+	for i, n := range q.ByClass {
+		out[i] = ClassCount{sched.ClassOf(i), n}
+	}
+	return out
 }
 
 // UserCount is how many files of one user wait.

@@ -180,3 +180,13 @@ func TestCollectWithout(t *testing.T) {
 		t.Errorf("day of an empty history: %+v", snap.Day.Total)
 	}
 }
+
+// TestQueueClasses: the queue's classes come out P0 to P3, each with its
+// own count (ByClass is indexed by Class.Index, not by the Class).
+func TestQueueClasses(t *testing.T) {
+	q := queueOf(fair.Stats{WaitingByClass: [sched.NumClasses]int{1, 2, 3, 4}})
+	got := fmt.Sprint(q.Classes())
+	if want := "[{P0 1} {P1 2} {P2 3} {P3 4}]"; got != want {
+		t.Errorf("Classes() = %s, want %s", got, want)
+	}
+}

@@ -13,10 +13,15 @@
 //   - appends, in order, one <div class="page" data-page="n"> per page,
 //     each holding a <canvas> and a <div class="textLayer"> with the
 //     page's text (so that the browser's find, and tests, see it);
-//   - sets data-rendered="N" on #viewer once all N pages are drawn;
-//   - on failure, sets data-error on #viewer (encrypted, invalid, http,
-//     failed) and writes a readable message into <p id="viewer-error">,
-//     which it creates before #viewer if the page has none.
+//   - sets data-rendered="N" on #viewer once all N pages are drawn; at
+//     most data-max-pages of them (300 without it), each page being a
+//     canvas in the tab's memory;
+//   - when it cannot show the document, or not all of it, sets
+//     data-error on #viewer (encrypted, invalid, empty, http, failed;
+//     too-large when the pages are over the limit and only the first are
+//     drawn) and writes a sentence for people into <p id="viewer-error">,
+//     which it shows (a page may hold it hidden) or creates before
+//     #viewer if the page has none.
 //
 // Pages are scaled to the viewer's width, at most 1.5 (150 %), and drawn
 // at the screen's device pixel ratio.

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,10 +26,12 @@ const viewerPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>viewer</title>
 <link rel="stylesheet" href="/static/viewer.css">
 <script type="module" src="/static/viewer.js"></script>
-</head><body><div id="viewer" data-src="%s"></div></body></html>`
+</head><body><p id="viewer-error" class="error" role="alert" hidden></p>
+<div id="viewer" data-src="%s"%s></div></body></html>`
 
 // server serves web.Static at /static/, the repository's test PDFs at
-// /pdf/ and a viewer page at /view?src=URL.
+// /pdf/ and a viewer page at /view?src=URL (&max=N pages), with a hidden
+// #viewer-error as calq serve's view page has.
 func server(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(web.Static)))
@@ -37,11 +40,27 @@ func server(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "application/pdf")
 		fmt.Fprint(w, "this is plain text, not a PDF\n")
 	})
+	mux.HandleFunc("GET /truncated.pdf", func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile("../../../testdata/convert/pages_3.pdf")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write(b[:200])
+	})
+	mux.HandleFunc("GET /empty.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+	})
 	mux.HandleFunc("GET /view", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", csp)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		// A test page: src is the test's own constant.
-		fmt.Fprintf(w, viewerPage, r.URL.Query().Get("src"))
+		// A test page: src and max are the test's own constants.
+		max := ""
+		if m := r.URL.Query().Get("max"); m != "" {
+			max = fmt.Sprintf(` data-max-pages="%s"`, m)
+		}
+		fmt.Fprintf(w, viewerPage, r.URL.Query().Get("src"), max)
 	})
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
@@ -124,9 +143,11 @@ func TestViewer(t *testing.T) {
 	errorCases := []struct {
 		name, src, kind, says string
 	}{
-		{"encrypted", "/pdf/testPassword4Spaces.pdf", "encrypted", "encrypted"},
-		{"not a PDF", "/not-a-pdf", "invalid", "not a valid PDF"},
-		{"missing", "/pdf/no-such.pdf", "http", "404"},
+		{"encrypted", "/pdf/testPassword4Spaces.pdf", "encrypted", "This PDF is encrypted: it needs a password"},
+		{"not a PDF", "/not-a-pdf", "invalid", "This file is not a valid PDF"},
+		{"broken", "/truncated.pdf", "invalid", "This file is not a valid PDF"},
+		{"empty", "/empty.pdf", "empty", "This PDF is empty"},
+		{"missing", "/pdf/no-such.pdf", "http", "The PDF is no longer on the server"},
 	}
 	for _, tt := range errorCases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,10 +161,36 @@ func TestViewer(t *testing.T) {
 			if msg, err := browsertest.Text(ctx, "#viewer-error"); err != nil || !strings.Contains(msg, tt.says) {
 				t.Errorf("#viewer-error says %q, %v; want it to hold %q", msg, err, tt.says)
 			}
+			// innerText reads a hidden element too: a person must see it.
+			if shown, err := browsertest.Eval[bool](ctx, `document.querySelector("#viewer-error").checkVisibility()`); err != nil || !shown {
+				t.Errorf("#viewer-error is not visible (%v)", err)
+			}
 			if _, ok, _ := browsertest.Attribute(ctx, "#viewer", "data-rendered"); ok {
 				t.Errorf("#viewer has data-rendered after an error")
 			}
 		})
+	}
+}
+
+// TestViewerTooManyPages: a PDF over data-max-pages shows its first
+// pages and says, visibly, that the rest is in the download.
+func TestViewerTooManyPages(t *testing.T) {
+	ctx := browsertest.New(t).Tab(t)
+	if _, err := browsertest.Navigate(ctx, server(t).URL+"/view?src=/pdf/pages_3.pdf&max=2"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := browsertest.WaitAttribute(ctx, "#viewer", "data-rendered"); err != nil || n != "2" {
+		t.Fatalf("data-rendered = %q, %v; want 2", n, err)
+	}
+	if kind, _, _ := browsertest.Attribute(ctx, "#viewer", "data-error"); kind != "too-large" {
+		t.Errorf("data-error = %q, want too-large", kind)
+	}
+	msg, err := browsertest.Text(ctx, "#viewer-error")
+	if want := "This PDF has 3 pages: only the first 2 are shown here. Download it to read them all."; err != nil || msg != want {
+		t.Errorf("#viewer-error says %q, %v; want %q", msg, err, want)
+	}
+	if shown, err := browsertest.Eval[bool](ctx, `document.querySelector("#viewer-error").checkVisibility()`); err != nil || !shown {
+		t.Errorf("#viewer-error is not visible (%v)", err)
 	}
 }
 

@@ -31,11 +31,38 @@ if (form) {
     }
     if (input.files.length > maxFiles) problems.push(input.files.length + " files: at most " + maxFiles + " at once");
     if (total > maxBody) problems.push("the files add up to " + size(total) + ", over the limit of " + size(maxBody));
-    warn.textContent = problems.length ? "Too large: " + problems.join("; ") + "." : "";
-    warn.hidden = problems.length === 0;
-    return problems.length === 0;
+    const sentences = [];
+    if (problems.length) sentences.push("Too large: " + problems.join("; ") + ".");
+    const clash = conflicts();
+    if (clash) sentences.push(clash);
+    warn.textContent = sentences.join(" ");
+    warn.hidden = sentences.length === 0;
+    return sentences.length === 0;
+  };
+
+  // conflicts says, before anything is sent, what the server refuses:
+  // PDF/A (the form's, else the chosen profile's) with a watermark,
+  // passwords or merging, which change the PDF after it is made.
+  const conflicts = () => {
+    const pdfa = document.getElementById("pdfa");
+    const profile = document.getElementById("profile");
+    const prof = profile.selectedOptions[0] ? profile.selectedOptions[0].dataset : {};
+    if (!pdfa.value && !prof.pdfa) return "";
+    const with_ = [];
+    if (document.getElementById("watermark").value.trim() || prof.watermark) with_.push("a watermark");
+    if (document.getElementById("user-password").value || document.getElementById("owner-password").value || prof.encrypt) {
+      with_.push("passwords");
+    }
+    if (document.getElementById("merge").checked) with_.push("merging");
+    if (!with_.length) return "";
+    const list = with_.length > 1 ? with_.slice(0, -1).join(", ") + " or " + with_[with_.length - 1] : with_[0];
+    return "PDF/A cannot go with " + list + ": any change to a PDF/A file after it is made breaks its conformance. " +
+      "Choose a plain PDF, or leave those out.";
   };
   input.addEventListener("change", check);
+  for (const id of ["pdfa", "profile", "watermark", "user-password", "owner-password", "merge"]) {
+    document.getElementById(id).addEventListener("change", () => { if (!warn.hidden || conflicts()) check(); });
+  }
   for (const ev of ["dragenter", "dragover"]) {
     drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.add("over"); });
   }
@@ -63,7 +90,7 @@ if (files && files.tagName === "TABLE" && files.dataset.final === "false" && win
   src.addEventListener("progress", (e) => {
     const v = JSON.parse(e.data);
     const state = document.getElementById("job-state");
-    state.textContent = v.state;
+    state.textContent = v.label;
     state.className = "state state-" + v.state;
     document.getElementById("job-count").textContent = v.done + " of " + v.total;
     document.getElementById("job-progress").value = v.done;

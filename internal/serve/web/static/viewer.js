@@ -11,6 +11,12 @@ pdfjs.GlobalWorkerOptions.workerSrc = new URL("./pdfjs/pdf.worker.min.mjs", impo
 // MAX_SCALE caps the zoom on wide screens: 150 % of the page's size.
 const MAX_SCALE = 1.5;
 
+// MAX_PAGES is how many pages the viewer draws unless #viewer's
+// data-max-pages says otherwise: each page is a canvas in memory, and a
+// PDF of thousands of pages would exhaust the tab. The rest is in the
+// download, and the viewer says so.
+const MAX_PAGES = 300;
+
 // open loads the document and renders its pages, one after the other, so
 // that the first pages show while the others are drawn.
 async function open(viewer) {
@@ -18,8 +24,18 @@ async function open(viewer) {
   try {
     const doc = await task.promise;
     viewer.dataset.pages = String(doc.numPages);
+    if (doc.numPages === 0) {
+      showMessage(viewer, "empty", "This PDF is empty: it has no pages to show.");
+      return;
+    }
+    const max = Number(viewer.dataset.maxPages) || MAX_PAGES;
+    const shown = Math.min(doc.numPages, max);
+    if (shown < doc.numPages) {
+      showMessage(viewer, "too-large",
+        `This PDF has ${doc.numPages} pages: only the first ${shown} are shown here. Download it to read them all.`);
+    }
     const pages = [];
-    for (let n = 1; n <= doc.numPages; n++) {
+    for (let n = 1; n <= shown; n++) {
       pages.push(await doc.getPage(n));
     }
     const boxes = pages.map((page) => placePage(viewer, page));
@@ -27,7 +43,7 @@ async function open(viewer) {
       await drawPage(pages[i], boxes[i]);
       pages[i].cleanup();
     }
-    viewer.dataset.rendered = String(doc.numPages);
+    viewer.dataset.rendered = String(shown);
   } catch (err) {
     showError(viewer, err);
     await task.destroy();
@@ -81,25 +97,30 @@ async function drawPage(page, { canvas, text, viewport }) {
   await layer.render();
 }
 
-// showError says in words why the document cannot be shown, and marks
-// #viewer with data-error for scripts and tests.
+// showError says in words why the document cannot be shown.
 function showError(viewer, err) {
-  let kind = "failed";
-  let message = `This PDF could not be shown: ${err && err.message ? err.message : err}`;
   switch (err && err.name) {
     case "PasswordException":
-      kind = "encrypted";
-      message = "This PDF is encrypted: it needs a password to be opened, so it cannot be shown here. Download it to open it.";
-      break;
+      return showMessage(viewer, "encrypted",
+        "This PDF is encrypted: it needs a password to be opened, so it cannot be shown here. Download it and open it with its password.");
     case "InvalidPDFException":
-      kind = "invalid";
-      message = "This file is not a valid PDF, so it cannot be shown.";
-      break;
+      if (/empty/i.test(err.message)) {
+        return showMessage(viewer, "empty", "This PDF is empty (0 bytes): there is nothing to show.");
+      }
+      return showMessage(viewer, "invalid", "This file is not a valid PDF (it is damaged or of another kind), so it cannot be shown.");
     case "ResponseException":
-      kind = "http";
-      message = `The PDF could not be loaded (HTTP status ${err.status}).`;
-      break;
+      if (err.status === 404 || err.status === 410) {
+        return showMessage(viewer, "http", "The PDF is no longer on the server: it was deleted or has expired.");
+      }
+      return showMessage(viewer, "http", `The PDF could not be loaded from the server (HTTP status ${err.status}). Try again later.`);
   }
+  return showMessage(viewer, "failed", `This PDF could not be shown: ${err && err.message ? err.message : err}. Download it to open it.`);
+}
+
+// showMessage shows message above #viewer, in #viewer-error (made if the
+// page has none, shown if it is hidden), and marks #viewer with
+// data-error=kind for scripts and tests.
+function showMessage(viewer, kind, message) {
   let p = document.getElementById("viewer-error");
   if (!p) {
     p = document.createElement("p");
@@ -108,6 +129,7 @@ function showError(viewer, err) {
   }
   p.setAttribute("role", "alert");
   p.textContent = message; // text, never HTML: the message may quote the file
+  p.hidden = false;
   viewer.dataset.error = kind;
 }
 
