@@ -54,7 +54,8 @@ func TestInstanceKilledMidJob(t *testing.T) {
 			if v.State != tt.state {
 				t.Fatalf("the job after %d kills: %s %q, want %s", tt.kills, v.State, v.Error, tt.state)
 			}
-			if tt.state == jobs.Failed && strings.Count(v.Error, lo.ReasonInstanceDied) != 1 {
+			died := (&lo.ConvertError{Reason: lo.ReasonInstanceDied}).Explain()
+			if tt.state == jobs.Failed && strings.Count(v.Error, died) != 1 {
 				t.Errorf("the job's error %q does not say once that LibreOffice died", v.Error)
 			}
 			if tt.state == jobs.Done {

@@ -50,7 +50,9 @@ func visibleText(t *testing.T, ctx context.Context, sel string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return text
+	// A size's number and unit are joined by a no-break space, which
+	// reads as a space.
+	return strings.ReplaceAll(text, "\u00a0", " ")
 }
 
 // mustSee fails unless every want is in the visible text of sel, and
