@@ -29,6 +29,10 @@ type SimOptions struct {
 	Warmup       int
 	Replications int    // independent runs, at least 1
 	Seed         uint64 // equal seeds give equal results
+	// Progress, when set, is called as each replication starts, with its
+	// number from 1 and the number of replications, on Simulate's
+	// goroutine: for a progress line.
+	Progress func(replication, of int)
 }
 
 // Metric is a simulated measure: its point estimate, a 95 % confidence
@@ -192,6 +196,9 @@ func Simulate(ctx context.Context, o SimOptions) (SimResult, error) {
 	for i := range o.Replications {
 		if err := ctx.Err(); err != nil {
 			return SimResult{}, err
+		}
+		if o.Progress != nil {
+			o.Progress(i+1, o.Replications)
 		}
 		sim = newReplication(o, i, batches)
 		if err := sim.run(ctx); err != nil {

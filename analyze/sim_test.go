@@ -458,6 +458,33 @@ func TestSimulateCancel(t *testing.T) {
 	}
 }
 
+// TestSimulateProgress: Progress is told of each replication as it
+// starts; a context cancelled there stops that replication's run.
+func TestSimulateProgress(t *testing.T) {
+	o := SimOptions{Arrivals: expArrivals(0.5), Service: expService(1), Servers: 1, Customers: 1_000, Replications: 3, Seed: 1}
+	var got [][2]int
+	o.Progress = func(rep, of int) { got = append(got, [2]int{rep, of}) }
+	mustSimulate(t, o)
+	if want := [][2]int{{1, 3}, {2, 3}, {3, 3}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Progress called with %v, want %v", got, want)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got = nil
+	o.Customers, o.Replications = MaxCustomers, MaxSimulated/MaxCustomers
+	o.Progress = func(rep, of int) {
+		got = append(got, [2]int{rep, of})
+		cancel() // as SIGINT does once calq says the run is under way
+	}
+	if _, err := Simulate(ctx, o); err != context.Canceled {
+		t.Errorf("Simulate cancelled in its first replication: %v, want %v", err, context.Canceled)
+	}
+	if want := [][2]int{{1, o.Replications}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Progress called with %v, want %v", got, want)
+	}
+}
+
 // TestSimulateUnstable: M/M/c at ρ ≥ 1 still runs its finite customers,
 // with no analytic values and Unstable set.
 func TestSimulateUnstable(t *testing.T) {

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
-	"calq/convert/lo"
-	"calq/internal/childenv"
 	"calq/internal/dburl"
 	"calq/sched/pgqueue"
 )
@@ -20,7 +16,7 @@ type Check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
-	Fix    string `json:"fix,omitempty"` // how to put it right, when not OK
+	Fix    string `json:"fix,omitempty"` // how to put it right: when not OK, or OK but worse than it should be
 	// Fatal says calq convert cannot work while this check fails
 	// (LibreOffice for office documents, a writable directory); a
 	// missing font is advice: documents still convert.
@@ -42,34 +38,22 @@ func Problems(checks []Check) error {
 // DoctorOptions names what to check besides the tools.
 type DoctorOptions struct {
 	Soffice  string   // "" finds it on PATH
+	StateDir string   // where LibreOffice keeps its profiles, as calq convert's --state-dir; "" for a temporary one
 	Dirs     []string // directories calq must be able to write (state, output)
 	DB       string   // a PostgreSQL address to connect to; "" for none
 	Optional bool     // fonts are advice, not failures
 }
 
-// fonts that make Office documents look right on Linux, with the Debian
-// package that has them.
-var fonts = []struct{ family, pkg, why string }{
-	{"Carlito", "fonts-crosextra-carlito", "Calibri's metrics (Word and Excel's default since 2007)"},
-	{"Caladea", "fonts-crosextra-caladea", "Cambria's metrics"},
-	{"Liberation Sans", "fonts-liberation2", "Arial's and Times New Roman's metrics"},
-	{"DejaVu Sans", "fonts-dejavu-core", "wide Unicode coverage"},
-}
-
-// Doctor checks the environment calq convert needs: LibreOffice and its
-// version, the fonts Office documents expect, writable directories, and
+// Doctor checks the environment calq convert needs: that LibreOffice
+// starts and converts a one-line document (which costs a few seconds:
+// it is proved, not assumed), the fonts Office documents expect and the
+// writing systems the installed fonts cover, writable directories, and
 // that the shared database, if any, takes a connection.
 // It never fails itself; each Check says what is wrong and how to fix it.
 func Doctor(ctx context.Context, o DoctorOptions) []Check {
-	var checks []Check
-	path, version, err := lo.Find(o.Soffice)
-	if err != nil {
-		checks = append(checks, Check{Name: "LibreOffice", Detail: err.Error(), Fatal: true,
-			Fix: "apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui (images and PDFs convert without it)"})
-	} else {
-		checks = append(checks, Check{Name: "LibreOffice", OK: true, Detail: version + " at " + path, Fatal: true})
-	}
+	checks := []Check{libreOffice(ctx, o)}
 	checks = append(checks, fontChecks(ctx)...)
+	checks = append(checks, scriptChecks(ctx)...)
 	for _, d := range o.Dirs {
 		checks = append(checks, writable(d))
 	}
@@ -95,25 +79,6 @@ func database(ctx context.Context, db string) Check {
 	}
 	c.OK, c.Detail = true, "PostgreSQL "+version+" at "+dburl.Redact(db)
 	return c
-}
-
-func fontChecks(ctx context.Context) []Check {
-	cmd := exec.CommandContext(ctx, "fc-list", ":", "family")
-	cmd.Env = childenv.Allowed(os.Environ()) // a helper program: the allow-list, as LibreOffice's
-	out, err := cmd.Output()
-	if err != nil {
-		return []Check{{Name: "fonts", Detail: "fc-list did not run: " + err.Error(), Fix: "apt-get install fontconfig"}}
-	}
-	have := strings.ToLower(string(out))
-	var checks []Check
-	for _, f := range fonts {
-		c := Check{Name: "font " + f.family, OK: strings.Contains(have, strings.ToLower(f.family)), Detail: f.why}
-		if !c.OK {
-			c.Fix = "apt-get install " + f.pkg
-		}
-		checks = append(checks, c)
-	}
-	return checks
 }
 
 // writable checks that dir, or the nearest directory above it that

@@ -188,7 +188,7 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 		if err := awaitPipe(ctx, unoPipePath(r.pipe), r, i.p.closing); err != nil {
 			i.stop(r)
 			if errors.Is(err, errSofficeExited) {
-				err = fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, lastLines(r.log.String(), 5))
+				err = exitedWhileStarting(r)
 			}
 			return nil, err
 		}
@@ -199,7 +199,7 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 				i.p.unoFailed.Store(true) // the next attempt goes without
 			}
 			if errors.Is(err, errSofficeExited) {
-				err = fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, lastLines(r.log.String(), 5))
+				err = exitedWhileStarting(r)
 			}
 			return nil, err
 		}
@@ -217,7 +217,7 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 		select {
 		case <-r.done:
 			i.stop(r)
-			return nil, fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, lastLines(r.log.String(), 5))
+			return nil, exitedWhileStarting(r)
 		case <-ctx.Done():
 			i.stop(r)
 			return nil, ctx.Err()
@@ -320,6 +320,31 @@ func said(log string) string {
 		}
 	}
 	return strings.Join(lines, "; ")
+}
+
+// exitedWhileStarting is the error of an instance that exited before it
+// was up, with what soffice said last before any stack trace: a crash
+// (LibreOffice 7.4 aborts when fontconfig finds no font) prints its
+// reason, then "Fatal exception: Signal 6" and a backtrace whose last
+// lines say nothing to a reader.
+func exitedWhileStarting(r *run) error {
+	return fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, beforeStack(r.log.String(), 5))
+}
+
+// beforeStack returns the last n non-blank lines of log before a line
+// "Stack:".
+func beforeStack(log string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(log, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "Stack:" {
+			break
+		}
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // lastLines returns the last n lines of log, for an error message.

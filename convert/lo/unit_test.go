@@ -326,3 +326,27 @@ func TestImportFilter(t *testing.T) {
 		}
 	}
 }
+
+func TestBeforeStack(t *testing.T) {
+	crash := "Warning: failed to launch javaldx - java may not function correctly\n" +
+		"No fonts could be found on the system.\nUnspecified Application Error\n\n\n" +
+		"Fatal exception: Signal 6\nStack:\n" +
+		"/usr/lib/libreoffice/program/libuno_sal.so.3(+0x37722)[0x7fe566136722]\n" +
+		"/usr/lib/libreoffice/program/soffice.bin(+0x10b1)[0x557c955a40b1]\n"
+	tests := []struct {
+		name, log string
+		n         int
+		want      string
+	}{
+		{"crash", crash, 3, "No fonts could be found on the system.\nUnspecified Application Error\nFatal exception: Signal 6"},
+		{"no stack", "a\nb\n\nc\n", 2, "b\nc"},
+		{"empty", "", 5, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := beforeStack(tt.log, tt.n); got != tt.want {
+				t.Errorf("beforeStack(%q, %d) = %q, want %q", tt.log, tt.n, got, tt.want)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"calq/internal/serve/jobs"
+	"calq/internal/zipfile"
 )
 
 // progressView is a job's progress as its page and its events show it.
@@ -353,11 +354,8 @@ func (s *Server) jobZip(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", contentTypeZip)
 	w.Header().Set("Content-Disposition", disposition(strings.TrimSuffix(j.Result.Name, ".pdf")+".zip"))
-	zw := zip.NewWriter(w)
-	e, err := zw.Create(j.Result.Name)
-	if err == nil {
-		err = copyFrom(e, path)
-	}
+	zw := zipfile.NewWriter(w)
+	err := zw.AddFile(j.Result.Name, path)
 	if err == nil {
 		err = zw.Close()
 	}

@@ -1,12 +1,10 @@
 package serve
 
 import (
-	"archive/zip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	"calq/convert/pdf"
 	"calq/internal/exitcode"
 	"calq/internal/serve/jobs"
+	"calq/internal/zipfile"
 )
 
 // Task is what a job does, kept as its request's options in the journal
@@ -337,28 +336,13 @@ func writeZip(path string, files, names []string) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, f.Close()) }()
-	zw := zip.NewWriter(f)
+	zw := zipfile.NewWriter(f)
 	for i, p := range files {
-		w, err := zw.Create(names[i])
-		if err != nil {
-			return err
-		}
-		if err := copyFrom(w, p); err != nil {
+		if err := zw.AddFile(names[i], p); err != nil {
 			return err
 		}
 	}
 	return zw.Close()
-}
-
-// copyFrom copies the file at path to w.
-func copyFrom(w io.Writer, path string) error {
-	src, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	_, err = io.Copy(w, src)
-	return err
 }
 
 // clientText replaces, in a message, the server's own paths with

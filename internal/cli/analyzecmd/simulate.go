@@ -36,6 +36,8 @@ func simulateCommand() *cli.Command {
 			"or absent), unstable, the measures w, wq, l, lq, rho, p_wait, p_block (with a\n" +
 			`capacity) and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
 			`{"l","lambda_w","rel_diff"}, last_responses, last_arrivals and events.` + "\n\n" +
+			"--progress prints \"calq: analyze simulate: replication N of M\" on stderr as\n" +
+			"each replication starts.\n\n" +
 			"A batch of 200 conversions arriving within 15 s on 3 servers, 6.3 s each\n" +
 			"(a conversion service reported 405-425 s for the last 10; they finish 403-422 s\n" +
 			"after the batch starts, 389-408 s after they arrived):\n" +
@@ -59,12 +61,18 @@ func simulateCommand() *cli.Command {
 				DefaultText: "a tenth of --customers for exp arrivals, else 0"},
 			&cli.IntFlag{Name: "replications", Value: 10, Usage: "independent runs; with 1, the intervals come from batch means"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; equal seeds give equal results"},
+			&cli.BoolFlag{Name: "progress", Usage: "say on stderr as each replication starts"},
 			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			o, err := simOptions(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("progress") {
+				o.Progress = func(rep, of int) {
+					fmt.Fprintf(c.App.ErrWriter, "calq: analyze simulate: replication %d of %d\n", rep, of)
+				}
 			}
 			res, err := analyze.Simulate(c.Context, o)
 			if err != nil {

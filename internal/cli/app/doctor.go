@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert"
+	"calq/convert/lo"
 	"calq/internal/cli/base"
 	"calq/internal/dburl"
 )
@@ -17,22 +18,29 @@ func doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "check the environment: LibreOffice, fonts, writable directories",
-		Description: "Checks what calq convert needs: soffice and its version, the fonts that\n" +
-			"Office documents expect (Carlito for Calibri, Caladea for Cambria, Liberation,\n" +
-			"DejaVu), that the journal's directory (--db) and --out, if given, are\n" +
-			"writable, and that a PostgreSQL --db takes a connection (its password is\n" +
-			"never shown); says how to fix what is missing. Exits 1 when LibreOffice is\n" +
-			"missing or a directory is not writable (the checks with \"fatal\": true); a\n" +
-			"missing font is advice. --json prints a line per check:\n" +
+		Description: "Checks what calq convert needs: that LibreOffice starts and converts a\n" +
+			"one-line document (with its profile in --state-dir, as calq convert; a few\n" +
+			"seconds), saying how long that took or why it failed; the fonts that Office\n" +
+			"documents expect (Carlito for Calibri, Caladea for Cambria, Liberation,\n" +
+			"DejaVu); that some font covers each writing system people write in (Latin,\n" +
+			"Greek, Cyrillic, Arabic, Hebrew, Devanagari, Thai, Japanese, Chinese, Korean,\n" +
+			"emoji, symbols: fontconfig is asked for a sample of each, and a missing one\n" +
+			"is named with the Debian package that brings it); that the journal's\n" +
+			"directory (--db) and --out, if given, are writable; and that a PostgreSQL\n" +
+			"--db takes a connection (its password is never shown). Says how to fix what\n" +
+			"is missing. Exits 1 when LibreOffice does not convert or a directory is not\n" +
+			"writable (the checks with \"fatal\": true); a missing font or script is\n" +
+			"advice. --json prints a line per check:\n" +
 			`{"message_type":"check","name","ok","detail","fix","fatal"}.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also check that `DIR` is writable"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
+			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "start LibreOffice with its profile in `DIR`, as calq convert --state-dir"},
 			base.JSONFlag(),
 			base.DBFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			o := convert.DoctorOptions{Soffice: c.String("soffice")}
+			o := convert.DoctorOptions{Soffice: c.String("soffice"), StateDir: c.String("state-dir")}
 			jn := base.JournalPath(c)
 			if dburl.IsPostgres(jn) {
 				// The shared queue is checked by connecting; the

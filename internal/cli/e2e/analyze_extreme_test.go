@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -204,24 +203,24 @@ func checkAnalyzeRun(t *testing.T, args []string, flag string, huge bool) {
 func TestAnalyzeSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd := calqCmd(t, "analyze", "simulate", "--customers", strconv.Itoa(analyze.MaxCustomers),
+			cmd := calqCmd(t, "analyze", "simulate", "--progress", "--customers", strconv.Itoa(analyze.MaxCustomers),
 				"--replications", strconv.Itoa(analyze.MaxSimulated/analyze.MaxCustomers))
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
+			stderr := saidLine(t, cmd, "calq: analyze simulate: replication 1 of ")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			done := make(chan struct{})
 			go func() { cmd.Wait(); close(done) }()
-			// calq is another process: wait until it catches both signals
-			// and has spent half a second of CPU, which is in the run.
-			deadline := time.Now().Add(2 * time.Minute)
-			for !catches(cmd.Process.Pid, syscall.SIGINT, syscall.SIGTERM) || cpuTicks(cmd.Process.Pid) < 50 {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("calq analyze simulate did not get going in 2 minutes:\n%s", stderr.String())
-				}
-				time.Sleep(10 * time.Millisecond)
+			// calq is another process: wait until it says the run is under
+			// way, which it says after it has asked for the signals.
+			select {
+			case <-stderr.said:
+			case <-done:
+				t.Fatalf("calq analyze simulate ended before its first replication:\n%s", stderr)
+			case <-time.After(2 * time.Minute):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("calq analyze simulate did not start its first replication in 2 minutes:\n%s", stderr)
 			}
 			cmd.Process.Signal(sig)
 			select {
@@ -229,56 +228,14 @@ func TestAnalyzeSignals(t *testing.T) {
 			case <-time.After(time.Minute): // the run has minutes left
 				cmd.Process.Kill()
 				<-done
-				t.Fatalf("calq analyze simulate ignored %v:\n%s", sig, stderr.String())
+				t.Fatalf("calq analyze simulate ignored %v:\n%s", sig, stderr)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-				t.Errorf("exit status %d, want %d (interrupted)\n%s", code, exitInterrupted, stderr.String())
+				t.Errorf("exit status %d, want %d (interrupted)\n%s", code, exitInterrupted, stderr)
 			}
 			if !strings.Contains(stderr.String(), "canceled") {
-				t.Errorf("stderr does not say it was cancelled:\n%s", stderr.String())
+				t.Errorf("stderr does not say it was cancelled:\n%s", stderr)
 			}
 		})
 	}
-}
-
-// catches says whether process pid has handlers for every signal of sigs
-// (the SigCgt mask of /proc/PID/status).
-func catches(pid int, sigs ...syscall.Signal) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if mask, ok := strings.CutPrefix(line, "SigCgt:"); ok {
-			m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
-			if err != nil {
-				return false
-			}
-			for _, s := range sigs {
-				if m&(1<<(uint(s)-1)) == 0 {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	return false
-}
-
-// cpuTicks is the user and system CPU time of process pid in clock ticks
-// (fields 14 and 15 of /proc/PID/stat).
-func cpuTicks(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name, field 2, may hold spaces: count from its ")".
-	_, rest, _ := strings.Cut(string(b), ") ")
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return utime + stime
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"calq/internal/pgtest"
 	"calq/internal/tooltest"
@@ -271,52 +274,81 @@ func TestHostileJobFIFO(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and the job's line", code, out, errs)
 		}
 	})
-	// No writer comes to the FIFO; standard input is a pipe whose writer
-	// never closes it.
-	for _, tt := range []struct{ name, arg, wchan, want string }{
-		{"none comes", fifo, "wait_for_partner", "calq: job file " + fifo + ": context canceled"},
-		{"stdin never ends", "-", "anon_pipe_read", "calq: standard input: context canceled"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			cmd := calqCmd(t, "sched", "run", "--db", filepath.Join(dir, "calq.db"), tt.arg)
-			var errb strings.Builder
-			cmd.Stderr = &errb
-			w, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			waitIn(t, cmd.Process.Pid, tt.wchan)
-			cmd.Process.Signal(syscall.SIGTERM)
-			err = cmd.Wait()
-			code := cmd.ProcessState.ExitCode()
-			if code != 130 || !strings.Contains(errb.String(), tt.want) || strings.Contains(errb.String(), "hint") {
-				t.Errorf("exit %d (%v), stderr %q; want 130 and %q without a usage hint", code, err, errb.String(), tt.want)
-			}
-		})
+	// No writer comes to the FIFO: calq says it waits for one, after a
+	// second.
+	t.Run("none comes", func(t *testing.T) {
+		cmd := calqCmd(t, "sched", "run", "--db", filepath.Join(dir, "calq.db"), fifo)
+		stderr := saidLine(t, cmd, "calq: job file "+fifo+": waiting for a writer")
+		terminated(t, cmd, stderr.said, stderr, "calq: job file "+fifo+": context canceled")
+	})
+	// Standard input is a pipe whose writer never closes it: calq has
+	// read what the test wrote, and waits for more.
+	t.Run("stdin never ends", func(t *testing.T) {
+		cmd := calqCmd(t, "sched", "run", "--db", filepath.Join(dir, "calq.db"), "-")
+		var stderr lockedBuilder
+		cmd.Stderr = &stderr
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		cmd.Stdin = r
+		if _, err := w.WriteString("echo never runs\n"); err != nil {
+			t.Fatal(err)
+		}
+		terminated(t, cmd, drained(t, w), &stderr, "calq: standard input: context canceled")
+		r.Close()
+	})
+}
+
+// terminated starts cmd, sends it SIGTERM once ready is closed, and
+// checks that it exits 130 with want on stderr and no usage hint.
+func terminated(t *testing.T, cmd *exec.Cmd, ready <-chan struct{}, stderr fmt.Stringer, want string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-ready:
+	case <-done:
+		t.Fatalf("calq ended before it waited: %v\n%s", cmd.ProcessState, stderr)
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("calq did not get to its wait in a minute:\n%s", stderr)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	<-done
+	code := cmd.ProcessState.ExitCode()
+	if got := stderr.String(); code != 130 || !strings.Contains(got, want) || strings.Contains(got, "hint") {
+		t.Errorf("exit %d, stderr %q; want 130 and %q without a usage hint", code, got, want)
 	}
 }
 
-// waitIn returns once a thread of process pid sleeps in the kernel
-// function wchan: wait_for_partner (a FIFO's open, waiting for a writer)
-// or anon_pipe_read (a read of a pipe). Then calq is past its start, with
-// its signal handlers set, and blocked where it must not stay.
-func waitIn(t *testing.T, pid int, wchan string) {
+// drained returns a channel closed once the pipe whose write end is w
+// holds no byte: its reader, another process, has read all that was
+// written. A pipe's FIONREAD (TIOCINQ on Linux) counts the bytes in it,
+// asked at either end.
+func drained(t *testing.T, w *os.File) <-chan struct{} {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		chans, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/wchan")
-		for _, c := range chans {
-			if b, err := os.ReadFile(c); err == nil && string(b) == wchan {
+	c := make(chan struct{})
+	go func() {
+		defer close(c)
+		for {
+			n, err := unix.IoctlGetInt(int(w.Fd()), unix.TIOCINQ)
+			if err != nil {
+				t.Errorf("FIONREAD (TIOCINQ) of the pipe: %v", err)
 				return
 			}
+			if n == 0 {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("calq (%d) did not sleep in %s within a minute", pid, wchan)
+	}()
+	return c
 }
 
 // TestHostileNoHome (item 14): with HOME and XDG_STATE_HOME unset, the

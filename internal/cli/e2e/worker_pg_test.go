@@ -186,12 +186,13 @@ func TestWorkerKilled(t *testing.T) {
 	victim := workers[1]
 	id := workerID(t, c, victim.Process.Pid)
 	waitLines(t, filepath.Join(dir, "done"), n/4)
+	// Kill it once it says, in the queue, that it runs a job: within a
+	// minute at most, as the other waits (it was 3 s).
 	var held []string
-	for range 600 {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if held = pgStrings(t, c, `SELECT key FROM jobs WHERE worker = $1 AND state = 'running'`, id); len(held) > 0 {
 			break
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	victim.Process.Kill()
 	victim.Wait()

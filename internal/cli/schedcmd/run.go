@@ -237,6 +237,10 @@ func runCommands(c *cli.Context) ([]string, error) {
 	return cmds, nil
 }
 
+// fifoNotice is how long the open of a job file (a FIFO without a writer)
+// goes before calq says it waits.
+const fifoNotice = time.Second
+
 // readJobFile reads the command lines of the job file name ("-": stdin).
 // A file that is not text, or that is a script (#!), is refused: its
 // lines are not command lines.
@@ -245,8 +249,20 @@ func readJobFile(c *cli.Context, name string) ([]string, error) {
 	label := "standard input"
 	if name != "-" {
 		label = "job file " + shell.Quote(name)
-		// A FIFO waits for its writer, as with cat, until SIGINT/SIGTERM.
+		// A FIFO waits for its writer, as with cat, until SIGINT/SIGTERM:
+		// once that takes a while, say so, or calq looks hung (a pipe
+		// from <(gen) has its writer: nothing is said).
+		quiet, noticed := c.Bool("quiet"), make(chan struct{})
+		notice := time.AfterFunc(fifoNotice, func() {
+			defer close(noticed)
+			if !quiet {
+				fmt.Fprintf(c.App.ErrWriter, "calq: %s: waiting for a writer\n", label)
+			}
+		})
 		f, err := fsio.Open(c.Context, name)
+		if !notice.Stop() {
+			<-noticed // said, or saying it: let it finish its line
+		}
 		if err != nil && c.Context.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
