@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"database/sql"
 	"errors"
+	"io/fs"
 	"net/http"
+	"os"
 	"syscall"
 	"time"
 
@@ -76,4 +79,27 @@ func sqliteCode(err error) int {
 		return -1
 	}
 	return se.Code() & 0xff
+}
+
+// refusedChange is what a page says of err, the failure of what a person
+// asked (a change on the users, contacts or profiles page, a history
+// query): err's own words when it is about the request (a taken name, a
+// short password, a bad date), 400; internalError's when it is the
+// server's own failure (what), whose text would name its files.
+func (s *Server) refusedChange(what string, err error) (status int, msg string) {
+	if serverFault(err) {
+		status, msg, _ = s.internalError(what, err)
+		return status, msg
+	}
+	return http.StatusBadRequest, err.Error()
+}
+
+// serverFault says whether err comes from the server's disk, journal or
+// system rather than from what a request said.
+func serverFault(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	return sqliteCode(err) != -1 || diskFull(err) || errors.As(err, &pe) || errors.As(err, &le) ||
+		errors.As(err, &se) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone)
 }

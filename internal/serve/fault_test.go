@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,6 +193,32 @@ func TestPageHidesServerError(t *testing.T) {
 	}
 	if strings.Contains(page, dir) || strings.Contains(page, "alice.toml") {
 		t.Errorf("GET /profiles with a broken file shows a server path:\n%s", page)
+	}
+}
+
+// TestPageChangeHidesServerError: a change asked on a page that fails on
+// the server's disk (the profiles directory is a file) says so without
+// the server's paths, while a mistake of the request keeps its words.
+func TestPageChangeHidesServerError(t *testing.T) {
+	ts := pageServer(t, nil)
+	alice := browserClient(t)
+	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	if status, page := pagePost(t, alice, ts.URL+"/profiles", url.Values{"action": {"save"}, "name": {"../up"}}); status != http.StatusBadRequest {
+		t.Errorf("a profile named ../up: %d, want 400 naming the mistake\n%s", status, page)
+	}
+	dir := filepath.Join(filepath.Dir(ts.Data), "profiles")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	status, page := pagePost(t, alice, ts.URL+"/profiles", url.Values{"action": {"save"}, "name": {"board"}, "title": {"Board"}})
+	if status != http.StatusInternalServerError || !strings.Contains(page, "the cause is in its log") {
+		t.Errorf("saving a profile on a broken disk: %d, want 500 saying the cause is in the log", status)
+	}
+	if strings.Contains(page, dir) || strings.Contains(page, "not a directory") {
+		t.Errorf("saving a profile on a broken disk shows the server's error:\n%s", page)
 	}
 }
 

@@ -141,7 +141,8 @@ func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.showUsers(w, r, http.StatusBadRequest, usersDone{}, err.Error())
+		status, msg := s.refusedChange("change a user", err)
+		s.showUsers(w, r, status, usersDone{}, msg)
 		return
 	}
 	s.opts.Log.Info("user changed", "by", me, "user", name, "action", verb)
@@ -154,7 +155,8 @@ func (s *Server) usersSubmit(w http.ResponseWriter, r *http.Request) {
 func (s *Server) confirmUser(w http.ResponseWriter, r *http.Request, name, action string) {
 	u, err := s.opts.Accounts.Get(r.Context(), name)
 	if err != nil {
-		s.showUsers(w, r, http.StatusBadRequest, usersDone{}, err.Error())
+		status, msg := s.refusedChange("read a user", err)
+		s.showUsers(w, r, status, usersDone{}, msg)
 		return
 	}
 	title := map[string]string{"disable": "Disable " + name + "?", "revoke": "Revoke the API keys of " + name + "?",
@@ -183,7 +185,7 @@ func (s *Server) logPage(w http.ResponseWriter, r *http.Request) {
 		p := page{Title: "Log", Nav: "log", Data: v}
 		status := http.StatusOK
 		if err != nil {
-			p.Error, status = err.Error(), http.StatusBadRequest
+			status, p.Error = s.refusedChange("read the log", err)
 		}
 		s.render(w, r, status, "history", p)
 		return

@@ -59,7 +59,8 @@ func (s *Server) contactsSubmit(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("unknown action %q", r.PostForm.Get("action"))
 	}
 	if err != nil {
-		s.showContacts(w, r, http.StatusBadRequest, "", err.Error(), c)
+		status, msg := s.refusedChange("change the address book", err)
+		s.showContacts(w, r, status, "", msg, c)
 		return
 	}
 	s.showContacts(w, r, http.StatusOK, notice, "", Contact{})
@@ -167,7 +168,8 @@ func (s *Server) profilesSubmit(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("unknown action %q", v.Get("action"))
 	}
 	if err != nil {
-		s.showProfiles(w, r, http.StatusBadRequest, "", err.Error(), f)
+		status, msg := s.refusedChange("change the profiles", err)
+		s.showProfiles(w, r, status, "", msg, f)
 		return
 	}
 	s.showProfiles(w, r, http.StatusOK, notice, "", profileForm{})

@@ -153,7 +153,7 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "History", Nav: "history", Data: v}
 	status := http.StatusOK
 	if err != nil {
-		p.Error, status = err.Error(), http.StatusBadRequest
+		status, p.Error = s.refusedChange("read the history", err)
 	}
 	s.render(w, r, status, "history", p)
 }
