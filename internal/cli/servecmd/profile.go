@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"calq/convert/contacts"
 	"calq/convert/mail"
@@ -64,7 +63,12 @@ func (m *smtpMailer) Send(ctx context.Context, owner string, to, files, names []
 	if err != nil {
 		return err
 	}
-	subject := fmt.Sprintf("calq: %s converted %s", names[0], time.Now().Format("2006-01-02 15:04"))
+	// The attachment's name says what and, for several files, the day;
+	// the mail's own Date header says when.
+	subject := "calq: " + names[0]
+	if len(names) > 1 {
+		subject += fmt.Sprintf(" and %d more", len(names)-1)
+	}
 	return mail.Send(ctx, m.cfg.SMTP, password, mail.Message{To: addrs, Subject: subject,
 		Body: "Converted by calq serve.\n", Attachments: files, Names: names})
 }
