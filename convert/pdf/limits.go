@@ -120,7 +120,7 @@ type scan struct {
 	f        *os.File
 	size     int64
 	lim      Limits
-	raw      tokenizer    // the file's own bytes
+	raw      tokenizer // the file's own bytes
 	pages    pageCount // in the file and its object streams
 	dict     streamDict
 	depth    int   // dictionary nesting in the file's own bytes
