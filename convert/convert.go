@@ -220,7 +220,7 @@ type runner struct {
 	work    *workDir // private copies of the inputs being converted
 	missing error    // LibreOffice's absence, when an office file needed it
 	pool    *lazyPool
-	pdf     *pdfpool.Pool // Options.PDF, or the run's own
+	pdf     *pdfpool.Pool  // Options.PDF, or the run's own
 	heldBy  map[int]string // items another calq holds, by index: its owner
 
 	mergeTarget string // the --merge target, absolute
