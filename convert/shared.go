@@ -412,7 +412,7 @@ const sharedWork = ".calq-shared"
 type SharedWorker struct {
 	blobs   Blobs
 	pool    *lazyPool
-	pdf     *pdfpool.Pool
+	own     *pdfpool.Pool // its pdf helpers, unless PDF is set
 	dir     string
 	release func() error // removes dir and drops its lock
 	next    atomic.Int64
@@ -421,6 +421,9 @@ type SharedWorker struct {
 	// submitted with --shared-root name their files below, and ShareID
 	// that share's id (ShareID).
 	SharedRoot, ShareID string
+	// PDF, set before the first job, does its pdfcpu work (calq serve's
+	// helpers); else it has helpers of its own.
+	PDF *pdfpool.Pool
 }
 
 // NewSharedWorker makes a worker whose LibreOffice instances live as long
@@ -450,14 +453,14 @@ func newSharedWorker(blobs Blobs, pool *lazyPool) (*SharedWorker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("convert worker: work directory: %w", err)
 	}
-	return &SharedWorker{blobs: blobs, dir: dir, release: release, pool: pool, pdf: pdfpool.New(pdfpool.Options{})}, nil
+	return &SharedWorker{blobs: blobs, dir: dir, release: release, pool: pool, own: pdfpool.New(pdfpool.Options{})}, nil
 }
 
 // Close stops the LibreOffice instances and the pdf helpers it started
 // and removes the work directory.
 func (w *SharedWorker) Close() error {
 	err := w.pool.close()
-	w.pdf.Close()
+	w.own.Close()
 	return errors.Join(err, w.release())
 }
 
@@ -491,7 +494,7 @@ func (w *SharedWorker) Run(ctx context.Context, j *sched.Job) error {
 	if p.Export != nil {
 		export = *p.Export
 	}
-	r := &runner{o: Options{PDFA: p.PDFA, Export: export}, work: &workDir{dir: dir}, pool: w.pool, pdf: w.pdf, limits: []time.Duration{limit},
+	r := &runner{o: Options{PDFA: p.PDFA, Export: export}, work: &workDir{dir: dir}, pool: w.pool, pdf: cmp.Or(w.PDF, w.own), limits: []time.Duration{limit},
 		results: make([]FileResult, 1)}
 	if err := r.produce(ctx, 0, int(n), p.Kind, in, out); err != nil {
 		return r.hideWork(err, string(cmp.Or(p.Source, p.Name)))

@@ -21,6 +21,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert/lo"
+	"calq/convert/pdf"
+	"calq/convert/pdfpool"
 	"calq/internal/cli/base"
 	"calq/internal/dburl"
 	"calq/internal/serve"
@@ -50,6 +52,7 @@ type opts struct {
 	RequestTimeout time.Duration
 	FileTimeout    time.Duration
 	Limits         form.Limits
+	PDFMemory      int64 // a pdf helper's memory limit
 	MaxQueued      int
 	MaxQueuedUser  int
 	WebhookAllow   []string
@@ -79,8 +82,13 @@ func Command() *cli.Command {
 			"keep your history, address book and profiles, and give administrators the\n" +
 			"users, the log of every job (CSV, JSON Lines) and monitoring. A sign-in lasts\n" +
 			"--session.\n\n" +
+			"An uploaded PDF of more than --max-pdf-pages pages, or whose streams inflate\n" +
+			"to more than --max-pdf-inflated, is refused (413). pdfcpu's work runs in\n" +
+			"helper processes, stopped when a file passes --file-timeout or its helper\n" +
+			"--pdf-memory-limit, and when its job is cancelled.\n\n" +
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
-			"--grace, and leaves queued jobs in the journal for the next start.\n\n" +
+			"--grace, and leaves queued jobs in the journal for the next start. A job\n" +
+			"that was running when calq serve died twice ends failed.\n\n" +
 			"With --db postgres://URL, the documents of libreoffice/convert are converted\n" +
 			"through the shared queue in that database, by any calq worker or calq serve on\n" +
 			"it; this server serves it too, with its own instances (two jobs per instance).\n" +
@@ -108,6 +116,9 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "max-body", Value: "512MiB", Usage: "the largest request body (then 413)"},
 			&cli.StringFlag{Name: "max-file-size", Value: "100MiB", Usage: "the largest uploaded file (then 413)"},
 			&cli.IntFlag{Name: "max-files", Value: 1000, Usage: "the most files in one request (then 413)"},
+			&cli.IntFlag{Name: "max-pdf-pages", Value: pdf.DefaultMaxPages, Usage: "the most pages of an uploaded PDF (then 413)"},
+			&cli.StringFlag{Name: "max-pdf-inflated", Value: "512MiB", Usage: "the most an uploaded PDF's streams may inflate to, images aside (then 413)"},
+			&cli.StringFlag{Name: "pdf-memory-limit", Value: "1GiB", Usage: "stop pdfcpu's work on a file (PDF, image, post-processing) that grows over this, failing it"},
 			&cli.IntFlag{Name: "max-queued", Value: 2000, Usage: "the most files waiting in all (then 429)"},
 			&cli.IntFlag{Name: "max-queued-per-user", Usage: "the most files waiting per user (then 429)", DefaultText: "--max-queued"},
 			&cli.DurationFlag{Name: "lease", Value: pgqueue.DefaultLease, Usage: "with a postgres:// --db: how long this server's claims on the shared queue hold without a heartbeat (every lease/3)"},
@@ -156,16 +167,20 @@ func readOpts(c *cli.Context) (opts, error) {
 	for _, sz := range []struct {
 		name string
 		dst  *int64
-	}{{"max-body", &o.Limits.MaxBody}, {"max-file-size", &o.Limits.MaxFile}} {
+	}{{"max-body", &o.Limits.MaxBody}, {"max-file-size", &o.Limits.MaxFile}, {"max-pdf-inflated", &o.Limits.PDF.MaxInflated},
+		{"pdf-memory-limit", &o.PDFMemory}} {
 		n, err := humanize.ParseBytes(c.String(sz.name))
 		if err != nil || n == 0 || n > 1<<50 {
 			errs.Add(fmt.Errorf("--%s %q: want a size such as 100MiB", sz.name, c.String(sz.name)))
 		}
 		*sz.dst = int64(min(n, 1<<50))
 	}
-	o.Limits.MaxFiles = c.Int("max-files")
+	o.Limits.MaxFiles, o.Limits.PDF.MaxPages = c.Int("max-files"), c.Int("max-pdf-pages")
 	if o.Limits.MaxFiles <= 0 || o.MaxQueued <= 0 || o.MaxQueuedUser < 0 {
 		errs.Add(errors.New("--max-files, --max-queued and --max-queued-per-user: want positive numbers"))
+	}
+	if o.Limits.PDF.MaxPages <= 0 {
+		errs.Add(fmt.Errorf("--max-pdf-pages %d: want a positive number", o.Limits.PDF.MaxPages))
 	}
 	if _, err := webhook.NewPolicy(o.WebhookAllow); err != nil {
 		errs.Add(fmt.Errorf("--webhook-allow: %w", err))
@@ -243,7 +258,11 @@ func run(c *cli.Context, o opts) error {
 		}
 		defer shared.Close()
 	}
-	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us,
+	// Helpers for pdfcpu's work, killed with their jobs: its calls
+	// cannot be interrupted, nor its memory bounded, in this process.
+	pdfs := pdfpool.New(pdfpool.Options{MemoryLimit: o.PDFMemory})
+	defer pdfs.Close()
+	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, PDF: pdfs, Users: us,
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
