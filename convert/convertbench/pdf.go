@@ -53,13 +53,19 @@ var rotate = pdf.Post{Rotate: &pdf.Rotation{Angle: 90}}
 var pdfKinds = []pdfKind{
 	{"pass through 3 pages", ".pdf", pages(3),
 		func(ctx context.Context, in, out string) error { return pdf.PassThrough(ctx, in, out) },
-		func(ctx context.Context, p *pdfpool.Pool, in, out string) error { return p.PassThrough(ctx, 0, in, out) }},
+		func(ctx context.Context, p *pdfpool.Pool, in, out string) error {
+			return p.PassThrough(ctx, 0, in, out)
+		}},
 	{"rotate 100 pages", ".pdf", pages(100),
 		func(ctx context.Context, in, out string) error { return pdf.Apply(ctx, in, out, rotate) },
-		func(ctx context.Context, p *pdfpool.Pool, in, out string) error { return p.Apply(ctx, 0, in, out, rotate) }},
+		func(ctx context.Context, p *pdfpool.Pool, in, out string) error {
+			return p.Apply(ctx, 0, in, out, rotate)
+		}},
 	{"a 1000×700 PNG to PDF", ".png", writePNG,
 		func(ctx context.Context, in, out string) error { return pdf.FromImages(ctx, []string{in}, out) },
-		func(ctx context.Context, p *pdfpool.Pool, in, out string) error { return p.FromImages(ctx, 0, []string{in}, out) }},
+		func(ctx context.Context, p *pdfpool.Pool, in, out string) error {
+			return p.FromImages(ctx, 0, []string{in}, out)
+		}},
 }
 
 func pages(n int) func(string) error {

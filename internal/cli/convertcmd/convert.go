@@ -273,7 +273,7 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"), PDFA: prof.PDFA,
 		Force: c.Bool("force"), Overwrite: c.Bool("overwrite"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
 		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice"), StateDir: c.String("state-dir")},
-		SharedJobs: c.Int("jobs"), SharedRoot: c.String("shared-root"),
+		SharedJobs:  c.Int("jobs"), SharedRoot: c.String("shared-root"),
 	}
 	if c.IsSet("pdfa") {
 		o.PDFA = c.Int("pdfa")

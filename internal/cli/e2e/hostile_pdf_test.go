@@ -345,4 +345,3 @@ func waitHelpersGone(t *testing.T, pids []int) {
 		}
 	}
 }
-
