@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"calq/internal/fsio"
 )
 
 // Limits bound the PDFs calq accepts, checked by CheckLimits before any
@@ -53,19 +55,11 @@ func (e *LimitError) Error() string {
 	if e.MaxPages > 0 {
 		return fmt.Sprintf("the PDF has %d pages, over the limit of %d", e.Pages, e.MaxPages)
 	}
-	return fmt.Sprintf("the PDF's streams inflate to more than the limit of %s", mib(e.MaxInflated))
+	return fmt.Sprintf("the PDF's streams inflate to more than the limit of %s", fsio.Size(e.MaxInflated))
 }
 
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *LimitError) Is(target error) bool { return target == ErrTooLarge }
-
-// mib writes a size in whole MiB, or in bytes below one.
-func mib(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 // CheckLimits reads the PDF at path once, front to back, and refuses it
 // with a *LimitError when it is over l. A file without %PDF- in its first

@@ -185,7 +185,7 @@ func (t *tokenizer) escape() byte {
 	var v byte
 	for i := range 2 {
 		c, err := t.byte()
-		d, ok := unhex(c)
+		d, ok := hexVal(c)
 		if err != nil || !ok {
 			if err == nil {
 				t.unread()
@@ -198,18 +198,6 @@ func (t *tokenizer) escape() byte {
 		v = v<<4 | d
 	}
 	return v
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // pageCount counts, in a stream of tokens, the page objects (/Type

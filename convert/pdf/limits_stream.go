@@ -326,7 +326,7 @@ func (h *hexReader) digit() (byte, bool) {
 			h.done = true
 			return 0, false
 		}
-		if v, ok := unhex(c); ok {
+		if v, ok := hexVal(c); ok {
 			return v, true
 		}
 	}

@@ -127,16 +127,12 @@ func place(ctx context.Context, parts []string, outDir string) ([]string, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	outs := make([]string, 0, len(parts))
-	for _, part := range parts {
-		out := filepath.Join(outDir, filepath.Base(part))
-		if err := fsio.Rename(part, out); err != nil {
-			for _, o := range outs {
-				os.Remove(o)
-			}
-			return nil, err
-		}
-		outs = append(outs, out)
+	outs := make([]string, len(parts))
+	for i, part := range parts {
+		outs[i] = filepath.Join(outDir, filepath.Base(part))
+	}
+	if err := fsio.RenameAll(parts, outs); err != nil {
+		return nil, err
 	}
 	return outs, nil
 }

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,37 +113,4 @@ func TestHelperDiesWithCalq(t *testing.T) {
 	calq.Process.Kill()
 	calq.Wait()
 	waitGone(t, pids)
-}
-
-// TestHelperVariableAlone: the variable, inherited or set by hand, does
-// not make a helper of a command whose stdin is not calq's pipe.
-func TestHelperVariableAlone(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	w.Close()
-	self := strconv.Itoa(os.Getpid())
-	tests := []struct {
-		name  string
-		value string
-		stdin *os.File
-	}{
-		{"stdin /dev/null", "test-echo:1:" + self, nil},
-		{"stdin a pipe of another inode", "test-echo:1:" + self, r},
-		{"garbage", "x", r},
-	}
-	for _, tt := range tests {
-		cmd := exec.Command(os.Args[0], "arg")
-		cmd.Env = append(os.Environ(), sayEnv+"=1", helperEnv+"="+tt.value)
-		if tt.stdin != nil {
-			cmd.Stdin = tt.stdin
-		}
-		out, err := cmd.CombinedOutput()
-		want := `ran as calq ["arg"] keeper="" guard=""` + "\n"
-		if err != nil || string(out) != want {
-			t.Errorf("%s: %q, %v; want %q, exit 0", tt.name, out, err, want)
-		}
-	}
 }
