@@ -22,11 +22,12 @@
 // helper writes into a private directory beside the output, which the
 // pool renames into place and removes, also after a kill.
 //
-// The cost: starting a helper re-executes calq (0.1-0.2 s measured, most
-// of it in package initialisation), paid once per warm helper; an
-// operation then costs a request and a reply on a pipe and the reads of
-// /proc (calq convert bench --pdf prints the ratio to pdf's own
-// functions). Where helpers cannot run (systems other than Linux) the
+// The cost: starting a helper re-executes calq (0.12-0.35 s measured on
+// a busy machine, most of it in package initialisation), paid once per
+// warm helper; an operation then costs a request and a reply on a pipe
+// and reads of /proc: a few milliseconds, lost in the noise of anything
+// but the smallest PDFs (calq convert bench --pdf prints the ratio to
+// pdf's own functions). Where helpers cannot run (systems other than Linux) the
 // work is done in calq's own process, unbounded, as pdf does it.
 //
 // A Pool is safe for concurrent use; a program that uses one must call

@@ -87,6 +87,9 @@ func (p *Pool) run(ctx context.Context, limit time.Duration, req request) (reply
 	if !helpersHere {
 		return do(req), nil
 	}
+	if ctx.Err() != nil { // not a warm helper's start, only to kill it
+		return reply{}, context.Cause(ctx)
+	}
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():

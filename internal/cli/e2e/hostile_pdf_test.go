@@ -285,7 +285,9 @@ func TestServePDFStop(t *testing.T) {
 	id := postJob(t, s, "pdfengines/rotate", "pages.pdf", pages, rotate)
 	begin := time.Now()
 	status, body, _ := request(t, http.MethodDelete, s.URL+"/jobs/"+id, "", nil, "")
-	if took := time.Since(begin); status != 204 || took > 10*time.Second {
+	took := time.Since(begin)
+	t.Logf("DELETE of the running job: %d after %v", status, took.Round(time.Millisecond))
+	if status != 204 || took > 10*time.Second {
 		t.Errorf("DELETE of the running job: %d %s after %v; want 204 at once", status, body, took)
 	}
 	if j := waitJob(t, s.URL, "", id); j.State != "cancelled" {
@@ -296,7 +298,9 @@ func TestServePDFStop(t *testing.T) {
 	helpers := pdfHelpers(s.cmd.Process.Pid)
 	begin = time.Now()
 	s.stop(t)
-	if took := time.Since(begin); took > 20*time.Second {
+	took = time.Since(begin)
+	t.Logf("SIGTERM stopped calq serve in %v", took.Round(time.Millisecond))
+	if took > 20*time.Second {
 		t.Errorf("SIGTERM took %v to stop calq serve with --grace 2s", took)
 	}
 	waitHelpersGone(t, helpers)
