@@ -153,7 +153,7 @@ func merge(ctx context.Context, o Options, pool *pdfpool.Pool, outputs []string,
 	f.Close()
 	defer os.Remove(tmp)
 	os.Remove(tmp) // pdfcpu writes a new file
-	limit := mergeLimit(o.Timeout, outputs)
+	limit := FilesTimeout(o.Timeout, outputs...)
 	if err := pool.Merge(ctx, limit, outputs, tmp); err != nil {
 		return err
 	}
@@ -191,18 +191,4 @@ func (r *runner) verdict(sum Summary) error {
 		return fmt.Errorf("%w: %d of %d files failed; %w", exitcode.ErrPartial, sum.Failed, sum.Total, missing)
 	}
 	return fmt.Errorf("%w: %d of %d files failed", exitcode.ErrPartial, sum.Failed, sum.Total)
-}
-
-// mergeLimit is the time a merge of files may take: each file's timeout
-// (given, or by its size), added up.
-func mergeLimit(given time.Duration, files []string) time.Duration {
-	var limit time.Duration
-	for _, f := range files {
-		var size int64
-		if fi, err := os.Stat(f); err == nil {
-			size = fi.Size()
-		}
-		limit += fileTimeout(given, size)
-	}
-	return limit
 }

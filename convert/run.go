@@ -503,6 +503,20 @@ func fileTimeout(given time.Duration, size int64) time.Duration {
 	return DefaultTimeout(size)
 }
 
+// FilesTimeout is the time work on files together may take: given for
+// each, else DefaultTimeout for its size, added up.
+func FilesTimeout(given time.Duration, files ...string) time.Duration {
+	var limit time.Duration
+	for _, f := range files {
+		var size int64
+		if fi, err := os.Stat(f); err == nil {
+			size = fi.Size()
+		}
+		limit += fileTimeout(given, size)
+	}
+	return limit
+}
+
 // DefaultTimeout is the timeout of a file of size bytes when none is
 // given: 60 s + 30 s per MiB, at most 10 min.
 func DefaultTimeout(size int64) time.Duration {

@@ -172,19 +172,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 // fileLimit is the time pdfcpu's work on files may take: --file-timeout
 // for each, else convert's default for its size, added up.
 func (s *Server) fileLimit(files ...string) time.Duration {
-	var limit time.Duration
-	for _, f := range files {
-		if s.opts.FileTimeout > 0 {
-			limit += s.opts.FileTimeout
-			continue
-		}
-		var size int64
-		if fi, err := os.Stat(f); err == nil {
-			size = fi.Size()
-		}
-		limit += convert.DefaultTimeout(size)
-	}
-	return limit
+	return convert.FilesTimeout(s.opts.FileTimeout, files...)
 }
 
 // stopped says whether err is a helper's stop for the file's time or
