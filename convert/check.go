@@ -42,6 +42,9 @@ func (o Options) Check() error {
 	if o.Timeout < 0 || o.SharedJobs < 0 || o.Retries < 0 || o.LibreOffice.Instances < 0 || o.LibreOffice.MemoryLimit < 0 {
 		add("--timeout, --retries, --instances, --jobs and --memory-limit must not be negative")
 	}
+	if o.PDFWork.MemoryLimit < 0 || o.PDFLimits.MaxPages < 0 || o.PDFLimits.MaxInflated < 0 {
+		add("--pdf-memory-limit, --max-pdf-pages and --max-pdf-inflated must not be negative")
+	}
 	if o.PDFA < 0 || o.PDFA > 3 {
 		add("--pdfa: %d, want 1, 2 or 3", o.PDFA)
 	}

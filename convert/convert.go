@@ -11,6 +11,7 @@ import (
 
 	"calq/convert/lo"
 	"calq/convert/pdf"
+	"calq/convert/pdfpool"
 	"calq/internal/debris"
 	"calq/sched"
 )
@@ -48,6 +49,15 @@ type Options struct {
 	Office      OfficeConverter
 	OfficeSlots int
 	Workers     int // pdfcpu workers for images and PDFs; 0: the number of CPUs
+	// PDF does pdfcpu's work (images, PDFs, post-processing, merging)
+	// in helper processes, each file's held to its timeout and to the
+	// pool's memory limit: calq serve's, shared by its jobs; nil: Run
+	// starts its own with PDFWork and closes it at its end.
+	PDF     *pdfpool.Pool
+	PDFWork pdfpool.Options
+	// PDFLimits bound the PDFs among the inputs (pdf.CheckLimits): one
+	// over them fails at once, for good.
+	PDFLimits pdf.Limits
 
 	// Shared, when set, hands the files to the shared queue that calq
 	// worker processes serve, instead of the local engine (see
@@ -157,7 +167,11 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 			o.Store = s
 		}
 	}
-	r := &runner{o: o}
+	r := &runner{o: o, pdf: o.PDF}
+	if r.pdf == nil {
+		r.pdf = pdfpool.New(o.PDFWork)
+		defer r.pdf.Close()
+	}
 	err := r.run(ctx)
 	if err != nil && ctx.Err() != nil {
 		r.cancelRest()
@@ -207,6 +221,7 @@ type runner struct {
 	work    *workDir // private copies of the inputs being converted
 	missing error    // LibreOffice's absence, when an office file needed it
 	pool    *lazyPool
+	pdf     *pdfpool.Pool  // Options.PDF, or the run's own
 	heldBy  map[int]string // items another calq holds, by index: its owner
 
 	mergeTarget string // the --merge target, absolute

@@ -6,9 +6,11 @@
 // Run is the batch: PlanFiles (or Plan) walks the inputs and names each
 // output; every file is then a job on a sched engine, office documents on
 // a pool of warm LibreOffice instances (convert/lo) and images and PDFs
-// through pdfcpu (convert/pdf), followed by the post-processing Options
-// ask for (watermark, stamp, PDF/A, metadata, encryption) and an optional
-// merge. Each PDF is written to a temporary file beside its place and
+// through pdfcpu (convert/pdf, in helper processes of convert/pdfpool,
+// held to each file's timeout and a memory limit; a PDF over
+// Options.PDFLimits fails at once), followed by the post-processing
+// Options ask for (watermark, stamp, PDF/A, metadata, encryption) and an
+// optional merge. Each PDF is written to a temporary file beside its place and
 // renamed into it, and its provenance (digests of the input, of the
 // options and of the PDF) goes to a Store, kept in the journal's file
 // (SQLStore); a file whose PDF on disk is what these inputs and options

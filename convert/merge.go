@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"calq/convert/pdf"
+	"calq/convert/pdfpool"
 	"calq/internal/debris"
 	"calq/internal/exitcode"
 	"calq/internal/fsio"
@@ -117,7 +117,7 @@ func (r *runner) mergeAll(ctx context.Context, sum Summary) (bool, error) {
 		old.Options == rec.Options {
 		return false, nil
 	}
-	err = merge(ctx, r.o, sum.Outputs, func(tmp string) error {
+	err = merge(ctx, r.o, r.pdf, sum.Outputs, func(tmp string) error {
 		s, err := fileSum(ctx, tmp)
 		if err != nil {
 			return fmt.Errorf("digest the merged PDF: %w", err)
@@ -132,9 +132,11 @@ func (r *runner) mergeAll(ctx context.Context, sum Summary) (bool, error) {
 }
 
 // merge joins the PDFs into o.Merge, in input order, then applies o.Post
-// to the result; the file appears complete or not at all. pending is
-// called with the finished temporary file just before it is renamed.
-func merge(ctx context.Context, o Options, outputs []string, pending func(tmp string) error) error {
+// to the result, on pool; the file appears complete or not at all.
+// pending is called with the finished temporary file just before it is
+// renamed. Each step may take the time of its inputs' files: Timeout
+// each, or by default their sizes' (see timeout).
+func merge(ctx context.Context, o Options, pool *pdfpool.Pool, outputs []string, pending func(tmp string) error) error {
 	if len(outputs) == 0 {
 		return errors.New("no PDF to merge")
 	}
@@ -151,11 +153,12 @@ func merge(ctx context.Context, o Options, outputs []string, pending func(tmp st
 	f.Close()
 	defer os.Remove(tmp)
 	os.Remove(tmp) // pdfcpu writes a new file
-	if err := pdf.Merge(ctx, outputs, tmp); err != nil {
+	limit := FilesTimeout(o.Timeout, outputs...)
+	if err := pool.Merge(ctx, limit, outputs, tmp); err != nil {
 		return err
 	}
 	if !o.Post.Empty() {
-		if err := pdf.Apply(ctx, tmp, tmp, o.Post); err != nil {
+		if err := pool.Apply(ctx, limit, tmp, tmp, o.Post); err != nil {
 			return fmt.Errorf("post-process: %w", err)
 		}
 	}

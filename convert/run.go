@@ -493,11 +493,33 @@ func kindOf(path string) string {
 	return kindOffice
 }
 
-// timeout is a file's: --timeout, else 60 s + 30 s per MiB, at most 10 min.
-func (r *runner) timeout(size int64) time.Duration {
-	if r.o.Timeout > 0 {
-		return r.o.Timeout
+// timeout is a file's: --timeout, else DefaultTimeout.
+func (r *runner) timeout(size int64) time.Duration { return fileTimeout(r.o.Timeout, size) }
+
+func fileTimeout(given time.Duration, size int64) time.Duration {
+	if given > 0 {
+		return given
 	}
+	return DefaultTimeout(size)
+}
+
+// FilesTimeout is the time work on files together may take: given for
+// each, else DefaultTimeout for its size, added up.
+func FilesTimeout(given time.Duration, files ...string) time.Duration {
+	var limit time.Duration
+	for _, f := range files {
+		var size int64
+		if fi, err := os.Stat(f); err == nil {
+			size = fi.Size()
+		}
+		limit += fileTimeout(given, size)
+	}
+	return limit
+}
+
+// DefaultTimeout is the timeout of a file of size bytes when none is
+// given: 60 s + 30 s per MiB, at most 10 min.
+func DefaultTimeout(size int64) time.Duration {
 	return min(60*time.Second+time.Duration(size)*30*time.Second/(1<<20), 10*time.Minute)
 }
 

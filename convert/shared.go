@@ -22,7 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"calq/convert/lo"
-	"calq/convert/pdf"
+	"calq/convert/pdfpool"
 	"calq/convert/sniff"
 	"calq/internal/bytestr"
 	"calq/internal/debris"
@@ -289,10 +289,10 @@ func (r *runner) collect(ctx context.Context, i int, key string, res sharedResul
 		return err
 	}
 	if !r.o.Post.Empty() && r.o.Merge == "" {
-		if err := pdf.Apply(ctx, tmp, tmp, r.o.Post); err != nil {
-			return fmt.Errorf("post-process: %w", err)
+		if err := r.post(ctx, tmp, r.limits[i]); err != nil {
+			return err
 		}
-		if err := r.checkPDFA(ctx, tmp); err != nil {
+		if err := r.checkPDFA(ctx, tmp, r.limits[i]); err != nil {
 			return err
 		}
 	}
@@ -412,6 +412,7 @@ const sharedWork = ".calq-shared"
 type SharedWorker struct {
 	blobs   Blobs
 	pool    *lazyPool
+	own     *pdfpool.Pool // its pdf helpers, unless PDF is set
 	dir     string
 	release func() error // removes dir and drops its lock
 	next    atomic.Int64
@@ -420,6 +421,9 @@ type SharedWorker struct {
 	// submitted with --shared-root name their files below, and ShareID
 	// that share's id (ShareID).
 	SharedRoot, ShareID string
+	// PDF, set before the first job, does its pdfcpu work (calq serve's
+	// helpers); else it has helpers of its own.
+	PDF *pdfpool.Pool
 }
 
 // NewSharedWorker makes a worker whose LibreOffice instances live as long
@@ -449,13 +453,14 @@ func newSharedWorker(blobs Blobs, pool *lazyPool) (*SharedWorker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("convert worker: work directory: %w", err)
 	}
-	return &SharedWorker{blobs: blobs, dir: dir, release: release, pool: pool}, nil
+	return &SharedWorker{blobs: blobs, dir: dir, release: release, pool: pool, own: pdfpool.New(pdfpool.Options{})}, nil
 }
 
-// Close stops the LibreOffice instances it started and removes the work
-// directory.
+// Close stops the LibreOffice instances and the pdf helpers it started
+// and removes the work directory.
 func (w *SharedWorker) Close() error {
 	err := w.pool.close()
+	w.own.Close()
 	return errors.Join(err, w.release())
 }
 
@@ -489,7 +494,7 @@ func (w *SharedWorker) Run(ctx context.Context, j *sched.Job) error {
 	if p.Export != nil {
 		export = *p.Export
 	}
-	r := &runner{o: Options{PDFA: p.PDFA, Export: export}, work: &workDir{dir: dir}, pool: w.pool, limits: []time.Duration{limit},
+	r := &runner{o: Options{PDFA: p.PDFA, Export: export}, work: &workDir{dir: dir}, pool: w.pool, pdf: cmp.Or(w.PDF, w.own), limits: []time.Duration{limit},
 		results: make([]FileResult, 1)}
 	if err := r.produce(ctx, 0, int(n), p.Kind, in, out); err != nil {
 		return r.hideWork(err, string(cmp.Or(p.Source, p.Name)))

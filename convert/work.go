@@ -108,7 +108,7 @@ func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) (err error
 		slot = i
 	}
 	if err := r.produce(ctx, i, slot, kind, snap, tmp); err != nil {
-		return r.hideWork(err, it.Input)
+		return r.hideWork(err, it.Input, tmp)
 	}
 	return r.place(ctx, it, tmp, inSum)
 }
@@ -181,15 +181,22 @@ func (r *runner) sniff(i int, snap string) (sniff.Kind, string, error) {
 }
 
 // hideWork names the input where err names calq's private copy of it (or
-// a file made from it) in the work directory: a reason must point the
-// user at their file, not at a temporary one that is gone.
-func (r *runner) hideWork(err error, input string) error {
+// a file made from it) in the work directory, or one of the temporary
+// files also: a reason must point the user at their file, not at a
+// temporary one that is gone.
+func (r *runner) hideWork(err error, input string, also ...string) error {
 	msg := err.Error()
-	if !strings.Contains(msg, r.work.dir) {
+	for _, tmp := range also {
+		msg = strings.ReplaceAll(msg, tmp, filepath.Base(input))
+	}
+	if strings.Contains(msg, r.work.dir) {
+		re := regexp.MustCompile(regexp.QuoteMeta(r.work.dir+string(filepath.Separator)) + `[^\s:]*`)
+		msg = re.ReplaceAllLiteralString(msg, filepath.Base(input))
+	}
+	if msg == err.Error() {
 		return err
 	}
-	re := regexp.MustCompile(regexp.QuoteMeta(r.work.dir+string(filepath.Separator)) + `[^\s:]*`)
-	return &renamed{err: err, msg: re.ReplaceAllLiteralString(msg, filepath.Base(input))}
+	return &renamed{err: err, msg: msg}
 }
 
 // renamed is an error with another message; errors.Is and As see the
@@ -238,17 +245,26 @@ func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, 
 	case sniff.Image:
 		err = r.image(ctx, i, slot, in, tmp, limit)
 	default:
-		err = r.pdf(ctx, in, tmp, limit)
+		err = r.passPDF(ctx, in, tmp, limit)
 	}
 	if err != nil {
 		return classify(ctx, kind, err, limit)
 	}
 	if !r.o.Post.Empty() && r.o.Merge == "" {
-		if err := pdf.Apply(ctx, tmp, tmp, r.o.Post); err != nil {
-			return sched.Permanent(fmt.Errorf("post-process: %w", err))
+		if err := r.post(ctx, tmp, limit); err != nil {
+			return err
 		}
 	}
-	return r.checkPDFA(ctx, tmp)
+	return r.checkPDFA(ctx, tmp, limit)
+}
+
+// post post-processes the PDF at path in place, within limit.
+func (r *runner) post(ctx context.Context, path string, limit time.Duration) error {
+	err := r.pdf.Apply(ctx, limit, path, path, r.o.Post)
+	if err != nil && ctx.Err() == nil {
+		return sched.Permanent(fmt.Errorf("post-process: %w", err))
+	}
+	return err
 }
 
 // office converts an office document on the slot-th LibreOffice
@@ -275,14 +291,12 @@ func (r *runner) onInstance(ctx context.Context, slot int, in, out string, o lo.
 // image converts an image through pdfcpu, and for PDF/A hands that PDF
 // to LibreOffice, which imports it and exports PDF/A.
 func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit time.Duration) error {
-	tctx, cancel := context.WithTimeoutCause(ctx, limit, sched.ErrTimeout)
-	defer cancel()
 	if r.o.PDFA == 0 {
-		return pdf.FromImages(tctx, []string{in}, out)
+		return r.pdf.FromImages(ctx, limit, []string{in}, out)
 	}
 	mid := filepath.Join(r.work.dir, strconv.Itoa(i)+"-image.pdf")
 	defer os.Remove(mid)
-	if err := pdf.FromImages(tctx, []string{in}, mid); err != nil {
+	if err := r.pdf.FromImages(ctx, limit, []string{in}, mid); err != nil {
 		return err
 	}
 	// Export is for office documents: an image's page stays as pdfcpu
@@ -290,22 +304,23 @@ func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit t
 	return r.onInstance(ctx, slot, mid, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
 }
 
-// pdf passes a PDF through pdfcpu, or for PDF/A keeps it as it is when
-// it is PDF/A of the part asked for already.
-func (r *runner) pdf(ctx context.Context, in, out string, limit time.Duration) error {
-	tctx, cancel := context.WithTimeoutCause(ctx, limit, sched.ErrTimeout)
-	defer cancel()
-	if r.o.PDFA == 0 {
-		return pdf.PassThrough(tctx, in, out)
+// passPDF passes a PDF within its limits through pdfcpu, or for PDF/A
+// keeps it as it is when it is PDF/A of the part asked for already.
+func (r *runner) passPDF(ctx context.Context, in, out string, limit time.Duration) error {
+	if err := pdf.CheckLimits(ctx, in, r.o.PDFLimits); err != nil {
+		return err
 	}
-	c, err := pdf.PDFA(tctx, in)
+	if r.o.PDFA == 0 {
+		return r.pdf.PassThrough(ctx, limit, in, out)
+	}
+	c, err := r.pdf.PDFA(ctx, limit, in)
 	if err != nil {
 		return err
 	}
 	if c.Part != r.o.PDFA {
 		return sched.Permanent(fmt.Errorf("%s; calq does not turn PDFs into PDF/A-%d", describePDFA(c), r.o.PDFA))
 	}
-	return copyFile(tctx, in, out)
+	return copyFile(ctx, in, out)
 }
 
 func describePDFA(c pdf.Conformance) string {
@@ -317,11 +332,11 @@ func describePDFA(c pdf.Conformance) string {
 
 // checkPDFA fails a result that does not identify as the PDF/A asked
 // for: no file is called converted without meeting --pdfa.
-func (r *runner) checkPDFA(ctx context.Context, path string) error {
+func (r *runner) checkPDFA(ctx context.Context, path string, limit time.Duration) error {
 	if r.o.PDFA == 0 {
 		return nil
 	}
-	c, err := pdf.PDFA(ctx, path)
+	c, err := r.pdf.PDFA(ctx, limit, path)
 	if err != nil {
 		return sched.Permanent(fmt.Errorf("check PDF/A: %w", err))
 	}
@@ -422,7 +437,7 @@ func classify(ctx context.Context, kind sniff.Kind, err error, limit time.Durati
 		return sched.Permanent(&timeoutError{limit: limit})
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
-	case errors.Is(err, pdf.ErrEncrypted), errors.Is(err, lo.ErrNotInstalled):
+	case errors.Is(err, pdf.ErrEncrypted), errors.Is(err, pdf.ErrTooLarge), errors.Is(err, lo.ErrNotInstalled):
 		return sched.Permanent(err)
 	case errors.As(err, &ce):
 		ioReason := ce.Reason == lo.ReasonInput || ce.Reason == lo.ReasonOutput

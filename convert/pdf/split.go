@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -172,16 +171,12 @@ func place(ctx context.Context, parts []string, outDir, stem string) ([]string, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	outs := make([]string, 0, len(parts))
-	for i, part := range parts {
-		out := filepath.Join(outDir, stem+"_"+strconv.Itoa(i)+".pdf")
-		if err := fsio.Rename(part, out); err != nil {
-			for _, o := range outs {
-				os.Remove(o)
-			}
-			return nil, err
-		}
-		outs = append(outs, out)
+	outs := make([]string, len(parts))
+	for i := range parts {
+		outs[i] = filepath.Join(outDir, stem+"_"+strconv.Itoa(i)+".pdf")
+	}
+	if err := fsio.RenameAll(parts, outs); err != nil {
+		return nil, err
 	}
 	return outs, nil
 }

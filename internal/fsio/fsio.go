@@ -220,6 +220,21 @@ func Rename(from, to string) error {
 	return os.Rename(from, to)
 }
 
+// RenameAll renames each from[i] to to[i] in order, as Rename does; when
+// one fails, it removes those renamed already, so that all are placed or
+// none.
+func RenameAll(from, to []string) error {
+	for i := range from {
+		if err := Rename(from[i], to[i]); err != nil {
+			for _, placed := range to[:i] {
+				os.Remove(placed)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteFile replaces the file at path with data, with permissions perm,
 // so that a reader or a crash sees the old file or the new one, never a
 // part: data goes to a temporary file beside it (a debris.Pattern name,

@@ -238,3 +238,32 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("WriteFile in a missing directory error = %v, want ErrNotExist", err)
 	}
 }
+
+// TestRenameAll: all are placed, or, when one cannot be, none.
+func TestRenameAll(t *testing.T) {
+	dir := t.TempDir()
+	var from, to []string
+	for _, n := range []string{"a", "b", "c"} {
+		p := filepath.Join(dir, n)
+		os.WriteFile(p, []byte(n), 0o600)
+		from, to = append(from, p), append(to, filepath.Join(dir, "placed-"+n))
+	}
+	os.Mkdir(to[1], 0o700) // b cannot replace a directory
+	if err := RenameAll(from, to); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("got %v, want ErrNotRegular for the directory", err)
+	}
+	if _, err := os.Stat(to[0]); !os.IsNotExist(err) {
+		t.Errorf("%s placed before the failure stays: %v", to[0], err)
+	}
+	os.Remove(to[1])
+	from[0] = filepath.Join(dir, "a")
+	os.WriteFile(from[0], []byte("a"), 0o600)
+	if err := RenameAll(from, to); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range to {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "abc"[i:i+1] {
+			t.Errorf("%s: %q, %v", p, b, err)
+		}
+	}
+}

@@ -30,7 +30,8 @@ const deathSignal = syscall.SIGUSR2
 var guardOK atomic.Bool
 
 // MaybeRunGuard returns at once unless this process is a guard started by
-// Command; then it runs the guard and exits.
+// Command, a keeper or a helper (StartHelper); then it runs as that and
+// exits.
 //
 // A guard is started as os.Args = {calq's os.Args[0], path, argv...} with
 // CALQ_PROC_GUARD set to calq's pid, as the leader of a new process group,
@@ -47,6 +48,7 @@ var guardOK atomic.Bool
 // provides them. A process with a variable but not the rest runs as calq,
 // with the variable removed so that its children do not see it either.
 func MaybeRunGuard() {
+	maybeRunHelper()
 	if v, ok := os.LookupEnv(keeperEnv); ok && isKeeper(v) {
 		os.Exit(keep())
 	}
@@ -56,6 +58,7 @@ func MaybeRunGuard() {
 	case !ok || !isGuard():
 		os.Unsetenv(guardEnv)
 		os.Unsetenv(keeperEnv)
+		os.Unsetenv(helperEnv)
 		guardOK.Store(true)
 		return
 	case err != nil || len(os.Args) < 3:

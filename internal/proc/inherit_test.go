@@ -16,15 +16,15 @@ import (
 const sayEnv = "PROC_TEST_SAY"
 
 func say() int {
-	fmt.Printf("ran as calq %q keeper=%q guard=%q\n", os.Args[1:], os.Getenv(keeperEnv), os.Getenv(guardEnv))
+	fmt.Printf("ran as calq %q keeper=%q guard=%q helper=%q\n", os.Args[1:], os.Getenv(keeperEnv), os.Getenv(guardEnv), os.Getenv(helperEnv))
 	return 0
 }
 
 // TestInheritedVariables: the re-exec variables, inherited or set by
 // hand, do not turn a command into a keeper (which read stdin to its end
-// and exited 0, a silent no-op) or a guard (which ran argv[1] in place of
-// the command): the command runs as itself, and the variables do not
-// reach its children.
+// and exited 0, a silent no-op), a guard (which ran argv[1] in place of
+// the command) or a helper (which served its stdin): the command runs as
+// itself, and the variables do not reach its children.
 func TestInheritedVariables(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -43,6 +43,9 @@ func TestInheritedVariables(t *testing.T) {
 		{"keeper, empty", keeperEnv + "=", r},
 		{"guard with this test as its parent", guardEnv + "=" + self, nil},
 		{"guard, garbage", guardEnv + "=x", nil},
+		{"helper, stdin /dev/null", helperEnv + "=test-echo:1:" + self, nil},
+		{"helper, stdin a pipe of another inode", helperEnv + "=test-echo:1:" + self, r},
+		{"helper, garbage", helperEnv + "=x", r},
 	}
 	for _, tt := range tests {
 		cmd := exec.Command(os.Args[0], "/bin/echo", "hijacked")
@@ -51,7 +54,7 @@ func TestInheritedVariables(t *testing.T) {
 			cmd.Stdin = tt.stdin
 		}
 		out, err := cmd.CombinedOutput()
-		want := `ran as calq ["/bin/echo" "hijacked"] keeper="" guard=""` + "\n"
+		want := `ran as calq ["/bin/echo" "hijacked"] keeper="" guard="" helper=""` + "\n"
 		if err != nil || string(out) != want {
 			t.Errorf("%s: %q, %v; want %q, exit 0", tt.name, out, err, want)
 		}

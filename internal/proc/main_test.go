@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(fakeKeeperCalqEnv); dir != "" {
 		os.Exit(fakeKeeperCalq(dir))
 	}
+	if dir := os.Getenv(fakeHelperCalqEnv); dir != "" {
+		os.Exit(fakeHelperCalq(dir))
+	}
 	// Under -race every exit with status 0 sleeps 1 s to let reports
 	// drain; each guard would pay it.
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))

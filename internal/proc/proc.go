@@ -26,12 +26,20 @@
 // for a child that dies with calq of its own accord, [Child] runs it
 // without a guard.
 //
+// For work in calq's own code that must be stoppable at any instant
+// (pdfcpu's calls cannot be interrupted, nor their memory bounded),
+// [StartHelper] runs calq's executable again as a helper that a package
+// registered with [RegisterHelper]: it serves requests on a pipe from calq
+// and answers on another, dies with calq, and [Helper.Kill] ends it at
+// once. MaybeRunGuard is also where a helper runs.
+//
 // If calq cannot find its executable, commands run without a guard, with
 // SIGKILL as their parent-death signal: the direct child dies with calq,
 // its own children may not. On other systems Command is
 // exec.CommandContext with a WaitDelay: only the direct child is killed.
 //
-// Command, Child, Keeper and MaybeRunGuard are safe for concurrent use.
+// Command, Child, Keeper, StartHelper, RegisterHelper and MaybeRunGuard are
+// safe for concurrent use.
 package proc
 
 import (

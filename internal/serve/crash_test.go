@@ -1,114 +1,94 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"calq/convert/lo"
+	"calq/convert/pdf"
 	"calq/internal/serve/jobs"
+	"calq/sched/journal"
 )
 
-// TestInstanceKilledMidJob: soffice.bin SIGKILLed while it converts a
-// job's document. Killed once, the document is converted again (on
-// another instance, or the one restarted) and the job is done; killed at
-// every try, the job fails after a bounded number of tries, saying that
-// LibreOffice died.
-func TestInstanceKilledMidJob(t *testing.T) {
+// TestCrashedJobs: at its start, calq serve counts the death that left a
+// job running; a job it died running twice ends failed with the reason,
+// and its files are removed, instead of running again. A queued job, or
+// one a stop put back in the queue, is no crash.
+func TestCrashedJobs(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	j, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	js, err := jobs.Open(ctx, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	opts, _ := json.Marshal(Task{Post: pdf.Post{Rotate: &pdf.Rotation{Angle: 90}}})
+	pages := filepath.Join(repoTestdata, "convert", "pages_3.pdf")
 	tests := []struct {
-		name  string
-		route string
-		kills int // how many tries are killed
-		state jobs.State
+		id      string
+		prior   func(id string) // what the journal holds of the job
+		state   jobs.State
+		crashes int
+		err     string
 	}{
-		{"killed once", routeConvert, 1, jobs.Done},
-		{"killed at every try", routeConvert, officeRetries + 1, jobs.Failed},
-		{"PDF/A of a PDF, killed once", routePDFA, 1, jobs.Done},
+		{"queued", func(string) {}, jobs.Done, 0, ""},
+		{"requeued", func(id string) { js.Start(ctx, id); js.Requeue(ctx, id) }, jobs.Done, 0, ""},
+		{"running once", func(id string) { js.Start(ctx, id) }, jobs.Done, 1, ""},
+		{"running at a second death", func(id string) { js.Start(ctx, id); js.Crashed(ctx, id); js.Start(ctx, id) },
+			jobs.Failed, 2, "calq serve died 2 times while converting this job (killed, or crashed); it is not run again"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ts := newTestServer(t, nil)
-			doc, fields := upload{"files", "long.txt", longText(8000)}, map[string]string(nil)
-			if tt.route == routePDFA {
-				resp := post(t, ts.URL+"/forms/"+routeConvert, []upload{{"files", "long.txt", longText(1500)}}, nil, nil)
-				doc, fields = upload{"files", "long.pdf", body(t, resp)}, map[string]string{"pdfa": "PDF/A-2b"}
-			}
-			resp := post(t, ts.URL+"/jobs", []upload{doc}, fields, http.Header{"Calq-Route": {tt.route}})
-			var v jobView
-			if err := json.Unmarshal(body(t, resp), &v); err != nil || resp.StatusCode != http.StatusAccepted {
-				t.Fatalf("POST /jobs: %d, %v", resp.StatusCode, err)
-			}
-			killed := map[int]bool{}
-			for k := range tt.kills {
-				killConverting(t, ts.opts.Pool, k+1, killed)
-			}
-			v = finalView(t, ts.URL, v.ID)
-			if v.State != tt.state {
-				t.Fatalf("the job after %d kills: %s %q, want %s", tt.kills, v.State, v.Error, tt.state)
-			}
-			died := (&lo.ConvertError{Reason: lo.ReasonInstanceDied}).Explain()
-			if tt.state == jobs.Failed && strings.Count(v.Error, died) != 1 {
-				t.Errorf("the job's error %q does not say once that LibreOffice died", v.Error)
-			}
-			if tt.state == jobs.Done {
-				pages(t, pdfFile(t, body(t, get(t, ts.URL+"/jobs/"+v.ID+"/result", ""))))
-			}
-		})
+		in := filepath.Join(data, "jobs", tt.id, inputDirName)
+		os.MkdirAll(in, 0o700)
+		b, _ := os.ReadFile(pages)
+		os.WriteFile(filepath.Join(in, "0001.pdf"), b, 0o600)
+		job := &jobs.Job{ID: tt.id, Route: routeRotate, Request: jobs.Request{Options: opts,
+			Files: []jobs.File{{Name: "p.pdf", Stored: "0001.pdf", Size: int64(len(b))}}}}
+		if err := js.Add(ctx, job); err != nil {
+			t.Fatal(err)
+		}
+		tt.prior(tt.id)
+	}
+	s, err := New(Options{Data: data, Jobs: js})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(0)
+	for _, tt := range tests {
+		got := waitFinal(t, s, tt.id)
+		if got.State != tt.state || got.Crashes != tt.crashes || !strings.Contains(got.Error, tt.err) {
+			t.Errorf("%s: got %s with %d crashes, %q; want %s with %d, %q", tt.id, got.State, got.Crashes, got.Error,
+				tt.state, tt.crashes, tt.err)
+		}
+		if _, err := os.Stat(filepath.Join(data, "jobs", tt.id, inputDirName)); tt.state == jobs.Failed && !os.IsNotExist(err) {
+			t.Errorf("%s: its uploads stay after it failed (%v)", tt.id, err)
+		}
 	}
 }
 
-// killConverting waits until an instance of p converts a document (the
-// n-th try of one) with a soffice.bin not killed before, and SIGKILLs it.
-func killConverting(t *testing.T, p *lo.Pool, n int, killed map[int]bool) {
+// waitFinal waits for job id's end through the server.
+func waitFinal(t *testing.T, s *Server, id string) jobs.Job {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		for i, st := range p.Stats() {
-			if st.State != lo.StateBusy {
-				continue
-			}
-			pids := slices.DeleteFunc(sofficeBins(p.Instances()[i].Name()), func(pid int) bool { return killed[pid] })
-			for _, pid := range pids {
-				syscall.Kill(pid, syscall.SIGKILL)
-				killed[pid] = true
-			}
-			if len(pids) > 0 {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("try %d: no instance converting after 2 minutes", n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	s.mu.Lock()
+	r := s.running[id]
+	s.mu.Unlock()
+	if r != nil {
+		<-r.done
 	}
-}
-
-// sofficeBins are the pids of the soffice.bin of this process's
-// instance name (its profile is under calq-lo-PID-*/name/).
-func sofficeBins(name string) []int {
-	var pids []int
-	mark := fmt.Sprintf("calq-lo-%d-", os.Getpid())
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if strings.Contains(string(stat), "(soffice.bin) ") && !strings.Contains(string(stat), ") Z ") && // not a zombie
-			strings.Contains(string(cmd), mark) &&
-			strings.Contains(string(cmd), "/"+name+"/") {
-			pids = append(pids, pid)
-		}
+	j, err := s.opts.Jobs.Get(context.Background(), "*", id)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return pids
+	return j
 }

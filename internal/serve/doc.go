@@ -24,7 +24,9 @@
 // the jobs (a second fair gate), then runs (task.go): calq convert's own
 // convert.Run, whose office documents go one at a time to the fair share
 // of the warm pool (fairOffice, run.go), or pdfcpu's steps for the PDF
-// engines routes. end records the outcome; what the job owes (its
+// engines routes; pdfcpu's work runs in helper processes (Options.PDF),
+// killed at the file's timeout, over their memory limit, or when the job
+// is cancelled. end records the outcome; what the job owes (its
 // webhook, its mail) is delivered in the background and tried again until
 // it is delivered or --keep ends.
 //

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"calq/convert/lo"
+	"calq/convert/pdfpool"
 	"calq/internal/serve/fair"
 	"calq/internal/serve/jobs"
 	"calq/internal/serve/webhook"
@@ -74,8 +75,15 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 	delete(s.running, j.ID)
 	states := slices.Clone(r.states)
 	s.mu.Unlock()
-	if err != nil && !errors.Is(err, errCancelled) && s.stopping.Load() {
-		return // failed while stopping: pending in the journal, run again at the next start
+	if err != nil && !errors.Is(err, errCancelled) && s.stopping.Load() && !ownFailure(err) {
+		// Stopped by the stop: pending in the journal, run again at the
+		// next start, and no crash.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := s.opts.Jobs.Requeue(ctx, j.ID); err != nil {
+			s.opts.Log.Error("requeue a job", "job", j.ID, "err", err)
+		}
+		return
 	}
 	state, msg, status := jobs.Done, "", 0
 	if err != nil {
@@ -91,7 +99,7 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 			status, msg, _ = s.internalError("run job "+j.ID, err)
 		case errors.As(err, &je):
 			status = je.status
-		case errors.As(err, &ce):
+		case errors.As(err, &ce), errors.Is(err, pdfpool.ErrMemoryLimit):
 			status = http.StatusBadRequest
 		}
 		msg = s.clientText(j, msg)
@@ -127,6 +135,14 @@ func (s *Server) end(r *run, res *jobs.Result, err error) {
 		j.Pending = owed
 		s.deliver(*j)
 	}
+}
+
+// ownFailure says whether err is the job's own end, which a stop of
+// the server does not cause: its file's time or memory ran out, or its
+// request was refused.
+func ownFailure(err error) bool {
+	var je *jobError
+	return stopped(err) || errors.As(err, &je) && je.status < 500
 }
 
 // finalStates are the states of a job's files once the job is in state

@@ -16,6 +16,7 @@ import (
 
 	"calq/convert"
 	"calq/convert/lo"
+	"calq/convert/pdfpool"
 	"calq/internal/serve/fair"
 	"calq/internal/serve/form"
 	"calq/internal/serve/jobs"
@@ -65,6 +66,11 @@ type Options struct {
 	// and errors; not the files) stays for the history and the log after
 	// Keep removed its files (30 days; at least Keep).
 	KeepRecords time.Duration
+
+	// PDF does pdfcpu's work of every job in helper processes, held to
+	// FileTimeout and to its memory limit; nil: the server starts its
+	// own, closed by Stop.
+	PDF *pdfpool.Pool
 
 	Limits         form.Limits
 	RequestTimeout time.Duration // a synchronous request's time, queue wait included (30 s)
@@ -136,6 +142,8 @@ type Server struct {
 
 	shared convert.Shared // Options.Shared as the jobs see it (servedQueue); nil without
 	worker *sharedWorker  // the server's worker on it, from Start to Stop
+	pdf    *pdfpool.Pool  // Options.PDF, or the server's own (ownPDF)
+	ownPDF bool
 }
 
 // run is a job of this process: its cancellation and its end.
@@ -193,7 +201,11 @@ func New(o Options) (*Server, error) {
 	if o.MaxActive <= 0 {
 		o.MaxActive = defaultMaxActive(n)
 	}
-	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]bool{}, busy: make([]atomic.Bool, n)}
+	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]bool{}, busy: make([]atomic.Bool, n),
+		pdf: o.PDF}
+	if s.pdf == nil {
+		s.pdf, s.ownPDF = pdfpool.New(pdfpool.Options{}), true
+	}
 	s.files = fair.New(fair.Options{Servers: n, MaxWaiting: o.MaxQueued, MaxWaitingPerUser: o.MaxQueuedUser, Now: o.now})
 	s.active = fair.New(fair.Options{Servers: o.MaxActive})
 	if o.Shared != nil {
@@ -230,6 +242,9 @@ func (s *Server) Start(ctx context.Context) error {
 			s.opts.Jobs.Finish(ctx, j.ID, jobs.Failed, nil, "its uploads are gone from the data directory", http.StatusInternalServerError)
 			continue
 		}
+		if s.crashedTooOften(ctx, &j) {
+			continue
+		}
 		res, err := s.files.Reserve(j.Owner, len(j.Request.Files))
 		if err != nil {
 			res = nil // jobs accepted before are run whatever the bounds
@@ -240,6 +255,34 @@ func (s *Server) Start(ctx context.Context) error {
 	s.wg.Add(1)
 	go s.sweep()
 	return nil
+}
+
+// maxCrashes is how many deaths of calq serve while a job ran end the
+// job: its files may be what kills it.
+const maxCrashes = 2
+
+// errCrashed ends a job calq serve died running maxCrashes times.
+var errCrashed = &jobError{status: http.StatusInternalServerError, msg: fmt.Sprintf(
+	"calq serve died %d times while converting this job (killed, or crashed); it is not run again", maxCrashes)}
+
+// crashedTooOften counts the death of the server that left job j running
+// (a stop puts its running jobs back in the queue) and, at the
+// maxCrashes-th, ends the job failed, delivering its end as any other.
+func (s *Server) crashedTooOften(ctx context.Context, j *jobs.Job) bool {
+	if j.State != jobs.Running {
+		return false
+	}
+	n, err := s.opts.Jobs.Crashed(ctx, j.ID)
+	if err != nil {
+		s.opts.Log.Error("record a crash", "job", j.ID, "err", err)
+	}
+	if n < maxCrashes {
+		return false
+	}
+	r := &run{job: j, done: make(chan struct{}), changed: make(chan struct{}), states: fileStates(j)}
+	defer close(r.done)
+	s.end(r, nil, errCrashed)
+	return true
 }
 
 // Stop stops the jobs: it waits up to grace for the running ones, then
@@ -272,6 +315,9 @@ func (s *Server) Stop(grace time.Duration) {
 	s.cancel()
 	s.wg.Wait()
 	s.stopWorker()
+	if s.ownPDF {
+		s.pdf.Close()
+	}
 }
 
 // newID is a job id: 128 random bits, so ids cannot be guessed.

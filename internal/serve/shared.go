@@ -59,6 +59,7 @@ func (s *Server) startWorker() error {
 	if err != nil {
 		return err
 	}
+	rw.PDF = s.pdf
 	w := s.opts.Shared.NewWorker(pgqueue.WorkerOptions{Jobs: 2 * s.instances, Name: s.opts.SharedName, Events: s.opts.SharedEvents})
 	for _, k := range convert.Kinds() {
 		w.Handle(k, rw)

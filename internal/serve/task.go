@@ -11,13 +11,16 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"calq/convert"
 	"calq/convert/lo"
 	"calq/convert/pdf"
+	"calq/convert/pdfpool"
 	"calq/internal/exitcode"
 	"calq/internal/serve/jobs"
 	"calq/internal/zipfile"
+	"calq/sched"
 )
 
 // Task is what a job does, kept as its request's options in the journal
@@ -96,7 +99,7 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 		pdfs, err = s.convert(ctx, j, ins, out, t)
 	case routeMerge:
 		merged := filepath.Join(out, "merged.pdf")
-		if err = pdf.Merge(ctx, ins, merged); err == nil {
+		if err = s.pdf.Merge(ctx, s.fileLimit(ins...), ins, merged); err == nil {
 			pdfs, err = s.after(ctx, []string{merged}, out, t)
 		}
 	case routePDFA:
@@ -123,6 +126,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	o := convert.Options{
 		Inputs: ins, Out: out, PDFA: t.PDFA, Export: t.Export,
 		Office: &fairOffice{s: s, job: j.ID, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
+		PDF: s.pdf, PDFLimits: s.opts.Limits.PDF,
 		Class: j.Class, Timeout: s.opts.FileTimeout, Workers: s.opts.Workers, Retries: officeRetries,
 		Journal: s.opts.Journal, Label: sharedLabel(j.ID),
 		Progress: func(f convert.FileResult) {
@@ -169,6 +173,18 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	return s.after(ctx, pdfs, out, Task{Split: t.Split, Post: t.Post})
 }
 
+// fileLimit is the time pdfcpu's work on files may take: --file-timeout
+// for each, else convert's default for its size, added up.
+func (s *Server) fileLimit(files ...string) time.Duration {
+	return convert.FilesTimeout(s.opts.FileTimeout, files...)
+}
+
+// stopped says whether err is a helper's stop for the file's time or
+// memory, which the job's end reports as such.
+func stopped(err error) bool {
+	return errors.Is(err, sched.ErrTimeout) || errors.Is(err, pdfpool.ErrMemoryLimit)
+}
+
 // sharedLabel is the label of job id's batch in the shared queue, as
 // calq history shows it.
 func sharedLabel(id string) string { return "serve-" + id }
@@ -195,7 +211,7 @@ func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, err
 			}
-			parts, err := pdf.Split(ctx, in, dir, *t.Split)
+			parts, err := s.pdf.Split(ctx, s.fileLimit(in), in, dir, *t.Split)
 			if err != nil {
 				return nil, err
 			}
@@ -205,7 +221,7 @@ func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([
 	res := make([]string, len(files))
 	for i, f := range files {
 		res[i] = filepath.Join(out, fmt.Sprintf("post-%04d.pdf", i))
-		if err := pdf.Apply(ctx, f, res[i], t.Post); err != nil {
+		if err := s.pdf.Apply(ctx, s.fileLimit(f), f, res[i], t.Post); err != nil {
 			return nil, err
 		}
 	}
@@ -239,9 +255,12 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out stri
 func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, dir string) (*jobs.Result, error) {
 	all := map[string]map[string]string{}
 	for i, in := range ins {
-		m, err := pdf.ReadMetadata(ctx, in)
+		m, err := s.pdf.ReadMetadata(ctx, s.fileLimit(in), in)
+		if err != nil && ctx.Err() == nil && !stopped(err) {
+			err = badRequest("%s: %v", j.Request.Files[i].Name, err)
+		}
 		if err != nil {
-			return nil, badRequest("%s: %v", j.Request.Files[i].Name, err)
+			return nil, err
 		}
 		all[j.Request.Files[i].Name] = m
 	}

@@ -31,6 +31,12 @@ func benchCommand() *cli.Command {
 			"rtf, txt, html, csv, xls, xlsx, ods, ppt, pptx, odp), by default the\n" +
 			"real-world ones in calq's testdata/convert (run from calq's source tree),\n" +
 			"each --copies times; or --generate small|large DOCX files.\n\n" +
+			"With --pdf it measures pdfcpu's work instead: --count operations of each\n" +
+			"kind (pass through 3 pages, rotate 100, a PNG to PDF) in calq's own process,\n" +
+			"then in one warm helper process, as calq does them, with the ratio, and a\n" +
+			"helper's start; --json prints one line {\"message_type\":\"convert_bench_pdf\",\n" +
+			"\"operations\",\"helper_start_seconds\",\"kinds\":[{\"name\",\"in_process_ms\",\n" +
+			"\"helper_ms\",\"helper_vs_in_process\"}]}.\n\n" +
 			`--json prints one line {"message_type":"convert_bench","files","cores",` + "\n" +
 			`"instances","naive_files","naive_dps","batch_dps","start_seconds","limit_dps",` + "\n" +
 			`"calq1_dps","calq_dps","calq1_first_pdf_seconds","calq_first_pdf_seconds",` + "\n" +
@@ -44,9 +50,13 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "naive-files", Value: 12, Usage: "documents (a) converts, one soffice each"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
 			&cli.BoolFlag{Name: "server", Usage: "measure calq serve instead: batched soffice, calq convert cold, calq convert --server warm, 1, 2 and 4 HTTP clients, and the HTTP overhead per request"},
+			&cli.BoolFlag{Name: "pdf", Usage: "measure pdfcpu's work in a helper process (as calq does it) against the same in calq's own process: --count operations of each kind each way, and a helper's start"},
 			base.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
+			if c.Bool("pdf") {
+				return pdfBench(c)
+			}
 			files, cleanup, err := benchFiles(c)
 			if err != nil {
 				return err
@@ -166,4 +176,24 @@ func serverBench(c *cli.Context, files []string) error {
 		{Name: "overhead per request", Value: fmt.Sprintf("%.1f ms (tiny document: %.1f ms over HTTP, %.1f ms in-process; goal ≤ 5 ms: %s)",
 			res.Overhead, res.TinyHTTP, res.TinyLocal, base.YesNo(res.Overhead <= 5))},
 	})
+}
+
+// pdfBench is calq convert bench --pdf.
+func pdfBench(c *cli.Context) error {
+	if c.Int("count") < 1 {
+		return base.Usagef(c, "--count: %d, want at least 1", c.Int("count"))
+	}
+	res, err := convertbench.PDF(c.Context, convertbench.PDFOptions{Count: c.Int("count"), Log: c.App.ErrWriter})
+	if err != nil {
+		return fmt.Errorf("convert bench --pdf: %w", err)
+	}
+	if c.Bool("json") {
+		return base.WriteJSONLine(c.App.Writer, "convert_bench_pdf", res)
+	}
+	ms := []base.Measure{{Name: "a helper's start", Value: fmt.Sprintf("%.0f ms, once per warm helper", res.StartSeconds*1000)}}
+	for _, k := range res.Kinds {
+		ms = append(ms, base.Measure{Name: k.Name, Value: fmt.Sprintf("%.2f ms in calq's process, %.2f ms in a helper: %.2f×",
+			k.InProcessMS, k.HelperMS, k.Ratio)})
+	}
+	return base.WriteMeasures(c.App.Writer, fmt.Sprintf("pdfcpu's work, %s of each kind each way", base.Plural(res.Operations, "operation")), ms)
 }

@@ -17,6 +17,7 @@ import (
 	"calq/convert/lo"
 	"calq/convert/mail"
 	"calq/convert/pdf"
+	"calq/convert/pdfpool"
 	"calq/internal/cli/base"
 	"calq/internal/config"
 	"calq/internal/dburl"
@@ -85,6 +86,9 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "instances", Usage: "LibreOffice instances", DefaultText: "from cores and memory"},
 			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "keep LibreOffice's profiles in `DIR` between runs; empty: a new temporary one each run"},
 			&cli.IntFlag{Name: "memory-limit", Usage: "stop a LibreOffice instance that grows over `MiB` while converting, failing that file", DefaultText: "a share of the available memory, 1024 to 2048"},
+			&cli.IntFlag{Name: "pdf-memory-limit", Value: pdfpool.DefaultMemoryLimit >> 20, Usage: "stop pdfcpu's work on a file (image, PDF, post-processing, merge) that grows over `MiB`, failing that file"},
+			&cli.IntFlag{Name: "max-pdf-pages", Value: pdf.DefaultMaxPages, Usage: "refuse a PDF input of more pages, at once"},
+			&cli.IntFlag{Name: "max-pdf-inflated", Value: pdf.DefaultMaxInflated >> 20, Usage: "refuse a PDF input whose streams inflate to more than `MiB` (images aside), at once"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program", DefaultText: "found on PATH"},
 			&cli.StringFlag{Name: "label", Usage: "name of the batch in calq history"},
 			&cli.StringFlag{Name: "server", EnvVars: []string{"CALQ_SERVER"}, Usage: "convert office documents on the warm pool of calq serve at `URL` (its key in $CALQ_SERVER_KEY); everything else stays here"},
@@ -269,18 +273,24 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 		Inputs: c.Args().Slice(), Out: flagOr(c, "out", prof.Out),
 		Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Merge: c.String("merge"), PDFA: prof.PDFA,
 		Force: c.Bool("force"), Overwrite: c.Bool("overwrite"), Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Label: c.String("label"),
-		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice"), MemoryLimit: int64(c.Int("memory-limit")) << 20,
-			StateDir: c.String("state-dir")},
-		SharedJobs: c.Int("jobs"), SharedRoot: c.String("shared-root"),
+		LibreOffice: lo.Options{Instances: c.Int("instances"), Soffice: c.String("soffice"), StateDir: c.String("state-dir")},
+		SharedJobs:  c.Int("jobs"), SharedRoot: c.String("shared-root"),
 	}
 	if c.IsSet("pdfa") {
 		o.PDFA = c.Int("pdfa")
 	}
-	if mib := c.Int("memory-limit"); mib > maxMemoryLimitMiB {
-		// In bytes it would wrap around to a negative limit.
-		errs.Failf("memory-limit", "%d MiB is above the limit %d", mib, maxMemoryLimitMiB)
-		o.LibreOffice.MemoryLimit = 0
+	for _, f := range []struct {
+		name string
+		dst  *int64
+	}{{"memory-limit", &o.LibreOffice.MemoryLimit}, {"pdf-memory-limit", &o.PDFWork.MemoryLimit}, {"max-pdf-inflated", &o.PDFLimits.MaxInflated}} {
+		*f.dst = int64(c.Int(f.name)) << 20
+		if mib := c.Int(f.name); mib > maxMemoryLimitMiB {
+			// In bytes it would wrap around to a negative limit.
+			errs.Failf(f.name, "%d MiB is above the limit %d", mib, maxMemoryLimitMiB)
+			*f.dst = 0
+		}
 	}
+	o.PDFLimits.MaxPages = c.Int("max-pdf-pages")
 	checkPaths(o, errs)
 	var err error
 	if o.Class, err = sched.ParseClass(c.String("priority")); err != nil {

@@ -82,6 +82,9 @@ func TestConvertOptions(t *testing.T) {
 		{"LibreOffice", "-o out --instances 2 --memory-limit 1024 --state-dir st in", func(o *convert.Options) {
 			o.LibreOffice.Instances, o.LibreOffice.MemoryLimit, o.LibreOffice.StateDir = 2, 1024<<20, "st"
 		}, nil},
+		{"pdfcpu's bounds", "-o out --pdf-memory-limit 256 --max-pdf-pages 20 --max-pdf-inflated 64 in", func(o *convert.Options) {
+			o.PDFWork.MemoryLimit, o.PDFLimits = 256<<20, pdf.Limits{MaxPages: 20, MaxInflated: 64 << 20}
+		}, nil},
 		{"filters and merge", "-o out --include *.docx --exclude tmp/** --merge out/all.pdf in", func(o *convert.Options) {
 			o.Include, o.Exclude, o.Merge = []string{"*.docx"}, []string{"tmp/**"}, "out/all.pdf"
 		}, nil},
@@ -149,6 +152,8 @@ func TestConvertOptionsUsage(t *testing.T) {
 		{"jobs without postgres", "-o out -j 2 in", "--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)"},
 		{"negative", "-o out --retries -1 in", "--timeout, --retries, --instances, --jobs and --memory-limit must not be negative"},
 		{"memory limit that would wrap", "-o out --memory-limit 9999999999999 in", "--memory-limit: 9999999999999 MiB is above the limit 8796093022207"},
+		{"pdfcpu's bounds negative", "-o out --max-pdf-pages -1 in", "--pdf-memory-limit, --max-pdf-pages and --max-pdf-inflated must not be negative"},
+		{"pdfcpu's memory limit that would wrap", "-o out --pdf-memory-limit 9999999999999 in", "--pdf-memory-limit: 9999999999999 MiB is above the limit 8796093022207"},
 		{"PDF/A level", "-o out --pdfa 4 in", "--pdfa: 4, want 1, 2 or 3"},
 		{"bad glob", "-o out --include [ in", "--include/--exclude: "},
 		{"stamp alone", "-o out --stamp in", "--stamp: only with --watermark or --watermark-image"},

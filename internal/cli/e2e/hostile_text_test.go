@@ -89,7 +89,8 @@ func TestHostileJobFiles(t *testing.T) {
 // TestInheritedProcVariables: the re-exec variables in calq's
 // environment do not make a command a silent no-op with exit 0.
 func TestInheritedProcVariables(t *testing.T) {
-	for _, v := range []string{"CALQ_PROC_KEEPER=1", "CALQ_PROC_KEEPER=" + strconv.Itoa(os.Getpid()), "CALQ_PROC_GUARD=" + strconv.Itoa(os.Getpid())} {
+	for _, v := range []string{"CALQ_PROC_KEEPER=1", "CALQ_PROC_KEEPER=" + strconv.Itoa(os.Getpid()), "CALQ_PROC_GUARD=" + strconv.Itoa(os.Getpid()),
+		"CALQ_PROC_HELPER=pdf:1:" + strconv.Itoa(os.Getpid())} {
 		dir := t.TempDir()
 		out, errs, code := runCalq(t, []string{v}, "", "sched", "run", "--db", filepath.Join(dir, "j.db"), "--", "echo ran; env | grep CALQ_PROC || true")
 		if code != 0 || out != "ran\n" {

@@ -46,8 +46,8 @@ func TestServeSignInBurst(t *testing.T) {
 	key := serveUser(t, dir, db, "root")
 	s := startServe(t, dir)
 	pid := s.cmd.Process.Pid
-	rest := procStatus(t, pid, "VmRSS")
-	t.Logf("calq serve at rest: RSS %d MiB, peak %d MiB", rest>>20, procStatus(t, pid, "VmHWM")>>20)
+	rest := mustProcStatus(t, pid, "VmRSS")
+	t.Logf("calq serve at rest: RSS %d MiB, peak %d MiB", rest>>20, mustProcStatus(t, pid, "VmHWM")>>20)
 
 	// One address, one user, 128 wrong passwords at once.
 	statuses := signInBurst(t, s.URL, 128, func(int) (string, string) { return "127.0.0.1", "ann" })
@@ -64,7 +64,7 @@ func TestServeSignInBurst(t *testing.T) {
 	statuses = signInBurst(t, s.URL, 128, func(i int) (string, string) {
 		return fmt.Sprintf("127.0.1.%d", i+1), fmt.Sprintf("guest-%d", i)
 	})
-	peak := procStatus(t, pid, "VmHWM")
+	peak := mustProcStatus(t, pid, "VmHWM")
 	t.Logf("128 addresses: %v; calq serve's peak RSS %d MiB", statuses, peak>>20)
 	hashes := metric(t, s.URL, key, "calq_serve_password_hashes_total") - before
 	if statuses[401]+statuses[429] != 128 || float64(statuses[401]) != hashes {
@@ -82,7 +82,7 @@ func TestServeSignInBurst(t *testing.T) {
 	}
 	// The memory of the hashes is given back once they are over.
 	waitMetric(t, s.URL, key, "calq_serve_password_hashes_unreleased", 0)
-	after := procStatus(t, pid, "VmRSS")
+	after := mustProcStatus(t, pid, "VmRSS")
 	t.Logf("after the burst: RSS %d MiB", after>>20)
 	if after > rest+slack {
 		t.Errorf("calq serve's RSS after the burst %d MiB, want under %d MiB (at rest and %d MiB)", after>>20, (rest+slack)>>20, slack>>20)
@@ -170,22 +170,13 @@ func waitMetric(t *testing.T, base, key, name string, want float64) {
 	}
 }
 
-// procStatus is a figure of /proc/PID/status in kB, as bytes.
-func procStatus(t *testing.T, pid int, field string) int64 {
+// mustProcStatus is procStatus of a process that must be alive: the
+// test fails when its /proc/PID/status has no such field.
+func mustProcStatus(t *testing.T, pid int, field string) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
+	v := procStatus(pid, field)
+	if v == 0 {
+		t.Fatalf("no %s in /proc/%d/status", field, pid)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				t.Fatalf("%s %q: %v", field, rest, err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
+	return v
 }

@@ -333,5 +333,5 @@ func TestServeLoad(t *testing.T) {
 // peakRSS is a process's VmHWM in bytes.
 func peakRSS(t *testing.T, pid int) int64 {
 	t.Helper()
-	return procStatus(t, pid, "VmHWM")
+	return mustProcStatus(t, pid, "VmHWM")
 }

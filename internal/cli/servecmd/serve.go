@@ -21,6 +21,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert/lo"
+	"calq/convert/pdf"
+	"calq/convert/pdfpool"
 	"calq/internal/cli/base"
 	"calq/internal/dburl"
 	"calq/internal/serve"
@@ -50,6 +52,7 @@ type opts struct {
 	RequestTimeout time.Duration
 	FileTimeout    time.Duration
 	Limits         form.Limits
+	PDFMemory      int64 // a pdf helper's memory limit
 	MaxQueued      int
 	MaxQueuedUser  int
 	MaxConns       int // connections open at once
@@ -86,8 +89,13 @@ func Command() *cli.Command {
 			"is given back after; beyond, 429 with Retry-After. API writes a browser sends\n" +
 			"from another site are refused (403); a signed-in browser reads the API with its\n" +
 			"session. At most --max-connections connections are open at once (then 503).\n\n" +
+			"An uploaded PDF of more than --max-pdf-pages pages, or whose streams inflate\n" +
+			"to more than --max-pdf-inflated, is refused (413). pdfcpu's work runs in\n" +
+			"helper processes, stopped when a file passes --file-timeout or its helper\n" +
+			"--pdf-memory-limit, and when its job is cancelled.\n\n" +
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
-			"--grace, and leaves queued jobs in the journal for the next start.\n\n" +
+			"--grace, and leaves queued jobs in the journal for the next start. A job\n" +
+			"that was running when calq serve died twice ends failed.\n\n" +
 			"With --db postgres://URL, the documents of libreoffice/convert are converted\n" +
 			"through the shared queue in that database, by any calq worker or calq serve on\n" +
 			"it; this server serves it too, with its own instances (two jobs per instance).\n" +
@@ -115,6 +123,9 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "max-body", Value: "512MiB", Usage: "the largest request body (then 413)"},
 			&cli.StringFlag{Name: "max-file-size", Value: "100MiB", Usage: "the largest uploaded file (then 413)"},
 			&cli.IntFlag{Name: "max-files", Value: 1000, Usage: "the most files in one request (then 413)"},
+			&cli.IntFlag{Name: "max-pdf-pages", Value: pdf.DefaultMaxPages, Usage: "the most pages of an uploaded PDF (then 413)"},
+			&cli.StringFlag{Name: "max-pdf-inflated", Value: "512MiB", Usage: "the most an uploaded PDF's streams may inflate to, images aside (then 413)"},
+			&cli.StringFlag{Name: "pdf-memory-limit", Value: "1GiB", Usage: "stop pdfcpu's work on a file (PDF, image, post-processing) that grows over this, failing it"},
 			&cli.IntFlag{Name: "max-queued", Value: 2000, Usage: "the most files waiting in all (then 429)"},
 			&cli.IntFlag{Name: "max-queued-per-user", Usage: "the most files waiting per user (then 429)", DefaultText: "--max-queued"},
 			&cli.IntFlag{Name: "max-connections", Value: 1024, Usage: "the most connections open at once (then 503)"},
@@ -166,21 +177,22 @@ func readOpts(c *cli.Context) (opts, error) {
 	for _, sz := range []struct {
 		name string
 		dst  *int64
-	}{{"max-body", &o.Limits.MaxBody}, {"max-file-size", &o.Limits.MaxFile}} {
+	}{{"max-body", &o.Limits.MaxBody}, {"max-file-size", &o.Limits.MaxFile}, {"max-pdf-inflated", &o.Limits.PDF.MaxInflated},
+		{"pdf-memory-limit", &o.PDFMemory}} {
 		n, err := humanize.ParseBytes(c.String(sz.name))
 		if err != nil || n == 0 || n > 1<<50 {
 			errs.Add(fmt.Errorf("--%s %q: want a size such as 100MiB", sz.name, c.String(sz.name)))
 		}
 		*sz.dst = int64(min(n, 1<<50))
 	}
-	o.Limits.MaxFiles = c.Int("max-files")
+	o.Limits.MaxFiles, o.Limits.PDF.MaxPages = c.Int("max-files"), c.Int("max-pdf-pages")
 	if o.Limits.MaxFiles <= 0 || o.MaxQueued <= 0 || o.MaxQueuedUser < 0 {
 		errs.Add(errors.New("--max-files, --max-queued and --max-queued-per-user: want positive numbers"))
 	}
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"max-connections", o.MaxConns}, {"max-password-checks", o.MaxHashes}} {
+	}{{"max-connections", o.MaxConns}, {"max-password-checks", o.MaxHashes}, {"max-pdf-pages", o.Limits.PDF.MaxPages}} {
 		if n.v <= 0 {
 			errs.Add(fmt.Errorf("--%s %d: want 1 or more", n.name, n.v))
 		}
@@ -262,7 +274,11 @@ func run(c *cli.Context, o opts) error {
 		defer shared.Close()
 	}
 	host, _, _ := net.SplitHostPort(o.Listen)
-	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Users: us, RequireUsers: !isLoopback(host),
+	// Helpers for pdfcpu's work, killed with their jobs: its calls
+	// cannot be interrupted, nor its memory bounded, in this process.
+	pdfs := pdfpool.New(pdfpool.Options{MemoryLimit: o.PDFMemory})
+	defer pdfs.Close()
+	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, PDF: pdfs, Users: us, RequireUsers: !isLoopback(host),
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,

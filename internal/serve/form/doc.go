@@ -6,8 +6,10 @@
 //   - [Read] streams a multipart/form-data request: every part with a file
 //     name is written into the given directory under a generated name
 //     (0001.docx, 0002, ...), never under the name the client sent, and every
-//     other part is kept as a bounded string field. Its cost is one pass over
-//     the body; memory is bounded by [Limits].
+//     other part is kept as a bounded string field; a file that is a PDF
+//     over Limits.PDF (pdf.CheckLimits: its pages, what its streams
+//     inflate to) is refused with a 413. Its cost is one pass over the
+//     body and one over each PDF; memory is bounded by [Limits].
 //   - [Form]'s typed getters ([Form.Bool], [Form.Int], [Form.Choice],
 //     [Form.JSON], ...) read fields and record the first bad one, which
 //     [Form.Err] returns.

@@ -1,6 +1,7 @@
 package form
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"calq/convert/pdf"
 )
 
 // Limits bound what Read accepts; a zero field takes DefaultLimits' value.
@@ -21,6 +24,10 @@ type Limits struct {
 	MaxFiles      int   // file parts
 	MaxFields     int   // other parts
 	MaxFieldBytes int   // one field's name and value together, in bytes
+	// PDF bounds each uploaded PDF's pages and what its streams inflate
+	// to (pdf.CheckLimits; a zero field is pdf's default), whatever its
+	// name: a file is a PDF by its content.
+	PDF pdf.Limits
 }
 
 // DefaultLimits are the bounds a zero Limits field stands for.
@@ -50,6 +57,7 @@ func (l Limits) WithDefaults() Limits {
 	if l.MaxFieldBytes > 0 {
 		d.MaxFieldBytes = l.MaxFieldBytes
 	}
+	d.PDF = l.PDF // pdf applies its own defaults
 	return d
 }
 
@@ -94,7 +102,7 @@ func Read(r *http.Request, dir string, lim Limits) (*Form, error) {
 	if err != nil {
 		return nil, notMultipart(err)
 	}
-	rd := &reader{dir: dir, lim: lim, form: &Form{fields: map[string][]string{}}}
+	rd := &reader{ctx: r.Context(), dir: dir, lim: lim, form: &Form{fields: map[string][]string{}}}
 	if err := rd.parts(mr); err != nil {
 		rd.form.Remove()
 		rd.form.Files = nil
@@ -125,6 +133,7 @@ func (f *Form) Remove() error {
 
 // reader holds Read's state while it walks the parts.
 type reader struct {
+	ctx    context.Context
 	dir    string
 	lim    Limits
 	form   *Form
@@ -246,7 +255,18 @@ func (rd *reader) file(p *multipart.Part, field, filename string) error {
 		return e
 	}
 	rd.form.Files[n-1].Size = written
-	return nil
+	return rd.checkPDF(path, name)
+}
+
+// checkPDF refuses a PDF over the limits: pdfcpu's work on it could take
+// hours, or gigabytes. The scan costs a pass over the file.
+func (rd *reader) checkPDF(path, name string) error {
+	err := pdf.CheckLimits(rd.ctx, path, rd.lim.PDF)
+	var le *pdf.LimitError
+	if errors.As(err, &le) {
+		return tooLarge("The file %s is refused: %v.", quote(name), le)
+	}
+	return err
 }
 
 // diskName is the n-th file's name in dir: a counter plus the lower-cased

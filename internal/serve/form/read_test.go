@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"calq/convert/pdf"
 )
 
 // part is one multipart part of a test request: a file when file is set.
@@ -208,6 +210,8 @@ func TestReadErrors(t *testing.T) {
 		}
 	}
 	lim := Limits{MaxBody: 4096, MaxFile: 1000, MaxFiles: 2, MaxFields: 3, MaxFieldBytes: 100}
+	pdfLim := &Limits{PDF: pdf.Limits{MaxPages: 2}}
+	const pages3 = "%PDF-1.7\n1 0 obj << /Type /Page >> endobj 2 0 obj << /Type /Page >> endobj 3 0 obj << /Type /Page >> endobj"
 	for _, tc := range []struct {
 		name   string
 		req    func(t *testing.T) *http.Request
@@ -245,6 +249,10 @@ func TestReadErrors(t *testing.T) {
 			"Malformed body: a part's 'Content-Disposition' header is invalid.", nil},
 		{"long field name", multi(part{name: strings.Repeat("n", 256)}), 400,
 			"Malformed body: a part's field name is longer than 255 bytes.", nil},
+		{"PDF over its page limit", multi(part{name: "f", file: "1.pdf", body: pages3}, part{name: "h", body: "x"}), 413,
+			"The file '1.pdf' is refused: the PDF has 3 pages, over the limit of 2.", pdfLim},
+		{"PDF under another name, over its page limit", multi(part{name: "f", file: "a.docx", body: pages3}), 413,
+			"The file 'a.docx' is refused: the PDF has 3 pages, over the limit of 2.", pdfLim},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parent, dir := reqDir(t)

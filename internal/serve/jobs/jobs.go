@@ -5,7 +5,8 @@
 // server's data directory, one directory per job; the table says what
 // they are.
 //
-// Store records a job's life (Add, Start, SetFiles, Finish, Expire) and
+// Store records a job's life (Add, Start, SetFiles, Finish, Expire; Requeue
+// and Crashed when its server stops or died while it ran) and
 // reads it back: Get, Pending and Before for the server, Query (filtered,
 // paged, one scan of the matching rows) for the history pages and the
 // administrator's log, which WriteCSV and WriteJSONL export. A Store is
@@ -178,6 +179,8 @@ type Job struct {
 	// Expired says that retention removed the job's files (uploads and
 	// result); the record stays, Result naming what was deleted.
 	Expired bool
+	// Crashes counts the times the job was running when its server died.
+	Crashes int
 }
 
 // The states of a file of a job (FileState.State).
@@ -211,7 +214,7 @@ type Store struct {
 
 // Open returns the jobs of the journal db, creating the table if need be.
 func Open(ctx context.Context, db DB) (*Store, error) {
-	if err := db.Migrate(ctx, "serve/jobs", []string{schema, deliveriesSchema, filesSchema}); err != nil {
+	if err := db.Migrate(ctx, "serve/jobs", []string{schema, deliveriesSchema, filesSchema, crashesSchema}); err != nil {
 		return nil, err
 	}
 	return &Store{db: db, now: time.Now}, nil
@@ -380,7 +383,7 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) 
 }
 
 const columns = `id, owner, route, class, state, sync, created, started, finished, request, result, error, status,
-	pending, delivery_error, files, expired`
+	pending, delivery_error, files, expired, crashes`
 
 // Get returns job id of owner; any owner's when owner is "*". Another
 // owner's job is ErrNotFound, like a job that does not exist.
@@ -452,7 +455,7 @@ func scan(rows *sql.Rows) (Job, error) {
 	var created, started, finished, res, msg, derr sql.NullString
 	var pending, files string
 	if err := rows.Scan(&j.ID, &j.Owner, &j.Route, &class, &state, &j.Sync, &created, &started, &finished,
-		&req, &res, &msg, &j.Status, &pending, &derr, &files, &j.Expired); err != nil {
+		&req, &res, &msg, &j.Status, &pending, &derr, &files, &j.Expired, &j.Crashes); err != nil {
 		return j, err
 	}
 	if files != "" {

@@ -49,8 +49,8 @@ func TestMigrateFiles(t *testing.T) {
 		t.Fatalf("Open (migrating to v3): %v", err)
 	}
 	var version int
-	if err := j.QueryRow(ctx, `SELECT version FROM schema_versions WHERE package = 'serve/jobs'`).Scan(&version); err != nil || version != 3 {
-		t.Fatalf("version = %d, %v, want 3", version, err)
+	if err := j.QueryRow(ctx, `SELECT version FROM schema_versions WHERE package = 'serve/jobs'`).Scan(&version); err != nil || version != 4 {
+		t.Fatalf("version = %d, %v, want 4 (the latest)", version, err)
 	}
 	tests := []struct {
 		id    string
