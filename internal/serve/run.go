@@ -72,9 +72,16 @@ func (s *Server) work(ctx context.Context, r *run, res *fair.Reservation) {
 func (s *Server) end(r *run, res *jobs.Result, err error) {
 	j := r.job
 	s.mu.Lock()
-	delete(s.running, j.ID)
 	states := slices.Clone(r.states)
 	s.mu.Unlock()
+	// The job stays among the running until its end is recorded: a
+	// reader that finds it in neither (GET /jobs/ID?wait=) would take the
+	// journal's "running" for its last word.
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, j.ID)
+		s.mu.Unlock()
+	}()
 	if err != nil && !errors.Is(err, errCancelled) && s.stopping.Load() && !ownFailure(err) {
 		// Stopped by the stop: pending in the journal, run again at the
 		// next start, and no crash.
