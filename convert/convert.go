@@ -90,17 +90,20 @@ type OfficeConverter interface {
 // Paths that are not UTF-8 also come as bytes
 // (base64 in JSON), since a JSON string cannot hold them.
 type FileResult struct {
-	Input       string  `json:"input"`
-	InputBytes  []byte  `json:"input_bytes,omitempty"`
-	Output      string  `json:"output,omitempty"`
-	OutputBytes []byte  `json:"output_bytes,omitempty"`
-	State       string  `json:"state"`               // see the State constants
-	Reason      string  `json:"reason,omitempty"`    // why it failed or was skipped, in words for people
-	Detail      string  `json:"detail,omitempty"`    // the technical error behind Reason, when it says more (for logs)
-	Permanent   bool    `json:"permanent,omitempty"` // failed or timed out for good: retrying cannot change it, so it was not retried
-	Note        string  `json:"note,omitempty"`      // e.g. the content is another format than the name says
-	Seconds     float64 `json:"seconds"`
-	Backend     string  `json:"backend,omitempty"`
+	Input       string `json:"input"`
+	InputBytes  []byte `json:"input_bytes,omitempty"`
+	Output      string `json:"output,omitempty"`
+	OutputBytes []byte `json:"output_bytes,omitempty"`
+	State       string `json:"state"`               // see the State constants
+	Reason      string `json:"reason,omitempty"`    // why it failed or was skipped, in words for people
+	Detail      string `json:"detail,omitempty"`    // the technical error behind Reason, when it says more (for logs)
+	Permanent   bool   `json:"permanent,omitempty"` // failed or timed out for good: retrying cannot change it, so it was not retried
+	Note        string `json:"note,omitempty"`      // e.g. the content is another format than the name says
+	// Err is the error behind Reason (nil unless it failed), for callers
+	// that branch on it: a full disk is the machine's fault, not the file's.
+	Err     error   `json:"-"`
+	Seconds float64 `json:"seconds"`
+	Backend string  `json:"backend,omitempty"`
 }
 
 // The states of a FileResult.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"calq/convert/lo"
@@ -50,6 +51,8 @@ func sentence(err error) string {
 		return "the image is damaged: " + ie.Why
 	case errors.As(err, &bad):
 		return bad.sentence()
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "the disk calq writes to is full"
 	case errors.As(err, &pe) && errors.Is(err, fs.ErrPermission):
 		return "calq may not read or write " + filepath.Base(pe.Path) + ": permission denied"
 	}

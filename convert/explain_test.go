@@ -54,6 +54,8 @@ func TestExplain(t *testing.T) {
 			"converting it needed too much memory, so it was stopped (LibreOffice used 612 MiB, over the limit of 50 MiB)"},
 		{"instance died", &lo.ConvertError{Input: "in.docx", Reason: lo.ReasonInstanceDied},
 			"LibreOffice stopped working while converting it"},
+		{"disk full", fmt.Errorf("pass through a.pdf: %w", &fs.PathError{Op: "write", Path: "/tmp/out/.calq-pdf-1/1.pdf", Err: syscall.ENOSPC}),
+			"the disk calq writes to is full"},
 		{"empty", sniffErr("../testdata/convert/zero-bytes.docx"), "the file is empty"},
 		{"not what its name says", sniffErr("../testdata/convert/random-bytes.docx"),
 			"the file is named .docx, but it is not a Word document"},

@@ -135,6 +135,7 @@ func (r *runner) event(ev sched.Event) {
 	case state == StateConverted:
 	case ev.Err != nil:
 		res.Reason, res.Detail = explain(ev.Err)
+		res.Err = ev.Err
 		res.Permanent = (state == StateFailed || state == StateTimedOut) && sched.IsPermanent(ev.Err)
 	case ev.Reason != "":
 		res.Reason = ev.Reason

@@ -69,20 +69,24 @@ func TestDiskFull(t *testing.T) {
 // PDFs of about 150 KiB merged on a 512 KiB tmpfs) fails with 507 and a
 // sentence, not 500 with the server's paths.
 func TestDiskFullDuringJob(t *testing.T) {
-	data := fullDisk(t, "512k")
-	ts := newTestServer(t, func(o *Options) { o.Data = data })
-	files := []upload{noisePDF(t, "a.pdf", 1), noisePDF(t, "b.pdf", 2)}
-	resp := post(t, ts.URL+"/jobs", files, nil, http.Header{"Calq-Route": {routeMerge}})
-	var v jobView
-	if err := json.Unmarshal(body(t, resp), &v); err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("POST /jobs: %d, %v", resp.StatusCode, err)
-	}
-	v = finalView(t, ts.URL, v.ID)
-	if v.State != jobs.Failed || v.Status != http.StatusInsufficientStorage {
-		t.Errorf("the job: %s, status %d %q; want failed, 507", v.State, v.Status, v.Error)
-	}
-	if strings.Contains(v.Error, data) || strings.Contains(v.Error, "no space left") {
-		t.Errorf("the job's error %q: a server path or a system error", v.Error)
+	for _, route := range []string{routeMerge, routeConvert} {
+		t.Run(route, func(t *testing.T) {
+			data := fullDisk(t, "512k")
+			ts := newTestServer(t, func(o *Options) { o.Data = data })
+			files := []upload{noisePDF(t, "a.pdf", 1), noisePDF(t, "b.pdf", 2)}
+			resp := post(t, ts.URL+"/jobs", files, nil, http.Header{"Calq-Route": {route}})
+			var v jobView
+			if err := json.Unmarshal(body(t, resp), &v); err != nil || resp.StatusCode != http.StatusAccepted {
+				t.Fatalf("POST /jobs: %d, %v", resp.StatusCode, err)
+			}
+			v = finalView(t, ts.URL, v.ID)
+			if v.State != jobs.Failed || v.Status != http.StatusInsufficientStorage {
+				t.Errorf("the job: %s, status %d %q; want failed, 507", v.State, v.Status, v.Error)
+			}
+			if strings.Contains(v.Error, data) || strings.Contains(v.Error, "no space left") {
+				t.Errorf("the job's error %q: a server path or a system error", v.Error)
+			}
+		})
 	}
 }
 

@@ -123,6 +123,7 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
 	var mu sync.Mutex
 	var failed []string
+	var fault error // a file failed for the server's own fault
 	o := convert.Options{
 		Inputs: ins, Out: out, PDFA: t.PDFA, Export: t.Export,
 		Office: &fairOffice{s: s, job: j.ID, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
@@ -136,6 +137,9 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 			}
 			mu.Lock()
 			failed = append(failed, clientName(j, f.Input)+": "+s.clientText(j, f.Reason))
+			if f.Err != nil && (diskFull(f.Err) || sqliteCode(f.Err) >= 0) {
+				fault = f.Err
+			}
 			mu.Unlock()
 		},
 	}
@@ -158,6 +162,9 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if fault != nil {
+			return nil, fault
+		}
 		if len(failed) == 0 {
 			failed = []string{s.clientText(j, err.Error())}
 		}
