@@ -43,7 +43,7 @@ func TestPDFBounds(t *testing.T) {
 	}{
 		{"100,000 pages, default limits", big, Options{}, StateFailed, "big.pdf: the PDF has 100000 pages, over the limit of 10000"},
 		{"100,000 pages let through, 2s", big, Options{Timeout: 2 * time.Second, Post: rotate, PDFLimits: pdf.Limits{MaxPages: 100000}},
-			StateTimedOut, "job timed out after 2s"},
+			StateTimedOut, "took longer than the limit of 2 seconds"},
 		{"1 GiB stream, default limits", bomb, Options{}, StateFailed, "bomb.pdf: the PDF's streams inflate to more than the limit of 512 MiB"},
 		{"1 GiB stream let through, watermarked", bomb, Options{Post: watermark, PDFLimits: pdf.Limits{MaxInflated: 2 << 30},
 			PDFWork: pdfpool.Options{MemoryLimit: 256 << 20}}, StateFailed, "needs more than 256 MiB of memory to process"},
