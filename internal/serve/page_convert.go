@@ -161,6 +161,8 @@ func limitSentence(fe *form.Error, v convertView) string {
 		return fmt.Sprintf("“%s” is larger than %s, the most one file may be.", fe.Name, humanBytes(v.MaxFile))
 	case form.LimitFiles:
 		return fmt.Sprintf("You chose more than %d files: at most %d can be sent at once.", v.MaxFiles, v.MaxFiles)
+	case form.LimitPDF:
+		return fmt.Sprintf("“%s” is refused: %v.", fe.Name, fe.Err)
 	case form.LimitBody:
 		return fmt.Sprintf("The files add up to more than %s, the most one conversion may send.", humanBytes(v.MaxBody))
 	}

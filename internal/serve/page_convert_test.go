@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"bytes"
 	"html"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
+	"calq/convert/pdf"
+	"calq/internal/pdfgen"
 	"calq/internal/serve/form"
 )
 
@@ -16,12 +19,16 @@ import (
 // user's real bounds.
 func TestConvertPageRefused(t *testing.T) {
 	ts := pageServer(t, func(o *Options) {
-		o.Limits = form.Limits{MaxFile: 1 << 10, MaxFiles: 1000}
+		o.Limits = form.Limits{MaxFile: 1 << 10, MaxFiles: 1000, PDF: pdf.Limits{MaxPages: 1}}
 		o.MaxQueuedUser = 5
 	})
 	c := browserClient(t)
 	signIn(t, c, ts.URL, "alice", "alice-secret-pw")
 	doc := []upload{{"files", "letter.txt", []byte("a letter\n")}}
+	var two bytes.Buffer
+	if err := pdfgen.Pages(&two, 2); err != nil {
+		t.Fatal(err)
+	}
 	choices := map[string]string{"watermarkExpression": "DRAFT <b>", "merge": "true", "mailTo": ""}
 
 	tests := []struct {
@@ -37,6 +44,9 @@ func TestConvertPageRefused(t *testing.T) {
 		{"a file over the limit", merged(choices, map[string]string{"pdfa": "PDF/A-2b"}),
 			[]upload{{"files", "big.txt", make([]byte, 2<<10)}}, http.StatusRequestEntityTooLarge,
 			"“big.txt” is larger than " + humanBytes(1<<10) + ", the most one file may be."},
+		{"a PDF over the page limit", merged(choices, map[string]string{"pdfa": ""}),
+			[]upload{{"files", "two pages.pdf", two.Bytes()}}, http.StatusRequestEntityTooLarge,
+			"“two pages.pdf” is refused: the PDF has 2 pages, over the limit of 1."},
 		{"more files than the user may queue", merged(choices, map[string]string{"pdfa": ""}),
 			[]upload{doc[0], doc[0], doc[0], doc[0], doc[0], doc[0]}, http.StatusRequestEntityTooLarge,
 			"You chose 6 files: at most 5 can be sent at once."},

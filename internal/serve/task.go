@@ -124,6 +124,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	var mu sync.Mutex
 	var failed []string
 	var fault error // a file failed for the server's own fault
+	timedOut := false
 	o := convert.Options{
 		Inputs: ins, Out: out, PDFA: t.PDFA, Export: t.Export,
 		Office: &fairOffice{s: s, job: j.ID, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
@@ -140,6 +141,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 			if f.Err != nil && (diskFull(f.Err) || sqliteCode(f.Err) >= 0) {
 				fault = f.Err
 			}
+			timedOut = timedOut || f.State == convert.StateTimedOut
 			mu.Unlock()
 		},
 	}
@@ -167,6 +169,9 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		}
 		if len(failed) == 0 {
 			failed = []string{s.clientText(j, err.Error())}
+		}
+		if timedOut { // the file timeout, as the pdfengines routes' and Gotenberg's: 503
+			return nil, &jobError{status: http.StatusServiceUnavailable, msg: strings.Join(failed, "; ")}
 		}
 		return nil, badRequest("%s", strings.Join(failed, "; "))
 	}

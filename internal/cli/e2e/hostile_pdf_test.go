@@ -195,9 +195,9 @@ func TestServePDFWork(t *testing.T) {
 		case "pdfengines/merge": // two files
 			want = "took longer than the file timeout of 6s"
 		case "libreoffice/convert":
-			want, status = "pages0.pdf: job timed out after 3s", http.StatusBadRequest
+			want = "pages0.pdf: converting it took longer than the limit of 3 seconds"
 		case "pdfengines/convert": // LibreOffice's own timeout
-			want = "convert pages0.pdf: timeout"
+			want = "pages0.pdf: converting it took too long, so it was stopped"
 		}
 		t.Run(r.route, func(t *testing.T) {
 			checkStopped(t, s, r.route, "pages.pdf", pages, r.copies, r.fields, status, want)

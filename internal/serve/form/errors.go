@@ -12,7 +12,7 @@ import (
 // answer with (400, 413 or 415) and Msg one sentence for the reply's body.
 // Err, when set, is the underlying cause, for logs. Limit names the bound
 // a 413 passed (one of the Limit constants), Name the file over
-// LimitFile, so that a page can say it in its own words.
+// LimitFile or LimitPDF, so that a page can say it in its own words.
 type Error struct {
 	Status int
 	Msg    string
@@ -27,6 +27,7 @@ const (
 	LimitFile   = "file"   // MaxFile
 	LimitFiles  = "files"  // MaxFiles
 	LimitFields = "fields" // MaxFields or MaxFieldBytes
+	LimitPDF    = "pdf"    // PDF: a PDF's pages, or what its streams inflate to (Err says which)
 )
 
 func (e *Error) Error() string { return e.Msg }

@@ -264,7 +264,9 @@ func (rd *reader) checkPDF(path, name string) error {
 	err := pdf.CheckLimits(rd.ctx, path, rd.lim.PDF)
 	var le *pdf.LimitError
 	if errors.As(err, &le) {
-		return tooLarge("The file %s is refused: %v.", quote(name), le)
+		e := tooLarge(LimitPDF, "The file %s is refused: %v.", quote(name), le)
+		e.Name, e.Err = name, le
+		return e
 	}
 	return err
 }
