@@ -413,10 +413,15 @@ func TestResumingSubmitterMemory(t *testing.T) {
 		var stdout countWriter
 		var stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil || !strings.Contains(stderr.String(), fmt.Sprintf("%d jobs: %d done", n, n)) {
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		peak := peakWatch(cmd)
+		err := cmd.Wait()
+		rss := peak() >> 20
+		if err != nil || !strings.Contains(stderr.String(), fmt.Sprintf("%d jobs: %d done", n, n)) {
 			t.Fatalf("%s: %v\n%s", run, err, stderr.String())
 		}
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10 // KiB to MiB
 		t.Logf("%s: printed %d MiB, peak RSS %d MiB", run, stdout.n.Load()>>20, rss)
 		if stdout.n.Load() < n*1048000 {
 			t.Errorf("%s printed %d bytes, want the %d jobs' outputs (%d)", run, stdout.n.Load(), n, n*1048000)
