@@ -66,7 +66,7 @@ func newMonitorView(snap monitor.Snapshot, msg string) monitorView {
 			p95 = append(p95, monitor.Point{Time: b.Start, Value: b.Run.P95, Missing: none})
 		}
 		v.Charts = append(v.Charts,
-			monitor.Chart("Files per "+w.per+", "+w.name, done, monitor.ChartOptions{Bar: true, Unit: "files", Location: time.Local, Width: 340, Height: 180}),
+			monitor.Chart("Files per "+w.per+", "+w.name, done, monitor.ChartOptions{Bar: true, Unit: "files", One: "file", Location: time.Local, Width: 340, Height: 180}),
 			monitor.Chart("p50 conversion time, "+w.name, p50, monitor.ChartOptions{Unit: "s", Location: time.Local, Width: 340, Height: 180}),
 			monitor.Chart("p95 conversion time, "+w.name, p95, monitor.ChartOptions{Unit: "s", Location: time.Local, Width: 340, Height: 180}))
 	}

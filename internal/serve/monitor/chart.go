@@ -25,6 +25,7 @@ type Point struct {
 type ChartOptions struct {
 	Bar           bool           // bars instead of a line through the points
 	Unit          string         // after the values in tooltips ("s"); "" for counts
+	One           string         // the unit after exactly 1 ("file" where Unit is "files"); Unit when ""
 	Width, Height int            // the width and height attributes; 0 for 600 and 200
 	Location      *time.Location // of the HH:MM labels; nil for UTC
 }
@@ -60,16 +61,20 @@ func Chart(title string, pts []Point, o ChartOptions) template.HTML {
 		w, h, w, h, esc(title))
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(title))
 	fmt.Fprintf(&b, `<text class="chart-title" x="%d" y="16">%s</text>`, marginLeft, esc(title))
-	c.axes(&b, o.Unit)
+	unit := o.Unit
+	if o.One != "" {
+		unit += "|" + o.One
+	}
+	c.axes(&b, unit)
 	if !slices.ContainsFunc(pts, func(p Point) bool { return !p.Missing }) {
 		fmt.Fprintf(&b, `<text class="no-data" x="%s" y="%s" text-anchor="middle">no data</text>`,
 			num(c.w/2), num(marginTop+c.plotH()/2))
 	}
 	c.xLabels(&b, pts, loc)
 	if o.Bar {
-		c.bars(&b, pts, o.Unit, loc)
+		c.bars(&b, pts, unit, loc)
 	} else {
-		c.line(&b, pts, o.Unit, loc)
+		c.line(&b, pts, unit, loc)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) // every text above went through esc
@@ -165,16 +170,21 @@ func tooltip(p Point, unit string, loc *time.Location) string {
 	return label(p, loc) + ": " + value(p.Value, unit)
 }
 
-// value writes v shortly (at most 3 significant digits) with its unit.
+// value writes v shortly (at most 3 significant digits) with its unit,
+// or the singular after a "|" in unit for exactly 1 ("files|file").
 func value(v float64, unit string) string {
 	s := strconv.FormatFloat(v, 'g', 3, 64)
 	if strings.ContainsAny(s, "e") {
 		s = strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	if unit == "" {
+	plural, one, ok := strings.Cut(unit, "|")
+	if ok && s == "1" {
+		plural = one
+	}
+	if plural == "" {
 		return s
 	}
-	return s + " " + unit
+	return s + " " + plural
 }
 
 // num writes a coordinate with one decimal at most.

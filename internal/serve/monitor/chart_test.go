@@ -142,3 +142,17 @@ func TestChartScale(t *testing.T) {
 		}
 	}
 }
+
+// TestChartUnits: a count of 1 takes the singular of the unit, others the
+// plural, on the axis and in the tooltips.
+func TestChartUnits(t *testing.T) {
+	got := string(Chart("files", series(1, 2), ChartOptions{Bar: true, Unit: "files", One: "file"}))
+	for _, want := range []string{">1 file<", ">2 files<", ": 1 file<", ": 2 files<"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in %s", want, got)
+		}
+	}
+	if strings.Contains(got, "1 files") {
+		t.Errorf("1 files in %s", got)
+	}
+}
