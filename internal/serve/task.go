@@ -225,7 +225,7 @@ func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([
 			}
 			parts, err := s.pdf.Split(ctx, s.fileLimit(in), in, dir, *t.Split)
 			if err != nil {
-				return nil, err
+				return nil, stepError(in, err)
 			}
 			files = append(files, parts...)
 		}
@@ -234,10 +234,28 @@ func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([
 	for i, f := range files {
 		res[i] = filepath.Join(out, fmt.Sprintf("post-%04d.pdf", i))
 		if err := s.pdf.Apply(ctx, s.fileLimit(f), f, res[i], t.Post); err != nil {
-			return nil, err
+			return nil, stepError(f, err)
 		}
 	}
 	return res, nil
+}
+
+// stepError is a pdfengines step's failure on the file at path: a stop
+// for its time, its memory or a crash of its helper is said as "name:
+// what happened", without the step's internal name ("post-process").
+func stepError(path string, err error) error {
+	var te *pdfpool.TimeoutError
+	var me *pdfpool.MemoryError
+	var ce *pdfpool.CrashError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Errorf("%s: %w", filepath.Base(path), te)
+	case errors.As(err, &me):
+		return fmt.Errorf("%s: %w", filepath.Base(path), me)
+	case errors.As(err, &ce):
+		return fmt.Errorf("%s: %w", filepath.Base(path), ce)
+	}
+	return err
 }
 
 // toPDFA turns PDFs into PDF/A through LibreOffice, as Gotenberg's

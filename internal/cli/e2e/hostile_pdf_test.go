@@ -225,6 +225,11 @@ func checkStopped(t *testing.T, s *serveProc, route, name string, content []byte
 	if got != status || !strings.Contains(string(body), want) {
 		t.Errorf("%s, %s: %d %s; want %d %q", route, name, got, body, status, want)
 	}
+	for _, jargon := range []string{"post-process", "pass through", "helper"} {
+		if strings.Contains(string(body), jargon) && got != http.StatusBadRequest {
+			t.Errorf("%s, %s: the reply %q says %q, calq's own term", route, name, body, jargon)
+		}
+	}
 	if took > time.Minute {
 		t.Errorf("%s, %s: the reply took %v", route, name, took)
 	}
