@@ -379,7 +379,10 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) 
 		n, err = res.RowsAffected()
 		return err
 	})
-	return n, err
+	if err != nil {
+		return 0, err // n is the writer's until Write returns nil
+	}
+	return n, nil
 }
 
 const columns = `id, owner, route, class, state, sync, created, started, finished, request, result, error, status,

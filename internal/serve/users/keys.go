@@ -138,10 +138,13 @@ func (s *Store) deleteOf(ctx context.Context, table, name string) (int, error) {
 		n, err = res.RowsAffected()
 		return err
 	})
-	if err == nil && !found {
-		err = ErrNoUser
+	switch {
+	case err != nil:
+		return 0, err // found and n are the writer's until Write returns nil
+	case !found:
+		return 0, ErrNoUser
 	}
-	return int(n), err
+	return int(n), nil
 }
 
 // Keys lists the keys of the user named name, oldest first; ErrNoUser

@@ -71,16 +71,17 @@ func (s *Store) changeUser(ctx context.Context, endSessions bool, guards []Guard
 		_, err = tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE user = ?`, args[len(args)-1])
 		return err
 	})
-	return userError(err, refused, n)
+	if err != nil {
+		return err // refused and n are the writer's until Write returns nil
+	}
+	return userError(refused, n)
 }
 
-// userError is the error of a change of one user: err, else
-// ErrLastAdmin when a guard refused it, else ErrNoUser when it changed
+// userError is the error of a change of one user that was written:
+// ErrLastAdmin when a guard refused it, ErrNoUser when it changed
 // no row.
-func userError(err error, refused bool, n int64) error {
+func userError(refused bool, n int64) error {
 	switch {
-	case err != nil:
-		return err
 	case refused:
 		return ErrLastAdmin
 	case n == 0:

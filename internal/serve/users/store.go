@@ -77,7 +77,10 @@ func (s *Store) Remove(ctx context.Context, name string, guards ...Guard) error 
 		n, err = res.RowsAffected()
 		return err
 	})
-	if err = userError(err, refused, n); err != nil {
+	if err != nil {
+		return fmt.Errorf("remove user %q: %w", name, err)
+	}
+	if err = userError(refused, n); err != nil {
 		return fmt.Errorf("remove user %q: %w", name, err)
 	}
 	return nil
@@ -131,7 +134,10 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 		n, err = res.RowsAffected()
 		return err
 	})
-	return n, err
+	if err != nil {
+		return 0, err // n is the writer's until Write returns nil
+	}
+	return n, nil
 }
 
 // userSelect selects the columns of a User for scanUser, from users
