@@ -187,7 +187,7 @@ func TestServePDFIntake(t *testing.T) {
 // them took calq serve to 3.3 GiB.
 func TestServePDFWork(t *testing.T) {
 	pages, _ := hostilePDFs(t)
-	s := startServe(t, t.TempDir(), "--file-timeout", "3s", "--max-pdf-pages", "100000", "--request-timeout", "2m")
+	s := startServe(t, t.TempDir(), "--file-timeout", "3s", "--max-pdf-pages", "100000", "--request-timeout", "5m")
 	pid := s.cmd.Process.Pid
 	for _, r := range pdfRoutes {
 		want, status := "took longer than the file timeout of 3s", http.StatusServiceUnavailable
@@ -230,7 +230,7 @@ func checkStopped(t *testing.T, s *serveProc, route, name string, content []byte
 			t.Errorf("%s, %s: the reply %q says %q, calq's own term", route, name, body, jargon)
 		}
 	}
-	if took > time.Minute {
+	if took > 3*time.Minute { // a bound for a loaded machine: "stopped", not "fast"
 		t.Errorf("%s, %s: the reply took %v", route, name, took)
 	}
 	if rss > serveBound {
@@ -281,7 +281,7 @@ func TestServePDFStop(t *testing.T) {
 	pages, bomb := hostilePDFs(t)
 	dir := t.TempDir()
 	args := []string{"--file-timeout", "10m", "--max-pdf-pages", "100000", "--max-pdf-inflated", "2GiB", "--grace", "2s",
-		"--request-timeout", "2m"}
+		"--request-timeout", "5m"}
 	s := startServe(t, dir, args...)
 	wm := map[string]string{"watermarkSource": "text", "watermarkExpression": "calq"}
 	checkStopped(t, s, "pdfengines/watermark", "bomb.pdf", bomb, 1, wm, http.StatusBadRequest,
