@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
@@ -75,7 +76,7 @@ func writeBookmarks(bms []Bookmark) func(rs io.ReadSeeker, w io.Writer) error {
 			return err
 		}
 		if last := lastPage(bms); last > ctx.PageCount {
-			return &FieldError{Field: "bookmarks", Err: fmt.Errorf("page %d is past the document's %d pages", last, ctx.PageCount)}
+			return &FieldError{Field: "bookmarks", Value: strconv.Itoa(last), Err: fmt.Errorf("page %d is past the document's %d pages", last, ctx.PageCount)}
 		}
 		if err := pdfcpu.AddBookmarks(ctx, toPdfcpu(bms), true); err != nil {
 			return err

@@ -40,6 +40,9 @@ type Task struct {
 	// failed (a page's request): the job is done, its failed files
 	// marked; an API request fails whole, as Gotenberg's does.
 	Partial bool `json:"partial,omitempty"`
+	// FileBookmarks are bookmarks by the stored name of the PDF whose
+	// outline they replace (see postFor).
+	FileBookmarks map[string][]pdf.Bookmark `json:"file_bookmarks,omitempty"`
 }
 
 // The routes a job can be: Gotenberg's, below /forms/.
@@ -106,6 +109,8 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 		pdfs, err = s.toPDFA(ctx, j, ins, out, t)
 	case routeMetaRead:
 		return s.readMetadata(ctx, j, ins, dir)
+	case routeBookmarksRead:
+		return s.readBookmarks(ctx, j, ins, dir)
 	default:
 		pdfs, err = s.after(ctx, ins, out, t)
 	}
@@ -233,7 +238,7 @@ func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([
 	res := make([]string, len(files))
 	for i, f := range files {
 		res[i] = filepath.Join(out, fmt.Sprintf("post-%04d.pdf", i))
-		if err := s.pdf.Apply(ctx, s.fileLimit(f), f, res[i], t.Post); err != nil {
+		if err := s.pdf.Apply(ctx, s.fileLimit(f), f, res[i], t.postFor(f)); err != nil {
 			return nil, stepError(f, err)
 		}
 	}
@@ -255,7 +260,7 @@ func stepError(path string, err error) error {
 	case errors.As(err, &ce):
 		return fmt.Errorf("%s: %w", filepath.Base(path), ce)
 	}
-	return err
+	return fieldStepError(path, err)
 }
 
 // toPDFA turns PDFs into PDF/A through LibreOffice, as Gotenberg's
