@@ -263,17 +263,20 @@ func stepError(path string, err error) error {
 	return fieldStepError(path, err)
 }
 
-// toPDFA turns PDFs into PDF/A through LibreOffice, as Gotenberg's
-// pdfengines/convert does.
+// toPDFA turns PDFs into PDF/A, PDF/UA or both through LibreOffice, as
+// Gotenberg's pdfengines/convert does. The result is LibreOffice's export
+// as it wrote it: any rewrite after it (pdfcpu's, to PDF 1.7 with object
+// streams) would break what it claims.
 func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
-	if t.PDFA == 0 {
-		return nil, badRequest("Invalid form data: form field 'pdfa' is required on this route")
+	if t.PDFA == 0 && !t.Export.PDFUA {
+		return nil, badRequest("Invalid form data: either 'pdfa' or 'pdfua' form fields must be provided")
 	}
 	office := &fairOffice{s: s, user: j.Owner, class: j.Class, retries: officeRetries}
 	res := make([]string, len(ins))
 	for i, in := range ins {
 		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))
-		if err := office.Convert(ctx, in, res[i], lo.ConvertOptions{PDFA: t.PDFA, Timeout: s.opts.FileTimeout}); err != nil {
+		o := lo.ConvertOptions{PDFA: t.PDFA, Export: lo.Export{PDFUA: t.Export.PDFUA}, Timeout: s.opts.FileTimeout}
+		if err := office.Convert(ctx, in, res[i], o); err != nil {
 			var ce *lo.ConvertError
 			if errors.As(err, &ce) {
 				// In words for people, by the client's name.
@@ -282,7 +285,7 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out stri
 			return nil, err
 		}
 	}
-	return s.after(ctx, res, out, Task{Post: t.Post})
+	return res, nil
 }
 
 // readMetadata answers pdfengines/metadata/read: a JSON object of each
