@@ -83,13 +83,16 @@ type Post struct {
 	Bookmarks []Bookmark `json:",omitempty"`
 	// Embeds are files attached to the PDF.
 	Embeds []Attachment `json:",omitempty"`
+	// Images, when set, re-encodes the raster images (before Optimize).
+	Images *Images `json:",omitempty"`
 }
 
 // Empty says whether p asks for nothing, in which case Apply only
 // validates and rewrites its input.
 func (p Post) Empty() bool {
 	return p.Watermark == nil && p.Stamp == nil && len(p.Watermarks) == 0 && len(p.Stamps) == 0 &&
-		p.Rotate == nil && !p.Flatten && len(p.Bookmarks) == 0 && len(p.Embeds) == 0 && p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil
+		p.Rotate == nil && !p.Flatten && len(p.Bookmarks) == 0 && len(p.Embeds) == 0 && p.Images == nil &&
+		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil
 }
 
 // step is one pdfcpu pass from an intermediate file to the next.
@@ -141,6 +144,11 @@ func (p Post) check() error {
 	}
 	if err := checkEmbeds(p.Embeds); err != nil {
 		return err
+	}
+	if p.Images != nil {
+		if err := p.Images.check(); err != nil {
+			return err
+		}
 	}
 	if r := p.Rotate; r != nil {
 		if err := r.check(); err != nil {
@@ -260,6 +268,9 @@ func (p Post) steps(s *stage) ([]step, error) {
 			m = &Metadata{}
 		}
 		steps = append(steps, step{"metadata", m.apply(p.CustomMetadata)})
+	}
+	if p.Images != nil {
+		steps = append(steps, step{"images", p.Images.apply})
 	}
 	if p.Optimize {
 		steps = append(steps, step{"optimize", optimize})

@@ -3,6 +3,10 @@ package serve
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -82,6 +86,7 @@ func TestPDFEnginesConformance(t *testing.T) {
 	}
 	three := string(threeBytes)
 	png := string(fileUpload(t, filepath.Join(repoTestdata, "convert", "samples", "testPNG.png")).content)
+	heavy := imageHeavyPDF(t)
 	index := []pdf.Bookmark{{Title: "Index", Page: 1, Children: []pdf.Bookmark{{Title: "Sub-index", Page: 2}}}}
 	tests := []struct {
 		name   string
@@ -170,6 +175,21 @@ func TestPDFEnginesConformance(t *testing.T) {
 		{"an image watermark without its file", "watermark", []part{{"files", "a.pdf", three},
 			{"watermarkSource", "", "text"}, {"watermarkExpression", "", "A"}, {"watermarkSource", "", "image"}}, 400,
 			wantBody("a watermark file is required for image or pdf source")},
+		{"optimize an image-heavy PDF", "optimize", []part{{"files", "heavy.pdf", heavy}}, 200,
+			func(t *testing.T, resp *http.Response, b []byte) {
+				if len(b)*3 > len(heavy) || pages(t, pdfs(t, resp, b)[""]) != 2 {
+					t.Errorf("got %d bytes from %d, want under a third, and 2 pages", len(b), len(heavy))
+				}
+			}},
+		{"optimize with imageQuality and maxImageResolution", "optimize", []part{{"files", "heavy.pdf", heavy},
+			{"imageQuality", "", "40"}, {"maxImageResolution", "", "75"}}, 200,
+			func(t *testing.T, resp *http.Response, b []byte) {
+				if len(b)*10 > len(heavy) {
+					t.Errorf("got %d bytes from %d, want under a tenth", len(b), len(heavy))
+				}
+			}},
+		{"optimize with imageQuality 200", "optimize", []part{{"files", "heavy.pdf", heavy}, {"imageQuality", "", "200"}}, 400,
+			wantBody("form field 'imageQuality' is invalid")},
 		{"metadata with a forged line", "metadata/write", []part{{"files", "a.pdf", three},
 			{"metadata", "", `{"Title":"Sample\nAuthor: Mallory"}`}}, 400, wantBody(`"Title"`)},
 		{"metadata with a forged custom line", "metadata/write", []part{{"files", "a.pdf", three},
@@ -220,4 +240,40 @@ func wantText(texts ...string) func(t *testing.T, resp *http.Response, b []byte)
 			}
 		}
 	}
+}
+
+// imageHeavyPDF is a PDF of two large grainy pictures, stored
+// losslessly as pdfcpu stores PNGs: most of its bytes are image samples.
+func imageHeavyPDF(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var pngs []string
+	for i := range 2 {
+		img := image.NewNRGBA(image.Rect(0, 0, 1000, 700))
+		r := rand.New(rand.NewPCG(uint64(i), 1))
+		for j := range img.Pix {
+			img.Pix[j] = uint8(j/4%1000/4) + uint8(r.IntN(24))
+			if j%4 == 3 {
+				img.Pix[j] = 255
+			}
+		}
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%d.png", i))
+		if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		pngs = append(pngs, path)
+	}
+	out := filepath.Join(dir, "heavy.pdf")
+	if err := pdf.FromImages(context.Background(), pngs, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -221,6 +221,10 @@ func mergePost(t *Task, fp form.Post) error {
 		t.Post.Bookmarks = fp.Bookmarks
 	}
 	t.Post.Embeds = append(t.Post.Embeds, fp.Embeds...)
+	t.Post.Optimize = t.Post.Optimize || fp.Optimize
+	if fp.Images != nil {
+		t.Post.Images = fp.Images
+	}
 	if fp.Rotate != nil {
 		t.Post.Rotate = &pdf.Rotation{Angle: fp.Rotate.Angle, Pages: fp.Rotate.Pages}
 	}

@@ -14,7 +14,8 @@ import (
 // FileBookmarks, embed Post.Embeds. merge and split read every
 // post-processing step, as Gotenberg does (merge also a list of
 // bookmarks for the merged PDF); convert reads PDFA and PDFUA;
-// metadata/read, bookmarks/read and optimize take no field.
+// optimize reads imageQuality and maxImageResolution; metadata/read
+// and bookmarks/read take no field.
 type EngineOptions struct {
 	Route string
 	PDFA  int // 1, 2 or 3 for PDF/A-1b, -2b, -3b; 0 none
@@ -76,9 +77,7 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 	case "rotate":
 		o.Rotate = f.rotation(true)
 	case "optimize":
-		// Gotenberg re-encodes images at imageQuality; calq's optimisation
-		// rewrites the structure and leaves images as they are.
-		f.unsupported("imageQuality")
+		o.Optimize, o.Images = true, f.images()
 	default:
 		return o, &Error{Status: http.StatusNotFound, Msg: "calq serve does not offer the route /forms/pdfengines/" + strings.Trim(quote(route), "'") + "."}
 	}

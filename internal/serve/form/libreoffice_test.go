@@ -43,7 +43,7 @@ func TestLibreOffice(t *testing.T) {
 		{name: "zoom", form: formOf("zoom", "50"), wantErr: "Invalid form data: form field 'zoom' is not supported by calq (got '50'; calq only does '100')"},
 		{name: "zoom bad", form: formOf("zoom", "x"), wantErr: "Invalid form data: form field 'zoom' is invalid (got 'x', want an integer)"},
 		{name: "native watermark", form: formOf("nativeWatermarkText", "DRAFT"), wantErr: "Invalid form data: form field 'nativeWatermarkText' is not supported by calq (got 'DRAFT')"},
-		{name: "optimizeImages", form: formOf("optimizeImages", "true"), wantErr: "Invalid form data: form field 'optimizeImages' is not supported by calq (got 'true'; calq only does 'false')"},
+		{name: "optimizeImages", form: formOf("optimizeImages", "true", "imageQuality", "0"), wantErr: "Invalid form data: form field 'imageQuality' is invalid (got '0', want an integer from 1 to 100)"},
 		{name: "factur-x", form: formOf("facturxConformanceLevel", "BASIC"), wantErr: "Invalid form data: form field 'facturxConformanceLevel' is not supported by calq (got 'BASIC')"},
 		{name: "factur-x file", form: &Form{fields: map[string][]string{}, Files: []File{{Name: "a.xml", Path: "/d/0001.xml", Field: "facturxXml"}}},
 			wantErr: "Invalid form data: form file field 'facturxXml' is not supported by calq"},

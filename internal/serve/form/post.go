@@ -31,6 +31,10 @@ type Post struct {
 	// client's file name, that of the PDFs it names. One at most is set.
 	Bookmarks     []pdf.Bookmark
 	FileBookmarks map[string][]pdf.Bookmark
+	// Optimize rewrites the PDF's structure compactly; Images re-encodes
+	// its raster images.
+	Optimize bool
+	Images   *pdf.Images
 }
 
 // Split cuts each PDF: Mode "intervals" makes a PDF every Span pages (Span
@@ -93,10 +97,23 @@ func (f *Form) post(pdfa int) Post {
 	if pdfa != 0 && p.Encrypt != nil && p.Encrypt.UserPassword != "" {
 		f.fail(badRequest("PDF/A format is incompatible with encryption"))
 	}
-	f.onlyBool("optimizeImages", false)
+	if f.Bool("optimizeImages") {
+		p.Images = f.images()
+	}
 	f.unsupported("facturxConformanceLevel")
 	f.unsupportedFiles("facturxXml")
 	return p
+}
+
+// defaultImageQuality is the JPEG quality of re-encoded images when
+// imageQuality is not given, Gotenberg's.
+const defaultImageQuality = 80
+
+// images reads imageQuality (1 to 100) and maxImageResolution (pixels
+// per inch of the largest page, 0 or absent for no bound).
+func (f *Form) images() *pdf.Images {
+	return &pdf.Images{Quality: f.IntRange("imageQuality", defaultImageQuality, 1, 100),
+		MaxResolution: f.IntRange("maxImageResolution", 0, 1, 2400)}
 }
 
 // split reads splitMode, splitSpan and splitUnify; nil when no split is
