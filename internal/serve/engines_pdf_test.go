@@ -140,25 +140,19 @@ func TestPDFEnginesConformance(t *testing.T) {
 			{"embedsMetadata", "", `{"invoice.xml":{"mimeType":"text/xml","relationship":"Alternative"}}`}}, 200,
 			func(t *testing.T, resp *http.Response, b []byte) {
 				out := pdfs(t, resp, b)[""]
-				f, err := os.Open(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				aa, err := api.Attachments(f, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var names []string
-				for _, a := range aa {
-					names = append(names, a.FileName)
-				}
-				if slices.Sort(names); !slices.Equal(names, []string{"data.csv", "invoice.xml"}) {
+				if names := attachmentNames(t, out); !slices.Equal(names, []string{"data.csv", "invoice.xml"}) {
 					t.Errorf("got attachments %q, want data.csv and invoice.xml", names)
 				}
 				raw, _ := os.ReadFile(out)
 				if !bytes.Contains(raw, []byte("/AFRelationship/Alternative")) && !bytes.Contains(raw, []byte("/AFRelationship /Alternative")) {
 					t.Error("no /AFRelationship /Alternative in the PDF")
+				}
+			}},
+		{"libreoffice/convert with embeds", "libreoffice/convert", []part{{"files", "letter.txt", "Dear reader,\nhello."},
+			{"embeds", "invoice.xml", "<i/>"}, {"embeds", "data.csv", "a,b\n"}}, 200,
+			func(t *testing.T, resp *http.Response, b []byte) {
+				if got := attachmentNames(t, pdfs(t, resp, b)[""]); !slices.Equal(got, []string{"data.csv", "invoice.xml"}) {
+					t.Errorf("got attachments %q, want data.csv and invoice.xml", got)
 				}
 			}},
 		{"embed metadata for no file", "embed", []part{{"files", "a.pdf", three}, {"embeds", "a.xml", "<a/>"},
@@ -207,7 +201,11 @@ func TestPDFEnginesConformance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := postParts(t, ts.URL+"/forms/pdfengines/"+tt.route, tt.parts)
+			route := "/forms/pdfengines/" + tt.route
+			if strings.HasPrefix(tt.route, "libreoffice/") {
+				route = "/forms/" + tt.route
+			}
+			resp := postParts(t, ts.URL+route, tt.parts)
 			b := body(t, resp)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("got status %d %q, want %d", resp.StatusCode, b, tt.status)
@@ -276,4 +274,24 @@ func imageHeavyPDF(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// attachmentNames are the sorted names of the files attached to a PDF.
+func attachmentNames(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	aa, err := api.Attachments(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range aa {
+		names = append(names, a.FileName)
+	}
+	slices.Sort(names)
+	return names
 }
