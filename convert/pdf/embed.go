@@ -114,6 +114,9 @@ func attach(ctx *model.Context, a Attachment) error {
 	if err != nil {
 		return err
 	}
+	// pdfcpu adds an empty collection item, which PDF 1.7 introduced: a
+	// PDF 1.6 (LibreOffice's PDF/A-3) would fail its own validation.
+	d.Delete("CI")
 	if a.Relationship != "" {
 		d["AFRelationship"] = types.Name(a.Relationship)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -85,6 +86,9 @@ type Post struct {
 	Embeds []Attachment `json:",omitempty"`
 	// Images, when set, re-encodes the raster images (before Optimize).
 	Images *Images `json:",omitempty"`
+	// FacturX, when set, makes a PDF/A-3 a Factur-X invoice; it goes
+	// alone.
+	FacturX *FacturX `json:",omitempty"`
 }
 
 // Empty says whether p asks for nothing, in which case Apply only
@@ -92,7 +96,7 @@ type Post struct {
 func (p Post) Empty() bool {
 	return p.Watermark == nil && p.Stamp == nil && len(p.Watermarks) == 0 && len(p.Stamps) == 0 &&
 		p.Rotate == nil && !p.Flatten && len(p.Bookmarks) == 0 && len(p.Embeds) == 0 && p.Images == nil &&
-		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil
+		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil && p.FacturX == nil
 }
 
 // step is one pdfcpu pass from an intermediate file to the next.
@@ -148,6 +152,14 @@ func (p Post) check() error {
 	if p.Images != nil {
 		if err := p.Images.check(); err != nil {
 			return err
+		}
+	}
+	if f := p.FacturX; f != nil {
+		if err := f.check(); err != nil {
+			return err
+		}
+		if alone := (Post{FacturX: f}); !reflect.DeepEqual(p, alone) {
+			return errors.New("factur-x: it goes alone: any other change would break the PDF/A-3 it needs")
 		}
 	}
 	if r := p.Rotate; r != nil {
@@ -268,6 +280,9 @@ func (p Post) steps(s *stage) ([]step, error) {
 			m = &Metadata{}
 		}
 		steps = append(steps, step{"metadata", m.apply(p.CustomMetadata)})
+	}
+	if p.FacturX != nil {
+		steps = append(steps, step{"factur-x", p.FacturX.apply})
 	}
 	if p.Images != nil {
 		steps = append(steps, step{"images", p.Images.apply})

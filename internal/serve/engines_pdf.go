@@ -19,6 +19,7 @@ const (
 	routeBookmarksRead  = "pdfengines/bookmarks/read"
 	routeBookmarksWrite = "pdfengines/bookmarks/write"
 	routeEmbed          = "pdfengines/embed"
+	routeFacturX        = "pdfengines/factur-x"
 )
 
 // fileBookmarks turns bookmarks by the client's file name into
@@ -90,4 +91,25 @@ func fieldStepError(path string, err error) error {
 		return &jobError{status: http.StatusBadRequest, msg: fmt.Sprintf("Invalid form data: %s: %v", filepath.Base(path), fe), err: err}
 	}
 	return err
+}
+
+// facturX answers pdfengines/factur-x: each PDF that is not PDF/A-3 is
+// made PDF/A-3b by LibreOffice first, then the invoice is attached and
+// declared as an incremental update, which keeps it PDF/A-3.
+func (s *Server) facturX(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
+	a3 := make([]string, len(ins))
+	for i, in := range ins {
+		c, err := s.pdf.PDFA(ctx, s.fileLimit(in), in)
+		if err != nil {
+			return nil, stepError(in, err)
+		}
+		if a3[i] = in; c.Part == 3 {
+			continue
+		}
+		a3[i] = filepath.Join(out, fmt.Sprintf("pdfa3-%04d.pdf", i))
+		if err := s.officePDFA(ctx, j, i, in, a3[i], 3, false); err != nil {
+			return nil, err
+		}
+	}
+	return s.after(ctx, a3, out, Task{Post: pdf.Post{FacturX: t.Post.FacturX}})
 }

@@ -5,7 +5,10 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"calq/convert/pdf"
@@ -67,6 +70,72 @@ func TestPDFAConvertRoute(t *testing.T) {
 			}
 			if ua := c.UA == 1; ua != tt.ua {
 				t.Errorf("got PDF/UA part %d, want PDF/UA-1 %v", c.UA, tt.ua)
+			}
+		})
+	}
+}
+
+// TestFacturXRoute: pdfengines/factur-x makes each PDF PDF/A-3b when it
+// is not (a PDF/A-3 stays as LibreOffice wrote it, the invoice appended
+// as an incremental update), attaches factur-x.xml as its Alternative
+// and declares the Factur-X level in the XMP.
+func TestFacturXRoute(t *testing.T) {
+	tooltest.Require(t, "soffice")
+	qpdf := tooltest.Require(t, "qpdf")
+	ts := newTestServer(t, nil)
+	three, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "pages_3.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := postParts(t, ts.URL+"/forms/pdfengines/convert", []part{{"files", "a.pdf", string(three)}, {"pdfa", "", "PDF/A-3b"}})
+	a3 := body(t, resp)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("making a PDF/A-3b: %d %q", resp.StatusCode, a3)
+	}
+	const invoice = `<?xml version="1.0"?><rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>`
+	tests := []struct {
+		name   string
+		parts  []part
+		status int
+		level  string
+		kept   []byte // the input bytes the result starts with
+	}{
+		{"a plain PDF", []part{{"files", "plain.pdf", string(three)}, {"facturxXml", "inv.xml", invoice},
+			{"facturxConformanceLevel", "", "EN 16931"}}, 200, "EN 16931", nil},
+		{"a PDF/A-3b, kept", []part{{"files", "a3.pdf", string(a3)}, {"facturxXml", "inv.xml", invoice},
+			{"facturxConformanceLevel", "", "BASIC"}, {"facturxDocumentType", "", "ORDER"}}, 200, "BASIC", a3},
+		{"no XML", []part{{"files", "plain.pdf", string(three)}, {"facturxConformanceLevel", "", "EN 16931"}}, 400, "", nil},
+		{"a bad level", []part{{"files", "plain.pdf", string(three)}, {"facturxXml", "inv.xml", invoice},
+			{"facturxConformanceLevel", "", "GOLD"}}, 400, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := postParts(t, ts.URL+"/forms/pdfengines/factur-x", tt.parts)
+			b := body(t, resp)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("got status %d %q, want %d", resp.StatusCode, b, tt.status)
+			}
+			if tt.status != http.StatusOK {
+				return
+			}
+			out := pdfFile(t, b)
+			if c, err := pdf.PDFA(context.Background(), out); err != nil || c.Part != 3 {
+				t.Errorf("got PDF/A %+v (%v), want part 3", c, err)
+			}
+			if tt.kept != nil && !bytes.HasPrefix(b, tt.kept) {
+				t.Error("the PDF/A-3 input was rewritten, want it kept and updated incrementally")
+			}
+			if names := attachmentNames(t, out); !slices.Equal(names, []string{"factur-x.xml"}) {
+				t.Errorf("got attachments %q, want factur-x.xml", names)
+			}
+			for _, want := range []string{"/AFRelationship /Alternative", "urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#",
+				"<fx:ConformanceLevel>" + tt.level + "</fx:ConformanceLevel>"} {
+				if !bytes.Contains(b, []byte(want)) && !bytes.Contains(b, []byte(strings.ReplaceAll(want, " /", "/"))) {
+					t.Errorf("the PDF does not hold %s", want)
+				}
+			}
+			if out, err := exec.Command(qpdf, "--check", out).CombinedOutput(); err != nil {
+				t.Errorf("qpdf --check: %v\n%s", err, out)
 			}
 		})
 	}

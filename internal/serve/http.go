@@ -251,7 +251,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 // formRoutes are Gotenberg's routes calq serves, below /forms/.
 var formRoutes = []string{routeConvert, routeMerge, routeSplit, routePDFA, routeMetaRead, routeMetaWrite,
 	routeEncrypt, routeWatermark, routeStamp, routeRotate, routeFlatten, routeOptimize,
-	routeBookmarksRead, routeBookmarksWrite, routeEmbed}
+	routeBookmarksRead, routeBookmarksWrite, routeEmbed, routeFacturX}
 
 func knownRoute(route string) bool { return slices.Contains(formRoutes, route) }
 

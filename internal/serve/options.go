@@ -225,6 +225,9 @@ func mergePost(t *Task, fp form.Post) error {
 	if fp.Images != nil {
 		t.Post.Images = fp.Images
 	}
+	if fp.FacturX != nil {
+		t.Post.FacturX = fp.FacturX
+	}
 	if fp.Rotate != nil {
 		t.Post.Rotate = &pdf.Rotation{Angle: fp.Rotate.Angle, Pages: fp.Rotate.Pages}
 	}

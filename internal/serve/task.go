@@ -111,6 +111,8 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 		return s.readMetadata(ctx, j, ins, dir)
 	case routeBookmarksRead:
 		return s.readBookmarks(ctx, j, ins, dir)
+	case routeFacturX:
+		pdfs, err = s.facturX(ctx, j, ins, out, t)
 	default:
 		pdfs, err = s.after(ctx, ins, out, t)
 	}
@@ -271,21 +273,30 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out stri
 	if t.PDFA == 0 && !t.Export.PDFUA {
 		return nil, badRequest("Invalid form data: either 'pdfa' or 'pdfua' form fields must be provided")
 	}
-	office := &fairOffice{s: s, user: j.Owner, class: j.Class, retries: officeRetries}
 	res := make([]string, len(ins))
 	for i, in := range ins {
 		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))
-		o := lo.ConvertOptions{PDFA: t.PDFA, Export: lo.Export{PDFUA: t.Export.PDFUA}, Timeout: s.opts.FileTimeout}
-		if err := office.Convert(ctx, in, res[i], o); err != nil {
-			var ce *lo.ConvertError
-			if errors.As(err, &ce) {
-				// In words for people, by the client's name.
-				return nil, &jobError{status: http.StatusBadRequest, msg: j.Request.Files[i].Name + ": " + ce.Explain(), err: err}
-			}
+		if err := s.officePDFA(ctx, j, i, in, res[i], t.PDFA, t.Export.PDFUA); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// officePDFA has LibreOffice export the job's i-th file, in, as PDF/A-pdfa
+// (0: none) and, with ua, PDF/UA at out; its failure is said in words for
+// people, by the client's name.
+func (s *Server) officePDFA(ctx context.Context, j *jobs.Job, i int, in, out string, pdfa int, ua bool) error {
+	office := &fairOffice{s: s, user: j.Owner, class: j.Class, retries: officeRetries}
+	o := lo.ConvertOptions{PDFA: pdfa, Export: lo.Export{PDFUA: ua}, Timeout: s.opts.FileTimeout}
+	if err := office.Convert(ctx, in, out, o); err != nil {
+		var ce *lo.ConvertError
+		if errors.As(err, &ce) {
+			return &jobError{status: http.StatusBadRequest, msg: j.Request.Files[i].Name + ": " + ce.Explain(), err: err}
+		}
+		return err
+	}
+	return nil
 }
 
 // readMetadata answers pdfengines/metadata/read: a JSON object of each

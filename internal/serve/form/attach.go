@@ -83,3 +83,24 @@ func strictJSON(raw string, v any) error {
 	}
 	return nil
 }
+
+// facturX reads facturxXml (a file), facturxConformanceLevel,
+// facturxDocumentType and facturxVersion; the first two are required.
+func (f *Form) facturX() *pdf.FacturX {
+	x := &pdf.FacturX{Level: f.Value("facturxConformanceLevel"), DocumentType: f.Value("facturxDocumentType"),
+		Version: f.Value("facturxVersion")}
+	for _, file := range f.Files {
+		if file.Field == "facturxXml" {
+			if x.XML != "" {
+				f.fail(badRequest("form file field 'facturxXml' is repeated: a Factur-X invoice has one XML"))
+				return nil
+			}
+			x.XML = file.Path
+		}
+	}
+	if x.XML == "" || x.Level == "" {
+		f.fail(badRequest("'facturxConformanceLevel' and 'facturxXml' are both required"))
+		return nil
+	}
+	return x
+}

@@ -26,13 +26,13 @@ type EngineOptions struct {
 // EngineRoutes are the /forms/pdfengines/* routes PDFEngines reads.
 var EngineRoutes = []string{
 	"merge", "split", "flatten", "convert", "metadata/read", "metadata/write",
-	"encrypt", "watermark", "stamp", "rotate", "optimize", "bookmarks/read", "bookmarks/write", "embed",
+	"encrypt", "watermark", "stamp", "rotate", "optimize", "bookmarks/read", "bookmarks/write", "embed", "factur-x",
 }
 
 // PDFEngines reads the fields of /forms/pdfengines/{route} (route with or
 // without that prefix). Unknown fields are ignored; a bad or missing value,
 // or a feature calq cannot honour, is a 400 *Error naming the field; a
-// route calq does not offer (factur-x) is a 404 *Error.
+// route calq does not offer is a 404 *Error.
 func PDFEngines(route string, f *Form) (EngineOptions, error) {
 	route = strings.Trim(strings.TrimPrefix(route, "/forms/pdfengines/"), "/")
 	o := EngineOptions{Route: route}
@@ -55,6 +55,8 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 		o.Embeds = f.embeds()
 		f.unsupported("facturxConformanceLevel")
 		f.unsupportedFiles("facturxXml")
+	case "factur-x":
+		o.FacturX = f.facturX()
 	case "flatten", "metadata/read", "bookmarks/read":
 		o.Flatten = route == "flatten"
 	case "convert":

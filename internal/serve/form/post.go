@@ -35,6 +35,8 @@ type Post struct {
 	// its raster images.
 	Optimize bool
 	Images   *pdf.Images
+	// FacturX makes a PDF/A-3 a Factur-X invoice (pdfengines/factur-x).
+	FacturX *pdf.FacturX
 }
 
 // Split cuts each PDF: Mode "intervals" makes a PDF every Span pages (Span
