@@ -30,7 +30,7 @@ type Images struct {
 
 // maxImagePixels bounds the images Images decodes: a larger one is left
 // as it is rather than held in memory.
-const maxImagePixels = 64 << 20
+const maxImagePixels = 16 << 20
 
 func (o *Images) check() error {
 	switch {
