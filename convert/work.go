@@ -245,7 +245,7 @@ func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, 
 	case sniff.Image:
 		err = r.image(ctx, i, slot, in, tmp, limit)
 	default:
-		err = r.passPDF(ctx, in, tmp, limit)
+		err = r.passPDF(ctx, slot, in, tmp, limit)
 	}
 	if err != nil {
 		return classify(ctx, kind, err, limit)
@@ -305,8 +305,10 @@ func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit t
 }
 
 // passPDF passes a PDF within its limits through pdfcpu, or for PDF/A
-// keeps it as it is when it is PDF/A of the part asked for already.
-func (r *runner) passPDF(ctx context.Context, in, out string, limit time.Duration) error {
+// keeps it as it is when it is PDF/A of the part asked for already, else
+// hands it to LibreOffice, which imports it and exports PDF/A (as images
+// go, and as calq serve's pdfengines/convert does).
+func (r *runner) passPDF(ctx context.Context, slot int, in, out string, limit time.Duration) error {
 	if err := pdf.CheckLimits(ctx, in, r.o.PDFLimits); err != nil {
 		return err
 	}
@@ -318,7 +320,7 @@ func (r *runner) passPDF(ctx context.Context, in, out string, limit time.Duratio
 		return err
 	}
 	if c.Part != r.o.PDFA {
-		return sched.Permanent(fmt.Errorf("%s; calq does not turn PDFs into PDF/A-%d", describePDFA(c), r.o.PDFA))
+		return r.onInstance(ctx, slot, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
 	}
 	return copyFile(ctx, in, out)
 }

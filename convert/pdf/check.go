@@ -20,15 +20,10 @@ func (p Post) Check() error {
 	if err := p.check(); err != nil {
 		return err
 	}
-	if w := p.Watermark; w != nil {
-		if err := w.checkFiles("watermark"); err != nil {
+	for _, m := range p.marks() {
+		if err := m.w.checkFiles(m.name); err != nil {
 			return err
 		}
-	}
-	if w := p.Stamp; w != nil {
-		s := *w
-		s.OnTop = true
-		return s.checkFiles("stamp")
 	}
 	return nil
 }

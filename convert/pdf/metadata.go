@@ -33,6 +33,9 @@ type Metadata struct {
 	CreationDate                     time.Time `json:",omitzero"`
 	ModDate                          time.Time `json:",omitzero"`
 	Trapped                          string    `json:",omitempty"`
+	// Marked is "true" or "false": the catalog's /MarkInfo /Marked, which
+	// says the PDF is tagged.
+	Marked string `json:",omitempty"`
 }
 
 // standardKeys are the information dictionary's keys that Metadata has a
@@ -44,6 +47,25 @@ func (m *Metadata) check() error {
 	case "", "True", "False", "Unknown":
 	default:
 		return &FieldError{Field: "metadata", Value: m.Trapped, Err: errors.New("Trapped must be True, False or Unknown")}
+	}
+	switch m.Marked {
+	case "", "true", "false":
+	default:
+		return &FieldError{Field: "metadata", Value: m.Marked, Err: errors.New("Marked must be true or false")}
+	}
+	props := m.strings(nil)
+	props["Producer"] = m.Producer
+	return checkValues(props)
+}
+
+// checkValues refuses a value holding a control character: a line break
+// in a value would end it early in a reader's view (XMP, a tool's
+// listing) and forge a second key after it.
+func checkValues(props map[string]string) error {
+	for k, v := range props {
+		if hasControl(v) {
+			return &FieldError{Field: "metadata", Value: k, Err: errors.New("its value holds a control character (a line break, a tab or NUL)")}
+		}
 	}
 	return nil
 }
@@ -60,7 +82,7 @@ func checkCustom(custom map[string]string) error {
 			return &FieldError{Field: "metadata", Value: k, Err: errors.New("a key must be printable ASCII without spaces or PDF delimiters")}
 		}
 	}
-	return nil
+	return checkValues(custom)
 }
 
 func isStandardKey(k string) bool {
@@ -108,6 +130,11 @@ func (m *Metadata) apply(custom map[string]string) func(rs io.ReadSeeker, w io.W
 				return err
 			}
 			info["Trapped"] = types.Name(m.Trapped)
+		}
+		if m.Marked != "" {
+			if err := setMarked(ctx.XRefTable, m.Marked == "true"); err != nil {
+				return err
+			}
 		}
 		return api.WriteContext(ctx, w)
 	}
@@ -189,6 +216,9 @@ func ReadMetadata(ctx context.Context, path string) (map[string]string, error) {
 		"PDFVersion": pc.XRefTable.Version().String(),
 		"PageCount":  strconv.Itoa(pc.PageCount),
 	}
+	if marked, ok := isMarked(pc.XRefTable); ok {
+		meta["Marked"] = strconv.FormatBool(marked)
+	}
 	if pc.Info == nil {
 		return meta, nil
 	}
@@ -229,4 +259,33 @@ func infoValue(xt *model.XRefTable, o types.Object) (string, bool) {
 		return v.Value(), true
 	}
 	return "", false
+}
+
+// setMarked sets the catalog's /MarkInfo /Marked.
+func setMarked(xt *model.XRefTable, marked bool) error {
+	cat, err := xt.Catalog()
+	if err != nil {
+		return err
+	}
+	mi, err := xt.DereferenceDict(cat["MarkInfo"])
+	if err != nil || mi == nil {
+		mi = types.Dict{}
+		cat["MarkInfo"] = mi
+	}
+	mi["Marked"] = types.Boolean(marked)
+	return nil
+}
+
+// isMarked reads the catalog's /MarkInfo /Marked; false when absent.
+func isMarked(xt *model.XRefTable) (marked, ok bool) {
+	cat, err := xt.Catalog()
+	if err != nil {
+		return false, false
+	}
+	mi, err := xt.DereferenceDict(cat["MarkInfo"])
+	if err != nil || mi == nil {
+		return false, false
+	}
+	b := mi.BooleanEntry("Marked")
+	return b != nil && *b, b != nil
 }

@@ -409,3 +409,87 @@ func FuzzSplitSpec(f *testing.F) {
 		}
 	})
 }
+
+// TestMetadataControlCharacters: a value with a line break or another
+// control character would end early in a reader's listing and forge a
+// key after it; Check and Apply refuse it, naming the key.
+func TestMetadataControlCharacters(t *testing.T) {
+	tests := []struct {
+		name string
+		post Post
+		key  string
+	}{
+		{"newline in title", Post{Metadata: &Metadata{Title: "Sample\nAuthor=Mallory"}}, "Title"},
+		{"carriage return in author", Post{Metadata: &Metadata{Author: "A\rB"}}, "Author"},
+		{"NUL in keywords", Post{Metadata: &Metadata{Keywords: "a\x00b"}}, "Keywords"},
+		{"newline in producer", Post{Metadata: &Metadata{Producer: "p\n"}}, "Producer"},
+		{"tab in creator", Post{Metadata: &Metadata{Creator: "c\td"}}, "Creator"},
+		{"C1 in subject", Post{Metadata: &Metadata{Subject: "s\u0085t"}}, "Subject"},
+		{"newline in a custom value", Post{CustomMetadata: map[string]string{"Company": "ACME\nTitle: forged"}}, "Company"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.post.Check()
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != "metadata" || fe.Value != tt.key {
+				t.Fatalf("Check() = %v, want a FieldError for metadata naming %s", err, tt.key)
+			}
+			out := filepath.Join(t.TempDir(), "o.pdf")
+			if Apply(context.Background(), testFile(t, "pages_3.pdf"), out, tt.post) == nil {
+				t.Error("Apply accepted what Check refuses")
+			}
+			mustNotExist(t, out)
+		})
+	}
+}
+
+func TestMetadataMarked(t *testing.T) {
+	for _, marked := range []string{"true", "false"} {
+		t.Run(marked, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o.pdf")
+			if err := Apply(context.Background(), testFile(t, "pages_3.pdf"), out, Post{Metadata: &Metadata{Marked: marked}}); err != nil {
+				t.Fatal(err)
+			}
+			m, err := ReadMetadata(context.Background(), out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m["Marked"] != marked {
+				t.Errorf("got Marked %q, want %q", m["Marked"], marked)
+			}
+		})
+	}
+	if err := (Post{Metadata: &Metadata{Marked: "yes"}}).Check(); err == nil {
+		t.Error("Check() accepted Marked yes")
+	}
+}
+
+// TestApplySeveralMarks: every watermark and stamp of a request lands,
+// the watermarks under the page's own text, the stamps over it.
+func TestApplySeveralMarks(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.pdf")
+	style := "rotation:0, scalefactor:0.2 abs, position:"
+	p := Post{
+		Watermark: &Watermark{Text: "WONE", Style: style + "tl"}, Watermarks: []Watermark{{Text: "WTWO", Style: style + "br"}},
+		Stamp: &Watermark{Text: "SONE", Style: style + "tr"}, Stamps: []Watermark{{Text: "STWO", Style: style + "bl", OnTop: false}},
+	}
+	if err := Apply(context.Background(), testFile(t, "pages_3.pdf"), out, p); err != nil {
+		t.Fatal(err)
+	}
+	text, err := Text(out, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Split(text, "\f")[0]
+	own := strings.Index(page, "Page ")
+	for _, w := range []string{"WONE", "WTWO"} {
+		if i := strings.Index(page, w); i < 0 || i > own {
+			t.Errorf("page 1 %q: want %s before the page's text", page, w)
+		}
+	}
+	for _, s := range []string{"SONE", "STWO"} {
+		if i := strings.Index(page, s); i < own {
+			t.Errorf("page 1 %q: want %s after the page's text", page, s)
+		}
+	}
+}

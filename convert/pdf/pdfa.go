@@ -17,10 +17,14 @@ import (
 type Conformance struct {
 	Part  int    // 1, 2, 3 or 4; 0 when the PDF does not claim PDF/A
 	Level string // "A", "B" or "U" (upper case); "" when none is given
+	UA    int    // the PDF/UA part (pdfuaid:part) claimed; 0 none
 }
 
-// pdfaNS is the XMP namespace of the PDF/A identification schema.
-const pdfaNS = "http://www.aiim.org/pdfa/ns/id/"
+// The XMP namespaces of the PDF/A and PDF/UA identification schemas.
+const (
+	pdfaNS  = "http://www.aiim.org/pdfa/ns/id/"
+	pdfuaNS = "http://www.aiim.org/pdfua/ns/id/"
+)
 
 // PDFA reads the PDF/A identification of the PDF at path: pdfaid:part and
 // pdfaid:conformance in the XMP stream of the document catalog's
@@ -67,12 +71,13 @@ func metadataStream(path string) ([]byte, error) {
 	return content, err
 }
 
-// parseXMP finds pdfaid:part and pdfaid:conformance in an XMP packet.
+// parseXMP finds pdfaid:part, pdfaid:conformance and pdfuaid:part in an
+// XMP packet.
 func parseXMP(xmp []byte) (Conformance, error) {
 	var c Conformance
 	d := xml.NewDecoder(bytes.NewReader(xmp))
 	d.Strict = false
-	var field string // the pdfaid element being read
+	var field xml.Name // the identification element being read
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -84,31 +89,39 @@ func parseXMP(xmp []byte) (Conformance, error) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			for _, a := range t.Attr {
-				if a.Name.Space == pdfaNS {
-					if err := c.set(a.Name.Local, a.Value); err != nil {
-						return c, err
-					}
+				if err := c.set(a.Name, a.Value); err != nil {
+					return c, err
 				}
 			}
-			if t.Name.Space == pdfaNS {
-				field = t.Name.Local
-			}
+			field = t.Name
 		case xml.CharData:
-			if field != "" && strings.TrimSpace(string(t)) != "" {
+			if strings.TrimSpace(string(t)) != "" {
 				if err := c.set(field, string(t)); err != nil {
 					return c, err
 				}
 			}
 		case xml.EndElement:
-			field = ""
+			field = xml.Name{}
 		}
 	}
 	return c, nil
 }
 
-func (c *Conformance) set(field, value string) error {
+// set records the value of an identification field; others are ignored.
+func (c *Conformance) set(field xml.Name, value string) error {
 	value = strings.TrimSpace(value)
-	switch field {
+	if field.Space == pdfuaNS && field.Local == "part" {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 || n > 2 {
+			return fmt.Errorf("XMP metadata: pdfuaid:part %q is not 1 or 2", value)
+		}
+		c.UA = n
+		return nil
+	}
+	if field.Space != pdfaNS {
+		return nil
+	}
+	switch field.Local {
 	case "part":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 || n > 4 {

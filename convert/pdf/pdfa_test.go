@@ -15,12 +15,15 @@ func TestParseXMP(t *testing.T) {
 		want Conformance
 		bad  bool
 	}{
-		{"element form, as LibreOffice writes it", head + `<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/"><pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance></rdf:Description>` + tail, Conformance{2, "B"}, false},
-		{"attribute form", head + `<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" pdfaid:part="1" pdfaid:conformance="a"/>` + tail, Conformance{1, "A"}, false},
-		{"another prefix", head + `<rdf:Description xmlns:id="http://www.aiim.org/pdfa/ns/id/" id:part="3" id:conformance="U"/>` + tail, Conformance{3, "U"}, false},
+		{"element form, as LibreOffice writes it", head + `<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/"><pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance></rdf:Description>` + tail, Conformance{Part: 2, Level: "B"}, false},
+		{"attribute form", head + `<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" pdfaid:part="1" pdfaid:conformance="a"/>` + tail, Conformance{Part: 1, Level: "A"}, false},
+		{"another prefix", head + `<rdf:Description xmlns:id="http://www.aiim.org/pdfa/ns/id/" id:part="3" id:conformance="U"/>` + tail, Conformance{Part: 3, Level: "U"}, false},
 		{"a part in another namespace does not count", head + `<rdf:Description xmlns:pdfaid="http://example.com/not-pdfa/" pdfaid:part="2"/>` + tail, Conformance{}, false},
 		{"no identification", head + `<rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>x</dc:title></rdf:Description>` + tail, Conformance{}, false},
 		{"empty", "", Conformance{}, false},
+		{"PDF/UA-1 with PDF/A-1a", head + `<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/"><pdfaid:part>1</pdfaid:part><pdfaid:conformance>A</pdfaid:conformance><pdfuaid:part>1</pdfuaid:part></rdf:Description>` + tail, Conformance{Part: 1, Level: "A", UA: 1}, false},
+		{"PDF/UA-1 alone, attribute form", head + `<rdf:Description xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/" pdfuaid:part="1"/>` + tail, Conformance{UA: 1}, false},
+		{"PDF/UA part out of range", head + `<rdf:Description xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/" pdfuaid:part="7"/>` + tail, Conformance{}, true},
 		{"part out of range", head + `<rdf:Description xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" pdfaid:part="9"/>` + tail, Conformance{}, true},
 	}
 	for _, tc := range tests {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -74,13 +75,28 @@ type Post struct {
 	Flatten   bool       `json:",omitempty"`
 
 	CustomMetadata map[string]string `json:",omitempty"`
+
+	// Watermarks and Stamps are those after Watermark and Stamp, when a
+	// request asks for several, applied in order after them.
+	Watermarks []Watermark `json:",omitempty"`
+	Stamps     []Watermark `json:",omitempty"`
+	// Bookmarks, when set, replace the PDF's outline.
+	Bookmarks []Bookmark `json:",omitempty"`
+	// Embeds are files attached to the PDF.
+	Embeds []Attachment `json:",omitempty"`
+	// Images, when set, re-encodes the raster images (before Optimize).
+	Images *Images `json:",omitempty"`
+	// FacturX, when set, makes a PDF/A-3 a Factur-X invoice; it goes
+	// alone.
+	FacturX *FacturX `json:",omitempty"`
 }
 
 // Empty says whether p asks for nothing, in which case Apply only
 // validates and rewrites its input.
 func (p Post) Empty() bool {
-	return p.Watermark == nil && p.Stamp == nil && p.Rotate == nil && !p.Flatten &&
-		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil
+	return p.Watermark == nil && p.Stamp == nil && len(p.Watermarks) == 0 && len(p.Stamps) == 0 &&
+		p.Rotate == nil && !p.Flatten && len(p.Bookmarks) == 0 && len(p.Embeds) == 0 && p.Images == nil &&
+		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil && p.FacturX == nil
 }
 
 // step is one pdfcpu pass from an intermediate file to the next.
@@ -122,14 +138,28 @@ func Apply(ctx context.Context, in, out string, p Post) error {
 
 // check rejects bad options before any work is done.
 func (p Post) check() error {
-	if w := p.Watermark; w != nil {
-		if err := w.check("watermark"); err != nil {
+	for _, m := range p.marks() {
+		if err := m.w.check(m.name); err != nil {
 			return err
 		}
 	}
-	if w := p.Stamp; w != nil {
-		if err := w.check("stamp"); err != nil {
+	if err := checkBookmarks(p.Bookmarks); err != nil {
+		return err
+	}
+	if err := checkEmbeds(p.Embeds); err != nil {
+		return err
+	}
+	if p.Images != nil {
+		if err := p.Images.check(); err != nil {
 			return err
+		}
+	}
+	if f := p.FacturX; f != nil {
+		if err := f.check(); err != nil {
+			return err
+		}
+		if alone := (Post{FacturX: f}); !reflect.DeepEqual(p, alone) {
+			return errors.New("factur-x: it goes alone: any other change would break the PDF/A-3 it needs")
 		}
 	}
 	if r := p.Rotate; r != nil {
@@ -195,18 +225,39 @@ func pageSelection(field, sel string) ([]string, error) {
 	return pages, nil
 }
 
+// namedMark is a watermark or stamp with the name its errors give.
+type namedMark struct {
+	name string
+	w    *Watermark
+}
+
+// marks are p's watermarks then its stamps, in the order they are
+// applied; a stamp always goes over the content.
+func (p Post) marks() []namedMark {
+	var ms []namedMark
+	add := func(name string, first *Watermark, rest []Watermark) {
+		if first != nil {
+			ms = append(ms, namedMark{name, first})
+		}
+		for i := range rest {
+			ms = append(ms, namedMark{name, &rest[i]})
+		}
+	}
+	add("watermark", p.Watermark, p.Watermarks)
+	n := len(ms)
+	add("stamp", p.Stamp, p.Stamps)
+	for i := n; i < len(ms); i++ {
+		w := *ms[i].w
+		w.OnTop = true
+		ms[i].w = &w
+	}
+	return ms
+}
+
 func (p Post) steps(s *stage) ([]step, error) {
 	var steps []step
-	for _, wm := range []struct {
-		name string
-		w    *Watermark
-	}{{"watermark", p.Watermark}, {"stamp", p.Stamp}} {
-		if wm.w == nil {
-			continue
-		}
-		w := *wm.w
-		w.OnTop = w.OnTop || wm.name == "stamp"
-		st, err := w.step(s, wm.name)
+	for _, m := range p.marks() {
+		st, err := m.w.step(s, m.name)
 		if err != nil {
 			return nil, err
 		}
@@ -218,11 +269,23 @@ func (p Post) steps(s *stage) ([]step, error) {
 	if p.Flatten {
 		steps = append(steps, step{"flatten", flatten})
 	}
+	if len(p.Bookmarks) > 0 {
+		steps = append(steps, step{"bookmarks", writeBookmarks(p.Bookmarks)})
+	}
+	if len(p.Embeds) > 0 {
+		steps = append(steps, step{"embed", embed(p.Embeds)})
+	}
 	if m := p.Metadata; m != nil || len(p.CustomMetadata) > 0 {
 		if m == nil {
 			m = &Metadata{}
 		}
 		steps = append(steps, step{"metadata", m.apply(p.CustomMetadata)})
+	}
+	if p.FacturX != nil {
+		steps = append(steps, step{"factur-x", p.FacturX.apply})
+	}
+	if p.Images != nil {
+		steps = append(steps, step{"images", p.Images.apply})
 	}
 	if p.Optimize {
 		steps = append(steps, step{"optimize", optimize})

@@ -47,6 +47,16 @@ func (p *Pool) ReadMetadata(ctx context.Context, limit time.Duration, path strin
 	return rep.Meta, err
 }
 
+// ReadBookmarks is pdf.ReadBookmarks; a PDF without bookmarks gives an
+// empty list, never nil.
+func (p *Pool) ReadBookmarks(ctx context.Context, limit time.Duration, path string) ([]pdf.Bookmark, error) {
+	rep, err := p.read(ctx, limit, "read bookmarks of "+path, request{Op: "bookmarks", In: []string{path}})
+	if err == nil && rep.Marks == nil {
+		rep.Marks = []pdf.Bookmark{}
+	}
+	return rep.Marks, err
+}
+
 // PDFA is pdf.PDFA.
 func (p *Pool) PDFA(ctx context.Context, limit time.Duration, path string) (pdf.Conformance, error) {
 	rep, err := p.read(ctx, limit, "read the PDF/A identification of "+path, request{Op: "pdfa", In: []string{path}})

@@ -33,6 +33,7 @@ type reply struct {
 	Parts []string          `json:"parts,omitempty"` // Split's files
 	Meta  map[string]string `json:"meta,omitempty"`  // ReadMetadata's
 	PDFA  pdf.Conformance   `json:"pdfa"`
+	Marks []pdf.Bookmark    `json:"bookmarks,omitempty"` // ReadBookmarks'
 }
 
 // ops are the operations a helper does, by name: package pdf's
@@ -49,6 +50,10 @@ var ops = map[string]func(r request) reply{
 	"metadata": func(r request) reply {
 		m, err := pdf.ReadMetadata(context.Background(), r.In[0])
 		return reply{Meta: m, Err: toWire(err)}
+	},
+	"bookmarks": func(r request) reply {
+		b, err := pdf.ReadBookmarks(context.Background(), r.In[0])
+		return reply{Marks: b, Err: toWire(err)}
 	},
 	"pdfa": func(r request) reply {
 		c, err := pdf.PDFA(context.Background(), r.In[0])

@@ -29,8 +29,7 @@ func (s *Server) routes() {
 	for _, route := range formRoutes {
 		m.Handle("POST /forms/"+route, s.auth(s.sync(route)))
 	}
-	for _, route := range []string{"pdfengines/embed", "pdfengines/bookmarks/read", "pdfengines/bookmarks/write",
-		"chromium/convert/url", "chromium/convert/html", "chromium/convert/markdown",
+	for _, route := range []string{"chromium/convert/url", "chromium/convert/html", "chromium/convert/markdown",
 		"chromium/screenshot/url", "chromium/screenshot/html", "chromium/screenshot/markdown"} {
 		m.Handle("POST /forms/"+route, s.auth(unsupported(route)))
 	}
@@ -251,7 +250,8 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 
 // formRoutes are Gotenberg's routes calq serves, below /forms/.
 var formRoutes = []string{routeConvert, routeMerge, routeSplit, routePDFA, routeMetaRead, routeMetaWrite,
-	routeEncrypt, routeWatermark, routeStamp, routeRotate, routeFlatten, routeOptimize}
+	routeEncrypt, routeWatermark, routeStamp, routeRotate, routeFlatten, routeOptimize,
+	routeBookmarksRead, routeBookmarksWrite, routeEmbed, routeFacturX}
 
 func knownRoute(route string) bool { return slices.Contains(formRoutes, route) }
 

@@ -69,7 +69,10 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 	if err := mergePost(&t, fp); err != nil {
 		return t, err
 	}
-	if route == routeMetaRead {
+	if t.FileBookmarks, err = fileBookmarks(fp.FileBookmarks, f.Inputs()); err != nil {
+		return t, err
+	}
+	if route == routeMetaRead || route == routeBookmarksRead {
 		t.Post = pdf.Post{} // reads, changes nothing
 	}
 	if err := checkTask(route, t); err != nil {
@@ -203,16 +206,27 @@ func mergePost(t *Task, fp form.Post) error {
 		mark  *form.Mark
 		dst   **pdf.Watermark
 	}{{"watermark", fp.Watermark, &t.Post.Watermark}, {"stamp", fp.Stamp, &t.Post.Stamp}} {
-		if m.mark == nil {
-			continue
+		if m.mark != nil {
+			wm := watermark(*m.mark, m.field == "stamp")
+			*m.dst = &wm
 		}
-		wm := &pdf.Watermark{Style: m.mark.Description, OnTop: m.field == "stamp", Pages: m.mark.Pages}
-		if m.mark.Source == "text" {
-			wm.Text = m.mark.Text
-		} else {
-			wm.Image = m.mark.File
-		}
-		*m.dst = wm
+	}
+	for _, m := range fp.Watermarks {
+		t.Post.Watermarks = append(t.Post.Watermarks, watermark(m, false))
+	}
+	for _, m := range fp.Stamps {
+		t.Post.Stamps = append(t.Post.Stamps, watermark(m, true))
+	}
+	if fp.Bookmarks != nil {
+		t.Post.Bookmarks = fp.Bookmarks
+	}
+	t.Post.Embeds = append(t.Post.Embeds, fp.Embeds...)
+	t.Post.Optimize = t.Post.Optimize || fp.Optimize
+	if fp.Images != nil {
+		t.Post.Images = fp.Images
+	}
+	if fp.FacturX != nil {
+		t.Post.FacturX = fp.FacturX
 	}
 	if fp.Rotate != nil {
 		t.Post.Rotate = &pdf.Rotation{Angle: fp.Rotate.Angle, Pages: fp.Rotate.Pages}
@@ -239,6 +253,17 @@ func mergePost(t *Task, fp form.Post) error {
 	return nil
 }
 
+// watermark is a form's watermark or stamp as pdf's.
+func watermark(m form.Mark, stamp bool) pdf.Watermark {
+	wm := pdf.Watermark{Style: m.Description, OnTop: stamp, Pages: m.Pages}
+	if m.Source == "text" {
+		wm.Text = m.Text
+	} else {
+		wm.Image = m.File
+	}
+	return wm
+}
+
 // metadata reads Gotenberg's metadata object: the standard keys of the
 // information dictionary, dates in RFC 3339 or PDF's form, keywords as a
 // string or a list; other keys become custom entries.
@@ -263,8 +288,16 @@ func metadata(in map[string]any) (*pdf.Metadata, map[string]string, error) {
 				return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (%s %q: want a date such as 2006-01-02T15:04:05Z)", k, text))
 			}
 			*dates[k] = t
-		case k == "PDFVersion" || k == "Marked" || k == "PageCount":
-			return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (%s is not written by calq)", k))
+		case k == "Marked":
+			b, ok := v.(bool)
+			if !ok {
+				return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (Marked %q: want true or false)", text))
+			}
+			m.Marked = fmt.Sprint(b)
+		case k == "PDFVersion" || k == "PageCount":
+			// What metadata/read gives and a client sends back as it
+			// read it: the file's own facts, not written (as ExifTool,
+			// Gotenberg's writer, takes them).
 		default:
 			if custom == nil {
 				custom = map[string]string{}

@@ -40,6 +40,9 @@ type Task struct {
 	// failed (a page's request): the job is done, its failed files
 	// marked; an API request fails whole, as Gotenberg's does.
 	Partial bool `json:"partial,omitempty"`
+	// FileBookmarks are bookmarks by the stored name of the PDF whose
+	// outline they replace (see postFor).
+	FileBookmarks map[string][]pdf.Bookmark `json:"file_bookmarks,omitempty"`
 }
 
 // The routes a job can be: Gotenberg's, below /forms/.
@@ -106,6 +109,10 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 		pdfs, err = s.toPDFA(ctx, j, ins, out, t)
 	case routeMetaRead:
 		return s.readMetadata(ctx, j, ins, dir)
+	case routeBookmarksRead:
+		return s.readBookmarks(ctx, j, ins, dir)
+	case routeFacturX:
+		pdfs, err = s.facturX(ctx, j, ins, out, t)
 	default:
 		pdfs, err = s.after(ctx, ins, out, t)
 	}
@@ -233,7 +240,7 @@ func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([
 	res := make([]string, len(files))
 	for i, f := range files {
 		res[i] = filepath.Join(out, fmt.Sprintf("post-%04d.pdf", i))
-		if err := s.pdf.Apply(ctx, s.fileLimit(f), f, res[i], t.Post); err != nil {
+		if err := s.pdf.Apply(ctx, s.fileLimit(f), f, res[i], t.postFor(f)); err != nil {
 			return nil, stepError(f, err)
 		}
 	}
@@ -255,29 +262,41 @@ func stepError(path string, err error) error {
 	case errors.As(err, &ce):
 		return fmt.Errorf("%s: %w", filepath.Base(path), ce)
 	}
-	return err
+	return fieldStepError(path, err)
 }
 
-// toPDFA turns PDFs into PDF/A through LibreOffice, as Gotenberg's
-// pdfengines/convert does.
+// toPDFA turns PDFs into PDF/A, PDF/UA or both through LibreOffice, as
+// Gotenberg's pdfengines/convert does. The result is LibreOffice's export
+// as it wrote it: any rewrite after it (pdfcpu's, to PDF 1.7 with object
+// streams) would break what it claims.
 func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
-	if t.PDFA == 0 {
-		return nil, badRequest("Invalid form data: form field 'pdfa' is required on this route")
+	if t.PDFA == 0 && !t.Export.PDFUA {
+		return nil, badRequest("Invalid form data: either 'pdfa' or 'pdfua' form fields must be provided")
 	}
-	office := &fairOffice{s: s, user: j.Owner, class: j.Class, retries: officeRetries}
 	res := make([]string, len(ins))
 	for i, in := range ins {
 		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))
-		if err := office.Convert(ctx, in, res[i], lo.ConvertOptions{PDFA: t.PDFA, Timeout: s.opts.FileTimeout}); err != nil {
-			var ce *lo.ConvertError
-			if errors.As(err, &ce) {
-				// In words for people, by the client's name.
-				return nil, &jobError{status: http.StatusBadRequest, msg: j.Request.Files[i].Name + ": " + ce.Explain(), err: err}
-			}
+		if err := s.officePDFA(ctx, j, i, in, res[i], t.PDFA, t.Export.PDFUA); err != nil {
 			return nil, err
 		}
 	}
-	return s.after(ctx, res, out, Task{Post: t.Post})
+	return res, nil
+}
+
+// officePDFA has LibreOffice export the job's i-th file, in, as PDF/A-pdfa
+// (0: none) and, with ua, PDF/UA at out; its failure is said in words for
+// people, by the client's name.
+func (s *Server) officePDFA(ctx context.Context, j *jobs.Job, i int, in, out string, pdfa int, ua bool) error {
+	office := &fairOffice{s: s, user: j.Owner, class: j.Class, retries: officeRetries}
+	o := lo.ConvertOptions{PDFA: pdfa, Export: lo.Export{PDFUA: ua}, Timeout: s.opts.FileTimeout}
+	if err := office.Convert(ctx, in, out, o); err != nil {
+		var ce *lo.ConvertError
+		if errors.As(err, &ce) {
+			return &jobError{status: http.StatusBadRequest, msg: j.Request.Files[i].Name + ": " + ce.Explain(), err: err}
+		}
+		return err
+	}
+	return nil
 }
 
 // readMetadata answers pdfengines/metadata/read: a JSON object of each

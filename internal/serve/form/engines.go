@@ -9,9 +9,13 @@ import (
 // the route's name without that prefix ("merge", "metadata/write", ...).
 // The single-purpose routes set the one step they do: flatten sets
 // Post.Flatten, metadata/write Post.Metadata, encrypt Post.Encrypt,
-// watermark Post.Watermark, stamp Post.Stamp, rotate Post.Rotate. merge and
-// split read every post-processing step, as Gotenberg does; convert reads
-// PDFA and PDFUA; metadata/read and optimize take no field.
+// watermark Post.Watermark (and Watermarks), stamp Post.Stamp (and
+// Stamps), rotate Post.Rotate, bookmarks/write Post.Bookmarks or
+// FileBookmarks, embed Post.Embeds. merge and split read every
+// post-processing step, as Gotenberg does (merge also a list of
+// bookmarks for the merged PDF); convert reads PDFA and PDFUA;
+// optimize reads imageQuality and maxImageResolution; metadata/read
+// and bookmarks/read take no field.
 type EngineOptions struct {
 	Route string
 	PDFA  int // 1, 2 or 3 for PDF/A-1b, -2b, -3b; 0 none
@@ -22,13 +26,13 @@ type EngineOptions struct {
 // EngineRoutes are the /forms/pdfengines/* routes PDFEngines reads.
 var EngineRoutes = []string{
 	"merge", "split", "flatten", "convert", "metadata/read", "metadata/write",
-	"encrypt", "watermark", "stamp", "rotate", "optimize",
+	"encrypt", "watermark", "stamp", "rotate", "optimize", "bookmarks/read", "bookmarks/write", "embed", "factur-x",
 }
 
 // PDFEngines reads the fields of /forms/pdfengines/{route} (route with or
 // without that prefix). Unknown fields are ignored; a bad or missing value,
 // or a feature calq cannot honour, is a 400 *Error naming the field; a
-// route calq does not offer (embed, bookmarks/*, factur-x) is a 404 *Error.
+// route calq does not offer is a 404 *Error.
 func PDFEngines(route string, f *Form) (EngineOptions, error) {
 	route = strings.Trim(strings.TrimPrefix(route, "/forms/pdfengines/"), "/")
 	o := EngineOptions{Route: route}
@@ -39,11 +43,21 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 		if route == "split" {
 			o.Split = f.split(true)
 		} else {
-			f.unsupported("bookmarks")
+			if o.Bookmarks, o.FileBookmarks = f.bookmarks(false); o.FileBookmarks != nil {
+				f.Unsupported("bookmarks", "a list for the merged PDF")
+			}
 			f.onlyBool("autoIndexBookmarks", false)
 			f.onlyBool("titleBookmarks", false)
 		}
-	case "flatten", "metadata/read":
+	case "bookmarks/write":
+		o.Bookmarks, o.FileBookmarks = f.bookmarks(true)
+	case "embed":
+		o.Embeds = f.embeds()
+		f.unsupported("facturxConformanceLevel")
+		f.unsupportedFiles("facturxXml")
+	case "factur-x":
+		o.FacturX = f.facturX()
+	case "flatten", "metadata/read", "bookmarks/read":
 		o.Flatten = route == "flatten"
 	case "convert":
 		o.PDFA, o.PDFUA = f.pdfFormats()
@@ -59,15 +73,13 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 			f.fail(badRequest("a 'userPassword' or 'ownerPassword' is required"))
 		}
 	case "watermark":
-		o.Watermark = f.mark("watermark", true)
+		o.Watermark, o.Watermarks = first(f.marks("watermark", true))
 	case "stamp":
-		o.Stamp = f.mark("stamp", true)
+		o.Stamp, o.Stamps = first(f.marks("stamp", true))
 	case "rotate":
 		o.Rotate = f.rotation(true)
 	case "optimize":
-		// Gotenberg re-encodes images at imageQuality; calq's optimisation
-		// rewrites the structure and leaves images as they are.
-		f.unsupported("imageQuality")
+		o.Optimize, o.Images = true, f.images()
 	default:
 		return o, &Error{Status: http.StatusNotFound, Msg: "calq serve does not offer the route /forms/pdfengines/" + strings.Trim(quote(route), "'") + "."}
 	}

@@ -2,6 +2,8 @@ package form
 
 import (
 	"errors"
+
+	"calq/convert/pdf"
 	"reflect"
 	"testing"
 )
@@ -18,8 +20,10 @@ func TestPDFEngines(t *testing.T) {
 		{route: "merge", form: formOf("pdfa", "PDF/A-3b", "flatten", "true", "rotateAngle", "90"),
 			want: EngineOptions{Route: "merge", PDFA: 3, Post: Post{Flatten: true, Rotate: &Rotation{Angle: 90}}}},
 		{route: "/forms/pdfengines/merge", form: formOf(), want: EngineOptions{Route: "merge"}},
-		{route: "merge", form: formOf("bookmarks", "[]"), wantStatus: 400,
-			wantErr: "Invalid form data: form field 'bookmarks' is not supported by calq (got '[]')"},
+		{route: "merge", form: formOf("bookmarks", `[{"title":"A","page":2}]`),
+			want: EngineOptions{Route: "merge", Post: Post{Bookmarks: []pdf.Bookmark{{Title: "A", Page: 2}}}}},
+		{route: "merge", form: formOf("bookmarks", `{"a.pdf":[]}`), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'bookmarks' is not supported by calq (got '{\"a.pdf\":[]}'; calq only does a list for the merged PDF)"},
 		{route: "merge", form: formOf("titleBookmarks", "true"), wantStatus: 400,
 			wantErr: "Invalid form data: form field 'titleBookmarks' is not supported by calq (got 'true'; calq only does 'false')"},
 		{route: "merge", form: formOf("splitMode", "pages", "splitSpan", "1"), want: EngineOptions{Route: "merge"}},
@@ -50,11 +54,45 @@ func TestPDFEngines(t *testing.T) {
 		{route: "stamp", form: formOf("watermarkSource", "text"), wantStatus: 400, wantErr: "Invalid form data: form field 'stampSource' is required"},
 		{route: "rotate", form: formOf("rotateAngle", "180"), want: EngineOptions{Route: "rotate", Post: Post{Rotate: &Rotation{Angle: 180}}}},
 		{route: "rotate", form: formOf("rotatePages", "1"), wantStatus: 400, wantErr: "Invalid form data: form field 'rotateAngle' is required"},
-		{route: "optimize", form: formOf(), want: EngineOptions{Route: "optimize"}},
-		{route: "optimize", form: formOf("imageQuality", "50"), wantStatus: 400,
-			wantErr: "Invalid form data: form field 'imageQuality' is not supported by calq (got '50')"},
-		{route: "embed", form: formOf(), wantStatus: 404, wantErr: "calq serve does not offer the route /forms/pdfengines/embed."},
-		{route: "bookmarks/read", form: formOf(), wantStatus: 404, wantErr: "calq serve does not offer the route /forms/pdfengines/bookmarks/read."},
+		{route: "optimize", form: formOf(), want: EngineOptions{Route: "optimize", Post: Post{Optimize: true, Images: &pdf.Images{Quality: 80}}}},
+		{route: "optimize", form: formOf("imageQuality", "40", "maxImageResolution", "150"),
+			want: EngineOptions{Route: "optimize", Post: Post{Optimize: true, Images: &pdf.Images{Quality: 40, MaxResolution: 150}}}},
+		{route: "optimize", form: formOf("imageQuality", "200"), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'imageQuality' is invalid (got '200', want an integer from 1 to 100)"},
+		{route: "chromium", form: formOf(), wantStatus: 404, wantErr: "calq serve does not offer the route /forms/pdfengines/chromium."},
+		{route: "factur-x", form: formOf("facturxConformanceLevel", "EN 16931"), wantStatus: 400,
+			wantErr: "Invalid form data: 'facturxConformanceLevel' and 'facturxXml' are both required"},
+		{route: "factur-x", form: &Form{fields: formOf("facturxConformanceLevel", "BASIC", "facturxDocumentType", "ORDER").fields,
+			Files: []File{{Name: "a.pdf", Field: "files"}, {Name: "inv.xml", Path: "/d/2.xml", Field: "facturxXml"}}},
+			want: EngineOptions{Route: "factur-x", Post: Post{FacturX: &pdf.FacturX{XML: "/d/2.xml", Level: "BASIC", DocumentType: "ORDER"}}}},
+		{route: "bookmarks/read", form: formOf("bookmarks", "junk"), want: EngineOptions{Route: "bookmarks/read"}},
+		{route: "bookmarks/write", form: formOf("bookmarks", `[{"title":"Index","page":1,"children":[{"title":"Sub","page":1}]}]`),
+			want: EngineOptions{Route: "bookmarks/write", Post: Post{Bookmarks: []pdf.Bookmark{{Title: "Index", Page: 1, Children: []pdf.Bookmark{{Title: "Sub", Page: 1}}}}}}},
+		{route: "bookmarks/write", form: formOf("bookmarks", `{"a.pdf":[{"title":"Index","page":1}]}`),
+			want: EngineOptions{Route: "bookmarks/write", Post: Post{FileBookmarks: map[string][]pdf.Bookmark{"a.pdf": {{Title: "Index", Page: 1}}}}}},
+		{route: "bookmarks/write", form: formOf(), wantStatus: 400, wantErr: "Invalid form data: form field 'bookmarks' is required"},
+		{route: "bookmarks/write", form: formOf("bookmarks", "foo"), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'bookmarks' is invalid (got 'foo', want a JSON list of {\"title\", \"page\", \"children\"}, or an object of such lists by file name: invalid character 'o' in literal false (expecting 'a'))"},
+		{route: "bookmarks/write", form: formOf("bookmarks", `[{"title":"A","pages":1}]`), wantStatus: 400,
+			wantErr: "Invalid form data: form field 'bookmarks' is invalid (got '[{\"title\":\"A\",\"pages\":1}]', want a JSON list of {\"title\", \"page\", \"children\"}, or an object of such lists by file name: json: unknown field \"pages\")"},
+		{route: "embed", form: &Form{fields: formOf("embedsMetadata", `{"b.xml":{"relationship":"Data","mimeType":"text/xml"}}`).fields,
+			Files: []File{{Name: "a.pdf", Field: "files"}, {Name: "a.xml", Path: "/d/2.xml", Field: "embeds"}, {Name: "b.xml", Path: "/d/3.xml", Field: "embeds"}}},
+			want: EngineOptions{Route: "embed", Post: Post{Embeds: []pdf.Attachment{{Path: "/d/2.xml", Name: "a.xml"},
+				{Path: "/d/3.xml", Name: "b.xml", MimeType: "text/xml", Relationship: "Data"}}}}},
+		{route: "embed", form: &Form{fields: formOf("embedsMetadata", `{"c.xml":{"relationship":"Data"}}`).fields,
+			Files: []File{{Name: "a.xml", Path: "/d/2.xml", Field: "embeds"}}}, wantStatus: 400,
+			wantErr: "Invalid form data: form field 'embedsMetadata' is invalid ('c.xml' names no file uploaded as embeds)"},
+		{route: "embed", form: &Form{fields: formOf("embedsMetadata", `{"a.xml":{"relation":"Data"}}`).fields,
+			Files: []File{{Name: "a.xml", Path: "/d/2.xml", Field: "embeds"}}}, wantStatus: 400,
+			wantErr: "Invalid form data: form field 'embedsMetadata' is invalid ('a.xml': got key 'relation', want 'mimeType' or 'relationship')"},
+		{route: "watermark", form: &Form{fields: formOf("watermarkSource", "text", "watermarkExpression", "ONE", "watermarkOptions", `{"position":"tl"}`,
+			"watermarkSource", "text", "watermarkExpression", "TWO", "watermarkSource", "image").fields,
+			Files: []File{{Name: "a.pdf", Field: "files"}, {Name: "w.png", Path: "/d/2.png", Field: "watermark"}}},
+			want: EngineOptions{Route: "watermark", Post: Post{Watermark: &Mark{Source: "text", Text: "ONE", Description: "position:tl"},
+				Watermarks: []Mark{{Source: "text", Text: "TWO"}, {Source: "image", File: "/d/2.png"}}}}},
+		{route: "stamp", form: &Form{fields: formOf("stampSource", "image", "stampSource", "pdf").fields,
+			Files: []File{{Name: "s.png", Path: "/d/2.png", Field: "stamp"}}}, wantStatus: 400,
+			wantErr: "Invalid form data: a stamp file is required for image or pdf source"},
 	} {
 		t.Run(tc.route+" "+tc.wantErr, func(t *testing.T) {
 			got, err := PDFEngines(tc.route, tc.form)

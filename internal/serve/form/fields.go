@@ -184,15 +184,17 @@ func oneOf(words []string) string {
 // JSON decodes the field's value into v, which must be one JSON value, and
 // reports whether the field was present and valid. Numbers decoded into an
 // interface are json.Number, so that large integers keep their digits.
-func (f *Form) JSON(name string, v any) bool {
-	raw := f.Value(name)
+func (f *Form) JSON(name string, v any) bool { return f.jsonValue(name, f.Value(name), v) }
+
+// jsonValue is JSON for one of the field's values.
+func (f *Form) jsonValue(name, raw string, v any) bool {
 	if raw == "" {
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil || dec.Decode(new(json.RawMessage)) != io.EOF {
-		f.Invalid(name, "valid JSON")
+		f.fail(badRequest("form field '%s' is invalid (got %s, want valid JSON)", name, quote(raw)))
 		return false
 	}
 	return true

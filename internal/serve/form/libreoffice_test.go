@@ -43,10 +43,10 @@ func TestLibreOffice(t *testing.T) {
 		{name: "zoom", form: formOf("zoom", "50"), wantErr: "Invalid form data: form field 'zoom' is not supported by calq (got '50'; calq only does '100')"},
 		{name: "zoom bad", form: formOf("zoom", "x"), wantErr: "Invalid form data: form field 'zoom' is invalid (got 'x', want an integer)"},
 		{name: "native watermark", form: formOf("nativeWatermarkText", "DRAFT"), wantErr: "Invalid form data: form field 'nativeWatermarkText' is not supported by calq (got 'DRAFT')"},
-		{name: "optimizeImages", form: formOf("optimizeImages", "true"), wantErr: "Invalid form data: form field 'optimizeImages' is not supported by calq (got 'true'; calq only does 'false')"},
+		{name: "optimizeImages", form: formOf("optimizeImages", "true", "imageQuality", "0"), wantErr: "Invalid form data: form field 'imageQuality' is invalid (got '0', want an integer from 1 to 100)"},
 		{name: "factur-x", form: formOf("facturxConformanceLevel", "BASIC"), wantErr: "Invalid form data: form field 'facturxConformanceLevel' is not supported by calq (got 'BASIC')"},
-		{name: "embeds file", form: &Form{fields: map[string][]string{}, Files: []File{{Name: "a.xml", Path: "/d/0001.xml", Field: "embeds"}}},
-			wantErr: "Invalid form data: form file field 'embeds' is not supported by calq"},
+		{name: "factur-x file", form: &Form{fields: map[string][]string{}, Files: []File{{Name: "a.xml", Path: "/d/0001.xml", Field: "facturxXml"}}},
+			wantErr: "Invalid form data: form file field 'facturxXml' is not supported by calq"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := LibreOffice(tc.form)
@@ -101,8 +101,8 @@ func TestPost(t *testing.T) {
 			wantErr: "Invalid form data: form field 'watermarkExpression' is required"},
 		{name: "watermark source bad", form: formOf("watermarkSource", "html"),
 			wantErr: "Invalid form data: form field 'watermarkSource' is invalid (got 'html', want 'text', 'image' or 'pdf')"},
-		{name: "two watermarks", form: formOf("watermarkSource", "text", "watermarkSource", "text"),
-			wantErr: "Invalid form data: form field 'watermarkSource' is repeated (calq applies one watermark per request)"},
+		{name: "two watermarks, one without expression", form: formOf("watermarkSource", "text", "watermarkSource", "text", "watermarkExpression", "A"),
+			wantErr: "Invalid form data: form field 'watermarkExpression' is required"},
 		{name: "watermark options not an object", form: formOf("watermarkSource", "text", "watermarkExpression", "x", "watermarkOptions", `["a"]`),
 			wantErr: "Invalid form data: form field 'watermarkOptions' is invalid (got '[\"a\"]', want valid JSON)"},
 		{name: "watermark options injecting", form: formOf("watermarkSource", "text", "watermarkExpression", "x", "watermarkOptions", `{"opacity":"0.5, scale:9"}`),

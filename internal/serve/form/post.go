@@ -2,6 +2,8 @@ package form
 
 import (
 	"encoding/json"
+
+	"calq/convert/pdf"
 	"fmt"
 	"slices"
 	"sort"
@@ -19,6 +21,22 @@ type Post struct {
 	Flatten   bool
 	Metadata  map[string]any // a JSON object; numbers are json.Number
 	Encrypt   *Encryption
+
+	// Watermarks and Stamps are those after Watermark and Stamp when
+	// the fields are repeated, in order.
+	Watermarks, Stamps []Mark
+	// Embeds are the files uploaded as embeds, to attach to the PDFs.
+	Embeds []pdf.Attachment
+	// Bookmarks replace the outline of every PDF; FileBookmarks, by the
+	// client's file name, that of the PDFs it names. One at most is set.
+	Bookmarks     []pdf.Bookmark
+	FileBookmarks map[string][]pdf.Bookmark
+	// Optimize rewrites the PDF's structure compactly; Images re-encodes
+	// its raster images.
+	Optimize bool
+	Images   *pdf.Images
+	// FacturX makes a PDF/A-3 a Factur-X invoice (pdfengines/factur-x).
+	FacturX *pdf.FacturX
 }
 
 // Split cuts each PDF: Mode "intervals" makes a PDF every Span pages (Span
@@ -70,20 +88,34 @@ func (f *Form) pdfFormats() (pdfa int, pdfua bool) {
 // split itself is read by the caller.
 func (f *Form) post(pdfa int) Post {
 	p := Post{
-		Watermark: f.mark("watermark", false),
-		Stamp:     f.mark("stamp", false),
-		Rotate:    f.rotation(false),
-		Flatten:   f.Bool("flatten"),
-		Metadata:  f.JSONObject("metadata"),
-		Encrypt:   f.encryption(),
+		Rotate:   f.rotation(false),
+		Flatten:  f.Bool("flatten"),
+		Metadata: f.JSONObject("metadata"),
+		Encrypt:  f.encryption(),
+		Embeds:   f.embeds(),
 	}
+	p.Watermark, p.Watermarks = first(f.marks("watermark", false))
+	p.Stamp, p.Stamps = first(f.marks("stamp", false))
 	if pdfa != 0 && p.Encrypt != nil && p.Encrypt.UserPassword != "" {
 		f.fail(badRequest("PDF/A format is incompatible with encryption"))
 	}
-	f.onlyBool("optimizeImages", false)
-	f.unsupported("embedsMetadata", "facturxConformanceLevel")
-	f.unsupportedFiles("embeds", "facturxXml")
+	if f.Bool("optimizeImages") {
+		p.Images = f.images()
+	}
+	f.unsupported("facturxConformanceLevel")
+	f.unsupportedFiles("facturxXml")
 	return p
+}
+
+// defaultImageQuality is the JPEG quality of re-encoded images when
+// imageQuality is not given, Gotenberg's.
+const defaultImageQuality = 80
+
+// images reads imageQuality (1 to 100) and maxImageResolution (pixels
+// per inch of the largest page, 0 or absent for no bound).
+func (f *Form) images() *pdf.Images {
+	return &pdf.Images{Quality: f.IntRange("imageQuality", defaultImageQuality, 1, 100),
+		MaxResolution: f.IntRange("maxImageResolution", 0, 1, 2400)}
 }
 
 // split reads splitMode, splitSpan and splitUnify; nil when no split is
@@ -110,42 +142,90 @@ func (f *Form) split(required bool) *Split {
 	return s
 }
 
-// mark reads {prefix}Source, Expression, Pages and Options: one watermark
-// or stamp, whose image or PDF is the first file uploaded as field prefix.
-func (f *Form) mark(prefix string, required bool) *Mark {
+// marks reads {prefix}Source, Expression, Pages and Options: watermarks
+// or stamps, one for each {prefix}Source, the other fields paired with
+// it by position (a missing one is empty). Each image or PDF takes the
+// next file uploaded as field prefix, in order.
+func (f *Form) marks(prefix string, required bool) []Mark {
 	src := prefix + "Source"
 	if required {
 		f.Require(src)
 	}
-	if len(f.Values(src)) > 1 {
-		f.fail(badRequest("form field '%s' is repeated (calq applies one %s per request)", src, prefix))
+	sources := f.Values(src)
+	if len(sources) > maxMarks {
+		f.fail(badRequest("form field '%s' is repeated %d times, over calq's %d", src, len(sources), maxMarks))
 		return nil
 	}
-	source := f.Choice(src, "", "text", "image", "pdf")
-	if source == "" {
-		return nil
-	}
-	m := &Mark{Source: source, Pages: f.pages(prefix + "Pages"), Description: f.description(prefix + "Options")}
-	if source == "text" {
-		f.Require(prefix + "Expression")
-		m.Text = f.Value(prefix + "Expression")
-		return m
-	}
+	var files []string
 	for _, file := range f.Files {
 		if file.Field == prefix {
-			m.File = file.Path
-			return m
+			files = append(files, file.Path)
 		}
 	}
-	f.fail(badRequest("a %s file is required for image or pdf source", prefix))
-	return nil
+	var ms []Mark
+	for i, source := range sources {
+		m, ok := f.mark(prefix, i, source)
+		if !ok {
+			return nil
+		}
+		if m.Source != "text" {
+			if len(files) == 0 {
+				f.fail(badRequest("a %s file is required for image or pdf source", prefix))
+				return nil
+			}
+			m.File, files = files[0], files[1:]
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// maxMarks bounds the watermarks or stamps of one request.
+const maxMarks = 20
+
+// mark reads the i-th watermark or stamp, whose source is source.
+func (f *Form) mark(prefix string, i int, source string) (Mark, bool) {
+	if source != "text" && source != "image" && source != "pdf" {
+		f.fail(badRequest("form field '%sSource' is invalid (got %s, want 'text', 'image' or 'pdf')", prefix, quote(source)))
+		return Mark{}, false
+	}
+	at := func(name string) string {
+		if vs := f.Values(prefix + name); i < len(vs) {
+			return vs[i]
+		}
+		return ""
+	}
+	m := Mark{Source: source, Pages: f.pageValue(prefix+"Pages", at("Pages")), Description: f.descriptionValue(prefix+"Options", at("Options"))}
+	if source == "text" {
+		if m.Text = at("Expression"); m.Text == "" {
+			f.fail(badRequest("form field '%sExpression' is required", prefix))
+			return Mark{}, false
+		}
+	}
+	return m, f.Err() == nil
+}
+
+// first splits marks into the first and the rest.
+func first(ms []Mark) (*Mark, []Mark) {
+	switch len(ms) {
+	case 0:
+		return nil, nil
+	case 1:
+		return &ms[0], nil
+	}
+	return &ms[0], ms[1:]
 }
 
 // description turns an options JSON object into pdfcpu's description
 // string, keys sorted so that the same request gives the same string.
 func (f *Form) description(name string) string {
+	return f.descriptionValue(name, f.Value(name))
+}
+
+// descriptionValue is description for one of the field's values.
+func (f *Form) descriptionValue(name, raw string) string {
 	var opts map[string]any
-	if !f.JSON(name, &opts) || len(opts) == 0 {
+	if !f.jsonValue(name, raw, &opts) || len(opts) == 0 {
 		return ""
 	}
 	keys := make([]string, 0, len(opts))
@@ -200,10 +280,13 @@ func (f *Form) rotation(required bool) *Rotation {
 }
 
 // pages reads a pdfcpu page selection.
-func (f *Form) pages(name string) string {
-	v := strings.TrimSpace(f.Value(name))
+func (f *Form) pages(name string) string { return f.pageValue(name, f.Value(name)) }
+
+// pageValue is pages for one of the field's values.
+func (f *Form) pageValue(name, raw string) string {
+	v := strings.TrimSpace(raw)
 	if v != "" && !isPageSelection(v) {
-		f.Invalid(name, "pages like '1-3,5', 'even' or 'odd'")
+		f.fail(badRequest("form field '%s' is invalid (got %s, want pages like '1-3,5', 'even' or 'odd')", name, quote(raw)))
 		return ""
 	}
 	return v
