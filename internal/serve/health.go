@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -54,16 +55,17 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if v.Status != "up" {
 		status = http.StatusServiceUnavailable
 	}
-	if r.Method == http.MethodHead {
-		w.WriteHeader(status)
-		return
+	// Gotenberg's exact type: its clients and the suite compare it.
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		json.NewEncoder(w).Encode(v)
 	}
-	writeJSON(w, status, v)
 }
 
 // version is GET /version: calq's version as text, as Gotenberg answers.
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Type", "text/plain; charset=UTF-8") // Gotenberg's, byte for byte
 	v := s.opts.Version
 	if v == "" {
 		v = "(devel)"

@@ -83,6 +83,7 @@ type Options struct {
 	Webhooks       *webhook.Sender
 	WebhookPolicy  *webhook.Policy
 	Version        string
+	Routes         RouteOptions // where the routes are, which are off, /debug
 	Log            *slog.Logger
 	now            func() time.Time
 
@@ -129,7 +130,7 @@ type Server struct {
 	busy      []atomic.Bool // by instance: converting now
 	active    *fair.Gate    // the jobs running at once, chosen fairly
 	metrics   *metrics
-	mux       *http.ServeMux
+	mux       http.Handler
 	guard     *guard // bounds before authentication (auth.go)
 
 	mu         sync.Mutex
@@ -162,6 +163,9 @@ type run struct {
 func New(o Options) (*Server, error) {
 	if o.Data == "" || o.Jobs == nil {
 		return nil, errors.New("calq serve: a data directory and a journal are required")
+	}
+	if err := o.Routes.Check(); err != nil {
+		return nil, fmt.Errorf("calq serve: %w", err)
 	}
 	if o.Shared != nil && o.Pool == nil {
 		return nil, errors.New("calq serve: the shared queue needs a LibreOffice pool to serve it")
@@ -213,7 +217,9 @@ func New(o Options) (*Server, error) {
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.metrics = newMetrics(s)
-	s.routes()
+	if err := s.routes(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
