@@ -102,6 +102,15 @@ func (s *Server) sync(route string) http.Handler {
 			return
 		}
 		if len(j.Request.Webhook) > 0 {
+			if s.opts.WebhookSync {
+				// Within the request's time; past it, the job and its
+				// delivery go on, as without the setting.
+				select {
+				case <-rn.done:
+					s.delivered(ctx, j.ID)
+				case <-ctx.Done():
+				}
+			}
 			w.Header().Set("Gotenberg-Trace", j.Request.Trace)
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -331,7 +340,7 @@ func (s *Server) view(j *jobs.Job) jobView {
 	if j.State == jobs.Done {
 		v.FilesDone = len(j.Request.Files)
 		if !j.Expired {
-			v.Result = "/jobs/" + j.ID + "/result"
+			v.Result = s.root() + "/jobs/" + j.ID + "/result"
 		}
 	}
 	v.Expired = j.Expired

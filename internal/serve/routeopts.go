@@ -134,9 +134,15 @@ func rooted(root string, h http.Handler) http.Handler {
 			fail(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: calq serve's routes are under %s/", r.Method, r.URL.Path, root))
 			return
 		}
-		strip.ServeHTTP(w, r)
+		rw := &rootWriter{ResponseWriter: w, root: root}
+		strip.ServeHTTP(rw, r)
+		rw.finish()
 	})
 }
+
+// root is the root path without its last "/": what goes before a path
+// the server names ("" at the root).
+func (s *Server) root() string { return strings.TrimSuffix(s.opts.Routes.RootPath, "/") }
 
 // debug is GET /debug.
 func (s *Server) debug(w http.ResponseWriter, r *http.Request) {

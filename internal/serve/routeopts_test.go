@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"calq/internal/serve/users"
+	"calq/internal/serve/webhook"
 )
 
 // TestRouteOptions: the settings of the routes (root path, disabled
@@ -173,5 +176,32 @@ func TestRouteLogged(t *testing.T) {
 		if got := s.RouteLogged(path); got != want {
 			t.Errorf("RouteLogged(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestWebhookSync: with WebhookSync a route asking for a webhook answers
+// 204 once the webhook holds the result (Gotenberg's
+// WEBHOOK_ENABLE_SYNC_MODE); without it, at once.
+func TestWebhookSync(t *testing.T) {
+	var got atomic.Int32 // results the webhook received
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/result" {
+			got.Add(1)
+		}
+	}))
+	defer hook.Close()
+	policy, err := webhook.NewPolicy([]string{"127.0.0.0/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, func(o *Options) {
+		o.WebhookPolicy, o.Webhooks, o.WebhookSync = policy, webhook.NewSender(policy, webhook.Options{}), true
+	})
+	h := http.Header{webhook.HeaderURL: {hook.URL + "/result"}, webhook.HeaderErrorURL: {hook.URL + "/error"}}
+	resp := post(t, ts.URL+"/forms/libreoffice/convert", []upload{{"files", "a.txt", []byte("a\n")}}, nil, h)
+	body(t, resp)
+	if resp.StatusCode != http.StatusNoContent || got.Load() != 1 {
+		t.Errorf("got status %d with %d results at the webhook, want 204 once it has the result", resp.StatusCode, got.Load())
 	}
 }

@@ -82,10 +82,13 @@ type Options struct {
 	Workers        int           // pdfcpu workers per job (convert's default)
 	Webhooks       *webhook.Sender
 	WebhookPolicy  *webhook.Policy
-	Version        string
-	Routes         RouteOptions // where the routes are, which are off, /debug
-	Log            *slog.Logger
-	now            func() time.Time
+	// WebhookSync: a Gotenberg route asking for a webhook answers 204
+	// once the webhook is delivered (or its attempts ended), not at once.
+	WebhookSync bool
+	Version     string
+	Routes      RouteOptions // where the routes are, which are off, /debug
+	Log         *slog.Logger
+	now         func() time.Time
 
 	// Shared, when set, is the shared queue on PostgreSQL
 	// (sched/pgqueue) that calq worker processes and other calq serve
@@ -134,11 +137,11 @@ type Server struct {
 	guard     *guard // bounds before authentication (auth.go)
 
 	mu         sync.Mutex
-	running    map[string]*run // jobs of this process not final yet, by id
-	delivering map[string]bool // jobs whose deliveries are under way
-	wg         sync.WaitGroup  // their goroutines
-	base       context.Context // the jobs' context: cancelled by Stop after the grace time
-	stopping   atomic.Bool     // Stop was called
+	running    map[string]*run          // jobs of this process not final yet, by id
+	delivering map[string]chan struct{} // jobs whose deliveries are under way: closed at their end
+	wg         sync.WaitGroup           // their goroutines
+	base       context.Context          // the jobs' context: cancelled by Stop after the grace time
+	stopping   atomic.Bool              // Stop was called
 	cancel     context.CancelFunc
 
 	shared convert.Shared // Options.Shared as the jobs see it (servedQueue); nil without
@@ -205,7 +208,7 @@ func New(o Options) (*Server, error) {
 	if o.MaxActive <= 0 {
 		o.MaxActive = defaultMaxActive(n)
 	}
-	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]bool{}, busy: make([]atomic.Bool, n),
+	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]chan struct{}{}, busy: make([]atomic.Bool, n),
 		pdf: o.PDF}
 	if s.pdf == nil {
 		s.pdf, s.ownPDF = pdfpool.New(pdfpool.Options{}), true

@@ -70,6 +70,7 @@ var gotenbergVars = []gotenbergVar{
 	{"PROMETHEUS_DISABLE_ROUTE_TELEMETRY", "log-routes", unless("metrics")},
 	{"PROMETHEUS_COLLECT_INTERVAL", "", duration},
 	{"WEBHOOK_DISABLE", "no-webhooks", boolean},
+	{"WEBHOOK_ENABLE_SYNC_MODE", "webhook-sync", boolean},
 	{"WEBHOOK_MAX_RETRY", "webhook-attempts", func(v string) (string, error) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 100 {

@@ -90,6 +90,8 @@ func TestGotenbergEnv(t *testing.T) {
 			[4]any{3, 2 * time.Second, 10 * time.Second, 5 * time.Second}},
 		{"webhooks off", map[string]string{"WEBHOOK_DISABLE": "true"}, nil,
 			func(o opts) any { return o.NoWebhooks }, true},
+		{"webhooks synchronous", map[string]string{"WEBHOOK_ENABLE_SYNC_MODE": "true"}, nil,
+			func(o opts) any { return o.WebhookSync }, true},
 		{"engines and Chromium accepted", map[string]string{"PDFENGINES_MERGE_ENGINES": "qpdf,pdfcpu", "PDFENGINES_ENGINES": "pdftk",
 			"CHROMIUM_ALLOW_LIST": ".+", "API_DOWNLOAD_FROM_ALLOW_LIST": ".+", "API_TRACE_HEADER": "Gotenberg-Trace"}, nil,
 			func(o opts) any { return o.Routes.Disabled }, []string(nil)},

@@ -38,6 +38,7 @@ func routeFlags() []cli.Flag {
 		&cli.IntFlag{Name: "restart-after", Usage: "restart a LibreOffice instance after this many conversions", DefaultText: "200"},
 		&cli.DurationFlag{Name: "start-timeout", Usage: "how long a LibreOffice instance may take to start", DefaultText: "60s"},
 		&cli.BoolFlag{Name: "no-webhooks", Usage: "refuse requests that ask for a webhook (400)"},
+		&cli.BoolFlag{Name: "webhook-sync", Usage: "answer a request that asks for a webhook (204) once the webhook is delivered, not at once"},
 		&cli.IntFlag{Name: "webhook-attempts", Value: 4, Usage: "attempts to deliver a webhook before it is left"},
 		&cli.DurationFlag{Name: "webhook-retry-min", Value: time.Second, Usage: "the wait before a webhook's first retry, doubled each retry"},
 		&cli.DurationFlag{Name: "webhook-retry-max", Value: 30 * time.Second, Usage: "the longest wait between a webhook's attempts"},
@@ -52,7 +53,7 @@ func readRouteOpts(c *cli.Context, o *opts, lookup func(string) (string, bool)) 
 		NoMetrics: c.Bool("no-metrics"), Logged: c.StringSlice("log-routes")}
 	o.DebugData, o.LogLevel, o.LogFormat = c.Bool("debug-data"), c.String("log-level"), c.String("log-format")
 	o.BasicUser, o.RestartAfter, o.StartTimeout = c.String("basic-auth-user"), c.Int("restart-after"), c.Duration("start-timeout")
-	o.NoWebhooks = c.Bool("no-webhooks")
+	o.NoWebhooks, o.WebhookSync = c.Bool("no-webhooks"), c.Bool("webhook-sync")
 	o.Webhook.MaxAttempts, o.Webhook.Base = c.Int("webhook-attempts"), c.Duration("webhook-retry-min")
 	o.Webhook.Max, o.Webhook.AttemptTimeout = c.Duration("webhook-retry-max"), c.Duration("webhook-timeout")
 	var errs []error

@@ -61,6 +61,7 @@ type opts struct {
 	WebhookAllow   []string
 	Webhook        webhook.Options
 	NoWebhooks     bool
+	WebhookSync    bool
 	Name           string
 	Quiet          bool
 	LogLevel       string
@@ -300,7 +301,8 @@ func run(c *cli.Context, o opts) error {
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
 		Webhooks: webhook.NewSender(policy, o.Webhook), WebhookPolicy: policy,
-		Version: version(), Log: log, Routes: o.Routes,
+		WebhookSync: o.WebhookSync,
+		Version:     version(), Log: log, Routes: o.Routes,
 		Accounts: us, Throttle: throttle.New(throttle.Options{}), SessionTTL: o.Session,
 		Journal: j, History: j, KeepRecords: o.KeepRecords}
 	if o.NoWebhooks {
