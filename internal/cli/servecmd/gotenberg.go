@@ -208,22 +208,15 @@ func boolean(v string) (string, error) {
 	return strconv.FormatBool(b), nil
 }
 
-// when is a variable that adds name to a list flag when true.
-func when(name string) func(string) (string, error) {
-	return func(v string) (string, error) {
-		b, err := boolean(v)
-		if err != nil || b == "false" {
-			return "", err
-		}
-		return name, nil
-	}
-}
+// when is a variable that adds name to a list flag when true; unless,
+// when false.
+func when(name string) func(string) (string, error)   { return listIf("true", name) }
+func unless(name string) func(string) (string, error) { return listIf("false", name) }
 
-// unless is a variable that adds name to a list flag when false.
-func unless(name string) func(string) (string, error) {
+func listIf(on, name string) func(string) (string, error) {
 	return func(v string) (string, error) {
 		b, err := boolean(v)
-		if err != nil || b == "true" {
+		if err != nil || b != on {
 			return "", err
 		}
 		return name, nil
