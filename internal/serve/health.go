@@ -2,7 +2,7 @@ package serve
 
 import (
 	"encoding/json"
-	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
@@ -63,12 +63,13 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// version is GET /version: calq's version as text, as Gotenberg answers.
+// version is GET /version: calq's version alone, as Gotenberg answers
+// its own (the word after "calq" in calq version's line).
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=UTF-8") // Gotenberg's, byte for byte
 	v := s.opts.Version
 	if v == "" {
 		v = "(devel)"
 	}
-	fmt.Fprintln(w, "calq "+v)
+	io.WriteString(w, v)
 }

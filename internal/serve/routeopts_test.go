@@ -34,7 +34,7 @@ func TestRouteOptions(t *testing.T) {
 		{name: "defaults", wants: []want{
 			{"GET", "/health", 200, "application/json; charset=utf-8", `"status":"up"`},
 			{"HEAD", "/health", 200, "application/json; charset=utf-8", ""},
-			{"GET", "/version", 200, "text/plain; charset=UTF-8", "calq"},
+			{"GET", "/version", 200, "text/plain; charset=UTF-8", "(devel)"},
 			{"GET", "/favicon.ico", 204, "", ""},
 			{"GET", "/debug", 404, "", ""},
 			{"GET", "/prometheus/metrics", 200, "", "\ngotenberg_libreoffice_requests_queue_size 0\n"},
@@ -45,7 +45,7 @@ func TestRouteOptions(t *testing.T) {
 		{name: "root path", opts: RouteOptions{RootPath: "/foo/", Debug: true}, wants: []want{
 			{"GET", "/foo/health", 200, "application/json; charset=utf-8", `"status":"up"`},
 			{"HEAD", "/foo/health", 200, "", ""},
-			{"GET", "/foo/version", 200, "", "calq"},
+			{"GET", "/foo/version", 200, "", "(devel)"},
 			{"GET", "/foo/debug", 200, "application/json", ""},
 			{"GET", "/foo/favicon.ico", 204, "", ""},
 			{"GET", "/foo/prometheus/metrics", 200, "", "gotenberg_libreoffice_requests_queue_size"},

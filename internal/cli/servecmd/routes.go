@@ -127,6 +127,14 @@ func debugData(c *cli.Context, disabled []string) serve.DebugData {
 		}
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, kv := range bi.Settings {
+			if kv.Key == "vcs.revision" || kv.Key == "vcs.time" || kv.Key == "vcs.modified" {
+				if d.ModulesData["calq"] == nil {
+					d.ModulesData["calq"] = map[string]string{}
+				}
+				d.ModulesData["calq"][strings.TrimPrefix(kv.Key, "vcs.")] = kv.Value
+			}
+		}
 		for _, dep := range bi.Deps {
 			if dep.Path == "github.com/pdfcpu/pdfcpu" {
 				d.ModulesData["pdfengines"] = map[string]string{"pdfcpu": dep.Version}

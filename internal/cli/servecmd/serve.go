@@ -433,17 +433,12 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// version is calq's module version and VCS revision, for GET /version.
+// version is calq's module version, as calq version prints it, for GET
+// /version; its VCS revision is in GET /debug.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	if !ok || bi.Main.Version == "" {
 		return "(devel)"
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
+	return bi.Main.Version
 }
