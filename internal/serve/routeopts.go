@@ -89,10 +89,11 @@ func (s *Server) routeOff(route string) bool {
 	return slices.Contains(s.opts.Routes.Disabled, group)
 }
 
-// RouteLogged says whether the requests of path (below the root path)
+// routeLogged says whether the requests of path (below the root path)
 // are logged: always but for the quiet routes not named in
-// RouteOptions.Logged. The request log asks it.
-func (s *Server) RouteLogged(path string) bool {
+// RouteOptions.Logged. The request log (Gotenberg's "path" lines) asks it
+// before it writes a line.
+func (s *Server) routeLogged(path string) bool {
 	name := ""
 	switch path {
 	case "/health":

@@ -173,8 +173,8 @@ func TestRouteLogged(t *testing.T) {
 	s := &Server{opts: Options{Routes: RouteOptions{Logged: []string{"health"}, MetricsPath: "/m"}}}
 	for path, want := range map[string]bool{"/health": true, "/version": false, "/": false, "/favicon.ico": false,
 		"/debug": false, "/m": false, "/prometheus/metrics": true, "/forms/libreoffice/convert": true} {
-		if got := s.RouteLogged(path); got != want {
-			t.Errorf("RouteLogged(%q) = %v, want %v", path, got, want)
+		if got := s.routeLogged(path); got != want {
+			t.Errorf("routeLogged(%q) = %v, want %v", path, got, want)
 		}
 	}
 }

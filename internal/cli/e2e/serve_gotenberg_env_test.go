@@ -116,6 +116,10 @@ func TestServeGotenbergSettings(t *testing.T) {
 		{"GET", "/favicon.ico", "", "", 204, ""},
 		{"GET", "/debug", "", "", 200, `"architecture":`},
 	})
+	_, v, h := request(t, http.MethodGet, s.URL+"/version", "", nil, "")
+	if want := strings.Fields(calqOut(t, nil, "version"))[1]; string(v) != want || h.Get("Content-Type") != "text/plain; charset=UTF-8" {
+		t.Errorf("GET /version: got %q as %q, want %q (calq version's) as text/plain; charset=UTF-8", v, h.Get("Content-Type"), want)
+	}
 	_, b, h := request(t, http.MethodGet, s.URL+"/debug", "", nil, "")
 	var d struct {
 		Version string            `json:"version"`
