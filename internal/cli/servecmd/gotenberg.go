@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/urfave/cli/v2"
 
 	"calq/internal/cli/base"
+	"calq/internal/serve"
 )
 
 // gotenbergVar maps one of Gotenberg's environment variables onto a flag
@@ -32,8 +34,8 @@ type gotenbergVar struct {
 // Chromium, are accepted with a value of their kind: calq has one engine.
 var gotenbergVars = []gotenbergVar{
 	{"API_TIMEOUT", "request-timeout", duration},
-	{"API_ROOT_PATH", "root-path", nil},
-	{"API_BODY_LIMIT", "max-body", nil},
+	{"API_ROOT_PATH", "root-path", routes(func(v string) serve.RouteOptions { return serve.RouteOptions{RootPath: v} })},
+	{"API_BODY_LIMIT", "max-body", size},
 	{"API_TLS_CERT_FILE", "tls-cert", nil},
 	{"API_TLS_KEY_FILE", "tls-key", nil},
 	{"API_ENABLE_DEBUG_ROUTE", "debug-route", boolean},
@@ -64,8 +66,8 @@ var gotenbergVars = []gotenbergVar{
 	{"LIBREOFFICE_IDLE_SHUTDOWN_TIMEOUT", "", duration},
 	{"PDFENGINES_DISABLE_ROUTES", "disable-routes", when("pdfengines")},
 	{"CHROMIUM_DISABLE_ROUTES", "disable-routes", when("chromium")},
-	{"PROMETHEUS_NAMESPACE", "metrics-namespace", nil},
-	{"PROMETHEUS_METRICS_PATH", "metrics-path", nil},
+	{"PROMETHEUS_NAMESPACE", "metrics-namespace", routes(func(v string) serve.RouteOptions { return serve.RouteOptions{MetricsNamespace: v} })},
+	{"PROMETHEUS_METRICS_PATH", "metrics-path", routes(func(v string) serve.RouteOptions { return serve.RouteOptions{MetricsPath: v} })},
 	{"PROMETHEUS_DISABLE_COLLECT", "no-metrics", boolean},
 	{"PROMETHEUS_DISABLE_ROUTE_TELEMETRY", "log-routes", unless("metrics")},
 	{"PROMETHEUS_COLLECT_INTERVAL", "", duration},
@@ -110,8 +112,8 @@ func applyGotenbergEnv(c *cli.Context, lookup func(string) (string, bool)) error
 	}
 	for _, g := range gotenbergVars {
 		v, _ := lookup(g.name)
-		if v == "" {
-			continue // unset, or emptied as compose files do: the default
+		if v == "" || g.flag != "" && given[g.flag] {
+			continue // unset, emptied as compose files do, or its flag wins
 		}
 		if g.value != nil {
 			var err error
@@ -180,6 +182,18 @@ func checkEngines(lookup func(string) (string, bool)) error {
 		}
 	}
 	return nil
+}
+
+// routes checks a value as the route setting opts makes of it.
+func routes(opts func(string) serve.RouteOptions) func(string) (string, error) {
+	return func(v string) (string, error) { return v, opts(v).Check() }
+}
+
+func size(v string) (string, error) {
+	if _, err := humanize.ParseBytes(v); err != nil {
+		return "", fmt.Errorf("%q: want a size such as 100MB", v)
+	}
+	return v, nil
 }
 
 func duration(v string) (string, error) {
