@@ -108,6 +108,11 @@ func Command() *cli.Command {
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
 			"--grace, and leaves queued jobs in the journal for the next start. A job\n" +
 			"that was running when calq serve died twice ends failed.\n\n" +
+			"Gotenberg's environment variables (API_ROOT_PATH, API_TIMEOUT, API_ENABLE_BASIC_AUTH with\n" +
+			"GOTENBERG_API_BASIC_AUTH_USERNAME and _PASSWORD, LIBREOFFICE_DISABLE_ROUTES, PROMETHEUS_*,\n" +
+			"WEBHOOK_*, LOG_LEVEL...) set the flags they match, so a docker-compose file written for\n" +
+			"Gotenberg starts calq serve unchanged; a flag wins over its variable. Basic auth's user\n" +
+			"is made at the start, its password one of its keys (README: Moving from Gotenberg).\n\n" +
 			"With --db postgres://URL, the documents of libreoffice/convert are converted\n" +
 			"through the shared queue in that database, by any calq worker or calq serve on\n" +
 			"it; this server serves it too, with its own instances (two jobs per instance).\n" +
