@@ -1,7 +1,8 @@
 package serve
 
 import (
-	"fmt"
+	"encoding/json"
+	"io"
 	"net/http"
 	"time"
 )
@@ -54,19 +55,21 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if v.Status != "up" {
 		status = http.StatusServiceUnavailable
 	}
-	if r.Method == http.MethodHead {
-		w.WriteHeader(status)
-		return
+	// Gotenberg's exact type: its clients and the suite compare it.
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		json.NewEncoder(w).Encode(v)
 	}
-	writeJSON(w, status, v)
 }
 
-// version is GET /version: calq's version as text, as Gotenberg answers.
+// version is GET /version: calq's version alone, as Gotenberg answers
+// its own (the word after "calq" in calq version's line).
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Type", "text/plain; charset=UTF-8") // Gotenberg's, byte for byte
 	v := s.opts.Version
 	if v == "" {
 		v = "(devel)"
 	}
-	fmt.Fprintln(w, "calq "+v)
+	io.WriteString(w, v)
 }

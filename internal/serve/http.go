@@ -21,17 +21,29 @@ import (
 	"calq/sched"
 )
 
-// routes lists the server's routes: Gotenberg's, calq's jobs, and the
-// health, version and metrics.
-func (s *Server) routes() {
+// routes lists the server's routes: Gotenberg's, calq's jobs, the
+// health, version, metrics, debug and favicon, and the pages, all under
+// the root path; a disabled group's routes are not there (404).
+func (s *Server) routes() (err error) {
+	defer func() {
+		// ServeMux panics on a pattern that conflicts with another: a
+		// metrics path over one of calq's routes.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("metrics path %q: %v", s.metricsPath(), p)
+		}
+	}()
 	s.guard = newGuard()
 	m := http.NewServeMux()
 	for _, route := range formRoutes {
-		m.Handle("POST /forms/"+route, s.auth(s.sync(route)))
+		if !s.routeOff(route) {
+			m.Handle("POST /forms/"+route, s.auth(s.sync(route)))
+		}
 	}
 	for _, route := range []string{"chromium/convert/url", "chromium/convert/html", "chromium/convert/markdown",
 		"chromium/screenshot/url", "chromium/screenshot/html", "chromium/screenshot/markdown"} {
-		m.Handle("POST /forms/"+route, s.auth(unsupported(route)))
+		if !s.routeOff(route) {
+			m.Handle("POST /forms/"+route, s.auth(unsupported(route)))
+		}
 	}
 	m.Handle("POST /jobs", s.auth(http.HandlerFunc(s.submit)))
 	m.Handle("GET /jobs", s.auth(http.HandlerFunc(s.list)))
@@ -41,7 +53,13 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /health", s.health)
 	m.HandleFunc("HEAD /health", s.health)
 	m.Handle("GET /version", s.auth(http.HandlerFunc(s.version)))
-	m.Handle("GET /prometheus/metrics", s.auth(s.metrics.handler()))
+	m.Handle("GET /favicon.ico", s.auth(http.HandlerFunc(favicon)))
+	if s.opts.Routes.Debug {
+		m.Handle("GET /debug", s.auth(http.HandlerFunc(s.debug)))
+	}
+	if !s.opts.Routes.NoMetrics {
+		m.Handle("GET "+s.metricsPath(), s.auth(s.metrics.handler()))
+	}
 	s.pageRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/forms/") {
@@ -53,7 +71,8 @@ func (s *Server) routes() {
 		}
 		fail(w, http.StatusNotFound, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path))
 	})
-	s.mux = m
+	s.mux = rooted(s.opts.Routes.RootPath, m)
+	return nil
 }
 
 // fail answers an error as Gotenberg does: one plain-text sentence.
@@ -82,6 +101,15 @@ func (s *Server) sync(route string) http.Handler {
 			return
 		}
 		if len(j.Request.Webhook) > 0 {
+			if s.opts.WebhookSync {
+				// Within the request's time; past it, the job and its
+				// delivery go on, as without the setting.
+				select {
+				case <-rn.done:
+					s.delivered(ctx, j.ID)
+				case <-ctx.Done():
+				}
+			}
 			w.Header().Set("Gotenberg-Trace", j.Request.Trace)
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -236,6 +264,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, fmt.Sprintf("unknown route %q for a job: give one of calq serve's /forms/ routes", route))
 		return
 	}
+
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	j, _, err := s.accept(ctx, w, r, route, false)
@@ -311,7 +340,7 @@ func (s *Server) view(j *jobs.Job) jobView {
 	if j.State == jobs.Done {
 		v.FilesDone = len(j.Request.Files)
 		if !j.Expired {
-			v.Result = "/jobs/" + j.ID + "/result"
+			v.Result = s.root() + "/jobs/" + j.ID + "/result"
 		}
 	}
 	v.Expired = j.Expired
@@ -434,6 +463,10 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 // uploads go to the job's directory under calq's names; a request
 // refused on the way leaves nothing behind.
 func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Request, route string, sync bool) (*jobs.Job, *run, error) {
+	if s.routeOff(route) {
+		// POST /jobs and the convert page reach a route this way too.
+		return nil, nil, &jobError{status: http.StatusNotFound, msg: fmt.Sprintf("Not Found: the route /forms/%s is disabled on this server", route)}
+	}
 	u := user(r)
 	cl, err := class(r)
 	if err != nil {

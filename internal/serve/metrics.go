@@ -56,6 +56,7 @@ func newMetrics(s *Server) *metrics {
 	m.reg.MustRegister(m.queue, m.conversions, m.jobsDone, m.convTime, m.waitTime, m.jobTime, m.authFail, m.signInRef,
 		busy, total, waiting, prometheus.NewGoCollector())
 	m.reg.MustRegister(hashMetrics()...)
+	m.reg.MustRegister(gotenbergMetrics(s)...)
 	for _, reason := range []string{"throttled", "busy"} {
 		m.signInRef.WithLabelValues(reason)
 	}
@@ -76,6 +77,31 @@ func (m *metrics) wait(d time.Duration) { m.waitTime.Observe(d.Seconds()) }
 func (m *metrics) authFailure()         { m.authFail.Inc() }
 
 func (m *metrics) signInRefused(reason string) { m.signInRef.WithLabelValues(reason).Inc() }
+
+// gotenbergMetrics are the figures Gotenberg's dashboards read, under
+// its names in the namespace of RouteOptions.MetricsNamespace:
+// LibreOffice's queue and its restarts. (calq has no Chromium: none of
+// Gotenberg's chromium_ figures.)
+func gotenbergMetrics(s *Server) []prometheus.Collector {
+	ns := s.opts.Routes.MetricsNamespace
+	if ns == "" {
+		ns = "gotenberg"
+	}
+	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "libreoffice_requests_queue_size",
+		Help: "Documents waiting for a LibreOffice instance (calq_serve_documents_waiting)."},
+		func() float64 { return float64(s.files.Stats().Waiting) })
+	restarts := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "libreoffice_restarts_count",
+		Help: "LibreOffice instances started again since calq serve started."}, func() float64 {
+		n := 0
+		if s.opts.Pool != nil {
+			for _, inst := range s.opts.Pool.Instances() {
+				n += max(inst.Starts()-1, 0)
+			}
+		}
+		return float64(n)
+	})
+	return []prometheus.Collector{queue, restarts}
+}
 
 // hashMetrics are the figures of the process's password hashes
 // (users.Hashes): what bounds the memory of sign-ins.

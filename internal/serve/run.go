@@ -205,17 +205,18 @@ func owes(j *jobs.Job) []string {
 // minute later) and after a restart. One delivery a job at a time.
 func (s *Server) deliver(j jobs.Job) {
 	s.mu.Lock()
-	if s.delivering[j.ID] {
+	if s.delivering[j.ID] != nil {
 		s.mu.Unlock()
 		return
 	}
-	s.delivering[j.ID] = true
+	s.delivering[j.ID] = make(chan struct{})
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer func() {
 			s.mu.Lock()
+			close(s.delivering[j.ID])
 			delete(s.delivering, j.ID)
 			s.mu.Unlock()
 		}()
@@ -252,6 +253,21 @@ func (s *Server) deliver(j jobs.Job) {
 			s.opts.Log.Error("record a job's deliveries", "job", j.ID, "err", err)
 		}
 	}()
+}
+
+// delivered waits until the deliveries under way of job id end, or ctx
+// does.
+func (s *Server) delivered(ctx context.Context, id string) {
+	s.mu.Lock()
+	done := s.delivering[id]
+	s.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // permanent says whether a delivery's failure would recur: the webhook's

@@ -82,9 +82,13 @@ type Options struct {
 	Workers        int           // pdfcpu workers per job (convert's default)
 	Webhooks       *webhook.Sender
 	WebhookPolicy  *webhook.Policy
-	Version        string
-	Log            *slog.Logger
-	now            func() time.Time
+	// WebhookSync: a Gotenberg route asking for a webhook answers 204
+	// once the webhook is delivered (or its attempts ended), not at once.
+	WebhookSync bool
+	Version     string
+	Routes      RouteOptions // where the routes are, which are off, /debug
+	Log         *slog.Logger
+	now         func() time.Time
 
 	// Shared, when set, is the shared queue on PostgreSQL
 	// (sched/pgqueue) that calq worker processes and other calq serve
@@ -129,15 +133,15 @@ type Server struct {
 	busy      []atomic.Bool // by instance: converting now
 	active    *fair.Gate    // the jobs running at once, chosen fairly
 	metrics   *metrics
-	mux       *http.ServeMux
+	mux       http.Handler
 	guard     *guard // bounds before authentication (auth.go)
 
 	mu         sync.Mutex
-	running    map[string]*run // jobs of this process not final yet, by id
-	delivering map[string]bool // jobs whose deliveries are under way
-	wg         sync.WaitGroup  // their goroutines
-	base       context.Context // the jobs' context: cancelled by Stop after the grace time
-	stopping   atomic.Bool     // Stop was called
+	running    map[string]*run          // jobs of this process not final yet, by id
+	delivering map[string]chan struct{} // jobs whose deliveries are under way: closed at their end
+	wg         sync.WaitGroup           // their goroutines
+	base       context.Context          // the jobs' context: cancelled by Stop after the grace time
+	stopping   atomic.Bool              // Stop was called
 	cancel     context.CancelFunc
 
 	shared convert.Shared // Options.Shared as the jobs see it (servedQueue); nil without
@@ -162,6 +166,9 @@ type run struct {
 func New(o Options) (*Server, error) {
 	if o.Data == "" || o.Jobs == nil {
 		return nil, errors.New("calq serve: a data directory and a journal are required")
+	}
+	if err := o.Routes.Check(); err != nil {
+		return nil, fmt.Errorf("calq serve: %w", err)
 	}
 	if o.Shared != nil && o.Pool == nil {
 		return nil, errors.New("calq serve: the shared queue needs a LibreOffice pool to serve it")
@@ -201,7 +208,7 @@ func New(o Options) (*Server, error) {
 	if o.MaxActive <= 0 {
 		o.MaxActive = defaultMaxActive(n)
 	}
-	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]bool{}, busy: make([]atomic.Bool, n),
+	s := &Server{opts: o, instances: n, running: map[string]*run{}, delivering: map[string]chan struct{}{}, busy: make([]atomic.Bool, n),
 		pdf: o.PDF}
 	if s.pdf == nil {
 		s.pdf, s.ownPDF = pdfpool.New(pdfpool.Options{}), true
@@ -213,7 +220,9 @@ func New(o Options) (*Server, error) {
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.metrics = newMetrics(s)
-	s.routes()
+	if err := s.routes(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -82,25 +82,47 @@ func startServe(t *testing.T, dir string, args ...string) *serveProc {
 // queue's URL (the journal is then the default one, under dir's state).
 func startServeDB(t *testing.T, dir, db string, args ...string) *serveProc {
 	t.Helper()
+	port := freePort(t)
+	return startServeWith(t, dir, db, serveStart{listen: "127.0.0.1:" + strconv.Itoa(port), port: port}, args...)
+}
+
+// serveStart is how startServeWith starts calq serve: on --listen
+// (none: the environment says where), with extra environment variables,
+// and where its health is.
+type serveStart struct {
+	listen string
+	port   int // the port the server listens on
+	env    []string
+	root   string // the root path; "" none
+}
+
+// startServeWith starts calq serve as st says, with its state under dir,
+// and waits until its health (under st.root) says it is up.
+func startServeWith(t *testing.T, dir, db string, st serveStart, args ...string) *serveProc {
+	t.Helper()
 	tooltest.Require(t, "soffice")
 	for _, d := range []string{"tmp", "cache", "state", "config"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o700)
 	}
 	p := &serveProc{dir: dir, db: db, data: filepath.Join(dir, "data"), tmp: filepath.Join(dir, "tmp"),
 		stderr: &syncBuffer{}, done: make(chan error, 1)}
-	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	p.URL = "http://" + addr
-	p.cmd = calqCmd(t, append([]string{"serve", "--listen", addr, "--db", p.db, "--data", p.data, "--instances", "2"}, args...)...)
-	p.cmd.Env = append(p.cmd.Env, serveEnv(dir)...)
+	p.URL = "http://127.0.0.1:" + strconv.Itoa(st.port)
+	flags := []string{"serve", "--db", p.db, "--data", p.data, "--instances", "2"}
+	if st.listen != "" {
+		flags = append(flags, "--listen", st.listen)
+	}
+	p.cmd = calqCmd(t, append(flags, args...)...)
+	p.cmd.Env = append(append(p.cmd.Env, serveEnv(dir)...), st.env...)
 	p.cmd.Stderr = p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { p.done <- p.cmd.Wait() }()
 	t.Cleanup(func() { p.stop(t) })
+	health := p.URL + strings.TrimSuffix(st.root, "/") + "/health"
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		resp, err := http.Get(p.URL + "/health")
+		resp, err := http.Get(health)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {

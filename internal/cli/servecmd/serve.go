@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -58,8 +59,19 @@ type opts struct {
 	MaxConns       int // connections open at once
 	MaxHashes      int // password hashes at once
 	WebhookAllow   []string
+	Webhook        webhook.Options
+	NoWebhooks     bool
+	WebhookSync    bool
 	Name           string
 	Quiet          bool
+	LogLevel       string
+	LogFormat      string
+	Routes         serve.RouteOptions
+	DebugData      bool   // fill GET /debug's fields
+	BasicUser      string // a user whose key is BasicPassword (Gotenberg's Basic auth)
+	BasicPassword  string
+	RestartAfter   int           // LibreOffice conversions before an instance restarts
+	StartTimeout   time.Duration // for a LibreOffice instance to start
 }
 
 // Command is calq serve.
@@ -96,6 +108,11 @@ func Command() *cli.Command {
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
 			"--grace, and leaves queued jobs in the journal for the next start. A job\n" +
 			"that was running when calq serve died twice ends failed.\n\n" +
+			"Gotenberg's environment variables (API_ROOT_PATH, API_TIMEOUT, API_ENABLE_BASIC_AUTH with\n" +
+			"GOTENBERG_API_BASIC_AUTH_USERNAME and _PASSWORD, LIBREOFFICE_DISABLE_ROUTES, PROMETHEUS_*,\n" +
+			"WEBHOOK_*, LOG_LEVEL...) set the flags they match, so a docker-compose file written for\n" +
+			"Gotenberg starts calq serve unchanged; a flag wins over its variable. Basic auth's user\n" +
+			"is made at the start, its password one of its keys (README: Moving from Gotenberg).\n\n" +
 			"With --db postgres://URL, the documents of libreoffice/convert are converted\n" +
 			"through the shared queue in that database, by any calq worker or calq serve on\n" +
 			"it; this server serves it too, with its own instances (two jobs per instance).\n" +
@@ -104,7 +121,7 @@ func Command() *cli.Command {
 			"request to. Documents opened with a password and pdfengines/convert stay on\n" +
 			"this server's instances. A database that is down at the start, or goes away,\n" +
 			"is waited for, with one line when it is lost and one when it is back.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:3000", EnvVars: []string{"CALQ_LISTEN"}, Usage: "listen on `ADDR` (host:port)"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in `FILE` (PEM; with --tls-key)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, `FILE` (PEM)"},
@@ -135,8 +152,12 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "with --db postgres://: the name of this server in the shared queue's jobs it converts (calq history groups by it)", DefaultText: "the host's name"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 		},
+			routeFlags()...),
 		Action: func(c *cli.Context) error {
-			o, err := readOpts(c)
+			if err := applyGotenbergEnv(c, os.LookupEnv); err != nil {
+				return err
+			}
+			o, err := readOpts(c, os.LookupEnv)
 			if err != nil {
 				return err
 			}
@@ -145,8 +166,9 @@ func Command() *cli.Command {
 	}
 }
 
-// readOpts reads and checks the flags.
-func readOpts(c *cli.Context) (opts, error) {
+// readOpts reads and checks the flags; lookup finds the password of
+// --basic-auth-user in the environment.
+func readOpts(c *cli.Context, lookup func(string) (string, bool)) (opts, error) {
 	o := opts{Listen: c.String("listen"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key"),
 		Instances: c.Int("instances"), StateDir: c.String("state-dir"), Data: c.String("data"),
 		Grace: c.Duration("grace"), Lease: c.Duration("lease"), HeaderTimeout: c.Duration("header-timeout"), Keep: c.Duration("keep"), KeepRecords: c.Duration("keep-records"), Session: c.Duration("session"), RequestTimeout: c.Duration("request-timeout"),
@@ -205,6 +227,7 @@ func readOpts(c *cli.Context) (opts, error) {
 	} else if err := base.CheckText("--name", o.Name); err != nil {
 		errs.Add(err)
 	}
+	errs.Add(readRouteOpts(c, &o, lookup)...)
 	if c.Args().Present() {
 		errs.Add(fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
@@ -216,11 +239,7 @@ func readOpts(c *cli.Context) (opts, error) {
 func run(c *cli.Context, o opts) error {
 	ctx := c.Context
 	stderr := c.App.ErrWriter
-	level := slog.LevelInfo
-	if o.Quiet {
-		level = slog.LevelWarn
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := newLogger(stderr, o)
 	db, sharedURL := base.JournalPath(c), ""
 	if dburl.IsPostgres(db) {
 		// As calq convert --db postgres://: this machine's own records
@@ -240,6 +259,9 @@ func run(c *cli.Context, o opts) error {
 	if err != nil {
 		return err
 	}
+	if err := basicAuth(ctx, us, o.BasicUser, o.BasicPassword); err != nil {
+		return err
+	}
 	if err := checkListen(ctx, o.Listen, us); err != nil {
 		return err
 	}
@@ -257,7 +279,8 @@ func run(c *cli.Context, o opts) error {
 	fmt.Fprintf(stderr, "calq serve: starting LibreOffice\n")
 	// The pool outlives the signal that stops the server: running
 	// conversions finish within --grace, then it is closed.
-	pool, err := lo.New(context.WithoutCancel(ctx), lo.Options{Instances: o.Instances, StateDir: o.StateDir})
+	pool, err := lo.New(context.WithoutCancel(ctx), lo.Options{Instances: o.Instances, StateDir: o.StateDir,
+		MaxConversions: o.RestartAfter, StartTimeout: o.StartTimeout})
 	if err != nil {
 		return err
 	}
@@ -282,10 +305,17 @@ func run(c *cli.Context, o opts) error {
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
-		Webhooks: webhook.NewSender(policy, webhook.Options{}), WebhookPolicy: policy,
-		Version: version(), Log: log,
+		Webhooks: webhook.NewSender(policy, o.Webhook), WebhookPolicy: policy,
+		WebhookSync: o.WebhookSync,
+		Version:     version(), Log: log, Routes: o.Routes,
 		Accounts: us, Throttle: throttle.New(throttle.Options{}), SessionTTL: o.Session,
 		Journal: j, History: j, KeepRecords: o.KeepRecords}
+	if o.NoWebhooks {
+		so.Webhooks, so.WebhookPolicy = nil, nil
+	}
+	if o.DebugData {
+		so.Routes.DebugData = debugData(c, o.Routes.Disabled)
+	}
 	if so.Contacts, so.Profiles, so.SMS, err = pageStores(ctx, j, o.Data); err != nil {
 		return err
 	}
@@ -408,17 +438,12 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// version is calq's module version and VCS revision, for GET /version.
+// version is calq's module version, as calq version prints it, for GET
+// /version; its VCS revision is in GET /debug.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	if !ok || bi.Main.Version == "" {
 		return "(devel)"
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
+	return bi.Main.Version
 }

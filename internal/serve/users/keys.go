@@ -187,8 +187,8 @@ func (s *Store) keys(ctx context.Context, name string) ([]Key, error) {
 // the key's hash through the index, then compares the hashes in constant
 // time.
 func (s *Store) Authenticate(ctx context.Context, key string) (User, error) {
-	if len(key) != keyLen || !strings.HasPrefix(key, KeyPrefix) {
-		return User{}, ErrUnknownKey // not a key calq made: no need to look
+	if (len(key) != keyLen || !strings.HasPrefix(key, KeyPrefix)) && (!s.putKeys.Load() || len(key) > maxPutKey) {
+		return User{}, ErrUnknownKey // not a key calq made nor one put: no need to look
 	}
 	want := hashKey(key)
 	u, got, err := s.keyUser(ctx, want)
@@ -210,4 +210,43 @@ func (s *Store) keyUser(ctx context.Context, hash string) (User, string, error) 
 	var got string
 	u, err := s.userRow(ctx, userSelect+`, k.hash FROM users u JOIN user_keys k ON k.user = u.name WHERE k.hash = ?`, hash, &got)
 	return u, got, err
+}
+
+// maxPutKey is the longest key PutKey takes.
+const maxPutKey = 256
+
+// PutKey makes key, chosen by the operator rather than drawn, a key of
+// the user named name, in place of the key put before under the same
+// label (shown as the key's prefix): calq serve gives the password of
+// Gotenberg's Basic auth variables to their user this way, and a new
+// password replaces the old one at the next start. ErrNoUser when there
+// is no such user; an error when another user has the same key.
+func (s *Store) PutKey(ctx context.Context, name, key, label string) error {
+	if strings.TrimSpace(key) != key || key == "" || len(key) > maxPutKey {
+		return fmt.Errorf("put key %s for user %q: want 1 to %d characters without spaces around them", label, name, maxPutKey)
+	}
+	found := false
+	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if found, err = userExists(ctx, tx, name); err != nil || !found {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ? AND (prefix = ? OR hash = ?)`,
+			name, label, hashKey(key)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO user_keys (hash, user, prefix, created) VALUES (?, ?, ?, ?)`,
+			hashKey(key), name, label, sqltime.Text(s.now()))
+		return err
+	})
+	if err == nil && !found {
+		err = ErrNoUser
+	}
+	if err == nil {
+		s.putKeys.Store(true)
+	}
+	if err != nil {
+		return fmt.Errorf("put key %s for user %q: %w", label, name, err)
+	}
+	return nil
 }

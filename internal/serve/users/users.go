@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -79,6 +80,9 @@ type Store struct {
 	db     DB
 	now    func() time.Time
 	hashes *HashGate // the process's Hashes
+	// putKeys: PutKey gave a key of the operator's choosing, which
+	// Authenticate then looks up whatever its form.
+	putKeys atomic.Bool
 }
 
 // Open creates or upgrades the tables of users and keys in db.

@@ -86,7 +86,8 @@ if (form) {
 const files = document.getElementById("files");
 if (files && files.tagName === "TABLE" && files.dataset.final === "false" && window.EventSource) {
   const id = files.dataset.job;
-  const src = new EventSource("/job/" + encodeURIComponent(id) + "/events");
+  // Beside /static/, wherever calq serve's root path put them.
+  const src = new EventSource(new URL("../job/" + encodeURIComponent(id) + "/events", import.meta.url));
   src.addEventListener("progress", (e) => {
     const v = JSON.parse(e.data);
     const state = document.getElementById("job-state");
