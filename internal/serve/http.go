@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -57,13 +58,18 @@ func (s *Server) routes() {
 	s.mux = m
 }
 
-// fail answers an error as Gotenberg does: one plain-text sentence.
+// fail answers an error as Gotenberg does: one plain-text sentence,
+// without a line feed, under Gotenberg's very Content-Type (its clients
+// and its integration suite compare both byte for byte).
 func fail(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Type", contentTypeText)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	fmt.Fprintln(w, msg)
+	io.WriteString(w, msg)
 }
+
+// contentTypeText is the Content-Type of Gotenberg's error replies.
+const contentTypeText = "text/plain; charset=UTF-8"
 
 func unsupported(route string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,103 @@
+package serve
+
+import (
+	"mime"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// replyCase is one request to a Gotenberg route and the reply's shape
+// Gotenberg's clients and its own integration suite rely on.
+type replyCase struct {
+	name   string
+	route  string // below /forms/
+	files  []upload
+	fields map[string]string
+	header http.Header
+
+	status   int
+	ctype    string   // Content-Type, exactly
+	body     string   // the whole body, exactly, when not ""
+	filename string   // Content-Disposition's filename, when not ""
+	zip      []string // a zip's entries, in order, when not nil
+}
+
+// TestReplyShape: what Gotenberg's routes answer, header by header and
+// byte for byte where Gotenberg's clients compare them: the names of the
+// files (a converted document keeps its extension in a zip, split parts
+// are numbered from 0, Gotenberg-Output-Filename's last path segment),
+// and error replies as one plain-text sentence without a line feed.
+func TestReplyShape(t *testing.T) {
+	ts := newTestServer(t, nil)
+	three := fileUpload(t, filepath.Join(repoTestdata, "convert", "pages_3.pdf"))
+	other := upload{"files", "other.pdf", three.content}
+	a := upload{"files", "a.txt", []byte("first\n")}
+	b := upload{"files", "b.txt", []byte("second\n")}
+	long := upload{"files", "long.txt", longText(120)}
+	const plain = "text/plain; charset=UTF-8"
+	cases := []replyCase{
+		{name: "converted documents in a zip keep their extension", route: "libreoffice/convert",
+			files: []upload{b, a}, status: 200, ctype: "application/zip", zip: []string{"a.txt.pdf", "b.txt.pdf"}},
+		{name: "one converted document is named after it", route: "libreoffice/convert",
+			files: []upload{a}, status: 200, ctype: "application/pdf", filename: "a.pdf"},
+		{name: "a converted document's split parts count from 0 after its full name", route: "libreoffice/convert",
+			files: []upload{long, a}, fields: map[string]string{"splitMode": "intervals", "splitSpan": "1000"},
+			status: 200, ctype: "application/zip", zip: []string{"a.txt_0.pdf", "long.txt_0.pdf"}},
+		{name: "a converted document's unified pages keep its full name", route: "libreoffice/convert",
+			files: []upload{long}, fields: map[string]string{"splitMode": "pages", "splitSpan": "1", "splitUnify": "true"},
+			status: 200, ctype: "application/pdf", filename: "long.txt.pdf"},
+		{name: "split parts count from 0", route: "pdfengines/split",
+			files: []upload{three}, fields: map[string]string{"splitMode": "intervals", "splitSpan": "2"},
+			status: 200, ctype: "application/zip", zip: []string{"pages_3_0.pdf", "pages_3_1.pdf"}},
+		{name: "split parts of several PDFs", route: "pdfengines/split",
+			files: []upload{other, three}, fields: map[string]string{"splitMode": "pages", "splitSpan": "1-2,3"},
+			status: 200, ctype: "application/zip", zip: []string{"pages_3_0.pdf", "pages_3_1.pdf", "pages_3_2.pdf", "other_0.pdf", "other_1.pdf", "other_2.pdf"}},
+		{name: "unified pages are one PDF named after the input", route: "pdfengines/split",
+			files: []upload{three}, fields: map[string]string{"splitMode": "pages", "splitSpan": "1-2", "splitUnify": "true"},
+			status: 200, ctype: "application/pdf", filename: "pages_3.pdf"},
+		{name: "PDFs worked on one by one keep their names", route: "pdfengines/flatten",
+			files: []upload{three, other}, status: 200, ctype: "application/zip", zip: []string{"pages_3.pdf", "other.pdf"}},
+		{name: "output filename for one PDF", route: "pdfengines/flatten", files: []upload{three},
+			header: http.Header{"Gotenberg-Output-Filename": {"foo"}}, status: 200, ctype: "application/pdf", filename: "foo.pdf"},
+		{name: "output filename for a zip", route: "pdfengines/flatten", files: []upload{three, other},
+			header: http.Header{"Gotenberg-Output-Filename": {"foo"}}, status: 200, ctype: "application/zip", filename: "foo.zip"},
+		{name: "output filename given as a Windows path", route: "pdfengines/flatten", files: []upload{three},
+			header: http.Header{"Gotenberg-Output-Filename": {`C:\Windows\Temp\foo`}}, status: 200, ctype: "application/pdf", filename: "foo.pdf"},
+		{name: "output filename given as a path", route: "pdfengines/flatten", files: []upload{three},
+			header: http.Header{"Gotenberg-Output-Filename": {"/tmp/foo"}}, status: 200, ctype: "application/pdf", filename: "foo.pdf"},
+		{name: "an error is one sentence without a line feed", route: "pdfengines/encrypt", files: []upload{three},
+			status: 400, ctype: plain, body: "Invalid form data: a 'userPassword' or 'ownerPassword' is required"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, ts.URL) })
+	}
+}
+
+// check sends the case's request and compares the reply.
+func (c replyCase) check(t *testing.T, base string) {
+	t.Helper()
+	resp := post(t, base+"/forms/"+c.route, c.files, c.fields, c.header)
+	b := body(t, resp)
+	if resp.StatusCode != c.status {
+		t.Fatalf("got status %d, want %d (%.300q)", resp.StatusCode, c.status, b)
+	}
+	if got := resp.Header.Get("Content-Type"); got != c.ctype {
+		t.Errorf("got Content-Type %q, want %q", got, c.ctype)
+	}
+	if c.body != "" && string(b) != c.body {
+		t.Errorf("got body %q, want %q", b, c.body)
+	}
+	if c.filename != "" {
+		_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
+		if got := params["filename"]; err != nil || got != c.filename {
+			t.Errorf("got Content-Disposition %q (%v), want the file name %q", resp.Header.Get("Content-Disposition"), err, c.filename)
+		}
+	}
+	if c.zip != nil {
+		if names, _ := zipEntries(t, b); !slices.Equal(names, c.zip) {
+			t.Errorf("got zip entries %q, want %q", names, c.zip)
+		}
+	}
+}
