@@ -457,7 +457,11 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		if s.opts.Webhooks == nil || s.opts.WebhookPolicy == nil {
 			return nil, nil, badRequest("calq serve was started without webhooks")
 		}
-		if err := s.opts.WebhookPolicy.CheckRequest(hook); err != nil {
+		if err := s.opts.WebhookPolicy.CheckRequest(hook); errors.Is(err, webhook.ErrRefused) {
+			// A target the policy keeps out: Gotenberg's 403 for a
+			// filtered URL.
+			return nil, nil, &jobError{status: http.StatusForbidden, msg: "Forbidden: " + err.Error(), err: err}
+		} else if err != nil {
 			return nil, nil, badRequest("%v", err)
 		}
 	}

@@ -168,8 +168,8 @@ func TestServeHostile(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 400 {
-			t.Errorf("webhook to loopback without --webhook-allow: %d, want 400", resp.StatusCode)
+		if resp.StatusCode != 403 {
+			t.Errorf("webhook to loopback without --webhook-allow: %d, want Gotenberg's 403", resp.StatusCode)
 		}
 	})
 	after := tree(t, dir, skip...)
