@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"calq/convert/sniff"
 	"calq/internal/serve/fair"
 	"calq/internal/serve/form"
 	"calq/internal/serve/jobs"
@@ -488,6 +489,7 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return nil, nil, err
 	}
+	f.RequireInputs(routeExtensions(route))
 	t, err := s.task(ctx, route, f, u)
 	if err != nil {
 		return nil, nil, err
@@ -529,6 +531,15 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	keep = true
 	return j, s.launch(j, res), nil
+}
+
+// routeExtensions are the extensions of the files route takes, as its
+// refusal of a form without files lists them.
+func routeExtensions(route string) []string {
+	if route == routeConvert {
+		return sniff.Supported()
+	}
+	return []string{".pdf"}
 }
 
 // admit holds room for n files of user in the queue, or refuses them:

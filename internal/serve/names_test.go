@@ -63,7 +63,7 @@ func TestResultNames(t *testing.T) {
 				paths = append(paths, path)
 			}
 			j := &jobs.Job{ID: "JOBID", Route: tt.route, Request: jobs.Request{Files: tt.files, Filename: tt.filename}}
-			pdfs := converted(j, paths, true)
+			pdfs := converted(j, paths, true, false)
 			if tt.route == routeMerge || tt.task.Merge {
 				pdfs = []namedPDF{{path: paths[0], name: mergedName(j, tt.task)}}
 			}

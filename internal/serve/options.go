@@ -329,7 +329,9 @@ func checkTask(route string, t Task) error {
 		return badRequest("Invalid form data: %v", err)
 	}
 	if t.Split != nil {
-		if err := t.Split.Check(); err != nil {
+		if err := t.Split.Check(); err != nil && t.Split.Mode == pdf.SplitPages {
+			return form.BadSplitSpan // Gotenberg's sentence
+		} else if err != nil {
 			return badRequest("Invalid form data: %v", err)
 		}
 	}

@@ -26,8 +26,10 @@ func stem(name string) string { return strings.TrimSuffix(name, filepath.Ext(nam
 
 // converted names the PDFs LibreOffice made from job j's uploads, each
 // named after the upload it came from (its stored name's stem); alone
-// says whether a PDF may stand alone under its upload's stem.
-func converted(j *jobs.Job, paths []string, alone bool) []namedPDF {
+// says whether a PDF may stand alone under its upload's stem. people's
+// PDFs (a page's request) are named after the stem in a zip too: the
+// pages show each file, and "report.docx.pdf" is Gotenberg's clients'.
+func converted(j *jobs.Job, paths []string, alone, people bool) []namedPDF {
 	byStored := map[string]string{}
 	for _, f := range j.Request.Files {
 		byStored[stem(f.Stored)] = f.Name
@@ -39,6 +41,9 @@ func converted(j *jobs.Job, paths []string, alone bool) []namedPDF {
 			name = filepath.Base(p)
 		}
 		outs[i] = namedPDF{path: p, name: name + ".pdf"}
+		if people {
+			outs[i].name = stem(name) + ".pdf"
+		}
 		if alone {
 			outs[i].alone = stem(name) + ".pdf"
 		}

@@ -176,7 +176,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		}
 		return nil, badRequest("%s", strings.Join(failed, "; "))
 	}
-	pdfs := converted(j, sum.Outputs, t.Split == nil)
+	pdfs := converted(j, sum.Outputs, t.Split == nil, t.Partial)
 	if o.Merge != "" {
 		pdfs = []namedPDF{{path: o.Merge, name: mergedName(j, t)}}
 	}

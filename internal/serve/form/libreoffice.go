@@ -53,7 +53,7 @@ var (
 // fields are ignored; a bad value, or a feature calq cannot honour, is a
 // 400 *Error naming the field.
 func LibreOffice(f *Form) (LibreOfficeOptions, error) {
-	pdfa, pdfua := f.pdfFormats()
+	pdfa, pdfua := f.pdfFormats(true)
 	o := LibreOfficeOptions{
 		Landscape:                f.Bool("landscape"),
 		PageRanges:               f.pageRanges(),
