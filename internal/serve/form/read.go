@@ -74,8 +74,8 @@ type File struct {
 // as Gotenberg lists them; late is a mistake Gotenberg finds only once the
 // fields are read (an unknown PDF format), said when no field is bad.
 type Form struct {
-	Files  []File
-	fields map[string][]string
+	Files    []File
+	fields   map[string][]string
 	err      *Error
 	late     *Error
 	noInputs string // RequireInputs's line
