@@ -196,7 +196,9 @@ func (s *Server) reply(w http.ResponseWriter, j *jobs.Job, err error) {
 	}
 	defer f.Close()
 	w.Header().Set("Content-Type", j.Result.ContentType)
-	w.Header().Set("Content-Disposition", disposition(j.Result.Name))
+	if j.Result.ContentType != contentTypeJSON { // metadata/read's JSON is a reply, not a file, as Gotenberg's
+		w.Header().Set("Content-Disposition", disposition(j.Result.Name))
+	}
 	http.ServeContent(w, &http.Request{Method: http.MethodGet, Header: http.Header{}}, "", j.Finished, f)
 }
 

@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"encoding/json"
 	"mime"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -100,10 +102,33 @@ func TestReplyShape(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, ts.URL) })
 	}
+	t.Run("metadata in ExifTool's JSON", func(t *testing.T) {
+		resp := post(t, ts.URL+"/forms/pdfengines/metadata/write", []upload{three}, map[string]string{"metadata": `{"Author":"Ann",` +
+			`"Keywords":["first","second"],"CreationDate":"2006-09-18T16:27:50-04:00","Trapped":"Unknown"}`},
+			http.Header{"Gotenberg-Output-Filename": {"foo"}})
+		written := upload{"files", "foo.pdf", body(t, resp)}
+		c := replyCase{route: "pdfengines/metadata/read", files: []upload{written}, status: 200, ctype: "application/json"}
+		b := c.check(t, ts.URL)
+		var got map[string]map[string]any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("got %s: %v", b, err)
+		}
+		want := map[string]any{"Author": "Ann", "Keywords": []any{"first", "second"}, "CreateDate": "2006:09:18 16:27:50-04:00",
+			"Trapped": "Unknown", "PageCount": 3.0}
+		for k, v := range want {
+			if !reflect.DeepEqual(got["foo.pdf"][k], v) {
+				t.Errorf("got %s %#v, want %#v (in %s)", k, got["foo.pdf"][k], v, b)
+			}
+		}
+		if v, ok := got["foo.pdf"]["PDFVersion"].(float64); !ok || v < 1 {
+			t.Errorf("got PDFVersion %#v, want a number", got["foo.pdf"]["PDFVersion"])
+		}
+	})
 }
 
-// check sends the case's request and compares the reply.
-func (c replyCase) check(t *testing.T, base string) {
+// check sends the case's request, compares the reply and returns its
+// body.
+func (c replyCase) check(t *testing.T, base string) []byte {
 	t.Helper()
 	resp := post(t, base+"/forms/"+c.route, c.files, c.fields, c.header)
 	b := body(t, resp)
@@ -127,4 +152,5 @@ func (c replyCase) check(t *testing.T, base string) {
 			t.Errorf("got zip entries %q, want %q", names, c.zip)
 		}
 	}
+	return b
 }

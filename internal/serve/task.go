@@ -283,9 +283,9 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []namedPDF, out st
 }
 
 // readMetadata answers pdfengines/metadata/read: a JSON object of each
-// file's metadata by file name.
+// file's metadata by file name, in ExifTool's shape as Gotenberg's.
 func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, dir string) (*jobs.Result, error) {
-	all := map[string]map[string]string{}
+	all := map[string]map[string]any{}
 	for i, in := range ins {
 		m, err := s.pdf.ReadMetadata(ctx, s.fileLimit(in), in)
 		if err != nil && ctx.Err() == nil && !stopped(err) {
@@ -294,7 +294,7 @@ func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, di
 		if err != nil {
 			return nil, err
 		}
-		all[j.Request.Files[i].Name] = m
+		all[j.Request.Files[i].Name] = pdf.ExifToolJSON(m)
 	}
 	b, err := json.Marshal(all)
 	if err != nil {
