@@ -38,6 +38,7 @@ func TestReplyShape(t *testing.T) {
 	a := upload{"files", "a.txt", []byte("first\n")}
 	b := upload{"files", "b.txt", []byte("second\n")}
 	long := upload{"files", "long.txt", longText(120)}
+	protected := fileUpload(t, filepath.Join(repoTestdata, "convert", "protected", "protected.docx"))
 	const plain = "text/plain; charset=UTF-8"
 	cases := []replyCase{
 		{name: "converted documents in a zip keep their extension", route: "libreoffice/convert",
@@ -95,6 +96,12 @@ func TestReplyShape(t *testing.T) {
 		{name: "a PDF format on a pdfengines route", route: "pdfengines/convert", files: []upload{three}, fields: map[string]string{"pdfa": "foo"},
 			status: 400, ctype: plain,
 			body: "The requested PDF format is not supported, or no PDF engine could apply it. Valid formats include PDF/A-1b, PDF/A-2b, PDF/A-3b, and PDF/UA."},
+		{name: "a document that needs a password", route: "libreoffice/convert", files: []upload{protected},
+			status: 400, ctype: plain,
+			body: "The document 'protected.docx' is password-protected. Provide its password in the 'password' form field."},
+		{name: "page ranges LibreOffice cannot apply", route: "libreoffice/convert", files: []upload{a}, fields: map[string]string{"nativePageRanges": "foo"},
+			status: 400, ctype: plain,
+			body: "LibreOffice could not apply the page ranges 'foo' to the document 'a.txt'. Check the 'nativePageRanges' form field; valid values look like '1-4', '2' or '1,3,5-7'."},
 		{name: "a PDF format on the LibreOffice route", route: "libreoffice/convert", files: []upload{a}, fields: map[string]string{"pdfa": "foo"},
 			status: 400, ctype: plain,
 			body: "The PDF format 'foo' is not supported. Valid formats include PDF/A-1b, PDF/A-2b, PDF/A-3b, and PDF/UA."},

@@ -35,7 +35,7 @@ func TestLibreOffice(t *testing.T) {
 		{name: "quality 101", form: formOf("quality", "101"), wantErr: "Invalid form data: form field 'quality' is invalid (got '101', want an integer from 1 to 100)"},
 		{name: "quality 0", form: formOf("quality", "0"), wantErr: "Invalid form data: form field 'quality' is invalid (got '0', want an integer from 1 to 100)"},
 		{name: "landscape bad", form: formOf("landscape", "yes"), wantErr: "Invalid form data: form field 'landscape' is invalid (got 'yes', resulting to strconv.ParseBool: parsing \"yes\": invalid syntax)"},
-		{name: "page ranges bad", form: formOf("nativePageRanges", "1-2; rm"), wantErr: "Invalid form data: form field 'nativePageRanges' is invalid (got '1-2; rm', want page ranges like '1-4' or '1,3,5-7')"},
+		{name: "page ranges bad", form: formOf("nativePageRanges", "1-2; rm"), wantErr: "LibreOffice could not apply the page ranges '1-2; rm' to the document ''. Check the 'nativePageRanges' form field; valid values look like '1-4', '2' or '1,3,5-7'."},
 		{name: "nativePdfFormats accepted", form: formOf("nativePdfFormats", "false"), want: LibreOfficeOptions{}},
 		{name: "defaults honoured", form: formOf("updateIndexes", "false", "zoom", "100", "displayPDFDocumentTitle", "true", "openBookmarkLevels", "-1", "optimizeImages", "false"), want: LibreOfficeOptions{}},
 		{name: "updateIndexes", form: formOf("updateIndexes", "true"), wantErr: "Invalid form data: form field 'updateIndexes' is not supported by calq (got 'true'; calq only does 'false')"},
