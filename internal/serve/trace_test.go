@@ -5,30 +5,21 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
-	"sync"
 	"testing"
 )
 
-// syncBuffer is a log destination the server's goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// lines are the JSON log lines written so far.
-func (s *syncBuffer) lines(t *testing.T) []map[string]any {
+// logLines are the JSON log lines in the file at path.
+func logLines(t *testing.T, path string) []map[string]any {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []map[string]any
-	for _, l := range bytes.Split(bytes.TrimSpace(s.b.Bytes()), []byte("\n")) {
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
 		var m map[string]any
 		if err := json.Unmarshal(l, &m); err == nil {
 			out = append(out, m)
@@ -45,8 +36,13 @@ var uuidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][
 // correlation_id with its method, path and status, as Gotenberg's users
 // search their logs.
 func TestTraceOnEveryReply(t *testing.T) {
-	var log syncBuffer
-	ts := newTestServer(t, func(o *Options) { o.Log = slog.New(slog.NewJSONHandler(&log, nil)) })
+	logPath := filepath.Join(t.TempDir(), "log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	ts := newTestServer(t, func(o *Options) { o.Log = slog.New(slog.NewJSONHandler(logFile, nil)) })
 	cases := []struct {
 		name, method, path, trace string
 		status                    int
@@ -81,7 +77,7 @@ func TestTraceOnEveryReply(t *testing.T) {
 			case c.trace == "" && !uuidForm.MatchString(got):
 				t.Errorf("got Gotenberg-Trace %q, want a new UUID", got)
 			}
-			for _, l := range log.lines(t) {
+			for _, l := range logLines(t, logPath) {
 				if l["msg"] == "request" && l["correlation_id"] == got {
 					if l["path"] != c.path || l["method"] != c.method || l["status"] != float64(c.status) {
 						t.Errorf("got log line %v, want path %s, method %s, status %d", l, c.path, c.method, c.status)
@@ -89,7 +85,7 @@ func TestTraceOnEveryReply(t *testing.T) {
 					return
 				}
 			}
-			t.Errorf("no log line with correlation_id %q in %v", got, log.lines(t))
+			t.Errorf("no log line with correlation_id %q in %v", got, logLines(t, logPath))
 		})
 	}
 }
