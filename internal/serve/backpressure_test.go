@@ -148,14 +148,15 @@ func TestWebhook(t *testing.T) {
 	if err := json.Unmarshal(got["/events"].body, &ev); err != nil || ev["event"] != "webhook.success" || ev["correlationId"] != "hook-1" {
 		t.Errorf("event %s (%v)", got["/events"].body, err)
 	}
-	// Without the allow list, a loopback target is refused at once.
+	// Without the allow list, a loopback target is refused at once, with
+	// Gotenberg's 403.
 	ts2 := newTestServer(t, func(o *Options) {
 		o.WebhookPolicy, _ = webhook.NewPolicy(nil)
 		o.Webhooks = webhook.NewSender(o.WebhookPolicy, webhook.Options{})
 	})
 	resp = post(t, ts2.URL+"/forms/libreoffice/convert", []upload{{"files", "a.txt", []byte("x\n")}}, nil, h)
-	if b := string(body(t, resp)); resp.StatusCode != 400 || !strings.Contains(b, "Gotenberg-Webhook") {
-		t.Errorf("loopback webhook without --webhook-allow: %d %q, want 400 naming the header", resp.StatusCode, b)
+	if b := string(body(t, resp)); resp.StatusCode != 403 || !strings.Contains(b, "Gotenberg-Webhook") {
+		t.Errorf("loopback webhook without --webhook-allow: %d %q, want 403 naming the header", resp.StatusCode, b)
 	}
 }
 

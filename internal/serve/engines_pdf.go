@@ -96,18 +96,18 @@ func fieldStepError(path string, err error) error {
 // facturX answers pdfengines/factur-x: each PDF that is not PDF/A-3 is
 // made PDF/A-3b by LibreOffice first, then the invoice is attached and
 // declared as an incremental update, which keeps it PDF/A-3.
-func (s *Server) facturX(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
-	a3 := make([]string, len(ins))
+func (s *Server) facturX(ctx context.Context, j *jobs.Job, ins []namedPDF, out string, t Task) ([]namedPDF, error) {
+	a3 := make([]namedPDF, len(ins))
 	for i, in := range ins {
-		c, err := s.pdf.PDFA(ctx, s.fileLimit(in), in)
+		c, err := s.pdf.PDFA(ctx, s.fileLimit(in.path), in.path)
 		if err != nil {
-			return nil, stepError(in, err)
+			return nil, stepError(in.path, err)
 		}
 		if a3[i] = in; c.Part == 3 {
 			continue
 		}
-		a3[i] = filepath.Join(out, fmt.Sprintf("pdfa3-%04d.pdf", i))
-		if err := s.officePDFA(ctx, j, i, in, a3[i], 3, false); err != nil {
+		a3[i].path = filepath.Join(out, fmt.Sprintf("pdfa3-%04d.pdf", i))
+		if err := s.officePDFA(ctx, j, i, in.path, a3[i].path, 3, false); err != nil {
 			return nil, err
 		}
 	}

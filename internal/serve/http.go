@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"calq/convert/sniff"
 	"calq/internal/serve/fair"
 	"calq/internal/serve/form"
 	"calq/internal/serve/jobs"
@@ -75,13 +77,18 @@ func (s *Server) routes() (err error) {
 	return nil
 }
 
-// fail answers an error as Gotenberg does: one plain-text sentence.
+// fail answers an error as Gotenberg does: one plain-text sentence,
+// without a line feed, under Gotenberg's very Content-Type (its clients
+// and its integration suite compare both byte for byte).
 func fail(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Type", contentTypeText)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	fmt.Fprintln(w, msg)
+	io.WriteString(w, msg)
 }
+
+// contentTypeText is the Content-Type of Gotenberg's error replies.
+const contentTypeText = "text/plain; charset=UTF-8"
 
 func unsupported(route string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -216,7 +223,9 @@ func (s *Server) reply(w http.ResponseWriter, j *jobs.Job, err error) {
 	}
 	defer f.Close()
 	w.Header().Set("Content-Type", j.Result.ContentType)
-	w.Header().Set("Content-Disposition", disposition(j.Result.Name))
+	if j.Result.ContentType != contentTypeJSON { // metadata/read's JSON is a reply, not a file, as Gotenberg's
+		w.Header().Set("Content-Disposition", disposition(j.Result.Name))
+	}
 	http.ServeContent(w, &http.Request{Method: http.MethodGet, Header: http.Header{}}, "", j.Finished, f)
 }
 
@@ -484,7 +493,11 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		if s.opts.Webhooks == nil || s.opts.WebhookPolicy == nil {
 			return nil, nil, badRequest("calq serve was started without webhooks")
 		}
-		if err := s.opts.WebhookPolicy.CheckRequest(hook); err != nil {
+		if err := s.opts.WebhookPolicy.CheckRequest(hook); errors.Is(err, webhook.ErrRefused) {
+			// A target the policy keeps out: Gotenberg's 403 for a
+			// filtered URL.
+			return nil, nil, &jobError{status: http.StatusForbidden, msg: "Forbidden: " + err.Error(), err: err}
+		} else if err != nil {
 			return nil, nil, badRequest("%v", err)
 		}
 	}
@@ -511,6 +524,7 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return nil, nil, err
 	}
+	f.RequireInputs(routeExtensions(route))
 	t, err := s.task(ctx, route, f, u)
 	if err != nil {
 		return nil, nil, err
@@ -552,6 +566,15 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	}
 	keep = true
 	return j, s.launch(j, res), nil
+}
+
+// routeExtensions are the extensions of the files route takes, as its
+// refusal of a form without files lists them.
+func routeExtensions(route string) []string {
+	if route == routeConvert {
+		return sniff.Supported()
+	}
+	return []string{".pdf"}
 }
 
 // admit holds room for n files of user in the queue, or refuses them:

@@ -239,7 +239,7 @@ func TestFairness(t *testing.T) {
 	}
 	resp = get(t, ts.URL+"/jobs/"+v.ID+"/result", ann)
 	names, _ := zipEntries(t, body(t, resp))
-	if len(names) != 100 || names[0] != "doc000.pdf" || names[99] != "doc099.pdf" {
+	if len(names) != 100 || names[0] != "doc000.txt.pdf" || names[99] != "doc099.txt.pdf" {
 		t.Errorf("ann's zip: %d entries, first %v", len(names), names[:min(3, len(names))])
 	}
 }

@@ -18,7 +18,8 @@ import (
 // TestResultNames: a job's result is named after what people know of
 // it: one PDF after its file, a merged one after the profile's title
 // (Gotenberg-Output-Filename first, as Gotenberg's clients ask), a zip
-// for API clients after the job, as Gotenberg names it after a UUID.
+// for API clients after the job, as Gotenberg names it after a UUID; in
+// a zip, a converted document keeps its extension, as in Gotenberg's.
 func TestResultNames(t *testing.T) {
 	three := []jobs.File{{Name: "Zahlen 2025.xlsx", Stored: "0001.xlsx"}, {Name: "b.docx", Stored: "0002.docx"},
 		{Name: "c.odt", Stored: "0003.odt"}}
@@ -42,25 +43,31 @@ func TestResultNames(t *testing.T) {
 		{"merged, a title that is no file name", routeConvert, three, "", Task{Merge: true, Title: " Q1/Q2:\tbudget\\plan. "},
 			[]string{"merged.pdf"}, "Q1-Q2: budget-plan.pdf", nil},
 		{"merged, a title of dots", routeConvert, three, "", Task{Merge: true, Title: ".."},
-			[]string{"merged.pdf"}, "Zahlen 2025_1.pdf", nil},
-		{"merged, no title", routeConvert, three, "", Task{Merge: true}, []string{"merged.pdf"}, "Zahlen 2025_1.pdf", nil},
+			[]string{"merged.pdf"}, "Zahlen 2025.pdf", nil},
+		{"merged, no title", routeConvert, three, "", Task{Merge: true}, []string{"merged.pdf"}, "Zahlen 2025.pdf", nil},
 		{"one file, a title", routeConvert, three[:1], "", Task{Title: "Board pack"}, []string{"0001.pdf"}, "Zahlen 2025.pdf", nil},
 		{"several, for an API client", routeConvert, three, "", Task{Title: "Board pack"},
-			[]string{"0001.pdf", "0002.pdf", "0003.pdf"}, "JOBID.zip", []string{"Zahlen 2025.pdf", "b.pdf", "c.pdf"}},
+			[]string{"0001.pdf", "0002.pdf", "0003.pdf"}, "JOBID.zip", []string{"Zahlen 2025.xlsx.pdf", "b.docx.pdf", "c.odt.pdf"}},
+		{"several with a header", routeConvert, three, "pack", Task{},
+			[]string{"0001.pdf", "0002.pdf"}, "pack.zip", []string{"Zahlen 2025.xlsx.pdf", "b.docx.pdf"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			var pdfs []string
+			var paths []string
 			for _, p := range tt.pdfs {
 				path := filepath.Join(dir, p)
 				if err := os.WriteFile(path, []byte("%PDF-1.7\n"), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				pdfs = append(pdfs, path)
+				paths = append(paths, path)
 			}
 			j := &jobs.Job{ID: "JOBID", Route: tt.route, Request: jobs.Request{Files: tt.files, Filename: tt.filename}}
-			res, err := (&Server{}).pack(j, pdfs, dir, tt.task)
+			pdfs := converted(j, paths, true, false)
+			if tt.route == routeMerge || tt.task.Merge {
+				pdfs = []namedPDF{{path: paths[0], name: mergedName(j, tt.task)}}
+			}
+			res, err := (&Server{}).pack(j, pdfs, dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -362,7 +362,9 @@ func checkTask(route string, t Task) error {
 		return badRequest("Invalid form data: %v", err)
 	}
 	if t.Split != nil {
-		if err := t.Split.Check(); err != nil {
+		if err := t.Split.Check(); err != nil && t.Split.Mode == pdf.SplitPages {
+			return form.BadSplitSpan // Gotenberg's sentence
+		} else if err != nil {
 			return badRequest("Invalid form data: %v", err)
 		}
 	}
@@ -374,6 +376,9 @@ func checkTask(route string, t Task) error {
 	}
 	return nil
 }
+
+// quoteName is a client's file name in a sentence: 'name'.
+func quoteName(name string) string { return "'" + name + "'" }
 
 // checkFiles refuses, with a 400 naming it, a file the route cannot
 // take: a PDF engines route takes PDFs; a conversion, what calq convert
@@ -393,6 +398,9 @@ func checkFiles(route string, files []form.File, t Task) error {
 		if _, err := sniff.Detect(f.Path); err != nil {
 			if errors.Is(err, sniff.ErrPassword) && t.Export.Password != "" {
 				continue
+			}
+			if errors.Is(err, sniff.ErrPassword) { // Gotenberg's sentence
+				return badRequest("The document %s is password-protected. Provide its password in the 'password' form field.", quoteName(f.Name))
 			}
 			var se *sniff.Error
 			reason := err.Error()

@@ -227,7 +227,7 @@ func New(o Options) (*Server, error) {
 }
 
 // Handler is the server's HTTP side.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.traced(s.mux) }
 
 // Start runs the jobs the journal holds from a server that stopped
 // before they were done, oldest first, and starts the retention sweep

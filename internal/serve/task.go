@@ -19,7 +19,6 @@ import (
 	"calq/convert/pdfpool"
 	"calq/internal/exitcode"
 	"calq/internal/serve/jobs"
-	"calq/internal/zipfile"
 	"calq/sched"
 )
 
@@ -92,34 +91,36 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 		return nil, err
 	}
 	ins := make([]string, len(j.Request.Files))
+	uploads := make([]namedPDF, len(j.Request.Files))
 	for i, f := range j.Request.Files {
 		ins[i] = filepath.Join(dir, inputDirName, f.Stored)
+		uploads[i] = namedPDF{path: ins[i], name: f.Name}
 	}
-	var pdfs []string
+	var pdfs []namedPDF
 	var err error
 	switch j.Route {
 	case routeConvert:
 		pdfs, err = s.convert(ctx, j, ins, out, t)
 	case routeMerge:
-		merged := filepath.Join(out, "merged.pdf")
-		if err = s.pdf.Merge(ctx, s.fileLimit(ins...), ins, merged); err == nil {
-			pdfs, err = s.after(ctx, []string{merged}, out, t)
+		merged := namedPDF{path: filepath.Join(out, "merged.pdf"), name: mergedName(j, t)}
+		if err = s.pdf.Merge(ctx, s.fileLimit(ins...), ins, merged.path); err == nil {
+			pdfs, err = s.after(ctx, []namedPDF{merged}, out, t)
 		}
 	case routePDFA:
-		pdfs, err = s.toPDFA(ctx, j, ins, out, t)
+		pdfs, err = s.toPDFA(ctx, j, uploads, out, t)
 	case routeMetaRead:
 		return s.readMetadata(ctx, j, ins, dir)
 	case routeBookmarksRead:
 		return s.readBookmarks(ctx, j, ins, dir)
 	case routeFacturX:
-		pdfs, err = s.facturX(ctx, j, ins, out, t)
+		pdfs, err = s.facturX(ctx, j, uploads, out, t)
 	default:
-		pdfs, err = s.after(ctx, ins, out, t)
+		pdfs, err = s.after(ctx, uploads, out, t)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return s.pack(j, pdfs, dir, t)
+	return s.pack(j, pdfs, dir)
 }
 
 // convert runs calq convert's conversion on the inputs, on the fair share
@@ -127,7 +128,7 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 // same code, provenance checks and post-processing as the command. Split,
 // when asked, comes after the merge and before the post-processing, as in
 // Gotenberg.
-func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
+func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]namedPDF, error) {
 	var mu sync.Mutex
 	var failed []string
 	var fault error // a file failed for the server's own fault
@@ -182,9 +183,9 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		}
 		return nil, badRequest("%s", strings.Join(failed, "; "))
 	}
-	pdfs := sum.Outputs
+	pdfs := converted(j, sum.Outputs, t.Split == nil, t.Partial)
 	if o.Merge != "" {
-		pdfs = []string{o.Merge}
+		pdfs = []namedPDF{{path: o.Merge, name: mergedName(j, t)}}
 	}
 	if t.Split == nil {
 		return pdfs, nil
@@ -220,8 +221,9 @@ func clientName(j *jobs.Job, path string) string {
 }
 
 // after runs the pdfengines steps on PDFs: split, then the
-// post-processing, each file on its own.
-func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([]string, error) {
+// post-processing, each file on its own. A file keeps its name; a split's
+// parts are named after their PDF (splitNames).
+func (s *Server) after(ctx context.Context, ins []namedPDF, out string, t Task) ([]namedPDF, error) {
 	files := ins
 	if t.Split != nil {
 		files = nil
@@ -230,18 +232,18 @@ func (s *Server) after(ctx context.Context, ins []string, out string, t Task) ([
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, err
 			}
-			parts, err := s.pdf.Split(ctx, s.fileLimit(in), in, dir, *t.Split)
+			parts, err := s.pdf.Split(ctx, s.fileLimit(in.path), in.path, dir, *t.Split)
 			if err != nil {
-				return nil, stepError(in, err)
+				return nil, stepError(in.path, err)
 			}
-			files = append(files, parts...)
+			files = append(files, splitNames(in.name, parts, t.Split.Unify)...)
 		}
 	}
-	res := make([]string, len(files))
+	res := make([]namedPDF, len(files))
 	for i, f := range files {
-		res[i] = filepath.Join(out, fmt.Sprintf("post-%04d.pdf", i))
-		if err := s.pdf.Apply(ctx, s.fileLimit(f), f, res[i], t.postFor(f)); err != nil {
-			return nil, stepError(f, err)
+		res[i] = namedPDF{path: filepath.Join(out, fmt.Sprintf("post-%04d.pdf", i)), name: f.name, alone: f.alone}
+		if err := s.pdf.Apply(ctx, s.fileLimit(f.path), f.path, res[i].path, t.postFor(f.path)); err != nil {
+			return nil, stepError(f.path, err)
 		}
 	}
 	return res, nil
@@ -269,14 +271,14 @@ func stepError(path string, err error) error {
 // Gotenberg's pdfengines/convert does. The result is LibreOffice's export
 // as it wrote it: any rewrite after it (pdfcpu's, to PDF 1.7 with object
 // streams) would break what it claims.
-func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []string, out string, t Task) ([]string, error) {
+func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []namedPDF, out string, t Task) ([]namedPDF, error) {
 	if t.PDFA == 0 && !t.Export.PDFUA {
 		return nil, badRequest("Invalid form data: either 'pdfa' or 'pdfua' form fields must be provided")
 	}
-	res := make([]string, len(ins))
+	res := make([]namedPDF, len(ins))
 	for i, in := range ins {
-		res[i] = filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i))
-		if err := s.officePDFA(ctx, j, i, in, res[i], t.PDFA, t.Export.PDFUA); err != nil {
+		res[i] = namedPDF{path: filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i)), name: in.name}
+		if err := s.officePDFA(ctx, j, i, in.path, res[i].path, t.PDFA, t.Export.PDFUA); err != nil {
 			return nil, err
 		}
 	}
@@ -300,9 +302,9 @@ func (s *Server) officePDFA(ctx context.Context, j *jobs.Job, i int, in, out str
 }
 
 // readMetadata answers pdfengines/metadata/read: a JSON object of each
-// file's metadata by file name.
+// file's metadata by file name, in ExifTool's shape as Gotenberg's.
 func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, dir string) (*jobs.Result, error) {
-	all := map[string]map[string]string{}
+	all := map[string]map[string]any{}
 	for i, in := range ins {
 		m, err := s.pdf.ReadMetadata(ctx, s.fileLimit(in), in)
 		if err != nil && ctx.Err() == nil && !stopped(err) {
@@ -311,7 +313,7 @@ func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, di
 		if err != nil {
 			return nil, err
 		}
-		all[j.Request.Files[i].Name] = m
+		all[j.Request.Files[i].Name] = pdf.ExifToolJSON(m)
 	}
 	b, err := json.Marshal(all)
 	if err != nil {
@@ -322,95 +324,6 @@ func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, di
 		return nil, err
 	}
 	return &jobs.Result{Path: "metadata.json", ContentType: contentTypeJSON, Name: "metadata.json"}, nil
-}
-
-// pack makes the job's result: one PDF as it is, several in a zip, each
-// under its input's name with .pdf (a split's parts numbered). The
-// result is named after Gotenberg-Output-Filename when the request has
-// one; else one PDF after its input, or when merged after the title of
-// the profile t came from; a zip after the job (see peopleName for the
-// name people see).
-func (s *Server) pack(j *jobs.Job, pdfs []string, dir string, t Task) (*jobs.Result, error) {
-	if len(pdfs) == 0 {
-		return nil, badRequest("nothing was converted")
-	}
-	names := outputNames(j, pdfs)
-	stem := j.Request.Filename
-	if len(pdfs) == 1 {
-		if merged := j.Route == routeMerge || t.Merge && len(j.Request.Files) > 1; stem == "" && merged {
-			stem = fileStem(t.Title)
-		}
-		if stem == "" {
-			stem = strings.TrimSuffix(names[0], ".pdf")
-		}
-		if err := os.Rename(pdfs[0], filepath.Join(dir, "result.pdf")); err != nil {
-			return nil, err
-		}
-		return &jobs.Result{Path: "result.pdf", ContentType: contentTypePDF, Name: stem + ".pdf"}, nil
-	}
-	if stem == "" {
-		stem = j.ID
-	}
-	tmp := filepath.Join(dir, "result.zip.part")
-	if err := writeZip(tmp, pdfs, names); err != nil {
-		os.Remove(tmp)
-		return nil, err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, "result.zip")); err != nil {
-		return nil, err
-	}
-	for _, p := range pdfs {
-		os.Remove(p)
-	}
-	return &jobs.Result{Path: "result.zip", ContentType: contentTypeZip, Name: stem + ".zip", Files: names}, nil
-}
-
-// outputNames names the PDFs after the job's files: a PDF made from one
-// input (its name is the input's stored name) after that input
-// (name.pdf); one per input, in order; else the first input's name
-// numbered. Repeated names get a number.
-func outputNames(j *jobs.Job, pdfs []string) []string {
-	n := len(pdfs)
-	names := make([]string, n)
-	seen := map[string]int{}
-	stem := func(s string) string { return strings.TrimSuffix(s, filepath.Ext(s)) }
-	byStored := map[string]string{}
-	for _, f := range j.Request.Files {
-		byStored[stem(f.Stored)] = stem(f.Name)
-	}
-	for i := range names {
-		base, ok := byStored[stem(filepath.Base(pdfs[i]))]
-		switch {
-		case ok:
-		case n == len(j.Request.Files):
-			base = stem(j.Request.Files[i].Name)
-		default:
-			base = fmt.Sprintf("%s_%d", stem(j.Request.Files[0].Name), i+1)
-		}
-		name := base + ".pdf"
-		for seen[name] > 0 {
-			seen[base]++
-			name = fmt.Sprintf("%s (%d).pdf", base, seen[base])
-		}
-		seen[name]++
-		names[i] = name
-	}
-	return names
-}
-
-func writeZip(path string, files, names []string) (err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, f.Close()) }()
-	zw := zipfile.NewWriter(f)
-	for i, p := range files {
-		if err := zw.AddFile(names[i], p); err != nil {
-			return err
-		}
-	}
-	return zw.Close()
 }
 
 // clientText replaces, in a message, the server's own paths with

@@ -41,7 +41,7 @@ func TestZipsUnzip(t *testing.T) {
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/zip" {
 			t.Fatalf("status %d %s: %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 		}
-		check(t, b, "Café & Crème #1.pdf", "報告 2024.pdf")
+		check(t, b, "Café & Crème #1.png.pdf", "報告 2024.png.pdf") // Gotenberg's names
 	})
 	ts := pageServer(t, nil)
 	c := browserClient(t)

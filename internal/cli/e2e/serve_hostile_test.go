@@ -168,8 +168,8 @@ func TestServeHostile(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 400 {
-			t.Errorf("webhook to loopback without --webhook-allow: %d, want 400", resp.StatusCode)
+		if resp.StatusCode != 403 {
+			t.Errorf("webhook to loopback without --webhook-allow: %d, want Gotenberg's 403", resp.StatusCode)
 		}
 	})
 	after := tree(t, dir, skip...)
@@ -262,7 +262,7 @@ func TestServeClients(t *testing.T) {
 	if twice := count("chromiumly-merge.pdf"); twice != 2*one {
 		t.Errorf("merge of a PDF with itself: %d pages, want %d", twice, 2*one)
 	}
-	var meta map[string]map[string]string
+	var meta map[string]map[string]any // ExifTool's JSON: numbers are numbers
 	b, _ := os.ReadFile(filepath.Join(out, "chromiumly-metadata.json"))
 	if json.Unmarshal(b, &meta) != nil || len(meta) != 1 {
 		t.Fatalf("metadata read: %s", b)

@@ -52,12 +52,7 @@ var gotenbergVars = []gotenbergVar{
 	{"GOTENBERG_GRACEFUL_SHUTDOWN_DURATION", "grace", duration},
 	{"GOTENBERG_BUILD_DEBUG_DATA", "debug-data", boolean},
 	{"LOG_LEVEL", "log-level", oneOf("debug", "info", "warn", "error")},
-	{"LOG_FORMAT", "log-format", func(v string) (string, error) {
-		if v == "auto" {
-			return "", nil
-		}
-		return oneOf("text", "json")(v)
-	}},
+	{"LOG_FORMAT", "log-format", oneOf("auto", "text", "json")},
 	{"LIBREOFFICE_DISABLE_ROUTES", "disable-routes", when("libreoffice")},
 	{"LIBREOFFICE_RESTART_AFTER", "restart-after", count},
 	{"LIBREOFFICE_START_TIMEOUT", "start-timeout", duration},
@@ -83,8 +78,8 @@ var gotenbergVars = []gotenbergVar{
 	{"WEBHOOK_RETRY_MIN_WAIT", "webhook-retry-min", duration},
 	{"WEBHOOK_RETRY_MAX_WAIT", "webhook-retry-max", duration},
 	{"WEBHOOK_CLIENT_TIMEOUT", "webhook-timeout", duration},
-	{"WEBHOOK_ALLOW_LIST", "", anyURL},
-	{"WEBHOOK_DENY_PRIVATE_IPS", "", boolean},
+	{"WEBHOOK_ALLOW_LIST", "webhook-allow", everyNetwork(anyURL)},
+	{"WEBHOOK_DENY_PRIVATE_IPS", "webhook-allow", privateAllowed},
 }
 
 // The engines Gotenberg's PDFENGINES_*_ENGINES variables may name.
@@ -264,6 +259,35 @@ func only(want string) func(string) (string, error) {
 		}
 		return "", nil
 	}
+}
+
+// allNetworks is --webhook-allow's value that lets every address
+// through: what an allow list matching every URL means to Gotenberg,
+// whose allow list, once it matches, skips the check of the address.
+const allNetworks = "0.0.0.0/0,::/0"
+
+// everyNetwork turns an allow list that check accepts (one that matches
+// every URL) into allNetworks.
+func everyNetwork(check func(string) (string, error)) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if _, err := check(v); err != nil {
+			return "", err
+		}
+		if strings.Trim(v, " ,") == "" {
+			return "", nil
+		}
+		return allNetworks, nil
+	}
+}
+
+// privateAllowed is WEBHOOK_DENY_PRIVATE_IPS: false lets webhooks reach
+// private and loopback addresses, as Gotenberg's setting does.
+func privateAllowed(v string) (string, error) {
+	on, err := boolean(v)
+	if err != nil || on == "true" {
+		return "", err
+	}
+	return allNetworks, nil
 }
 
 // anyURL accepts an allow list that lets every URL through (Gotenberg's

@@ -79,7 +79,7 @@ func TestGotenbergEnv(t *testing.T) {
 		{"log", map[string]string{"LOG_LEVEL": "debug", "LOG_FORMAT": "json"}, nil,
 			func(o opts) any { return [2]string{o.LogLevel, o.LogFormat} }, [2]string{"debug", "json"}},
 		{"log format auto", map[string]string{"LOG_FORMAT": "auto"}, nil,
-			func(o opts) any { return o.LogFormat }, "text"},
+			func(o opts) any { return o.LogFormat }, "auto"},
 		{"LibreOffice", map[string]string{"LIBREOFFICE_RESTART_AFTER": "10", "LIBREOFFICE_START_TIMEOUT": "20s", "LIBREOFFICE_MAX_QUEUE_SIZE": "0"}, nil,
 			func(o opts) any { return [3]any{o.RestartAfter, o.StartTimeout, o.MaxQueued} }, [3]any{10, 20 * time.Second, 2000}},
 		{"webhooks", map[string]string{"WEBHOOK_MAX_RETRY": "2", "WEBHOOK_RETRY_MIN_WAIT": "2s", "WEBHOOK_RETRY_MAX_WAIT": "10s",

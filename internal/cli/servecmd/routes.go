@@ -1,6 +1,7 @@
 package servecmd
 
 import (
+	"calq/internal/cli/base"
 	"context"
 	"errors"
 	"fmt"
@@ -33,7 +34,7 @@ func routeFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-metrics", Usage: "serve no Prometheus metrics (404)"},
 		&cli.StringSliceFlag{Name: "log-routes", Usage: "log the requests of these quiet `ROUTE`s too: health, version, root, debug, metrics (repeatable)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "log from this `LEVEL` up: debug, info, warn or error (--quiet: warn)"},
-		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log as text or json"},
+		&cli.StringFlag{Name: "log-format", Value: "auto", Usage: "log as text, json, or auto: json unless stderr is a terminal"},
 		&cli.StringFlag{Name: "basic-auth-user", Usage: "make `NAME` a user whose key is $CALQ_BASIC_AUTH_PASSWORD (Gotenberg's Basic auth: any Basic user name with that password)"},
 		&cli.IntFlag{Name: "restart-after", Usage: "restart a LibreOffice instance after this many conversions", DefaultText: "200"},
 		&cli.DurationFlag{Name: "start-timeout", Usage: "how long a LibreOffice instance may take to start", DefaultText: "60s"},
@@ -63,8 +64,8 @@ func readRouteOpts(c *cli.Context, o *opts, lookup func(string) (string, bool)) 
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, o.LogLevel) {
 		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", o.LogLevel))
 	}
-	if o.LogFormat != "text" && o.LogFormat != "json" {
-		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", o.LogFormat))
+	if !slices.Contains([]string{"auto", "text", "json"}, o.LogFormat) {
+		errs = append(errs, fmt.Errorf("--log-format %q: want auto, text or json", o.LogFormat))
 	}
 	if o.RestartAfter < 0 || o.StartTimeout < 0 {
 		errs = append(errs, errors.New("--restart-after and --start-timeout: want 0 (the default) or more"))
@@ -89,7 +90,7 @@ func newLogger(w io.Writer, o opts) *slog.Logger {
 		level = max(level, slog.LevelWarn)
 	}
 	ho := &slog.HandlerOptions{Level: level}
-	if o.LogFormat == "json" {
+	if o.LogFormat == "json" || o.LogFormat == "auto" && !base.IsTerminal(w) {
 		return slog.New(slog.NewJSONHandler(w, ho))
 	}
 	return slog.New(slog.NewTextHandler(w, ho))

@@ -38,7 +38,7 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 	o := EngineOptions{Route: route}
 	switch route {
 	case "merge", "split":
-		o.PDFA, o.PDFUA = f.pdfFormats()
+		o.PDFA, o.PDFUA = f.pdfFormats(false)
 		o.Post = f.post(o.PDFA)
 		if route == "split" {
 			o.Split = f.split(true)
@@ -60,7 +60,7 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 	case "flatten", "metadata/read", "bookmarks/read":
 		o.Flatten = route == "flatten"
 	case "convert":
-		o.PDFA, o.PDFUA = f.pdfFormats()
+		o.PDFA, o.PDFUA = f.pdfFormats(false)
 		if f.Err() == nil && o.PDFA == 0 && !o.PDFUA {
 			f.fail(badRequest("either 'pdfa' or 'pdfua' form fields must be provided"))
 		}

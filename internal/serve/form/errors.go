@@ -34,19 +34,25 @@ func (e *Error) Error() string { return e.Msg }
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// invalidPrefix begins Gotenberg's replies to a bad form.
+const invalidPrefix = "Invalid form data: "
+
 // badRequest returns a 400 whose message starts as Gotenberg's do.
 func badRequest(format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Msg: "Invalid form data: " + fmt.Sprintf(format, args...)}
+	return &Error{Status: http.StatusBadRequest, Msg: invalidPrefix + fmt.Sprintf(format, args...)}
 }
 
 func tooLarge(limit, format string, args ...any) *Error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf(format, args...), Limit: limit}
 }
 
+// maxQuoted is how many runes of a client's value a message shows.
+const maxQuoted = 64
+
 // quote shows a client's value in a message: control characters dropped and
 // cut to 64 runes, so a hostile value cannot flood a reply or a log line.
 func quote(s string) string {
-	const max = 64
+	const max = maxQuoted
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1

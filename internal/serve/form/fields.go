@@ -3,11 +3,13 @@ package form
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // A field that is absent or empty takes its default, as in Gotenberg; a
@@ -31,18 +33,40 @@ func (f *Form) Set(name, value string) { f.fields[name] = []string{value} }
 // Values are all the values sent for the field, in upload order.
 func (f *Form) Values(name string) []string { return f.fields[name] }
 
-// Err is the first bad field the getters met, as a 400 *Error, or nil.
+// Err is every bad field the getters met, one a line after "Invalid form
+// data: " as in Gotenberg's replies, and last the lack of files
+// (RequireInputs), as a 400 *Error; else a mistake found after the fields
+// (failLate); else nil.
 func (f *Form) Err() error {
-	if f.err == nil {
-		return nil
+	switch {
+	case f.err != nil && f.noInputs != "":
+		return &Error{Status: f.err.Status, Msg: f.err.Msg + "\n" + f.noInputs, Err: f.err.Err}
+	case f.err != nil:
+		return f.err
+	case f.noInputs != "":
+		return badRequest("%s", f.noInputs)
+	case f.late != nil:
+		return f.late
 	}
-	return f.err
+	return nil
 }
 
 // Invalid records that the field's value is not what want describes
-// ("an integer from 1 to 100"), unless an earlier field failed.
+// ("an integer from 1 to 100").
 func (f *Form) Invalid(name, want string) {
 	f.fail(badRequest("form field '%s' is invalid (got %s, want %s)", name, quote(f.Value(name)), want))
+}
+
+// invalidBy records that the field's value failed to parse, with the
+// parser's words as Gotenberg gives them ("strconv.ParseBool: parsing
+// "foo": invalid syntax"); a long value, which those words would repeat,
+// is said as Invalid says it.
+func (f *Form) invalidBy(name string, cause error, want string) {
+	if v := f.Value(name); len(v) > maxQuoted || strings.ContainsFunc(v, unicode.IsControl) {
+		f.Invalid(name, want)
+		return
+	}
+	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(f.Value(name)), cause))
 }
 
 // Require records that the field is required when it is absent.
@@ -62,9 +86,24 @@ func (f *Form) Unsupported(name, honoured string) {
 	f.fail(badRequest("%s)", msg))
 }
 
+// fail records a bad field: the first as it is, the next ones as lines
+// of its message.
 func (f *Form) fail(e *Error) {
 	if f.err == nil {
-		f.err = e
+		f.err = &Error{Status: e.Status, Msg: e.Msg, Err: e.Err}
+		return
+	}
+	line := strings.TrimPrefix(e.Msg, invalidPrefix)
+	if !slices.Contains(strings.Split(strings.TrimPrefix(f.err.Msg, invalidPrefix), "\n"), line) {
+		f.err.Msg += "\n" + line
+	}
+}
+
+// failLate records a mistake Gotenberg finds after reading the fields,
+// in its own sentence: said only when no field is bad.
+func (f *Form) failLate(e *Error) {
+	if f.late == nil {
+		f.late = e
 	}
 }
 
@@ -96,7 +135,7 @@ func (f *Form) OptBool(name string) *bool {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		f.Invalid(name, "true or false")
+		f.invalidBy(name, err, "true or false")
 		return nil
 	}
 	return &b
@@ -120,6 +159,10 @@ func (f *Form) IntRange(name string, def, lo, hi int) int {
 		return def
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil && errors.Is(err, strconv.ErrSyntax) {
+		f.invalidBy(name, err, "an integer")
+		return def
+	}
 	if err != nil || n < lo || n > hi {
 		switch {
 		case lo == minInt && hi == maxInt:
@@ -193,8 +236,17 @@ func (f *Form) jsonValue(name, raw string, v any) bool {
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	dec.UseNumber()
-	if err := dec.Decode(v); err != nil || dec.Decode(new(json.RawMessage)) != io.EOF {
-		f.fail(badRequest("form field '%s' is invalid (got %s, want valid JSON)", name, quote(raw)))
+	if err := dec.Decode(v); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) {
+			f.invalidBy(name, fmt.Errorf("unmarshal %s: %w", name, err), "valid JSON")
+		} else {
+			f.Invalid(name, "valid JSON") // a Go type in the words
+		}
+		return false
+	}
+	if dec.Decode(new(json.RawMessage)) != io.EOF {
+		f.Invalid(name, "valid JSON")
 		return false
 	}
 	return true

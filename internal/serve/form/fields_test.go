@@ -36,13 +36,13 @@ func TestGetters(t *testing.T) {
 		{"bool 1", formOf("x", "1"), func(f *Form) any { return f.Bool("x") }, true, ""},
 		{"bool FALSE", formOf("x", "FALSE"), func(f *Form) any { return f.BoolOr("x", true) }, false, ""},
 		{"bool bad", formOf("x", "yes"), func(f *Form) any { return f.Bool("x") }, false,
-			"Invalid form data: form field 'x' is invalid (got 'yes', want true or false)"},
+			"Invalid form data: form field 'x' is invalid (got 'yes', resulting to strconv.ParseBool: parsing \"yes\": invalid syntax)"},
 		{"opt bool absent", formOf(), func(f *Form) any { return f.OptBool("x") == nil }, true, ""},
 		{"first value counts", formOf("x", "false", "x", "true"), func(f *Form) any { return f.Bool("x") }, false, ""},
 		{"int", formOf("x", " 42 "), func(f *Form) any { return f.Int("x", 7) }, 42, ""},
 		{"int default", formOf(), func(f *Form) any { return f.Int("x", 7) }, 7, ""},
 		{"int bad", formOf("x", "4.2"), func(f *Form) any { return f.Int("x", 7) }, 7,
-			"Invalid form data: form field 'x' is invalid (got '4.2', want an integer)"},
+			"Invalid form data: form field 'x' is invalid (got '4.2', resulting to strconv.Atoi: parsing \"4.2\": invalid syntax)"},
 		{"int range", formOf("x", "0"), func(f *Form) any { return f.IntRange("x", 5, 1, 10) }, 5,
 			"Invalid form data: form field 'x' is invalid (got '0', want an integer from 1 to 10)"},
 		{"int at least", formOf("x", "0"), func(f *Form) any { return f.IntRange("x", 5, 1, maxInt) }, 5,
@@ -71,8 +71,9 @@ func TestGetters(t *testing.T) {
 			"Invalid form data: form field 'x' is invalid (got 'a', want true or false)"},
 		{"long value cut", formOf("x", "0123456789012345678901234567890123456789012345678901234567890123456789"), func(f *Form) any { return f.Bool("x") }, false,
 			"Invalid form data: form field 'x' is invalid (got '0123456789012345678901234567890123456789012345678901234567890123…', want true or false)"},
-		{"first error wins", formOf("x", "bad", "y", "bad"), func(f *Form) any { return f.Bool("x") || f.Bool("y") }, false,
-			"Invalid form data: form field 'x' is invalid (got 'bad', want true or false)"},
+		{"every error is a line, as in Gotenberg's replies", formOf("x", "bad", "y", "bad"), func(f *Form) any { return f.Bool("x") || f.Bool("y") }, false,
+			"Invalid form data: form field 'x' is invalid (got 'bad', resulting to strconv.ParseBool: parsing \"bad\": invalid syntax)\n" +
+				"form field 'y' is invalid (got 'bad', resulting to strconv.ParseBool: parsing \"bad\": invalid syntax)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.get(tc.form)

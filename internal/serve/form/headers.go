@@ -21,11 +21,29 @@ type Meta struct {
 // maxTrace bounds a client's Gotenberg-Trace.
 const maxTrace = 128
 
+// TraceHeader is Gotenberg's trace header, echoed in every reply.
+const TraceHeader = "Gotenberg-Trace"
+
+// TraceOf is the request's Gotenberg-Trace and true when the client sent a
+// usable one (at most 128 bytes of printable ASCII), else a new random
+// UUID and false.
+func TraceOf(h http.Header) (string, bool) {
+	t := h.Get(TraceHeader)
+	if t == "" || !validTrace(t) {
+		return newUUID(), false
+	}
+	return t, true
+}
+
+func validTrace(t string) bool {
+	return len(t) <= maxTrace && strings.IndexFunc(t, func(r rune) bool { return r < 0x20 || r > 0x7e }) < 0
+}
+
 // Headers reads Gotenberg-Output-Filename and Gotenberg-Trace. A trace over
 // 128 bytes or with other than printable ASCII is a 400 *Error, since it is
 // echoed in a header.
 func Headers(h http.Header) (Meta, error) {
-	m := Meta{Trace: h.Get("Gotenberg-Trace")}
+	m := Meta{Trace: h.Get(TraceHeader)}
 	if name := h.Get("Gotenberg-Output-Filename"); name != "" {
 		m.OutputFilename = outputName(name)
 	}
@@ -33,7 +51,7 @@ func Headers(h http.Header) (Meta, error) {
 		m.Trace = newUUID()
 		return m, nil
 	}
-	if len(m.Trace) > maxTrace || strings.IndexFunc(m.Trace, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0 {
+	if !validTrace(m.Trace) {
 		return m, &Error{Status: http.StatusBadRequest,
 			Msg: fmt.Sprintf("Invalid 'Gotenberg-Trace' header value: want at most %d printable ASCII characters", maxTrace)}
 	}

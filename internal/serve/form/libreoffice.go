@@ -2,6 +2,7 @@ package form
 
 import (
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 )
@@ -53,7 +54,7 @@ var (
 // fields are ignored; a bad value, or a feature calq cannot honour, is a
 // 400 *Error naming the field.
 func LibreOffice(f *Form) (LibreOfficeOptions, error) {
-	pdfa, pdfua := f.pdfFormats()
+	pdfa, pdfua := f.pdfFormats(true)
 	o := LibreOfficeOptions{
 		Landscape:                f.Bool("landscape"),
 		PageRanges:               f.pageRanges(),
@@ -96,11 +97,22 @@ func (f *Form) pageRanges() string {
 	v := strings.TrimSpace(f.Value("nativePageRanges"))
 	for _, r := range v {
 		if !(r >= '0' && r <= '9' || strings.ContainsRune("-,; ", r)) {
-			f.Invalid("nativePageRanges", "page ranges like '1-4' or '1,3,5-7'")
+			f.badPageRanges(v)
 			return ""
 		}
 	}
 	return v
+}
+
+// badPageRanges refuses nativePageRanges in Gotenberg's sentence, which
+// names the first document LibreOffice would have been given them with.
+func (f *Form) badPageRanges(v string) {
+	doc := ""
+	if in := f.Inputs(); len(in) > 0 {
+		doc = in[0].Name
+	}
+	f.failLate(&Error{Status: http.StatusBadRequest, Msg: "LibreOffice could not apply the page ranges " + quote(v) +
+		" to the document " + quote(doc) + ". Check the 'nativePageRanges' form field; valid values look like '1-4', '2' or '1,3,5-7'."})
 }
 
 // mailTo splits calq's mailTo field into its trimmed, non-empty entries.

@@ -5,6 +5,7 @@ import (
 
 	"calq/convert/pdf"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -75,14 +76,29 @@ type Permissions struct {
 	AllowPrinting, AllowCopying, AllowModifying, AllowAnnotating, AllowFillingForms, AllowAssembling bool
 }
 
-// pdfFormats reads pdfa ("PDF/A-1b" → 1, 2 or 3; 0 when absent) and pdfua.
-func (f *Form) pdfFormats() (pdfa int, pdfua bool) {
+// pdfFormats reads pdfa ("PDF/A-1b" → 1, 2 or 3; 0 when absent) and
+// pdfua. An unknown format is refused in the sentence of Gotenberg's
+// route: office says the LibreOffice route's, naming the format.
+func (f *Form) pdfFormats(office bool) (pdfa int, pdfua bool) {
 	formats := []string{"PDF/A-1b", "PDF/A-2b", "PDF/A-3b"}
-	if v := f.Choice("pdfa", "", formats...); v != "" {
-		pdfa = slices.Index(formats, v) + 1
+	if v := f.Value("pdfa"); v != "" {
+		pdfa = slices.IndexFunc(formats, func(s string) bool { return strings.EqualFold(s, v) }) + 1
+		if pdfa == 0 && office {
+			f.failLate(&Error{Status: http.StatusBadRequest, Msg: "The PDF format " + quote(v) + " is not supported. " + validFormats})
+		} else if pdfa == 0 {
+			f.failLate(&Error{Status: http.StatusBadRequest, Msg: "The requested PDF format is not supported, or no PDF engine could apply it. " + validFormats})
+		}
 	}
 	return pdfa, f.Bool("pdfua")
 }
+
+// validFormats ends Gotenberg's refusals of a PDF format.
+const validFormats = "Valid formats include PDF/A-1b, PDF/A-2b, PDF/A-3b, and PDF/UA."
+
+// BadSplitSpan is Gotenberg's refusal of a page selection its engine
+// cannot split by.
+var BadSplitSpan = &Error{Status: http.StatusBadRequest,
+	Msg: "The requested split mode is not supported, or no PDF engine could process it. Valid modes: 'intervals', 'pages'."}
 
 // post reads the steps the merge, split and LibreOffice routes share; the
 // split itself is read by the caller.
@@ -123,9 +139,16 @@ func (f *Form) images() *pdf.Images {
 func (f *Form) split(required bool) *Split {
 	if required {
 		f.Require("splitMode")
+		f.Require("splitSpan")
 	}
-	mode := f.Choice("splitMode", "", "intervals", "pages")
-	if mode == "" {
+	mode := strings.ToLower(f.Value("splitMode"))
+	switch mode {
+	case "":
+		return nil
+	case "intervals", "pages":
+	default:
+		f.fail(badRequest("form field 'splitMode' is invalid (got %s, resulting to wrong value, expected either 'intervals' or 'pages')",
+			quote(f.Value("splitMode"))))
 		return nil
 	}
 	f.Require("splitSpan")
@@ -133,8 +156,8 @@ func (f *Form) split(required bool) *Split {
 	switch {
 	case mode == "intervals":
 		s.Span = fmt.Sprint(f.IntRange("splitSpan", 1, 1, maxInt))
-	case !isPageSelection(s.Span):
-		f.Invalid("splitSpan", "page ranges like '1-3,5'")
+	case s.Span != "" && !isPageSelection(s.Span):
+		f.failLate(BadSplitSpan)
 	}
 	if s.Unify && mode != "pages" {
 		f.Invalid("splitUnify", "false with splitMode 'intervals'")

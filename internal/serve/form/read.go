@@ -70,11 +70,15 @@ type File struct {
 }
 
 // Form is a read request: its files, sorted by Name in Gotenberg's order
-// (the merge order), and its fields. Its getters record the first bad field.
+// (the merge order), and its fields. Its getters record every bad field,
+// as Gotenberg lists them; late is a mistake Gotenberg finds only once the
+// fields are read (an unknown PDF format), said when no field is bad.
 type Form struct {
-	Files  []File
-	fields map[string][]string
-	err    *Error
+	Files    []File
+	fields   map[string][]string
+	err      *Error
+	late     *Error
+	noInputs string // RequireInputs's line
 }
 
 // maxNameBytes bounds a part's field name and a kept file name.
@@ -340,6 +344,15 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // reserved are the file fields Gotenberg does not treat as inputs.
 var reserved = []string{"watermark", "stamp", "embeds", "facturxXml"}
+
+// RequireInputs records that the form has no file to work on, listing
+// the extensions the route takes: Err says it last, as Gotenberg does
+// after the fields.
+func (f *Form) RequireInputs(exts []string) {
+	if len(f.Inputs()) == 0 {
+		f.noInputs = fmt.Sprintf("no form file found for extensions: %v", exts)
+	}
+}
 
 // Inputs are the files to convert or process, in order: all but those
 // uploaded under the fields Gotenberg reserves (watermark, stamp, embeds,

@@ -27,6 +27,7 @@ type Request struct {
 	ErrorURL     string            `json:"error_url,omitempty"`     // the older error URL: receives {status, message}
 	ErrorMethod  string            `json:"error_method,omitempty"`  // POST, PUT or PATCH, for ErrorURL
 	ExtraHeaders map[string]string `json:"extra_headers,omitempty"` // canonical names; sent to every URL
+	TraceParent  string            `json:"traceparent,omitempty"`   // the caller's W3C traceparent, passed on
 }
 
 // HeaderError is a request header that cannot be used. Its message is one sentence for an HTTP 400 reply.
@@ -65,6 +66,7 @@ func ParseHeaders(h http.Header) (*Request, error) {
 	if r.ExtraHeaders, err = parseExtraHeaders(h.Get(HeaderExtraHeaders)); err != nil {
 		return nil, err
 	}
+	r.TraceParent = parseTraceParent(h.Get(HeaderTraceParent))
 	return r, nil
 }
 

@@ -179,7 +179,7 @@ func (s *Sender) sendEvent(ctx context.Context, req *Request, res Result, event 
 }
 
 // header is what every delivery carries: the user agent, the client's extra headers, and then, taking
-// precedence over them as in Gotenberg, Content-Type and the trace.
+// precedence over them as in Gotenberg, Content-Type, the trace and the caller's W3C trace.
 func (s *Sender) header(req *Request, trace, ctype string) http.Header {
 	h := http.Header{"User-Agent": {s.opt.UserAgent}}
 	for k, v := range req.ExtraHeaders {
@@ -188,6 +188,9 @@ func (s *Sender) header(req *Request, trace, ctype string) http.Header {
 	h.Set("Content-Type", ctype)
 	if trace != "" {
 		h.Set(HeaderTrace, trace)
+	}
+	if tp := childTraceParent(req.TraceParent); tp != "" {
+		h.Set(HeaderTraceParent, tp)
 	}
 	return h
 }
