@@ -66,6 +66,11 @@ func (i *Instance) Convert(ctx context.Context, in, out string, o ConvertOptions
 	if err != nil {
 		return &ConvertError{Input: in, Reason: ReasonInput, Err: err}
 	}
+	if o.Export.SinglePageSheets && (SafeExt(src) == ".xlsx" || SafeExt(src) == ".xlsm") {
+		if err := unscroll(src); err != nil {
+			return &ConvertError{Input: in, Reason: ReasonInput, Err: err}
+		}
+	}
 	pdf, cerr := i.hand(ctx, r, src, o)
 	if cerr != nil {
 		cerr.Input = in

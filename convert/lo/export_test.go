@@ -47,6 +47,11 @@ func TestExportCheck(t *testing.T) {
 		{"pages double range", Export{PageRanges: "1-2-3"}, []string{"nativePageRanges"}},
 		{"pages colon", Export{PageRanges: "1:2"}, []string{"nativePageRanges"}},
 		{"two fields", Export{Quality: 101, MaxImageResolution: 1}, []string{"quality", "maxImageResolution"}},
+		{"watermark", Export{NativeWatermarkText: "DRAFT", NativeWatermarkColor: 0xFFFFFF, NativeWatermarkFontHeight: 48, NativeWatermarkRotateAngle: -450, NativeWatermarkFontName: "Courier"}, nil},
+		{"watermark colour", Export{NativeWatermarkColor: 0x1000000}, []string{"nativeWatermarkColor"}},
+		{"watermark font height", Export{NativeWatermarkFontHeight: -1}, []string{"nativeWatermarkFontHeight"}},
+		{"watermark angle", Export{NativeWatermarkRotateAngle: 3601}, []string{"nativeWatermarkRotateAngle"}},
+		{"watermark control", Export{NativeWatermarkText: "a\nb", NativeTiledWatermarkText: "x\x00"}, []string{"nativeWatermarkText", "nativeTiledWatermarkText"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

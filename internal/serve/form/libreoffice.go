@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // LibreOfficeOptions are the fields of POST /forms/libreoffice/convert.
@@ -22,10 +23,45 @@ type LibreOfficeOptions struct {
 	// reduceImageResolution is true (maxImageResolution, default 300), as
 	// in Gotenberg, which ignores maxImageResolution otherwise; 0 no reduction.
 	MaxImageResolution int
-	Password           string // opens a password-protected source
-	Merge              bool
-	MailTo             []string // calq's extension: mailTo, comma-separated
+	// ExportBookmarksToPdfDestination exports bookmarks as named
+	// destinations too.
+	ExportBookmarksToPdfDestination bool
+	NativeWatermark                 NativeWatermark
+	Password                        string // opens a password-protected source
+	Merge                           bool
+	MailTo                          []string // calq's extension: mailTo, comma-separated
 	Post
+}
+
+// NativeWatermark is LibreOffice's own watermark: nativeWatermarkText
+// and its options (read only with it), nativeTiledWatermarkText.
+type NativeWatermark struct {
+	Text        string
+	Color       int // 0xRRGGBB; Gotenberg's 8388223 (light green) by default
+	FontHeight  int // points; 0 fitted to the page
+	RotateAngle int // tenths of a degree
+	FontName    string
+	Tiled       string
+}
+
+// defaultWatermarkColor is Gotenberg's default for nativeWatermarkColor.
+const defaultWatermarkColor = 8388223
+
+// nativeWatermark reads LibreOffice's watermark fields.
+func (f *Form) nativeWatermark() NativeWatermark {
+	w := NativeWatermark{Text: f.Value("nativeWatermarkText"), Tiled: f.Value("nativeTiledWatermarkText")}
+	color := f.IntRange("nativeWatermarkColor", defaultWatermarkColor, 0, 0xFFFFFF)
+	height := f.IntRange("nativeWatermarkFontHeight", 0, 0, 1000)
+	angle := f.IntRange("nativeWatermarkRotateAngle", 0, -3600, 3600)
+	if w.Text != "" {
+		w.Color, w.FontHeight, w.RotateAngle, w.FontName = color, height, angle, f.Value("nativeWatermarkFontName")
+	}
+	for _, name := range []string{"nativeWatermarkText", "nativeWatermarkFontName", "nativeTiledWatermarkText"} {
+		if strings.ContainsFunc(f.Value(name), unicode.IsControl) {
+			f.Invalid(name, "text without control characters")
+		}
+	}
+	return w
 }
 
 // libreOfficeDefaults are LibreOffice's own values for the export options
@@ -35,8 +71,8 @@ type LibreOfficeOptions struct {
 var (
 	libreOfficeBools = map[string]bool{
 		"updateIndexes": false, "allowDuplicateFieldNames": false,
-		"exportBookmarksToPdfDestination": false, "exportPlaceholders": false,
-		"exportNotesPages": false, "exportOnlyNotesPages": false, "exportNotesInMargin": false,
+		"exportPlaceholders": false,
+		"exportNotesPages":   false, "exportOnlyNotesPages": false, "exportNotesInMargin": false,
 		"convertOooTargetToPdfTarget": false, "exportLinksRelativeFsys": false,
 		"exportHiddenSlides": false, "skipEmptyPages": false, "addOriginalDocumentAsStream": false,
 		"firstPageOnLeft": false, "resizeWindowToInitialPage": false, "centerWindow": false,
@@ -55,19 +91,21 @@ var (
 func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 	pdfa, pdfua := f.pdfFormats()
 	o := LibreOfficeOptions{
-		Landscape:                f.Bool("landscape"),
-		PageRanges:               f.pageRanges(),
-		PDFA:                     pdfa,
-		PDFUA:                    pdfua,
-		SinglePageSheets:         f.Bool("singlePageSheets"),
-		ExportFormFields:         f.OptBool("exportFormFields"),
-		ExportBookmarks:          f.OptBool("exportBookmarks"),
-		ExportNotes:              f.Bool("exportNotes"),
-		LosslessImageCompression: f.Bool("losslessImageCompression"),
-		Quality:                  f.IntRange("quality", 0, 1, 100),
-		Password:                 f.Value("password"),
-		Merge:                    f.Bool("merge"),
-		MailTo:                   mailTo(f.Value("mailTo")),
+		Landscape:                       f.Bool("landscape"),
+		PageRanges:                      f.pageRanges(),
+		PDFA:                            pdfa,
+		PDFUA:                           pdfua,
+		SinglePageSheets:                f.Bool("singlePageSheets"),
+		ExportFormFields:                f.OptBool("exportFormFields"),
+		ExportBookmarks:                 f.OptBool("exportBookmarks"),
+		ExportNotes:                     f.Bool("exportNotes"),
+		LosslessImageCompression:        f.Bool("losslessImageCompression"),
+		Quality:                         f.IntRange("quality", 0, 1, 100),
+		ExportBookmarksToPdfDestination: f.Bool("exportBookmarksToPdfDestination"),
+		NativeWatermark:                 f.nativeWatermark(),
+		Password:                        f.Value("password"),
+		Merge:                           f.Bool("merge"),
+		MailTo:                          mailTo(f.Value("mailTo")),
 	}
 	maxRes := f.IntChoice("maxImageResolution", 300, 75, 150, 300, 600, 1200)
 	if f.Bool("reduceImageResolution") {
@@ -88,7 +126,6 @@ func (f *Form) libreOfficeOnly() {
 	for _, name := range slices.Sorted(maps.Keys(libreOfficeInts)) {
 		f.onlyInt(name, libreOfficeInts[name])
 	}
-	f.unsupported("nativeWatermarkText", "nativeTiledWatermarkText")
 }
 
 // pageRanges reads nativePageRanges.
