@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,18 @@ type Export struct {
 	// NativeTiledWatermarkText is LibreOffice's tiled watermark: the
 	// text repeated over each page.
 	NativeTiledWatermarkText string `json:"nativeTiledWatermarkText,omitempty"`
+	// Options are the other export options, FilterFields', by
+	// Gotenberg's field name: "true" or "false", or an integer.
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// IsZero says whether e is LibreOffice's defaults: no option at all.
+func (e Export) IsZero() bool {
+	if len(e.Options) > 0 {
+		return false
+	}
+	e.Options = nil
+	return reflect.ValueOf(e).IsZero()
 }
 
 // String is e's JSON, with "password":"(set)" when there is one: a
@@ -99,7 +112,8 @@ func (e Export) Check() error {
 	if e.PageRanges != "" && !validPageRanges(e.PageRanges) {
 		errs = append(errs, &ExportError{"nativePageRanges", strconv.Quote(e.PageRanges), "pages and ranges from 1 such as 1-4, 1,3,5-7 or 2-"})
 	}
-	return errors.Join(append(errs, e.checkWatermark()...)...)
+	errs = append(errs, e.checkWatermark()...)
+	return errors.Join(append(errs, e.checkOptions()...)...)
 }
 
 // checkWatermark refuses watermark options LibreOffice would not draw.
@@ -199,7 +213,8 @@ func (e Export) filterData() []filterProp {
 	if e.ExportBookmarksToPdfDestination {
 		data = append(data, boolProp("ExportBookmarksToPDFDestination", true))
 	}
-	return append(data, e.watermarkData()...)
+	data = append(data, e.watermarkData()...)
+	return append(data, e.optionsData()...)
 }
 
 // watermarkData is the export filter's entries for the native

@@ -40,6 +40,10 @@ func TestExportNative(t *testing.T) {
 		{name: "tiled watermark", in: marked, e: Export{NativeTiledWatermarkText: "SECRET"}, text: []string{"SE", "Page1"}, not: []string{"CONFIDENTIAL"}},
 		{name: "bookmarks not as destinations", in: marked, bytes: map[string]bool{`calqmark`: false}},
 		{name: "bookmarks as destinations", in: marked, e: Export{ExportBookmarksToPdfDestination: true}, bytes: map[string]bool{`calqmark`: true}},
+		{name: "viewer options", in: marked, e: Export{Options: map[string]string{"initialView": "1", "hideViewerToolbar": "true", "pageLayout": "2"}},
+			bytes: map[string]bool{`/PageMode\s*/UseOutlines`: true, `/HideToolbar\s*true`: true, `/PageLayout\s*/OneColumn`: true}},
+		{name: "no viewer options", in: marked,
+			bytes: map[string]bool{`/PageMode\s*/UseOutlines`: false, `/HideToolbar\s*true`: false, `/PageLayout\s*/OneColumn`: false}},
 		{name: "scrolled workbook, single page sheets", in: scrolled, e: Export{SinglePageSheets: true},
 			text: []string{"Meteorheader", "row2", "row60"}, pages: 1},
 	}

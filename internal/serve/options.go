@@ -40,7 +40,8 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 			ExportBookmarksToPdfDestination: o.ExportBookmarksToPdfDestination,
 			NativeWatermarkText:             o.NativeWatermark.Text, NativeWatermarkColor: o.NativeWatermark.Color,
 			NativeWatermarkFontHeight: o.NativeWatermark.FontHeight, NativeWatermarkRotateAngle: o.NativeWatermark.RotateAngle,
-			NativeWatermarkFontName: o.NativeWatermark.FontName, NativeTiledWatermarkText: o.NativeWatermark.Tiled}
+			NativeWatermarkFontName: o.NativeWatermark.FontName, NativeTiledWatermarkText: o.NativeWatermark.Tiled,
+			Options: o.Options}
 		if f.Has("pdfa") {
 			t.PDFA = o.PDFA
 		}

@@ -46,8 +46,8 @@ func TestFields(t *testing.T) {
 	}
 }
 
-// TestFieldsNative: LibreOffice's own watermarks and bookmark
-// destinations reach calq serve as Gotenberg's fields; the colour always,
+// TestFieldsNative: LibreOffice's own watermarks, bookmark destinations
+// and the other export options reach calq serve as Gotenberg's fields; the colour always,
 // since an absent one is Gotenberg's light green there.
 func TestFieldsNative(t *testing.T) {
 	tests := []struct {
@@ -61,6 +61,7 @@ func TestFieldsNative(t *testing.T) {
 			map[string]string{"nativeWatermarkText": "D", "nativeWatermarkColor": "255", "nativeWatermarkFontHeight": "48", "nativeWatermarkRotateAngle": "450", "nativeWatermarkFontName": "Courier"}},
 		{"tiled", lo.Export{NativeTiledWatermarkText: "S"}, map[string]string{"nativeTiledWatermarkText": "S"}},
 		{"destinations", lo.Export{ExportBookmarksToPdfDestination: true}, map[string]string{"exportBookmarksToPdfDestination": "true"}},
+		{"other options", lo.Export{Options: map[string]string{"zoom": "50", "hideViewerToolbar": "true"}}, map[string]string{"zoom": "50", "hideViewerToolbar": "true"}},
 	}
 	for _, tt := range tests {
 		if got := Fields(lo.ConvertOptions{Export: tt.e}); !maps.Equal(got, tt.want) {

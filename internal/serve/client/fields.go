@@ -49,6 +49,7 @@ func Fields(o lo.ConvertOptions) map[string]string {
 	}
 	set("exportBookmarksToPdfDestination", e.ExportBookmarksToPdfDestination)
 	nativeWatermark(f, e)
+	maps.Copy(f, e.Options)
 	return f
 }
 

@@ -1,10 +1,10 @@
 package form
 
 import (
-	"maps"
-	"slices"
 	"strings"
 	"unicode"
+
+	"calq/convert/lo"
 )
 
 // LibreOfficeOptions are the fields of POST /forms/libreoffice/convert.
@@ -27,9 +27,12 @@ type LibreOfficeOptions struct {
 	// destinations too.
 	ExportBookmarksToPdfDestination bool
 	NativeWatermark                 NativeWatermark
-	Password                        string // opens a password-protected source
-	Merge                           bool
-	MailTo                          []string // calq's extension: mailTo, comma-separated
+	// Options are LibreOffice's other export options (lo.FilterFields)
+	// the form sets, by field name, as lo.Export.Options keeps them.
+	Options  map[string]string
+	Password string // opens a password-protected source
+	Merge    bool
+	MailTo   []string // calq's extension: mailTo, comma-separated
 	Post
 }
 
@@ -64,27 +67,6 @@ func (f *Form) nativeWatermark() NativeWatermark {
 	return w
 }
 
-// libreOfficeDefaults are LibreOffice's own values for the export options
-// calq leaves alone: a request for exactly these is honoured, any other
-// value is refused rather than silently ignored. updateIndexes is
-// Gotenberg's own step, which calq does not take.
-var (
-	libreOfficeBools = map[string]bool{
-		"updateIndexes": false, "allowDuplicateFieldNames": false,
-		"exportPlaceholders": false,
-		"exportNotesPages":   false, "exportOnlyNotesPages": false, "exportNotesInMargin": false,
-		"convertOooTargetToPdfTarget": false, "exportLinksRelativeFsys": false,
-		"exportHiddenSlides": false, "skipEmptyPages": false, "addOriginalDocumentAsStream": false,
-		"firstPageOnLeft": false, "resizeWindowToInitialPage": false, "centerWindow": false,
-		"openInFullScreenMode": false, "displayPDFDocumentTitle": true, "hideViewerMenubar": false,
-		"hideViewerToolbar": false, "hideViewerWindowControls": false, "useTransitionEffects": true,
-	}
-	libreOfficeInts = map[string]int{
-		"initialView": 0, "initialPage": 1, "magnification": 0, "zoom": 100, "pageLayout": 0,
-		"openBookmarkLevels": -1,
-	}
-)
-
 // LibreOffice reads the fields of /forms/libreoffice/convert. Unknown
 // fields are ignored; a bad value, or a feature calq cannot honour, is a
 // 400 *Error naming the field.
@@ -103,6 +85,7 @@ func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 		Quality:                         f.IntRange("quality", 0, 1, 100),
 		ExportBookmarksToPdfDestination: f.Bool("exportBookmarksToPdfDestination"),
 		NativeWatermark:                 f.nativeWatermark(),
+		Options:                         f.filterOptions(),
 		Password:                        f.Value("password"),
 		Merge:                           f.Bool("merge"),
 		MailTo:                          mailTo(f.Value("mailTo")),
@@ -118,14 +101,32 @@ func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 	return o, f.Err()
 }
 
-// libreOfficeOnly refuses the export options calq cannot honour.
+// libreOfficeOnly refuses what calq cannot honour: updateIndexes is
+// Gotenberg's own step, which calq does not take.
 func (f *Form) libreOfficeOnly() {
-	for _, name := range slices.Sorted(maps.Keys(libreOfficeBools)) {
-		f.onlyBool(name, libreOfficeBools[name])
+	f.onlyBool("updateIndexes", false)
+}
+
+// filterOptions reads the export options passed on to LibreOffice as
+// they are; nil when none is sent.
+func (f *Form) filterOptions() map[string]string {
+	var opts map[string]string
+	for _, ff := range lo.FilterFields {
+		v := strings.TrimSpace(f.Value(ff.Field))
+		if v == "" {
+			continue
+		}
+		canon, ok := ff.Parse(v)
+		if !ok {
+			f.Invalid(ff.Field, ff.Want())
+			continue
+		}
+		if opts == nil {
+			opts = map[string]string{}
+		}
+		opts[ff.Field] = canon
 	}
-	for _, name := range slices.Sorted(maps.Keys(libreOfficeInts)) {
-		f.onlyInt(name, libreOfficeInts[name])
-	}
+	return opts
 }
 
 // pageRanges reads nativePageRanges.
