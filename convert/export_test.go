@@ -53,7 +53,7 @@ func TestFingerprintExport(t *testing.T) {
 		{LosslessImageCompression: true}, {Quality: 50}, {MaxImageResolution: 75}, {Password: "a"},
 		{ExportBookmarksToPdfDestination: true}, {NativeWatermarkText: "A"}, {NativeWatermarkText: "B"},
 		{NativeWatermarkText: "A", NativeWatermarkColor: 1}, {NativeTiledWatermarkText: "A"},
-		{Options: map[string]string{"zoom": "50"}}, {Options: map[string]string{"zoom": "60"}}}
+		{Options: map[string]string{"zoom": "50"}}, {Options: map[string]string{"zoom": "60"}}, {UpdateIndexes: true}}
 	seen := map[string]int{}
 	for i, e := range distinct {
 		s := fp(Options{Export: e})

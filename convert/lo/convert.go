@@ -187,7 +187,7 @@ func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOption
 		return i.handUNO(ctx, r, src, o)
 	}
 	outDir := filepath.Join(filepath.Dir(src), "out")
-	if o.Export.Landscape || o.Export.Password != "" {
+	if o.Export.Landscape || o.Export.Password != "" || o.Export.UpdateIndexes {
 		return "", &ConvertError{Reason: ReasonOptions, Err: errClientExport}
 	}
 	args := []string{"--convert-to", target(src, o.PDFA, o.Export), "--outdir", outDir}
@@ -243,7 +243,7 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 	h := r.uno
 	req := helperRequest{In: src, Out: pdf, InFilter: importFilter(src), PDFA: o.PDFA,
 		Lossless: o.PDFA > 0 && SafeExt(src) == ".pdf", Filter: o.Export.filterData(),
-		Landscape: o.Export.Landscape, Password: o.Export.Password}
+		Landscape: o.Export.Landscape, Password: o.Export.Password, UpdateIndexes: o.Export.UpdateIndexes}
 	if err := h.send(req); err != nil {
 		return fail(ReasonInstanceDied, fmt.Errorf("the UNO helper: %w", err))
 	}

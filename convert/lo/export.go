@@ -58,6 +58,12 @@ type Export struct {
 	// Options are the other export options, FilterFields', by
 	// Gotenberg's field name: "true" or "false", or an integer.
 	Options map[string]string `json:"options,omitempty"`
+	// UpdateIndexes refreshes a text document's indexes (tables of
+	// contents, of figures...) before the export, as Gotenberg does by
+	// default: their entries and page numbers are those of the document
+	// as LibreOffice lays it out, not as it was saved. It needs the UNO
+	// helper.
+	UpdateIndexes bool `json:"updateIndexes,omitempty"`
 }
 
 // IsZero says whether e is LibreOffice's defaults: no option at all.

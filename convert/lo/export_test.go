@@ -313,7 +313,7 @@ func checkClientExport(t *testing.T, inst *Instance, dir string) {
 	if !bytes.Contains(b, []byte("<pdfuaid:part>1</pdfuaid:part>")) {
 		t.Error("PDFUA on the client route: no pdfuaid:part 1 in the XMP")
 	}
-	for _, e := range []Export{{Landscape: true}, {Password: "calq"}} {
+	for _, e := range []Export{{Landscape: true}, {Password: "calq"}, {UpdateIndexes: true}} {
 		err := inst.Convert(t.Context(), five, filepath.Join(dir, "no.pdf"), ConvertOptions{Export: e})
 		var ce *ConvertError
 		if !errors.As(err, &ce) || ce.Reason != ReasonOptions || !strings.Contains(err.Error(), "python3-uno") {

@@ -22,6 +22,11 @@ func TestExportNative(t *testing.T) {
 	dir := t.TempDir()
 	marked := writeFODT(t, dir, "marked.fodt", pagesBody(1)+`<text:p><text:bookmark text:name="calqmark"/>Marked</text:p>`)
 	scrolled := writeScrolledXLSX(t, dir, "scrolled.xlsx", 60, 40)
+	// A table of contents saved stale: one entry no heading has.
+	toc := writeFODT(t, dir, "toc.fodt", `<text:table-of-content text:name="Contents">`+
+		`<text:table-of-content-source text:outline-level="3"><text:index-title-template>Contents</text:index-title-template></text:table-of-content-source>`+
+		`<text:index-body><text:p>Stale entry</text:p></text:index-body></text:table-of-content>`+
+		`<text:h text:outline-level="1">Chapter One</text:h><text:p>Body</text:p>`)
 	tests := []struct {
 		name  string
 		in    string
@@ -44,6 +49,8 @@ func TestExportNative(t *testing.T) {
 			bytes: map[string]bool{`/PageMode\s*/UseOutlines`: true, `/HideToolbar\s*true`: true, `/PageLayout\s*/OneColumn`: true}},
 		{name: "no viewer options", in: marked,
 			bytes: map[string]bool{`/PageMode\s*/UseOutlines`: false, `/HideToolbar\s*true`: false, `/PageLayout\s*/OneColumn`: false}},
+		{name: "indexes as saved", in: toc, text: []string{"Staleentry", "ChapterOne"}},
+		{name: "indexes updated", in: toc, e: Export{UpdateIndexes: true}, text: []string{"ContentsChapterOne", "1ChapterOneBody"}, not: []string{"Stale"}},
 		{name: "scrolled workbook, single page sheets", in: scrolled, e: Export{SinglePageSheets: true},
 			text: []string{"Meteorheader", "row2", "row60"}, pages: 1},
 	}

@@ -41,7 +41,7 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 			NativeWatermarkText:             o.NativeWatermark.Text, NativeWatermarkColor: o.NativeWatermark.Color,
 			NativeWatermarkFontHeight: o.NativeWatermark.FontHeight, NativeWatermarkRotateAngle: o.NativeWatermark.RotateAngle,
 			NativeWatermarkFontName: o.NativeWatermark.FontName, NativeTiledWatermarkText: o.NativeWatermark.Tiled,
-			Options: o.Options}
+			Options: o.Options, UpdateIndexes: o.UpdateIndexes}
 		if f.Has("pdfa") {
 			t.PDFA = o.PDFA
 		}

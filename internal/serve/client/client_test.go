@@ -61,6 +61,7 @@ func TestFieldsNative(t *testing.T) {
 			map[string]string{"nativeWatermarkText": "D", "nativeWatermarkColor": "255", "nativeWatermarkFontHeight": "48", "nativeWatermarkRotateAngle": "450", "nativeWatermarkFontName": "Courier"}},
 		{"tiled", lo.Export{NativeTiledWatermarkText: "S"}, map[string]string{"nativeTiledWatermarkText": "S"}},
 		{"destinations", lo.Export{ExportBookmarksToPdfDestination: true}, map[string]string{"exportBookmarksToPdfDestination": "true"}},
+		{"indexes", lo.Export{UpdateIndexes: true}, map[string]string{"updateIndexes": "true"}},
 		{"other options", lo.Export{Options: map[string]string{"zoom": "50", "hideViewerToolbar": "true"}}, map[string]string{"zoom": "50", "hideViewerToolbar": "true"}},
 	}
 	for _, tt := range tests {

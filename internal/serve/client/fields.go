@@ -48,6 +48,7 @@ func Fields(o lo.ConvertOptions) map[string]string {
 		f["password"] = e.Password
 	}
 	set("exportBookmarksToPdfDestination", e.ExportBookmarksToPdfDestination)
+	set("updateIndexes", e.UpdateIndexes)
 	nativeWatermark(f, e)
 	maps.Copy(f, e.Options)
 	return f

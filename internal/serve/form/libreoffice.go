@@ -29,10 +29,13 @@ type LibreOfficeOptions struct {
 	NativeWatermark                 NativeWatermark
 	// Options are LibreOffice's other export options (lo.FilterFields)
 	// the form sets, by field name, as lo.Export.Options keeps them.
-	Options  map[string]string
-	Password string // opens a password-protected source
-	Merge    bool
-	MailTo   []string // calq's extension: mailTo, comma-separated
+	Options map[string]string
+	// UpdateIndexes refreshes the indexes before the export; Gotenberg's
+	// default is true, calq's false (see lo.Export.UpdateIndexes).
+	UpdateIndexes bool
+	Password      string // opens a password-protected source
+	Merge         bool
+	MailTo        []string // calq's extension: mailTo, comma-separated
 	Post
 }
 
@@ -86,6 +89,7 @@ func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 		ExportBookmarksToPdfDestination: f.Bool("exportBookmarksToPdfDestination"),
 		NativeWatermark:                 f.nativeWatermark(),
 		Options:                         f.filterOptions(),
+		UpdateIndexes:                   f.Bool("updateIndexes"),
 		Password:                        f.Value("password"),
 		Merge:                           f.Bool("merge"),
 		MailTo:                          mailTo(f.Value("mailTo")),
@@ -97,14 +101,7 @@ func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 	f.BoolOr("nativePdfFormats", true) // how Gotenberg makes PDF/A; calq always lets LibreOffice
 	o.Post = f.post(pdfa)
 	o.Post.Split = f.split(false)
-	f.libreOfficeOnly()
 	return o, f.Err()
-}
-
-// libreOfficeOnly refuses what calq cannot honour: updateIndexes is
-// Gotenberg's own step, which calq does not take.
-func (f *Form) libreOfficeOnly() {
-	f.onlyBool("updateIndexes", false)
 }
 
 // filterOptions reads the export options passed on to LibreOffice as

@@ -39,7 +39,7 @@ func TestLibreOffice(t *testing.T) {
 		{name: "nativePdfFormats accepted", form: formOf("nativePdfFormats", "false"), want: LibreOfficeOptions{}},
 		{name: "defaults passed on", form: formOf("updateIndexes", "false", "zoom", "100", "displayPDFDocumentTitle", "true", "openBookmarkLevels", "-1", "optimizeImages", "false"),
 			want: LibreOfficeOptions{Options: map[string]string{"zoom": "100", "displayPDFDocumentTitle": "true", "openBookmarkLevels": "-1"}}},
-		{name: "updateIndexes", form: formOf("updateIndexes", "true"), wantErr: "Invalid form data: form field 'updateIndexes' is not supported by calq (got 'true'; calq only does 'false')"},
+		{name: "updateIndexes", form: formOf("updateIndexes", "true"), want: LibreOfficeOptions{UpdateIndexes: true}},
 		{name: "skipEmptyPages", form: formOf("skipEmptyPages", "1"), want: LibreOfficeOptions{Options: map[string]string{"skipEmptyPages": "true"}}},
 		{name: "viewer options", form: formOf("initialView", "2", "pageLayout", "3", "hideViewerToolbar", "true", "openBookmarkLevels", " 10 "),
 			want: LibreOfficeOptions{Options: map[string]string{"initialView": "2", "pageLayout": "3", "hideViewerToolbar": "true", "openBookmarkLevels": "10"}}},
