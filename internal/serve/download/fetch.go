@@ -37,8 +37,9 @@ const maxRedirects = 5
 // Fetch downloads entries one after the other into dir and adds each to
 // f as one of its files, named by the reply's Content-Disposition
 // filename, else the URL path's last segment. On error nothing Fetch
-// wrote is left, and the error is a *form.Error: 403 for an address the
-// policy refuses, 413 over a bound, 400 for a download that failed.
+// wrote is left, and an error the download caused is a *form.Error: 403
+// for an address the policy refuses, 413 over a bound, 400 for a download
+// that failed; one of the server's own (its disk) is a plain error.
 func Fetch(ctx context.Context, f *form.Form, dir string, entries []Entry, o Options) error {
 	if len(entries) == 0 {
 		return nil
@@ -128,8 +129,10 @@ func (d *fetcher) fetch(ctx context.Context, e Entry) error {
 		return d.overBody()
 	case fe != nil:
 		return fe
-	case err != nil:
+	case errors.Is(err, form.ErrRead):
 		return d.clientError(e.URL, err)
+	case err != nil:
+		return fmt.Errorf("store the download of %s: %w", redacted(e.URL), err)
 	}
 	d.added[file.Path] = true
 	d.budget -= file.Size

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,5 +173,20 @@ func TestFetchTooManyConnectsNowhere(t *testing.T) {
 	}
 	if n := src.hits.Load(); n != 0 {
 		t.Errorf("got %d requests at the origin, want 0", n)
+	}
+}
+
+// TestFetchStoreFailure: a download the server cannot store (its
+// directory is gone) is the server's error, not the client's.
+func TestFetchStoreFailure(t *testing.T) {
+	src := newOrigin(t)
+	f := &form.Form{}
+	err := Fetch(context.Background(), f, filepath.Join(t.TempDir(), "gone"), []Entry{{URL: src.URL + "/named"}}, Options{Policy: allow(t, "127.0.0.1")})
+	var fe *form.Error
+	if err == nil || errors.As(err, &fe) || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("got %v, want a plain error wrapping os.ErrNotExist", err)
+	}
+	if len(f.Files) != 0 {
+		t.Errorf("got %d files in the form, want none", len(f.Files))
 	}
 }

@@ -11,6 +11,11 @@ import (
 	"calq/convert/pdf"
 )
 
+// ErrRead is wrapped by AddFile's errors that come from reading the
+// file's bytes (from a download: the client's side), not from storing
+// them (the server's).
+var ErrRead = errors.New("read the file")
+
 // readError is a failure to read a file's bytes from where they come
 // from (the request body, a download), told apart from a failure to
 // write them.
@@ -20,12 +25,14 @@ func (e *readError) Error() string { return e.err.Error() }
 
 func (e *readError) Unwrap() error { return e.err }
 
+func (e *readError) Is(target error) bool { return target == ErrRead }
+
 // AddFile stores r as one more file of f, as Read stores an uploaded one:
 // under a generated name in dir, within lim's MaxFiles and MaxFile, a PDF
 // within lim.PDF, then keeps f's files in merge order. filename is the
 // name the file came with (cleaned as BaseName cleans it), field the
 // form field it counts as. Errors the client caused are *Error; a
-// failure reading r is returned wrapped, as it is. On error the file is
+// failure reading r wraps ErrRead and r's error. On error the file is
 // not kept. It returns the file as f now holds it.
 func (f *Form) AddFile(ctx context.Context, dir string, lim Limits, field, filename string, r io.Reader) (File, error) {
 	lim = lim.WithDefaults()
