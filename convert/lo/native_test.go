@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"calq/convert/pdf"
+	"calq/internal/pdftest"
 	"calq/internal/tooltest"
 )
 
@@ -64,21 +64,7 @@ func TestExportNative(t *testing.T) {
 			if tt.pages > 0 && pages(b) != tt.pages {
 				t.Errorf("got %d pages, want %d", pages(b), tt.pages)
 			}
-			text, err := pdf.Text(out, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			text = strings.Join(strings.Fields(text), "")
-			for _, w := range tt.text {
-				if !strings.Contains(text, w) {
-					t.Errorf("got text %q, want %q in it", text, w)
-				}
-			}
-			for _, w := range tt.not {
-				if strings.Contains(text, w) {
-					t.Errorf("got text %q, want no %q in it", text, w)
-				}
-			}
+			pdftest.CheckText(t, out, tt.text, tt.not)
 			raw := uncompressed(t, out)
 			for what, want := range tt.bytes {
 				if got := regexp.MustCompile(what).Match(raw); got != want {

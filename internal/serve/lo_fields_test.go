@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"calq/convert/pdf"
+	"calq/internal/pdftest"
 )
 
 // TestLibreOfficeNativeFields: the libreoffice route's fields for
@@ -53,21 +53,7 @@ func TestLibreOfficeNativeFields(t *testing.T) {
 			if resp.StatusCode != 200 {
 				t.Fatalf("got status %d (%s), want 200", resp.StatusCode, b)
 			}
-			text, err := pdf.Text(pdfFile(t, b), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			text = strings.Join(strings.Fields(text), "")
-			for _, w := range tt.text {
-				if !strings.Contains(text, w) {
-					t.Errorf("got text %q, want %q in it", text, w)
-				}
-			}
-			for _, w := range tt.not {
-				if strings.Contains(text, w) {
-					t.Errorf("got text %q, want no %q in it", text, w)
-				}
-			}
+			pdftest.CheckText(t, pdfFile(t, b), tt.text, tt.not)
 			if tt.holds != "" && !bytes.Contains(b, []byte(tt.holds)) {
 				t.Errorf("the PDF does not hold %q, want it to", tt.holds)
 			}
