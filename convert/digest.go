@@ -129,7 +129,7 @@ func fingerprint(ctx context.Context, o Options, salt []byte) (string, error) {
 		post.Encrypt = nil
 	}
 	var export any
-	if o.Export != (lo.Export{}) {
+	if !o.Export.IsZero() {
 		export = struct {
 			lo.Export
 			HasPassword bool `json:"password,omitempty"`

@@ -50,7 +50,10 @@ func TestFingerprintExport(t *testing.T) {
 	no := false
 	distinct := []lo.Export{{}, {Landscape: true}, {PageRanges: "1-2"}, {PageRanges: "1-3"}, {PDFUA: true},
 		{SinglePageSheets: true}, {ExportFormFields: &no}, {ExportBookmarks: &no}, {ExportNotes: true},
-		{LosslessImageCompression: true}, {Quality: 50}, {MaxImageResolution: 75}, {Password: "a"}}
+		{LosslessImageCompression: true}, {Quality: 50}, {MaxImageResolution: 75}, {Password: "a"},
+		{ExportBookmarksToPdfDestination: true}, {NativeWatermarkText: "A"}, {NativeWatermarkText: "B"},
+		{NativeWatermarkText: "A", NativeWatermarkColor: 1}, {NativeTiledWatermarkText: "A"},
+		{Options: map[string]string{"zoom": "50"}}, {Options: map[string]string{"zoom": "60"}}, {UpdateIndexes: true}}
 	seen := map[string]int{}
 	for i, e := range distinct {
 		s := fp(Options{Export: e})

@@ -256,7 +256,7 @@ func (r *runner) sharedJob(ctx context.Context, batch, share string, j *sched.Jo
 	}
 	p := sharedPayload{Source: bytestr.String(r.items[i].Input), Name: bytestr.String(filepath.Base(snap)), Kind: kind, PDFA: r.o.PDFA,
 		Timeout: r.limits[i].Seconds()}
-	if r.o.Export != (lo.Export{}) {
+	if !r.o.Export.IsZero() {
 		p.Export = &r.o.Export
 	}
 	if r.o.SharedRoot != "" {

@@ -66,6 +66,11 @@ func (i *Instance) Convert(ctx context.Context, in, out string, o ConvertOptions
 	if err != nil {
 		return &ConvertError{Input: in, Reason: ReasonInput, Err: err}
 	}
+	if o.Export.SinglePageSheets && (SafeExt(src) == ".xlsx" || SafeExt(src) == ".xlsm") {
+		if err := unscroll(src); err != nil {
+			return &ConvertError{Input: in, Reason: ReasonInput, Err: err}
+		}
+	}
 	pdf, cerr := i.hand(ctx, r, src, o)
 	if cerr != nil {
 		cerr.Input = in
@@ -182,7 +187,7 @@ func (i *Instance) hand(ctx context.Context, r *run, src string, o ConvertOption
 		return i.handUNO(ctx, r, src, o)
 	}
 	outDir := filepath.Join(filepath.Dir(src), "out")
-	if o.Export.Landscape || o.Export.Password != "" {
+	if o.Export.Landscape || o.Export.Password != "" || o.Export.UpdateIndexes {
 		return "", &ConvertError{Reason: ReasonOptions, Err: errClientExport}
 	}
 	args := []string{"--convert-to", target(src, o.PDFA, o.Export), "--outdir", outDir}
@@ -238,7 +243,7 @@ func (i *Instance) handUNO(ctx context.Context, r *run, src string, o ConvertOpt
 	h := r.uno
 	req := helperRequest{In: src, Out: pdf, InFilter: importFilter(src), PDFA: o.PDFA,
 		Lossless: o.PDFA > 0 && SafeExt(src) == ".pdf", Filter: o.Export.filterData(),
-		Landscape: o.Export.Landscape, Password: o.Export.Password}
+		Landscape: o.Export.Landscape, Password: o.Export.Password, UpdateIndexes: o.Export.UpdateIndexes}
 	if err := h.send(req); err != nil {
 		return fail(ReasonInstanceDied, fmt.Errorf("the UNO helper: %w", err))
 	}

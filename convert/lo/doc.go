@@ -27,7 +27,11 @@
 //
 // Export options: ConvertOptions.Export ([Export]) carries what Gotenberg's
 // LibreOffice route takes (page ranges, PDF/UA, image quality and
-// resolution, a source password, landscape...); [Export.Check] vets it.
+// resolution, a source password, landscape, LibreOffice's own
+// watermarks, and the viewer's and other switches of [FilterFields]);
+// [Export.Check] vets it. With SinglePageSheets, an OOXML workbook is
+// converted from a copy whose sheets forget where they were scrolled to
+// (unscroll), or each sheet's page would start there.
 // They become the export filter's FilterData on both routes; landscape
 // (page styles changed in the loaded document) and a password (a load
 // property) need the UNO helper. A wrong password is told apart from a

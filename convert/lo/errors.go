@@ -74,7 +74,7 @@ var ErrWrongPassword = errors.New("the password does not open the document")
 
 // errClientExport is the error of a conversion by client soffice (no
 // python3-uno) asked for what only the UNO helper can do.
-var errClientExport = errors.New("landscape and a source password need python3-uno (the UNO helper); soffice --convert-to cannot change page styles or take a password")
+var errClientExport = errors.New("landscape, a source password and updating indexes need python3-uno (the UNO helper); soffice --convert-to cannot change the document or take a password")
 
 // ErrInstanceStopped is the error of a ConvertError with ReasonStopped:
 // the instance, not the document, used up the time; another try may

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Export holds the PDF export options that Gotenberg's
@@ -37,6 +40,39 @@ type Export struct {
 	Quality                  int    `json:"quality,omitempty"`            // JPEG quality 1-100; 0: LibreOffice's default (90)
 	MaxImageResolution       int    `json:"maxImageResolution,omitempty"` // 75, 150, 300, 600 or 1200 DPI; 0: no reduction
 	Password                 string `json:"-"`                            // opens a password-protected source; never logged or fingerprinted
+	// ExportBookmarksToPdfDestination exports the document's bookmarks
+	// as named destinations too, for links like file.pdf#name.
+	ExportBookmarksToPdfDestination bool `json:"exportBookmarksToPdfDestination,omitempty"`
+	// LibreOffice's own watermark: text drawn across each page. Color
+	// is 0xRRGGBB, 0 LibreOffice's default; FontHeight in points, 0
+	// fitted to the page; RotateAngle in tenths of a degree; FontName ""
+	// LibreOffice's default (Helvetica).
+	NativeWatermarkText        string `json:"nativeWatermarkText,omitempty"`
+	NativeWatermarkColor       int    `json:"nativeWatermarkColor,omitempty"`
+	NativeWatermarkFontHeight  int    `json:"nativeWatermarkFontHeight,omitempty"`
+	NativeWatermarkRotateAngle int    `json:"nativeWatermarkRotateAngle,omitempty"`
+	NativeWatermarkFontName    string `json:"nativeWatermarkFontName,omitempty"`
+	// NativeTiledWatermarkText is LibreOffice's tiled watermark: the
+	// text repeated over each page.
+	NativeTiledWatermarkText string `json:"nativeTiledWatermarkText,omitempty"`
+	// Options are the other export options, FilterFields', by
+	// Gotenberg's field name: "true" or "false", or an integer.
+	Options map[string]string `json:"options,omitempty"`
+	// UpdateIndexes refreshes a text document's indexes (tables of
+	// contents, of figures...) before the export, as Gotenberg does by
+	// default: their entries and page numbers are those of the document
+	// as LibreOffice lays it out, not as it was saved. It needs the UNO
+	// helper.
+	UpdateIndexes bool `json:"updateIndexes,omitempty"`
+}
+
+// IsZero says whether e is LibreOffice's defaults: no option at all.
+func (e Export) IsZero() bool {
+	if len(e.Options) > 0 {
+		return false
+	}
+	e.Options = nil
+	return reflect.ValueOf(e).IsZero()
 }
 
 // String is e's JSON, with "password":"(set)" when there is one: a
@@ -82,7 +118,29 @@ func (e Export) Check() error {
 	if e.PageRanges != "" && !validPageRanges(e.PageRanges) {
 		errs = append(errs, &ExportError{"nativePageRanges", strconv.Quote(e.PageRanges), "pages and ranges from 1 such as 1-4, 1,3,5-7 or 2-"})
 	}
-	return errors.Join(errs...)
+	errs = append(errs, e.checkWatermark()...)
+	return errors.Join(append(errs, e.checkOptions()...)...)
+}
+
+// checkWatermark refuses watermark options LibreOffice would not draw.
+func (e Export) checkWatermark() []error {
+	var errs []error
+	if e.NativeWatermarkColor < 0 || e.NativeWatermarkColor > 0xFFFFFF {
+		errs = append(errs, &ExportError{"nativeWatermarkColor", strconv.Itoa(e.NativeWatermarkColor), "a colour 0xRRGGBB from 0 to 16777215"})
+	}
+	if e.NativeWatermarkFontHeight < 0 || e.NativeWatermarkFontHeight > 1000 {
+		errs = append(errs, &ExportError{"nativeWatermarkFontHeight", strconv.Itoa(e.NativeWatermarkFontHeight), "points from 0 (fitted to the page) to 1000"})
+	}
+	if e.NativeWatermarkRotateAngle < -3600 || e.NativeWatermarkRotateAngle > 3600 {
+		errs = append(errs, &ExportError{"nativeWatermarkRotateAngle", strconv.Itoa(e.NativeWatermarkRotateAngle), "tenths of a degree from -3600 to 3600"})
+	}
+	for _, f := range []struct{ field, v string }{{"nativeWatermarkText", e.NativeWatermarkText},
+		{"nativeWatermarkFontName", e.NativeWatermarkFontName}, {"nativeTiledWatermarkText", e.NativeTiledWatermarkText}} {
+		if strings.ContainsFunc(f.v, unicode.IsControl) || !utf8.ValidString(f.v) {
+			errs = append(errs, &ExportError{f.field, strconv.Quote(f.v), "text without control characters"})
+		}
+	}
+	return errs
 }
 
 // validPageRanges says whether s is a list of pages and ranges, as
@@ -157,6 +215,34 @@ func (e Export) filterData() []filterProp {
 	}
 	if e.MaxImageResolution != 0 {
 		data = append(data, boolProp("ReduceImageResolution", true), longProp("MaxImageResolution", e.MaxImageResolution))
+	}
+	if e.ExportBookmarksToPdfDestination {
+		data = append(data, boolProp("ExportBookmarksToPDFDestination", true))
+	}
+	data = append(data, e.watermarkData()...)
+	return append(data, e.optionsData()...)
+}
+
+// watermarkData is the export filter's entries for the native
+// watermarks; the options of the plain one only with its text.
+func (e Export) watermarkData() []filterProp {
+	var data []filterProp
+	if e.NativeWatermarkText != "" {
+		data = append(data, filterProp{"Watermark", "string", e.NativeWatermarkText})
+		for _, p := range []struct {
+			name string
+			v    int
+		}{{"WatermarkColor", e.NativeWatermarkColor}, {"WatermarkFontHeight", e.NativeWatermarkFontHeight}, {"WatermarkRotateAngle", e.NativeWatermarkRotateAngle}} {
+			if p.v != 0 {
+				data = append(data, longProp(p.name, p.v))
+			}
+		}
+		if e.NativeWatermarkFontName != "" {
+			data = append(data, filterProp{"WatermarkFontName", "string", e.NativeWatermarkFontName})
+		}
+	}
+	if e.NativeTiledWatermarkText != "" {
+		data = append(data, filterProp{"TiledWatermark", "string", e.NativeTiledWatermarkText})
 	}
 	return data
 }

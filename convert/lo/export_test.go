@@ -47,6 +47,14 @@ func TestExportCheck(t *testing.T) {
 		{"pages double range", Export{PageRanges: "1-2-3"}, []string{"nativePageRanges"}},
 		{"pages colon", Export{PageRanges: "1:2"}, []string{"nativePageRanges"}},
 		{"two fields", Export{Quality: 101, MaxImageResolution: 1}, []string{"quality", "maxImageResolution"}},
+		{"watermark", Export{NativeWatermarkText: "DRAFT", NativeWatermarkColor: 0xFFFFFF, NativeWatermarkFontHeight: 48, NativeWatermarkRotateAngle: -450, NativeWatermarkFontName: "Courier"}, nil},
+		{"watermark colour", Export{NativeWatermarkColor: 0x1000000}, []string{"nativeWatermarkColor"}},
+		{"options", Export{Options: map[string]string{"zoom": "50", "skipEmptyPages": "true", "openBookmarkLevels": "-1"}}, nil},
+		{"options bad", Export{Options: map[string]string{"zoom": "0", "skipEmptyPages": "yes", "openBookmarkLevels": "0"}}, []string{"skipEmptyPages", "zoom", "openBookmarkLevels"}},
+		{"options unknown", Export{Options: map[string]string{"Zoom": "50"}}, []string{"Zoom"}},
+		{"watermark font height", Export{NativeWatermarkFontHeight: -1}, []string{"nativeWatermarkFontHeight"}},
+		{"watermark angle", Export{NativeWatermarkRotateAngle: 3601}, []string{"nativeWatermarkRotateAngle"}},
+		{"watermark control", Export{NativeWatermarkText: "a\nb", NativeTiledWatermarkText: "x\x00"}, []string{"nativeWatermarkText", "nativeTiledWatermarkText"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -305,7 +313,7 @@ func checkClientExport(t *testing.T, inst *Instance, dir string) {
 	if !bytes.Contains(b, []byte("<pdfuaid:part>1</pdfuaid:part>")) {
 		t.Error("PDFUA on the client route: no pdfuaid:part 1 in the XMP")
 	}
-	for _, e := range []Export{{Landscape: true}, {Password: "calq"}} {
+	for _, e := range []Export{{Landscape: true}, {Password: "calq"}, {UpdateIndexes: true}} {
 		err := inst.Convert(t.Context(), five, filepath.Join(dir, "no.pdf"), ConvertOptions{Export: e})
 		var ce *ConvertError
 		if !errors.As(err, &ce) || ce.Reason != ReasonOptions || !strings.Contains(err.Error(), "python3-uno") {

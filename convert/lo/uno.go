@@ -98,9 +98,10 @@ type helperRequest struct {
 	Lossless bool   `json:"lossless,omitempty"`
 	// Export's: FilterData entries (replacing those pdfa and lossless
 	// set), page styles turned landscape, the source's password.
-	Filter    []filterProp `json:"filter,omitempty"`
-	Landscape bool         `json:"landscape,omitempty"`
-	Password  string       `json:"password,omitempty"`
+	Filter        []filterProp `json:"filter,omitempty"`
+	Landscape     bool         `json:"landscape,omitempty"`
+	Password      string       `json:"password,omitempty"`
+	UpdateIndexes bool         `json:"updateIndexes,omitempty"`
 }
 
 // errSofficeExited says the instance exited before its helper connected.

@@ -204,6 +204,16 @@ def landscape(doc):
                 page.Width, page.Height = height, width
 
 
+def update_indexes(doc):
+    """Refreshes a text document's indexes (tables of contents...): their
+    entries and page numbers as LibreOffice lays the document out."""
+    if not doc.supportsService("com.sun.star.text.GenericTextDocument"):
+        return
+    indexes = doc.getDocumentIndexes()
+    for i in range(indexes.getCount()):
+        indexes.getByIndex(i).update()
+
+
 def close(doc):
     try:
         doc.close(True)
@@ -250,6 +260,8 @@ def convert(desktop, req):
         try:
             if req.get("landscape"):
                 landscape(doc)
+            if req.get("updateIndexes"):
+                update_indexes(doc)
             doc.storeToURL(uno.systemPathToFileUrl(req["out"]), tuple(store))
         except Exception as e:
             if is_disposed(e):

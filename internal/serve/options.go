@@ -36,7 +36,12 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 		t.Export = lo.Export{Landscape: o.Landscape, PageRanges: o.PageRanges, PDFUA: o.PDFUA,
 			SinglePageSheets: o.SinglePageSheets, ExportFormFields: o.ExportFormFields, ExportBookmarks: o.ExportBookmarks,
 			ExportNotes: o.ExportNotes, LosslessImageCompression: o.LosslessImageCompression, Quality: o.Quality,
-			MaxImageResolution: o.MaxImageResolution, Password: o.Password}
+			MaxImageResolution: o.MaxImageResolution, Password: o.Password,
+			ExportBookmarksToPdfDestination: o.ExportBookmarksToPdfDestination,
+			NativeWatermarkText:             o.NativeWatermark.Text, NativeWatermarkColor: o.NativeWatermark.Color,
+			NativeWatermarkFontHeight: o.NativeWatermark.FontHeight, NativeWatermarkRotateAngle: o.NativeWatermark.RotateAngle,
+			NativeWatermarkFontName: o.NativeWatermark.FontName, NativeTiledWatermarkText: o.NativeWatermark.Tiled,
+			Options: o.Options, UpdateIndexes: o.UpdateIndexes}
 		if f.Has("pdfa") {
 			t.PDFA = o.PDFA
 		}

@@ -48,7 +48,7 @@ var gotenbergVars = []gotenbergVar{
 	{"API_DISABLE_VERSION_ROUTE_TELEMETRY", "log-routes", unless("version")},
 	{"API_DISABLE_ROOT_ROUTE_TELEMETRY", "log-routes", unless("root")},
 	{"API_DISABLE_DEBUG_ROUTE_TELEMETRY", "log-routes", unless("debug")},
-	{"API_DOWNLOAD_FROM_ALLOW_LIST", "", anyURL},
+	{"API_DOWNLOAD_FROM_ALLOW_LIST", "webhook-allow", everyNetwork(anyURL)}, // one policy for webhooks and downloads
 	{"GOTENBERG_GRACEFUL_SHUTDOWN_DURATION", "grace", duration},
 	{"GOTENBERG_BUILD_DEBUG_DATA", "debug-data", boolean},
 	{"LOG_LEVEL", "log-level", oneOf("debug", "info", "warn", "error")},

@@ -45,3 +45,28 @@ func TestFields(t *testing.T) {
 		t.Errorf("Fields of nothing = %v", got)
 	}
 }
+
+// TestFieldsNative: LibreOffice's own watermarks, bookmark destinations
+// and the other export options reach calq serve as Gotenberg's fields; the colour always,
+// since an absent one is Gotenberg's light green there.
+func TestFieldsNative(t *testing.T) {
+	tests := []struct {
+		name string
+		e    lo.Export
+		want map[string]string
+	}{
+		{"watermark, default colour", lo.Export{NativeWatermarkText: "DRAFT"},
+			map[string]string{"nativeWatermarkText": "DRAFT", "nativeWatermarkColor": "0"}},
+		{"watermark options", lo.Export{NativeWatermarkText: "D", NativeWatermarkColor: 255, NativeWatermarkFontHeight: 48, NativeWatermarkRotateAngle: 450, NativeWatermarkFontName: "Courier"},
+			map[string]string{"nativeWatermarkText": "D", "nativeWatermarkColor": "255", "nativeWatermarkFontHeight": "48", "nativeWatermarkRotateAngle": "450", "nativeWatermarkFontName": "Courier"}},
+		{"tiled", lo.Export{NativeTiledWatermarkText: "S"}, map[string]string{"nativeTiledWatermarkText": "S"}},
+		{"destinations", lo.Export{ExportBookmarksToPdfDestination: true}, map[string]string{"exportBookmarksToPdfDestination": "true"}},
+		{"indexes", lo.Export{UpdateIndexes: true}, map[string]string{"updateIndexes": "true"}},
+		{"other options", lo.Export{Options: map[string]string{"zoom": "50", "hideViewerToolbar": "true"}}, map[string]string{"zoom": "50", "hideViewerToolbar": "true"}},
+	}
+	for _, tt := range tests {
+		if got := Fields(lo.ConvertOptions{Export: tt.e}); !maps.Equal(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

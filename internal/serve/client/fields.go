@@ -47,7 +47,32 @@ func Fields(o lo.ConvertOptions) map[string]string {
 	if e.Password != "" {
 		f["password"] = e.Password
 	}
+	set("exportBookmarksToPdfDestination", e.ExportBookmarksToPdfDestination)
+	set("updateIndexes", e.UpdateIndexes)
+	nativeWatermark(f, e)
+	maps.Copy(f, e.Options)
 	return f
+}
+
+// nativeWatermark sets the fields of LibreOffice's own watermarks; the
+// colour always, as calq serve reads Gotenberg's colour when it is absent.
+func nativeWatermark(f map[string]string, e lo.Export) {
+	if e.NativeWatermarkText != "" {
+		f["nativeWatermarkText"] = e.NativeWatermarkText
+		f["nativeWatermarkColor"] = strconv.Itoa(e.NativeWatermarkColor)
+		if e.NativeWatermarkFontHeight != 0 {
+			f["nativeWatermarkFontHeight"] = strconv.Itoa(e.NativeWatermarkFontHeight)
+		}
+		if e.NativeWatermarkRotateAngle != 0 {
+			f["nativeWatermarkRotateAngle"] = strconv.Itoa(e.NativeWatermarkRotateAngle)
+		}
+		if e.NativeWatermarkFontName != "" {
+			f["nativeWatermarkFontName"] = e.NativeWatermarkFontName
+		}
+	}
+	if e.NativeTiledWatermarkText != "" {
+		f["nativeTiledWatermarkText"] = e.NativeTiledWatermarkText
+	}
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

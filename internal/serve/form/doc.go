@@ -10,6 +10,8 @@
 //     over Limits.PDF (pdf.CheckLimits: its pages, what its streams
 //     inflate to) is refused with a 413. Its cost is one pass over the
 //     body and one over each PDF; memory is bounded by [Limits].
+//   - [Form.AddFile] stores one more file of a read Form as Read stores an
+//     upload (the downloads of downloadFrom), within the same Limits.
 //   - [Form]'s typed getters ([Form.Bool], [Form.Int], [Form.Choice],
 //     [Form.JSON], ...) read fields and record the first bad one, which
 //     [Form.Err] returns.

@@ -1,10 +1,11 @@
 package form
 
 import (
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
+	"unicode"
+
+	"calq/convert/lo"
 )
 
 // LibreOfficeOptions are the fields of POST /forms/libreoffice/convert.
@@ -23,32 +24,52 @@ type LibreOfficeOptions struct {
 	// reduceImageResolution is true (maxImageResolution, default 300), as
 	// in Gotenberg, which ignores maxImageResolution otherwise; 0 no reduction.
 	MaxImageResolution int
-	Password           string // opens a password-protected source
-	Merge              bool
-	MailTo             []string // calq's extension: mailTo, comma-separated
+	// ExportBookmarksToPdfDestination exports bookmarks as named
+	// destinations too.
+	ExportBookmarksToPdfDestination bool
+	NativeWatermark                 NativeWatermark
+	// Options are LibreOffice's other export options (lo.FilterFields)
+	// the form sets, by field name, as lo.Export.Options keeps them.
+	Options map[string]string
+	// UpdateIndexes refreshes the indexes before the export; Gotenberg's
+	// default is true, calq's false (see lo.Export.UpdateIndexes).
+	UpdateIndexes bool
+	Password      string // opens a password-protected source
+	Merge         bool
+	MailTo        []string // calq's extension: mailTo, comma-separated
 	Post
 }
 
-// libreOfficeDefaults are LibreOffice's own values for the export options
-// calq leaves alone: a request for exactly these is honoured, any other
-// value is refused rather than silently ignored. updateIndexes is
-// Gotenberg's own step, which calq does not take.
-var (
-	libreOfficeBools = map[string]bool{
-		"updateIndexes": false, "allowDuplicateFieldNames": false,
-		"exportBookmarksToPdfDestination": false, "exportPlaceholders": false,
-		"exportNotesPages": false, "exportOnlyNotesPages": false, "exportNotesInMargin": false,
-		"convertOooTargetToPdfTarget": false, "exportLinksRelativeFsys": false,
-		"exportHiddenSlides": false, "skipEmptyPages": false, "addOriginalDocumentAsStream": false,
-		"firstPageOnLeft": false, "resizeWindowToInitialPage": false, "centerWindow": false,
-		"openInFullScreenMode": false, "displayPDFDocumentTitle": true, "hideViewerMenubar": false,
-		"hideViewerToolbar": false, "hideViewerWindowControls": false, "useTransitionEffects": true,
+// NativeWatermark is LibreOffice's own watermark: nativeWatermarkText
+// and its options (read only with it), nativeTiledWatermarkText.
+type NativeWatermark struct {
+	Text        string
+	Color       int // 0xRRGGBB; Gotenberg's 8388223 (light green) by default
+	FontHeight  int // points; 0 fitted to the page
+	RotateAngle int // tenths of a degree
+	FontName    string
+	Tiled       string
+}
+
+// defaultWatermarkColor is Gotenberg's default for nativeWatermarkColor.
+const defaultWatermarkColor = 8388223
+
+// nativeWatermark reads LibreOffice's watermark fields.
+func (f *Form) nativeWatermark() NativeWatermark {
+	w := NativeWatermark{Text: f.Value("nativeWatermarkText"), Tiled: f.Value("nativeTiledWatermarkText")}
+	color := f.IntRange("nativeWatermarkColor", defaultWatermarkColor, 0, 0xFFFFFF)
+	height := f.IntRange("nativeWatermarkFontHeight", 0, 0, 1000)
+	angle := f.IntRange("nativeWatermarkRotateAngle", 0, -3600, 3600)
+	if w.Text != "" {
+		w.Color, w.FontHeight, w.RotateAngle, w.FontName = color, height, angle, f.Value("nativeWatermarkFontName")
 	}
-	libreOfficeInts = map[string]int{
-		"initialView": 0, "initialPage": 1, "magnification": 0, "zoom": 100, "pageLayout": 0,
-		"openBookmarkLevels": -1,
+	for _, name := range []string{"nativeWatermarkText", "nativeWatermarkFontName", "nativeTiledWatermarkText"} {
+		if strings.ContainsFunc(f.Value(name), unicode.IsControl) {
+			f.Invalid(name, "text without control characters")
+		}
 	}
-)
+	return w
+}
 
 // LibreOffice reads the fields of /forms/libreoffice/convert. Unknown
 // fields are ignored; a bad value, or a feature calq cannot honour, is a
@@ -56,19 +77,23 @@ var (
 func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 	pdfa, pdfua := f.pdfFormats(true)
 	o := LibreOfficeOptions{
-		Landscape:                f.Bool("landscape"),
-		PageRanges:               f.pageRanges(),
-		PDFA:                     pdfa,
-		PDFUA:                    pdfua,
-		SinglePageSheets:         f.Bool("singlePageSheets"),
-		ExportFormFields:         f.OptBool("exportFormFields"),
-		ExportBookmarks:          f.OptBool("exportBookmarks"),
-		ExportNotes:              f.Bool("exportNotes"),
-		LosslessImageCompression: f.Bool("losslessImageCompression"),
-		Quality:                  f.IntRange("quality", 0, 1, 100),
-		Password:                 f.Value("password"),
-		Merge:                    f.Bool("merge"),
-		MailTo:                   mailTo(f.Value("mailTo")),
+		Landscape:                       f.Bool("landscape"),
+		PageRanges:                      f.pageRanges(),
+		PDFA:                            pdfa,
+		PDFUA:                           pdfua,
+		SinglePageSheets:                f.Bool("singlePageSheets"),
+		ExportFormFields:                f.OptBool("exportFormFields"),
+		ExportBookmarks:                 f.OptBool("exportBookmarks"),
+		ExportNotes:                     f.Bool("exportNotes"),
+		LosslessImageCompression:        f.Bool("losslessImageCompression"),
+		Quality:                         f.IntRange("quality", 0, 1, 100),
+		ExportBookmarksToPdfDestination: f.Bool("exportBookmarksToPdfDestination"),
+		NativeWatermark:                 f.nativeWatermark(),
+		Options:                         f.filterOptions(),
+		UpdateIndexes:                   f.Bool("updateIndexes"),
+		Password:                        f.Value("password"),
+		Merge:                           f.Bool("merge"),
+		MailTo:                          mailTo(f.Value("mailTo")),
 	}
 	maxRes := f.IntChoice("maxImageResolution", 300, 75, 150, 300, 600, 1200)
 	if f.Bool("reduceImageResolution") {
@@ -77,19 +102,29 @@ func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 	f.BoolOr("nativePdfFormats", true) // how Gotenberg makes PDF/A; calq always lets LibreOffice
 	o.Post = f.post(pdfa)
 	o.Post.Split = f.split(false)
-	f.libreOfficeOnly()
 	return o, f.Err()
 }
 
-// libreOfficeOnly refuses the export options calq cannot honour.
-func (f *Form) libreOfficeOnly() {
-	for _, name := range slices.Sorted(maps.Keys(libreOfficeBools)) {
-		f.onlyBool(name, libreOfficeBools[name])
+// filterOptions reads the export options passed on to LibreOffice as
+// they are; nil when none is sent.
+func (f *Form) filterOptions() map[string]string {
+	var opts map[string]string
+	for _, ff := range lo.FilterFields {
+		v := strings.TrimSpace(f.Value(ff.Field))
+		if v == "" {
+			continue
+		}
+		canon, ok := ff.Parse(v)
+		if !ok {
+			f.Invalid(ff.Field, ff.Want())
+			continue
+		}
+		if opts == nil {
+			opts = map[string]string{}
+		}
+		opts[ff.Field] = canon
 	}
-	for _, name := range slices.Sorted(maps.Keys(libreOfficeInts)) {
-		f.onlyInt(name, libreOfficeInts[name])
-	}
-	f.unsupported("nativeWatermarkText", "nativeTiledWatermarkText")
+	return opts
 }
 
 // pageRanges reads nativePageRanges.

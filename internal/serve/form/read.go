@@ -230,47 +230,10 @@ func (rd *reader) field(p *multipart.Part, name string) error {
 }
 
 func (rd *reader) file(p *multipart.Part, field, filename string) error {
-	n := len(rd.form.Files) + 1
-	if n > rd.lim.MaxFiles {
-		return tooLarge(LimitFiles, "The request has more than %d files.", rd.lim.MaxFiles)
-	}
-	name := BaseName(filename)
-	path := filepath.Join(rd.dir, diskName(n, name))
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("store uploaded file %s: %w", quote(name), err)
-	}
-	// Record it first so that any failure below removes it with the rest.
-	rd.form.Files = append(rd.form.Files, File{Name: name, Path: path, Field: field})
-	written, err := io.Copy(out, io.LimitReader(p, rd.lim.MaxFile+1))
-	if cerr := out.Close(); err == nil && cerr != nil {
-		return fmt.Errorf("store uploaded file %s: %w", quote(name), cerr)
-	}
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("store uploaded file %s: %w", quote(name), err)
-		}
-		return rd.bodyError(err)
-	}
-	if written > rd.lim.MaxFile {
-		e := tooLarge(LimitFile, "The file %s exceeds the size limit of %s.", quote(name), size(rd.lim.MaxFile))
-		e.Name = name
-		return e
-	}
-	rd.form.Files[n-1].Size = written
-	return rd.checkPDF(path, name)
-}
-
-// checkPDF refuses a PDF over the limits: pdfcpu's work on it could take
-// hours, or gigabytes. The scan costs a pass over the file.
-func (rd *reader) checkPDF(path, name string) error {
-	err := pdf.CheckLimits(rd.ctx, path, rd.lim.PDF)
-	var le *pdf.LimitError
-	if errors.As(err, &le) {
-		e := tooLarge(LimitPDF, "The file %s is refused: %v.", quote(name), le)
-		e.Name, e.Err = name, le
-		return e
+	err := rd.form.store(rd.ctx, rd.dir, rd.lim, field, filename, p)
+	var re *readError
+	if errors.As(err, &re) {
+		return rd.bodyError(re.err)
 	}
 	return err
 }

@@ -33,17 +33,29 @@ func parseExtraHeaders(raw string) (map[string]string, error) {
 	if err := json.Unmarshal([]byte(raw), &in); err != nil || in == nil {
 		return nil, &HeaderError{Header: HeaderExtraHeaders, Reason: "expected a JSON object whose values are strings"}
 	}
+	out, err := CleanHeaders(in)
+	if err != nil {
+		return nil, &HeaderError{Header: HeaderExtraHeaders, Reason: err.Error()}
+	}
+	return out, nil
+}
+
+// CleanHeaders is in with canonical names, or an error saying which name
+// or value a client may not send on calq's outbound requests: a name that
+// is not a token, a hop-by-hop or framing header, a value with control
+// characters.
+func CleanHeaders(in map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(in))
 	for name, value := range in {
 		if !validName(name) {
-			return nil, &HeaderError{Header: HeaderExtraHeaders, Reason: fmt.Sprintf("%q is not a header name", name)}
+			return nil, fmt.Errorf("%q is not a header name", name)
 		}
 		canon := http.CanonicalHeaderKey(name)
 		if refusedExtra[canon] {
-			return nil, &HeaderError{Header: HeaderExtraHeaders, Reason: fmt.Sprintf("the header %s may not be set", canon)}
+			return nil, fmt.Errorf("the header %s may not be set", canon)
 		}
 		if !validValue(value) {
-			return nil, &HeaderError{Header: HeaderExtraHeaders, Reason: fmt.Sprintf("the value of %s has control characters", canon)}
+			return nil, fmt.Errorf("the value of %s has control characters", canon)
 		}
 		out[canon] = value
 	}
