@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -42,7 +43,10 @@ func TestTraceOnEveryReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logFile.Close()
-	ts := newTestServer(t, func(o *Options) { o.Log = slog.New(slog.NewJSONHandler(logFile, nil)) })
+	ts := newTestServer(t, func(o *Options) {
+		o.Log = slog.New(slog.NewJSONHandler(logFile, nil))
+		o.Routes.Logged = []string{"health", "version", "metrics"} // quiet unless named (TestQuietRoutes)
+	})
 	cases := []struct {
 		name, method, path, trace string
 		status                    int
@@ -87,5 +91,40 @@ func TestTraceOnEveryReply(t *testing.T) {
 			}
 			t.Errorf("no log line with correlation_id %q in %v", got, logLines(t, logPath))
 		})
+	}
+}
+
+// TestQuietRoutes: the requests of /health, /version and the metrics are
+// not logged unless --log-routes names them (Gotenberg's
+// *_ROUTE_TELEMETRY switches); the others always are.
+func TestQuietRoutes(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	ts := newTestServer(t, func(o *Options) {
+		o.Log = slog.New(slog.NewJSONHandler(logFile, nil))
+		o.Routes.Logged = []string{"version"}
+	})
+	for _, c := range []struct {
+		path   string
+		logged bool
+	}{{"/health", false}, {"/prometheus/metrics", false}, {"/version", true}, {"/nothing", true}} {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+c.path, nil)
+		req.Header.Set("Gotenberg-Trace", "quiet-"+strings.Trim(c.path, "/"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body(t, resp)
+		found := false
+		for _, l := range logLines(t, logPath) {
+			found = found || l["msg"] == "request" && l["path"] == c.path
+		}
+		if found != c.logged {
+			t.Errorf("GET %s: logged %v, want %v", c.path, found, c.logged)
+		}
 	}
 }
