@@ -76,7 +76,7 @@ func writeBookmarks(bms []Bookmark) func(rs io.ReadSeeker, w io.Writer) error {
 			return err
 		}
 		if last := lastPage(bms); last > ctx.PageCount {
-			return &FieldError{Field: "bookmarks", Value: strconv.Itoa(last), Err: fmt.Errorf("page %d is past the document's %d pages", last, ctx.PageCount)}
+			return &FieldError{Field: "bookmarks", Value: strconv.Itoa(last), Err: fmt.Errorf("page %d is past the document's end (%s)", last, pagesInWords(ctx.PageCount))}
 		}
 		if err := pdfcpu.AddBookmarks(ctx, toPdfcpu(bms), true); err != nil {
 			return err
@@ -143,4 +143,12 @@ func ReadBookmarks(ctx context.Context, path string) ([]Bookmark, error) {
 // it early and forge what follows.
 func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 })
+}
+
+// pagesInWords says n pages in words: "1 page", "3 pages".
+func pagesInWords(n int) string {
+	if n == 1 {
+		return "1 page"
+	}
+	return strconv.Itoa(n) + " pages"
 }

@@ -76,7 +76,7 @@ func TestBookmarksRefused(t *testing.T) {
 		{"newline in title", []Bookmark{{Title: "A\nB", Page: 1}}, true, "control characters"},
 		{"child without title", []Bookmark{{Title: "A", Page: 1, Children: []Bookmark{{Page: 1}}}}, true, "needs a title"},
 		{"too deep", deep, true, "deeper than"},
-		{"past the end", []Bookmark{{Title: "A", Page: 4}}, false, "past the document's 3 pages"},
+		{"past the end", []Bookmark{{Title: "A", Page: 4}}, false, "past the document's end (3 pages)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -122,7 +122,7 @@ func TestPDFEnginesConformance(t *testing.T) {
 		{"bookmarks/write newline in a title", "bookmarks/write", []part{{"files", "a.pdf", three},
 			{"bookmarks", "", `[{"title":"A\nB","page":1}]`}}, 400, wantBody("control characters")},
 		{"bookmarks/write past the end", "bookmarks/write", []part{{"files", "a.pdf", three},
-			{"bookmarks", "", `[{"title":"A","page":9}]`}}, 400, wantBody("past the document's 3 pages")},
+			{"bookmarks", "", `[{"title":"A","page":9}]`}}, 400, wantBody("past the document's end (3 pages)")},
 		{"bookmarks/read none", "bookmarks/read", []part{{"files", "a.pdf", three}}, 200,
 			func(t *testing.T, resp *http.Response, b []byte) {
 				if got := strings.TrimSpace(string(b)); got != `{"a.pdf":[]}` || resp.Header.Get("Content-Type") != contentTypeJSON {
