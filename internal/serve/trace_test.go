@@ -37,16 +37,7 @@ var uuidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][
 // correlation_id with its method, path and status, as Gotenberg's users
 // search their logs.
 func TestTraceOnEveryReply(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	ts := newTestServer(t, func(o *Options) {
-		o.Log = slog.New(slog.NewJSONHandler(logFile, nil))
-		o.Routes.Logged = []string{"health", "version", "metrics"} // quiet unless named (TestQuietRoutes)
-	})
+	ts, logPath := jsonLogServer(t, "health", "version", "metrics") // quiet unless named (TestQuietRoutes)
 	cases := []struct {
 		name, method, path, trace string
 		status                    int
@@ -98,16 +89,7 @@ func TestTraceOnEveryReply(t *testing.T) {
 // not logged unless --log-routes names them (Gotenberg's
 // *_ROUTE_TELEMETRY switches); the others always are.
 func TestQuietRoutes(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	ts := newTestServer(t, func(o *Options) {
-		o.Log = slog.New(slog.NewJSONHandler(logFile, nil))
-		o.Routes.Logged = []string{"version"}
-	})
+	ts, logPath := jsonLogServer(t, "version")
 	for _, c := range []struct {
 		path   string
 		logged bool
@@ -127,4 +109,21 @@ func TestQuietRoutes(t *testing.T) {
 			t.Errorf("GET %s: logged %v, want %v", c.path, found, c.logged)
 		}
 	}
+}
+
+// jsonLogServer is a test server logging JSON to the file at logPath,
+// with the quiet routes logged named.
+func jsonLogServer(t *testing.T, logged ...string) (ts *testServer, logPath string) {
+	t.Helper()
+	logPath = filepath.Join(t.TempDir(), "log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logFile.Close() })
+	ts = newTestServer(t, func(o *Options) {
+		o.Log = slog.New(slog.NewJSONHandler(logFile, nil))
+		o.Routes.Logged = logged
+	})
+	return ts, logPath
 }
