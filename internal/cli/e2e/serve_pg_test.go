@@ -228,7 +228,8 @@ func TestServePGCrash(t *testing.T) {
 		}
 	}
 	checkRecordedOnce(t, c, n)
-	m := regexp.MustCompile(`"jobs resumed" count=(\d+)`).FindStringSubmatch(a.stderr.String())
+	// --log-format auto logs JSON here (stderr is no terminal), text on one.
+	m := regexp.MustCompile(`"jobs resumed"(?: count=|,"count":)(\d+)`).FindStringSubmatch(a.stderr.String())
 	if m == nil || m[1] == "0" {
 		t.Errorf("the restarted server resumed no job, the test proves nothing:\n%s", a.stderr)
 	} else {
