@@ -49,7 +49,7 @@ func TestUnscrollLeavesOthers(t *testing.T) {
 	before, _ := os.ReadFile(orig)
 	staged := filepath.Join(dir, "staged.xlsx")
 	if err := os.Link(orig, staged); err != nil {
-		t.Skip(err)
+		t.Fatal(err) // a hard link within one temporary directory: nothing to skip for
 	}
 	if err := unscroll(staged); err != nil {
 		t.Fatal(err)

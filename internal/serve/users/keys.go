@@ -242,11 +242,9 @@ func (s *Store) PutKey(ctx context.Context, name, key, label string) error {
 	if err == nil && !found {
 		err = ErrNoUser
 	}
-	if err == nil {
-		s.putKeys.Store(true)
-	}
 	if err != nil {
 		return fmt.Errorf("put key %s for user %q: %w", label, name, err)
 	}
+	s.putKeys.Store(true)
 	return nil
 }
