@@ -297,7 +297,14 @@ func (s *Server) pagesOff(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	if exist, err := s.usersExist(r.Context(), s.opts.Accounts); err != nil || !exist {
-		s.render(w, r, http.StatusServiceUnavailable, "setup", page{Title: "Set up calq"})
+		// The root is the API's home, which clients probe with GET /:
+		// the page is there and says what to do. Other pages cannot
+		// be used yet.
+		status := http.StatusServiceUnavailable
+		if r.URL.Path == "/" && err == nil {
+			status = http.StatusOK
+		}
+		s.render(w, r, status, "setup", page{Title: "Set up calq"})
 		return true
 	}
 	return false

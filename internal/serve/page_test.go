@@ -594,3 +594,24 @@ func TestJobEvents(t *testing.T) {
 		t.Errorf("no event between the start and the end: %+v", events)
 	}
 }
+
+// TestSetupPage: before the first user exists, the root answers 200 with
+// the page that says how to make the administrator (it is the API's home,
+// which Gotenberg's clients probe with GET /); every other page answers
+// 503, as it cannot be used yet.
+func TestSetupPage(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.Accounts = o.Users.(*users.Store) })
+	for _, c := range []struct {
+		path   string
+		status int
+	}{{"/", http.StatusOK}, {"/history", http.StatusServiceUnavailable}, {"/login", http.StatusServiceUnavailable}} {
+		resp, err := http.Get(ts.URL + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := body(t, resp)
+		if resp.StatusCode != c.status || !strings.Contains(string(b), "calq users add NAME --admin") {
+			t.Errorf("GET %s: %d %.80q, want %d and the setup page", c.path, resp.StatusCode, b, c.status)
+		}
+	}
+}

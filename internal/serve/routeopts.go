@@ -92,7 +92,8 @@ func (s *Server) routeOff(route string) bool {
 // routeLogged says whether the requests of path (below the root path)
 // are logged: always but for the quiet routes not named in
 // RouteOptions.Logged. The request log (Gotenberg's "path" lines) asks it
-// before it writes a line.
+// before it writes a line. /favicon.ico is not quiet: Gotenberg logs it
+// whatever its root route's switch says.
 func (s *Server) routeLogged(path string) bool {
 	name := ""
 	switch path {
@@ -100,7 +101,7 @@ func (s *Server) routeLogged(path string) bool {
 		name = "health"
 	case "/version":
 		name = "version"
-	case "/", "/favicon.ico":
+	case "/":
 		name = "root"
 	case "/debug":
 		name = "debug"

@@ -93,7 +93,13 @@ func TestQuietRoutes(t *testing.T) {
 	for _, c := range []struct {
 		path   string
 		logged bool
-	}{{"/health", false}, {"/prometheus/metrics", false}, {"/version", true}, {"/nothing", true}} {
+	}{
+		{"/health", false}, {"/prometheus/metrics", false}, {"/", false},
+		{"/version", true}, {"/nothing", true},
+		// Gotenberg logs its favicon route whatever its root route's
+		// telemetry switch says.
+		{"/favicon.ico", true},
+	} {
 		req, _ := http.NewRequest(http.MethodGet, ts.URL+c.path, nil)
 		req.Header.Set("Gotenberg-Trace", "quiet-"+strings.Trim(c.path, "/"))
 		resp, err := http.DefaultClient.Do(req)
