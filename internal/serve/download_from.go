@@ -15,5 +15,8 @@ func (s *Server) download(ctx context.Context, f *form.Form, dir string) error {
 	if err != nil || len(entries) == 0 {
 		return err
 	}
+	if s.opts.NoDownloadFrom {
+		return badRequest("Invalid form data: form field '%s' is turned off on this server (calq serve --no-download-from)", download.Field)
+	}
 	return download.Fetch(ctx, f, dir, entries, download.Options{Policy: s.opts.WebhookPolicy, Limits: s.opts.Limits})
 }

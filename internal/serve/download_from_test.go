@@ -38,6 +38,7 @@ func TestDownloadFrom(t *testing.T) {
 	}
 	open := newTestServer(t, func(o *Options) { o.WebhookPolicy = loopback })
 	closed := newTestServer(t, nil)
+	off := newTestServer(t, func(o *Options) { o.WebhookPolicy, o.NoDownloadFrom = loopback, true })
 	tests := []struct {
 		name       string
 		ts         *testServer
@@ -60,6 +61,9 @@ func TestDownloadFrom(t *testing.T) {
 		{name: "origin's 404", ts: open, wantStatus: http.StatusBadRequest,
 			fields:   map[string]string{"downloadFrom": `[{"url":"` + origin.URL + `/gone"}]`},
 			wantBody: "got status: '404 Not Found'"},
+		{name: "turned off by --no-download-from", ts: off, wantStatus: http.StatusBadRequest,
+			fields:   map[string]string{"downloadFrom": `[{"url":"` + origin.URL + `/static/b.txt"}]`},
+			wantBody: "Invalid form data: form field 'downloadFrom' is turned off on this server"},
 		{name: "not JSON", ts: open, wantStatus: http.StatusBadRequest,
 			fields:   map[string]string{"downloadFrom": `[{"url":`},
 			wantBody: "Invalid 'downloadFrom' form field value"},

@@ -82,6 +82,9 @@ type Options struct {
 	Workers        int           // pdfcpu workers per job (convert's default)
 	Webhooks       *webhook.Sender
 	WebhookPolicy  *webhook.Policy
+	// NoDownloadFrom refuses (400) a request whose downloadFrom field
+	// lists URLs: the server fetches nothing on a client's behalf.
+	NoDownloadFrom bool
 	// WebhookSync: a Gotenberg route asking for a webhook answers 204
 	// once the webhook is delivered (or its attempts ended), not at once.
 	WebhookSync bool

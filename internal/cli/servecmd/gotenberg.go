@@ -49,6 +49,10 @@ var gotenbergVars = []gotenbergVar{
 	{"API_DISABLE_ROOT_ROUTE_TELEMETRY", "log-routes", unless("root")},
 	{"API_DISABLE_DEBUG_ROUTE_TELEMETRY", "log-routes", unless("debug")},
 	{"API_DOWNLOAD_FROM_ALLOW_LIST", "webhook-allow", everyNetwork(anyURL)}, // one policy for webhooks and downloads
+	{"API_DOWNLOAD_FROM_DENY_LIST", "", noPatterns},
+	{"API_DOWNLOAD_FROM_DENY_PRIVATE_IPS", "webhook-allow", privateAllowed},
+	{"API_DOWNLOAD_FROM_DENY_PUBLIC_IPS", "", refuseTrue(noPublicDeny)},
+	{"API_DISABLE_DOWNLOAD_FROM", "no-download-from", boolean},
 	{"GOTENBERG_GRACEFUL_SHUTDOWN_DURATION", "grace", duration},
 	{"GOTENBERG_BUILD_DEBUG_DATA", "debug-data", boolean},
 	{"LOG_LEVEL", "log-level", oneOf("debug", "info", "warn", "error")},
@@ -80,6 +84,10 @@ var gotenbergVars = []gotenbergVar{
 	{"WEBHOOK_CLIENT_TIMEOUT", "webhook-timeout", duration},
 	{"WEBHOOK_ALLOW_LIST", "webhook-allow", everyNetwork(anyURL)},
 	{"WEBHOOK_DENY_PRIVATE_IPS", "webhook-allow", privateAllowed},
+	{"WEBHOOK_DENY_LIST", "", noPatterns},
+	{"WEBHOOK_ERROR_ALLOW_LIST", "webhook-allow", everyNetwork(anyURL)},
+	{"WEBHOOK_ERROR_DENY_LIST", "", noPatterns},
+	{"WEBHOOK_DENY_PUBLIC_IPS", "", refuseTrue(noPublicDeny)},
 }
 
 // The engines Gotenberg's PDFENGINES_*_ENGINES variables may name.
@@ -304,6 +312,18 @@ func anyURL(v string) (string, error) {
 	}
 	return "", nil
 }
+
+// noPatterns accepts an empty deny list only: calq serve filters by
+// network, not by URL pattern, and starting without a deny list the
+// operator wrote would let through what it was meant to stop.
+func noPatterns(v string) (string, error) {
+	if strings.Trim(v, " ,") != "" {
+		return "", fmt.Errorf("%q: calq serve does not filter by URL pattern, so it will not start with a deny list; it refuses private, loopback and reserved addresses unless --webhook-allow lets them", v)
+	}
+	return "", nil
+}
+
+const noPublicDeny = "calq serve cannot refuse public addresses only; leave it false, or turn the feature off (--no-webhooks, --no-download-from)"
 
 // gotenbergBasicAuth is --basic-auth-user from API_ENABLE_BASIC_AUTH
 // and GOTENBERG_API_BASIC_AUTH_USERNAME, which needs its password.

@@ -90,6 +90,10 @@ func TestGotenbergEnv(t *testing.T) {
 			[4]any{3, 2 * time.Second, 10 * time.Second, 5 * time.Second}},
 		{"webhooks off", map[string]string{"WEBHOOK_DISABLE": "true"}, nil,
 			func(o opts) any { return o.NoWebhooks }, true},
+		{"downloads off", map[string]string{"API_DISABLE_DOWNLOAD_FROM": "true"}, nil,
+			func(o opts) any { return o.NoDownloadFrom }, true},
+		{"empty deny lists", map[string]string{"API_DOWNLOAD_FROM_DENY_LIST": "", "WEBHOOK_DENY_LIST": " ", "WEBHOOK_DENY_PUBLIC_IPS": "false"}, nil,
+			func(o opts) any { return o.NoDownloadFrom }, false},
 		{"webhooks synchronous", map[string]string{"WEBHOOK_ENABLE_SYNC_MODE": "true"}, nil,
 			func(o opts) any { return o.WebhookSync }, true},
 		{"engines and Chromium accepted", map[string]string{"PDFENGINES_MERGE_ENGINES": "qpdf,pdfcpu", "PDFENGINES_ENGINES": "pdftk",
@@ -138,6 +142,9 @@ func TestGotenbergEnvRefused(t *testing.T) {
 		{"log level", map[string]string{"LOG_LEVEL": "loud"}, nil, `LOG_LEVEL: "loud": want one of debug, info, warn, error`},
 		{"queue size", map[string]string{"LIBREOFFICE_MAX_QUEUE_SIZE": "-1"}, nil, `LIBREOFFICE_MAX_QUEUE_SIZE: "-1"`},
 		{"retries", map[string]string{"WEBHOOK_MAX_RETRY": "many"}, nil, "WEBHOOK_MAX_RETRY: want a number of retries"},
+		{"a deny list", map[string]string{"WEBHOOK_DENY_LIST": `^https://internal\.`}, nil, "WEBHOOK_DENY_LIST: "},
+		{"a download deny list", map[string]string{"API_DOWNLOAD_FROM_DENY_LIST": `.*\.local`}, nil, "does not filter by URL pattern"},
+		{"public addresses denied", map[string]string{"API_DOWNLOAD_FROM_DENY_PUBLIC_IPS": "true"}, nil, "cannot refuse public addresses only"},
 		{"route group flag", nil, []string{"--disable-routes", "office"}, `route group "office"`},
 	}
 	for _, c := range cases {

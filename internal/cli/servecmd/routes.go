@@ -39,6 +39,7 @@ func routeFlags() []cli.Flag {
 		&cli.IntFlag{Name: "restart-after", Usage: "restart a LibreOffice instance after this many conversions", DefaultText: "200"},
 		&cli.DurationFlag{Name: "start-timeout", Usage: "how long a LibreOffice instance may take to start", DefaultText: "60s"},
 		&cli.BoolFlag{Name: "no-webhooks", Usage: "refuse requests that ask for a webhook (400)"},
+		&cli.BoolFlag{Name: "no-download-from", Usage: "refuse requests whose downloadFrom field lists URLs (400): fetch nothing for a client"},
 		&cli.BoolFlag{Name: "webhook-sync", Usage: "answer a request that asks for a webhook (204) once the webhook is delivered, not at once"},
 		&cli.IntFlag{Name: "webhook-attempts", Value: 4, Usage: "attempts to deliver a webhook before it is left"},
 		&cli.DurationFlag{Name: "webhook-retry-min", Value: time.Second, Usage: "the wait before a webhook's first retry, doubled each retry"},
@@ -54,7 +55,7 @@ func readRouteOpts(c *cli.Context, o *opts, lookup func(string) (string, bool)) 
 		NoMetrics: c.Bool("no-metrics"), Logged: c.StringSlice("log-routes")}
 	o.DebugData, o.LogLevel, o.LogFormat = c.Bool("debug-data"), c.String("log-level"), c.String("log-format")
 	o.BasicUser, o.RestartAfter, o.StartTimeout = c.String("basic-auth-user"), c.Int("restart-after"), c.Duration("start-timeout")
-	o.NoWebhooks, o.WebhookSync = c.Bool("no-webhooks"), c.Bool("webhook-sync")
+	o.NoWebhooks, o.WebhookSync, o.NoDownloadFrom = c.Bool("no-webhooks"), c.Bool("webhook-sync"), c.Bool("no-download-from")
 	o.Webhook.MaxAttempts, o.Webhook.Base = c.Int("webhook-attempts"), c.Duration("webhook-retry-min")
 	o.Webhook.Max, o.Webhook.AttemptTimeout = c.Duration("webhook-retry-max"), c.Duration("webhook-timeout")
 	var errs []error

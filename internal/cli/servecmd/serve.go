@@ -61,6 +61,7 @@ type opts struct {
 	WebhookAllow   []string
 	Webhook        webhook.Options
 	NoWebhooks     bool
+	NoDownloadFrom bool
 	WebhookSync    bool
 	Name           string
 	Quiet          bool
@@ -313,6 +314,7 @@ func run(c *cli.Context, o opts) error {
 	if o.NoWebhooks {
 		so.Webhooks, so.WebhookPolicy = nil, nil
 	}
+	so.NoDownloadFrom = o.NoDownloadFrom
 	if o.DebugData {
 		so.Routes.DebugData = debugData(c, o.Routes.Disabled)
 	}
