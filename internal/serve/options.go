@@ -70,6 +70,7 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 			t.PDFA = 0 // a profile's PDF/A is for conversions
 		}
 		fp = o.Post
+		t.AutoIndexBookmarks, t.TitleBookmarks = o.AutoIndexBookmarks, o.TitleBookmarks
 	}
 	if err := mergePost(&t, fp); err != nil {
 		return t, err
