@@ -36,11 +36,7 @@ func TestDownloadFit(t *testing.T) {
 		}
 	}))
 	t.Cleanup(origin.Close)
-	loopback, err := webhook.NewPolicy([]string{"127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := newTestServer(t, func(o *Options) { o.WebhookPolicy = loopback })
+	ts := loopbackTestServer(t)
 	url := func(name string) string { return origin.URL + "/static/" + name }
 	tests := []struct {
 		name       string
@@ -67,15 +63,7 @@ func TestDownloadFit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			route := "/forms/pdfengines/" + tt.route
-			if strings.HasPrefix(tt.route, "libreoffice/") {
-				route = "/forms/" + tt.route
-			}
-			resp := postParts(t, ts.URL+route, tt.parts)
-			b := body(t, resp)
-			if resp.StatusCode != tt.wantStatus {
-				t.Fatalf("got status %d %.300q, want %d", resp.StatusCode, b, tt.wantStatus)
-			}
+			resp, b := postRoute(t, ts.URL, tt.route, tt.parts, tt.wantStatus)
 			if tt.wantStatus != http.StatusOK {
 				wantBody(tt.wantBody)(t, resp, b)
 				return
@@ -121,4 +109,31 @@ func TestSplitSpanSyntaxes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loopbackTestServer is a test server whose downloads may reach
+// loopback, where the tests' origins listen.
+func loopbackTestServer(t *testing.T) *testServer {
+	t.Helper()
+	loopback, err := webhook.NewPolicy([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newTestServer(t, func(o *Options) { o.WebhookPolicy = loopback })
+}
+
+// postRoute sends parts to the route below /forms/ (a pdfengines route
+// by its name alone) of the server at base, and checks the reply's
+// status.
+func postRoute(t *testing.T, base, route string, parts []part, status int) (*http.Response, []byte) {
+	t.Helper()
+	if !strings.HasPrefix(route, "libreoffice/") {
+		route = "pdfengines/" + route
+	}
+	resp := postParts(t, base+"/forms/"+route, parts)
+	b := body(t, resp)
+	if resp.StatusCode != status {
+		t.Fatalf("got status %d %.300q, want %d", resp.StatusCode, b, status)
+	}
+	return resp, b
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"calq/convert/pdf"
-	"calq/internal/serve/webhook"
 )
 
 // TestDownloadFrom: Gotenberg's downloadFrom field on the libreoffice
@@ -32,11 +31,7 @@ func TestDownloadFrom(t *testing.T) {
 		}
 	}))
 	t.Cleanup(origin.Close)
-	loopback, err := webhook.NewPolicy([]string{"127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := newTestServer(t, func(o *Options) { o.WebhookPolicy = loopback })
+	open := loopbackTestServer(t)
 	closed := newTestServer(t, nil)
 	tests := []struct {
 		name       string

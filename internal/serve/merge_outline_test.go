@@ -91,11 +91,7 @@ func TestMergeOutline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := postParts(t, ts.URL+"/forms/pdfengines/merge", tt.parts)
-			b := body(t, resp)
-			if resp.StatusCode != tt.status {
-				t.Fatalf("got status %d %.300q, want %d", resp.StatusCode, b, tt.status)
-			}
+			resp, b := postRoute(t, ts.URL, "merge", tt.parts, tt.status)
 			if tt.status != http.StatusOK {
 				wantBody(tt.body)(t, resp, b)
 				return
