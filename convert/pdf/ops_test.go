@@ -86,6 +86,8 @@ func TestApplyRotate(t *testing.T) {
 		{"page 2 180", Rotation{Angle: 180, Pages: "2"}, []int{0, 180, 0}},
 		{"odd -90", Rotation{Angle: -90, Pages: "odd"}, []int{270, 0, 270}},
 		{"from 2 270", Rotation{Angle: 270, Pages: "2-"}, []int{0, 270, 270}},
+		{"2 to qpdf's last 90", Rotation{Angle: 90, Pages: "2-z"}, []int{0, 90, 90}},
+		{"pdftk's last 180", Rotation{Angle: 180, Pages: "end"}, []int{0, 0, 180}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,6 +286,9 @@ func TestSplitSpecCheck(t *testing.T) {
 		{SplitSpec{Mode: "pages", Span: "even"}, ""},
 		{SplitSpec{Mode: "pages", Span: ""}, "splitSpan"},
 		{SplitSpec{Mode: "pages", Span: "foo"}, "splitSpan"},
+		{SplitSpec{Mode: "pages", Span: "2-z", Unify: true}, ""},
+		{SplitSpec{Mode: "pages", Span: "2-end", Unify: true}, ""},
+		{SplitSpec{Mode: "pages", Span: "r0"}, "splitSpan"},
 		{SplitSpec{Mode: "Pages", Span: "1"}, "splitMode"},
 		{SplitSpec{Mode: "", Span: "1"}, "splitMode"},
 	}
@@ -309,6 +314,9 @@ func TestSplit(t *testing.T) {
 		{"pages out of order", SplitSpec{Mode: "pages", Span: "3,1"}, [][]string{{"Page 1"}, {"Page 3"}}},
 		{"pages unify", SplitSpec{Mode: "pages", Span: "3,1", Unify: true}, [][]string{{"Page 1", "Page 3"}}},
 		{"pages beyond the end", SplitSpec{Mode: "pages", Span: "2-9"}, [][]string{{"Page 2"}, {"Page 3"}}},
+		{"pages 2-z unify (qpdf's last page)", SplitSpec{Mode: "pages", Span: "2-z", Unify: true}, [][]string{{"Page 2", "Page 3"}}},
+		{"pages 2-end unify (pdftk's last page)", SplitSpec{Mode: "pages", Span: "2-end", Unify: true}, [][]string{{"Page 2", "Page 3"}}},
+		{"pages r2 (second from the end)", SplitSpec{Mode: "pages", Span: "r2"}, [][]string{{"Page 2"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

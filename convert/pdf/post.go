@@ -215,16 +215,6 @@ func (r *Rotation) check() error {
 	return err
 }
 
-// pageSelection parses a pdfcpu page selection ("" is every page) given
-// in the option called field.
-func pageSelection(field, sel string) ([]string, error) {
-	pages, err := api.ParsePageSelection(strings.TrimSpace(sel))
-	if err != nil {
-		return nil, &FieldError{Field: field, Value: sel, Err: errors.New(`not a page selection such as "1-3,5", "2-", "even" or "!4"`)}
-	}
-	return pages, nil
-}
-
 // namedMark is a watermark or stamp with the name its errors give.
 type namedMark struct {
 	name string

@@ -26,8 +26,9 @@ const (
 // SplitSpec says how Split cuts a PDF, as Gotenberg's splitMode, splitSpan
 // and splitUnify fields do (with pdfcpu, Gotenberg's default engine).
 // Mode "intervals": Span is a page count N and every N pages make a file,
-// the last one holding the rest. Mode "pages": Span is a pdfcpu page
-// selection ("1-2,4", "2-", "even", "!3"); every selected page makes a
+// the last one holding the rest. Mode "pages": Span is a page selection
+// ("1-2,4", "2-", "even", "!3", or qpdf's and pdftk's "2-z", "2-end",
+// "r1"; see pageSelection); every selected page makes a
 // file of its own, or with Unify the selected pages make one file. Pages
 // keep the document's order whatever the order of the selection.
 type SplitSpec struct {

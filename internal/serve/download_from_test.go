@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"calq/convert/pdf"
-	"calq/internal/serve/webhook"
 )
 
 // TestDownloadFrom: Gotenberg's downloadFrom field on the libreoffice
@@ -32,13 +31,9 @@ func TestDownloadFrom(t *testing.T) {
 		}
 	}))
 	t.Cleanup(origin.Close)
-	loopback, err := webhook.NewPolicy([]string{"127.0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := newTestServer(t, func(o *Options) { o.WebhookPolicy = loopback })
+	open := loopbackTestServer(t)
 	closed := newTestServer(t, nil)
-	off := newTestServer(t, func(o *Options) { o.WebhookPolicy, o.NoDownloadFrom = loopback, true })
+	off := loopbackTestServer(t, func(o *Options) { o.NoDownloadFrom = true })
 	tests := []struct {
 		name       string
 		ts         *testServer

@@ -64,11 +64,8 @@ func (s *Server) readBookmarks(ctx context.Context, j *jobs.Job, ins []string, d
 	all := map[string][]pdf.Bookmark{}
 	for i, in := range ins {
 		bms, err := s.pdf.ReadBookmarks(ctx, s.fileLimit(in), in)
-		if err != nil && ctx.Err() == nil && !stopped(err) {
-			err = badRequest("%s: %v", j.Request.Files[i].Name, err)
-		}
 		if err != nil {
-			return nil, stepError(in, err)
+			return nil, readError(ctx, in, j.Request.Files[i].Name, err)
 		}
 		all[j.Request.Files[i].Name] = bms
 	}

@@ -201,15 +201,7 @@ func TestPDFEnginesConformance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			route := "/forms/pdfengines/" + tt.route
-			if strings.HasPrefix(tt.route, "libreoffice/") {
-				route = "/forms/" + tt.route
-			}
-			resp := postParts(t, ts.URL+route, tt.parts)
-			b := body(t, resp)
-			if resp.StatusCode != tt.status {
-				t.Fatalf("got status %d %q, want %d", resp.StatusCode, b, tt.status)
-			}
+			resp, b := postRoute(t, ts.URL, tt.route, tt.parts, tt.status)
 			tt.check(t, resp, b)
 		})
 	}

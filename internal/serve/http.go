@@ -524,7 +524,7 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.download(ctx, f, filepath.Join(dir, inputDirName)); err != nil {
+	if err := s.download(ctx, route, f, filepath.Join(dir, inputDirName)); err != nil {
 		return nil, nil, err
 	}
 	f.RequireInputs(routeExtensions(route))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -70,6 +69,7 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 			t.PDFA = 0 // a profile's PDF/A is for conversions
 		}
 		fp = o.Post
+		t.AutoIndexBookmarks, t.TitleBookmarks = o.AutoIndexBookmarks, o.TitleBookmarks
 	}
 	if err := mergePost(&t, fp); err != nil {
 		return t, err
@@ -393,9 +393,8 @@ func checkFiles(route string, files []form.File, t Task) error {
 		return nil // each file that cannot be converted fails alone, with its reason
 	}
 	for _, f := range files {
-		ext := strings.ToLower(filepath.Ext(f.Name))
 		if route != routeConvert {
-			if ext != ".pdf" {
+			if !fitsRoute(route, f) {
 				return badRequest("Invalid form data: file '%s' is not a PDF (this route takes .pdf files)", f.Name)
 			}
 			continue

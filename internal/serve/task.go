@@ -42,6 +42,10 @@ type Task struct {
 	// FileBookmarks are bookmarks by the stored name of the PDF whose
 	// outline they replace (see postFor).
 	FileBookmarks map[string][]pdf.Bookmark `json:"file_bookmarks,omitempty"`
+	// AutoIndexBookmarks and TitleBookmarks build a merge's outline
+	// from its inputs' (see withMergeOutline).
+	AutoIndexBookmarks bool `json:"auto_index_bookmarks,omitempty"`
+	TitleBookmarks     bool `json:"title_bookmarks,omitempty"`
 }
 
 // The routes a job can be: Gotenberg's, below /forms/.
@@ -103,6 +107,9 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 		pdfs, err = s.convert(ctx, j, ins, out, t)
 	case routeMerge:
 		merged := namedPDF{path: filepath.Join(out, "merged.pdf"), name: mergedName(j, t)}
+		if t, err = s.withMergeOutline(ctx, j, ins, t); err != nil {
+			break
+		}
 		if err = s.pdf.Merge(ctx, s.fileLimit(ins...), ins, merged.path); err == nil {
 			pdfs, err = s.after(ctx, []namedPDF{merged}, out, t)
 		}

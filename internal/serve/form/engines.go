@@ -12,8 +12,9 @@ import (
 // watermark Post.Watermark (and Watermarks), stamp Post.Stamp (and
 // Stamps), rotate Post.Rotate, bookmarks/write Post.Bookmarks or
 // FileBookmarks, embed Post.Embeds. merge and split read every
-// post-processing step, as Gotenberg does (merge also a list of
-// bookmarks for the merged PDF); convert reads PDFA and PDFUA;
+// post-processing step, as Gotenberg does (merge also bookmarks for the
+// merged PDF, or by input file, autoIndexBookmarks and titleBookmarks);
+// convert reads PDFA and PDFUA;
 // optimize reads imageQuality and maxImageResolution; metadata/read
 // and bookmarks/read take no field.
 type EngineOptions struct {
@@ -21,6 +22,11 @@ type EngineOptions struct {
 	PDFA  int // 1, 2 or 3 for PDF/A-1b, -2b, -3b; 0 none
 	PDFUA bool
 	Post
+	// AutoIndexBookmarks (merge) keeps each input's own outline in the
+	// merged PDF, where Post.FileBookmarks gives the input none;
+	// TitleBookmarks (merge) puts each input's outline under an entry
+	// titled after the input.
+	AutoIndexBookmarks, TitleBookmarks bool
 }
 
 // EngineRoutes are the /forms/pdfengines/* routes PDFEngines reads.
@@ -43,11 +49,8 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 		if route == "split" {
 			o.Split = f.split(true)
 		} else {
-			if o.Bookmarks, o.FileBookmarks = f.bookmarks(false); o.FileBookmarks != nil {
-				f.Unsupported("bookmarks", "a list for the merged PDF")
-			}
-			f.onlyBool("autoIndexBookmarks", false)
-			f.onlyBool("titleBookmarks", false)
+			o.Bookmarks, o.FileBookmarks = f.bookmarks(false)
+			o.AutoIndexBookmarks, o.TitleBookmarks = f.Bool("autoIndexBookmarks"), f.Bool("titleBookmarks")
 		}
 	case "bookmarks/write":
 		o.Bookmarks, o.FileBookmarks = f.bookmarks(true)

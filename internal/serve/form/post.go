@@ -351,13 +351,6 @@ func (f *Form) encryption() *Encryption {
 	return nil
 }
 
-// onlyBool rejects a boolean field asking for other than what calq does.
-func (f *Form) onlyBool(name string, honoured bool) {
-	if p := f.OptBool(name); p != nil && *p != honoured {
-		f.Unsupported(name, fmt.Sprintf("'%t'", honoured))
-	}
-}
-
 // onlyInt rejects an integer field asking for other than what calq does.
 func (f *Form) onlyInt(name string, honoured int) {
 	if f.Has(name) && f.Int(name, honoured) != honoured {
