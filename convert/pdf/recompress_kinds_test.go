@@ -82,7 +82,7 @@ type imageKindCase struct {
 }
 
 // imageKindsPDF is a page of the cases' images, the last drawn through a
-// form XObject, in a 2×4 grid; objects 1 to 5 are the catalog, pages,
+// form XObject, in a 3×3 grid; objects 1 to 5 are the catalog, pages,
 // page, its content and an ICC profile (of 3 components).
 func imageKindsPDF(t *testing.T, cases []imageKindCase) []byte {
 	t.Helper()
@@ -91,7 +91,7 @@ func imageKindsPDF(t *testing.T, cases []imageKindCase) []byte {
 	xobjs, content := "", ""
 	for i, c := range cases {
 		objs = append(objs, streamObj(t, fmt.Sprintf("/Type /XObject /Subtype /Image /Name /%s %s", c.name, c.dict), c.data, c.filters...))
-		x, y := 20+290*(i%2), 610-190*(i/2)
+		x, y := 15+195*(i%3), 620-160*(i/3)
 		draw := fmt.Sprintf("/Im%d Do", i)
 		if i == len(cases)-1 {
 			form := fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 1 1] /Resources << /XObject << /Im%d %d 0 R >> >> /Length %d >>\nstream\n%s\nendstream",
@@ -102,7 +102,7 @@ func imageKindsPDF(t *testing.T, cases []imageKindCase) []byte {
 		} else {
 			xobjs += fmt.Sprintf("/Im%d %d 0 R ", i, len(objs))
 		}
-		content += fmt.Sprintf("q 270 0 0 170 %d %d cm %s Q\n", x, y, draw)
+		content += fmt.Sprintf("q 180 0 0 135 %d %d cm %s Q\n", x, y, draw)
 	}
 	objs[2] = fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << %s >> >> >>", xobjs)
 	objs[3] = fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content)
@@ -192,6 +192,7 @@ func TestImagesKinds(t *testing.T) {
 		{"ColourKeyed", "/Width 320 /Height 240 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Mask [0 40 0 40 0 40]", samples(pic, false, 8, false), []string{"FlateDecode"}, false},
 		{"LongerThanItsSize", "/Width 64 /Height 64 /BitsPerComponent 8 /ColorSpace /DeviceRGB",
 			append(samples(small, false, 8, false), make([]byte, 4<<20)...), []string{"FlateDecode"}, false},
+		{"JPEGNotItsSize", "/Width 16 /Height 16 /BitsPerComponent 8 /ColorSpace /DeviceRGB", jpegOf(t, small, 100), []string{"DCTDecode"}, false},
 		{"ICCRGBInForm", "/Width 320 /Height 240 /BitsPerComponent 8 /ColorSpace [/ICCBased 5 0 R]", samples(photo(320, 240, 13), false, 8, false), []string{"ASCII85Decode", "FlateDecode"}, true},
 	}
 	in := writeTemp(t, imageKindsPDF(t, cases))
