@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -44,18 +45,32 @@ func (o *Images) check() error {
 	return nil
 }
 
-// apply re-encodes the images of the PDF read from rs.
-func (o *Images) apply(rs io.ReadSeeker, w io.Writer) error {
-	ctx, err := readFrom(rs, "", model.OPTIMIZE)
-	if err != nil {
-		return err
+// apply is the step re-encoding the images of the PDF read from rs; it
+// stops, writing nothing, as soon as job ends (checked between images).
+func (o *Images) apply(job context.Context) func(rs io.ReadSeeker, w io.Writer) error {
+	return func(rs io.ReadSeeker, w io.Writer) error {
+		ctx, err := readFrom(rs, "", model.OPTIMIZE)
+		if err != nil {
+			return err
+		}
+		if err := o.recompressAll(job, ctx); err != nil {
+			return err
+		}
+		return api.WriteContext(ctx, w)
 	}
+}
+
+// recompressAll replaces the images of ctx that recompress makes smaller.
+func (o *Images) recompressAll(job context.Context, ctx *model.Context) error {
 	maxSide := 0
 	if o.MaxResolution > 0 {
 		maxSide = int(math.Ceil(largestPageSide(ctx) / 72 * float64(o.MaxResolution)))
 	}
 	masks := softMasks(ctx)
 	for nr, entry := range ctx.Table {
+		if err := job.Err(); err != nil {
+			return err
+		}
 		if entry == nil || entry.Free || masks[nr] {
 			continue
 		}
@@ -71,7 +86,7 @@ func (o *Images) apply(rs io.ReadSeeker, w io.Writer) error {
 			entry.Object = smaller
 		}
 	}
-	return api.WriteContext(ctx, w)
+	return nil
 }
 
 // softMasks are the object numbers of the images' soft masks, which

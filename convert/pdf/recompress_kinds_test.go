@@ -3,6 +3,7 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -220,5 +221,18 @@ func TestImagesKinds(t *testing.T) {
 		t.Errorf("the page's renders differ by up to %.1f (of 255) on a block of 8×8 pixels, want at most 16", d)
 	} else {
 		t.Logf("renders differ by up to %.1f (of 255) on a block", d)
+	}
+}
+
+// TestImagesStopsWhenCancelled: the images step of a job that has ended
+// stops before re-encoding anything, and writes nothing.
+func TestImagesStopsWhenCancelled(t *testing.T) {
+	in := imageHeavy(t, t.TempDir(), 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := (&Images{Quality: 80}).apply(ctx)(openFile(t, in), &out)
+	if !errors.Is(err, context.Canceled) || out.Len() != 0 {
+		t.Errorf("got %v and %d bytes written, want context.Canceled and nothing", err, out.Len())
 	}
 }
