@@ -23,8 +23,9 @@ var losslessFilters = map[string]bool{"FlateDecode": true, "LZWDecode": true,
 
 // kindOf says whether sd is an image Images can re-encode, and its kind.
 // Stencil masks, colour-key masked images (JPEG's losses would move the
-// key), CMYK, Lab, indexed and separation images, and other filters
-// (JBIG2, CCITT, JPEG 2000) are not.
+// key), CMYK, Lab, indexed and separation images, images of fewer than 8
+// bits, JPEGs read without a colour transform, and other filters (JBIG2,
+// CCITT, JPEG 2000) are not.
 func kindOf(ctx *model.Context, sd types.StreamDict) (imageKind, bool) {
 	if t := sd.Subtype(); t == nil || *t != "Image" {
 		return imageKind{}, false
@@ -49,7 +50,7 @@ func kindOf(ctx *model.Context, sd types.StreamDict) (imageKind, bool) {
 	fs := sd.FilterPipeline
 	if len(fs) == 1 && fs[0].Name == "DCTDecode" {
 		k.jpeg = true
-		return k, k.bpc == 8
+		return k, k.bpc == 8 && !untransformed(ctx, sd)
 	}
 	for _, f := range fs {
 		if !losslessFilters[f.Name] {
@@ -57,6 +58,22 @@ func kindOf(ctx *model.Context, sd types.StreamDict) (imageKind, bool) {
 		}
 	}
 	return k, true
+}
+
+// untransformed says whether a JPEG's parameters ask readers not to
+// convert its colours from YCbCr (ColorTransform 0), which Go's decoder
+// would do anyway for a JPEG without Adobe's marker.
+// Its parameters are looked for both as a dictionary and, as they should
+// be with a filter array, in an array.
+func untransformed(ctx *model.Context, sd types.StreamDict) bool {
+	parms, _ := sd.Find("DecodeParms")
+	parms = deref(ctx, parms)
+	if a, ok := parms.(types.Array); ok && len(a) == 1 {
+		parms = deref(ctx, a[0])
+	}
+	d, _ := parms.(types.Dict)
+	ct := d.IntEntry("ColorTransform")
+	return ct != nil && *ct == 0
 }
 
 // deref is o, or the object it refers to (nil when there is none).

@@ -194,6 +194,7 @@ func TestImagesKinds(t *testing.T) {
 		{"LongerThanItsSize", "/Width 64 /Height 64 /BitsPerComponent 8 /ColorSpace /DeviceRGB",
 			append(samples(small, false, 8, false), make([]byte, 4<<20)...), []string{"FlateDecode"}, false},
 		{"JPEGNotItsSize", "/Width 16 /Height 16 /BitsPerComponent 8 /ColorSpace /DeviceRGB", jpegOf(t, small, 100), []string{"DCTDecode"}, false},
+		{"JPEGUntransformed", "/Width 64 /Height 64 /BitsPerComponent 8 /ColorSpace /DeviceRGB /DecodeParms << /ColorTransform 0 >>", jpegOf(t, small, 100), []string{"DCTDecode"}, false},
 		{"ICCRGBInForm", "/Width 320 /Height 240 /BitsPerComponent 8 /ColorSpace [/ICCBased 5 0 R]", samples(photo(320, 240, 13), false, 8, false), []string{"ASCII85Decode", "FlateDecode"}, true},
 	}
 	in := writeTemp(t, imageKindsPDF(t, cases))
