@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,27 +17,9 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
+	"calq/internal/pdfgen"
 	"calq/internal/tooltest"
 )
-
-// xrefPDF is a PDF of the given objects, numbered from 1, object 1 its
-// catalog, with a true cross-reference table (renderers read it).
-func xrefPDF(objs ...string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.7\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
 
 // samples are img's RGB samples (or grey, the green one), 8 or 16 bits
 // each, rows prefixed with a PNG predictor's "none" byte when predicted.
@@ -107,7 +90,7 @@ func imageKindsPDF(t *testing.T, cases []imageKindCase) []byte {
 	}
 	objs[2] = fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << %s >> >> >>", xobjs)
 	objs[3] = fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content)
-	return xrefPDF(objs...)
+	return generated(t, func(w io.Writer) error { return pdfgen.Objects(w, objs...) })
 }
 
 // namedImages are the raw streams of the images of the PDF at path, by
