@@ -66,7 +66,7 @@ type imageKindCase struct {
 }
 
 // imageKindsPDF is a page of the cases' images, the last drawn through a
-// form XObject, in a 3×3 grid; objects 1 to 5 are the catalog, pages,
+// form XObject, in a 3×4 grid; objects 1 to 5 are the catalog, pages,
 // page, its content and an ICC profile (of 3 components).
 func imageKindsPDF(t *testing.T, cases []imageKindCase) []byte {
 	t.Helper()
@@ -173,6 +173,7 @@ func TestImagesKinds(t *testing.T) {
 			samples(pic, false, 8, true), []string{"FlateDecode"}, true},
 		{"RGB16", "/Width 320 /Height 240 /BitsPerComponent 16 /ColorSpace /DeviceRGB", samples(pic, false, 16, false), []string{"FlateDecode"}, true},
 		{"CalGray", "/Width 320 /Height 240 /BitsPerComponent 8 /ColorSpace [/CalGray << /WhitePoint [0.9505 1 1.089] >>]", samples(pic, true, 8, false), []string{"FlateDecode"}, true},
+		{"RGBInverted", "/Width 320 /Height 240 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Decode [1 0 1 0 1 0]", samples(photo(320, 240, 14), false, 8, false), []string{"LZWDecode"}, true},
 		{"ColourKeyed", "/Width 320 /Height 240 /BitsPerComponent 8 /ColorSpace /DeviceRGB /Mask [0 40 0 40 0 40]", samples(pic, false, 8, false), []string{"FlateDecode"}, false},
 		{"LongerThanItsSize", "/Width 64 /Height 64 /BitsPerComponent 8 /ColorSpace /DeviceRGB",
 			append(samples(small, false, 8, false), make([]byte, 4<<20)...), []string{"FlateDecode"}, false},
