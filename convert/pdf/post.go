@@ -119,7 +119,7 @@ func Apply(ctx context.Context, in, out string, p Post) error {
 		return fmt.Errorf("post-process %s: %w", in, err)
 	}
 	return produce(ctx, "post-process "+in, out, func(s *stage) (string, error) {
-		steps, err := p.steps(s)
+		steps, err := p.steps(ctx, s)
 		if err != nil {
 			return "", err
 		}
@@ -244,7 +244,7 @@ func (p Post) marks() []namedMark {
 	return ms
 }
 
-func (p Post) steps(s *stage) ([]step, error) {
+func (p Post) steps(ctx context.Context, s *stage) ([]step, error) {
 	var steps []step
 	for _, m := range p.marks() {
 		st, err := m.w.step(s, m.name)
@@ -275,7 +275,7 @@ func (p Post) steps(s *stage) ([]step, error) {
 		steps = append(steps, step{"factur-x", p.FacturX.apply})
 	}
 	if p.Images != nil {
-		steps = append(steps, step{"images", p.Images.apply})
+		steps = append(steps, step{"images", p.Images.apply(ctx)})
 	}
 	if p.Optimize {
 		steps = append(steps, step{"optimize", optimize})

@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -16,13 +17,15 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
-// Images is the raster-image step of the optimisation: every 8-bit RGB or
-// grey image (Flate-compressed, uncompressed or JPEG) is re-encoded as a
-// JPEG of Quality (1 to 100), first scaled down, when MaxResolution is
-// set, to at most that many pixels per inch of the PDF's largest page
-// (an image is not drawn larger than its page); an image is replaced only
-// when the result is smaller. Masks, CMYK, indexed, 16-bit images and
-// images with a /Decode array are left as they are.
+// Images is the raster-image step of the optimisation: every 8- or 16-bit
+// RGB or grey image (device, calibrated or ICC-based colour; stored
+// uncompressed, losslessly compressed or as a JPEG; on a page or in a
+// form) is re-encoded as an 8-bit JPEG of Quality (1 to 100), first scaled
+// down, when MaxResolution is set, to at most that many pixels per inch
+// of the PDF's largest page (an image is not drawn larger than its page);
+// an image is replaced only when the result is smaller. Its colour space,
+// decode array and soft mask stay. Masks, colour-key masked, CMYK, Lab,
+// indexed and separation images are left as they are (see kindOf).
 type Images struct {
 	Quality       int
 	MaxResolution int `json:",omitempty"`
@@ -42,30 +45,48 @@ func (o *Images) check() error {
 	return nil
 }
 
-// apply re-encodes the images of the PDF read from rs.
-func (o *Images) apply(rs io.ReadSeeker, w io.Writer) error {
-	ctx, err := readFrom(rs, "", model.OPTIMIZE)
-	if err != nil {
-		return err
+// apply is the step re-encoding the images of the PDF read from rs; it
+// stops, writing nothing, as soon as job ends (checked between images).
+func (o *Images) apply(job context.Context) func(rs io.ReadSeeker, w io.Writer) error {
+	return func(rs io.ReadSeeker, w io.Writer) error {
+		ctx, err := readFrom(rs, "", model.OPTIMIZE)
+		if err != nil {
+			return err
+		}
+		if err := o.recompressAll(job, ctx); err != nil {
+			return err
+		}
+		return api.WriteContext(ctx, w)
 	}
+}
+
+// recompressAll replaces the images of ctx that recompress makes smaller.
+func (o *Images) recompressAll(job context.Context, ctx *model.Context) error {
 	maxSide := 0
 	if o.MaxResolution > 0 {
 		maxSide = int(math.Ceil(largestPageSide(ctx) / 72 * float64(o.MaxResolution)))
 	}
 	masks := softMasks(ctx)
 	for nr, entry := range ctx.Table {
+		if err := job.Err(); err != nil {
+			return err
+		}
 		if entry == nil || entry.Free || masks[nr] {
 			continue
 		}
 		sd, ok := entry.Object.(types.StreamDict)
-		if !ok || !isPlainImage(sd) {
+		if !ok {
 			continue
 		}
-		if smaller, ok := o.recompress(sd, maxSide); ok {
+		k, ok := kindOf(ctx, sd)
+		if !ok {
+			continue
+		}
+		if smaller, ok := o.recompress(sd, k, maxSide); ok {
 			entry.Object = smaller
 		}
 	}
-	return api.WriteContext(ctx, w)
+	return nil
 }
 
 // softMasks are the object numbers of the images' soft masks, which
@@ -98,51 +119,10 @@ func largestPageSide(ctx *model.Context) float64 {
 	return side
 }
 
-// isPlainImage says whether sd is an image Images can re-encode.
-func isPlainImage(sd types.StreamDict) bool {
-	if t := sd.Subtype(); t == nil || *t != "Image" {
-		return false
-	}
-	if m := sd.BooleanEntry("ImageMask"); m != nil && *m {
-		return false
-	}
-	if bpc := sd.IntEntry("BitsPerComponent"); bpc == nil || *bpc != 8 {
-		return false
-	}
-	if _, found := sd.Find("Decode"); found {
-		return false
-	}
-	if components(sd) == 0 {
-		return false
-	}
-	switch len(sd.FilterPipeline) {
-	case 0:
-		return true
-	case 1:
-		f := sd.FilterPipeline[0].Name
-		return f == "FlateDecode" || f == "DCTDecode"
-	}
-	return false
-}
-
-// components is the number of colour components of sd's colour space,
-// 1 or 3, or 0 for one Images leaves alone.
-func components(sd types.StreamDict) int {
-	switch cs := sd.NameEntry("ColorSpace"); {
-	case cs == nil:
-		return 0
-	case *cs == "DeviceRGB":
-		return 3
-	case *cs == "DeviceGray":
-		return 1
-	}
-	return 0
-}
-
 // recompress returns sd as a JPEG, scaled to maxSide pixels on its longer
 // side (0: not scaled), when that is smaller than sd.
-func (o *Images) recompress(sd types.StreamDict, maxSide int) (types.StreamDict, bool) {
-	img, ok := decodeImage(sd)
+func (o *Images) recompress(sd types.StreamDict, k imageKind, maxSide int) (types.StreamDict, bool) {
+	img, ok := decodeImage(sd, k)
 	if !ok {
 		return sd, false
 	}
@@ -158,42 +138,13 @@ func (o *Images) recompress(sd types.StreamDict, maxSide int) (types.StreamDict,
 		FilterPipeline: []types.PDFFilter{{Name: "DCTDecode"}}}
 	out.Update("Width", types.Integer(b.Dx()))
 	out.Update("Height", types.Integer(b.Dy()))
+	out.Update("BitsPerComponent", types.Integer(8))
 	out.Update("Filter", types.Name("DCTDecode"))
 	out.Delete("DecodeParms")
 	n := int64(buf.Len())
 	out.StreamLength = &n
 	out.Update("Length", types.Integer(n))
 	return out, true
-}
-
-// decodeImage decodes an image isPlainImage accepted.
-func decodeImage(sd types.StreamDict) (image.Image, bool) {
-	w, h := sd.IntEntry("Width"), sd.IntEntry("Height")
-	if w == nil || h == nil || *w < 1 || *h < 1 || int64(*w)*int64(*h) > maxImagePixels {
-		return nil, false
-	}
-	if len(sd.FilterPipeline) == 1 && sd.FilterPipeline[0].Name == "DCTDecode" {
-		img, err := jpeg.Decode(bytes.NewReader(sd.Raw))
-		return img, err == nil
-	}
-	if err := sd.Decode(); err != nil {
-		return nil, false
-	}
-	r := image.Rect(0, 0, *w, *h)
-	if n := components(sd); n == 1 {
-		if len(sd.Content) < *w**h {
-			return nil, false
-		}
-		return &image.Gray{Pix: sd.Content, Stride: *w, Rect: r}, true
-	}
-	if len(sd.Content) < 3**w**h {
-		return nil, false
-	}
-	img := image.NewRGBA(r)
-	for i, j := 0, 0; j < len(img.Pix); i, j = i+3, j+4 {
-		img.Pix[j], img.Pix[j+1], img.Pix[j+2], img.Pix[j+3] = sd.Content[i], sd.Content[i+1], sd.Content[i+2], 0xff
-	}
-	return img, true
 }
 
 // scale shrinks img to side pixels on its longer side, grey staying grey.

@@ -1,6 +1,6 @@
 // Package pdfgen writes PDFs built to cost their reader: many pages in few
 // bytes (Pages), and a small file whose one content stream inflates to a
-// great size (Inflating). Tests and bench commands generate them in a
+// great size (Inflating); and PDFs of objects a test writes (Objects). Tests and bench commands generate them in a
 // temporary directory instead of keeping big files in the tree.
 //
 // Both write a valid PDF 1.7 (a cross-reference table with true offsets)
@@ -174,6 +174,18 @@ func zlibSpaces(size int64) (*bytes.Buffer, error) {
 	}
 	out.Write([]byte{0x03, 0x00}) // an empty final block (fixed Huffman)
 	return out, binary.Write(out, binary.BigEndian, sum.Sum32())
+}
+
+// Objects writes a PDF of the given objects (each the text between "obj"
+// and "endobj": a dictionary, or one with its stream), numbered from 1,
+// object 1 being the catalog.
+func Objects(w io.Writer, objs ...string) error {
+	d := newDoc(w)
+	for i, o := range objs {
+		d.obj(i + 1)
+		d.c.printf("%s\nendobj\n", o)
+	}
+	return d.finish()
 }
 
 // WriteFile writes what gen writes to a new file at path.

@@ -69,6 +69,29 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
+// TestObjects: pdfcpu reads the objects given, found by the table.
+func TestObjects(t *testing.T) {
+	content := "BT /F1 12 Tf 72 720 Td (Hi) Tj ET"
+	var b bytes.Buffer
+	err := pdfgen.Objects(&b, "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "o.pdf")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := pdf.Inspect(path, "")
+	if err != nil || info.Pages != 1 {
+		t.Errorf("pdfcpu reads %d pages, %v; want 1", info.Pages, err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte("xref\n0 5\n")) {
+		t.Errorf("got %q, want a table of 5 entries", b.Bytes())
+	}
+}
+
 func ExamplePages() {
 	var b bytes.Buffer
 	pdfgen.Pages(&b, 100000)

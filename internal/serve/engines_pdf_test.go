@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"image"
@@ -19,6 +20,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 
 	"calq/convert/pdf"
+	"calq/internal/pdfgen"
 )
 
 // part is one part of a multipart form, in order: a field when name is
@@ -87,6 +89,7 @@ func TestPDFEnginesConformance(t *testing.T) {
 	three := string(threeBytes)
 	png := string(fileUpload(t, filepath.Join(repoTestdata, "convert", "samples", "testPNG.png")).content)
 	heavy := imageHeavyPDF(t)
+	iccHeavy := iccImagePDF(t)
 	index := []pdf.Bookmark{{Title: "Index", Page: 1, Children: []pdf.Bookmark{{Title: "Sub-index", Page: 2}}}}
 	tests := []struct {
 		name   string
@@ -182,6 +185,19 @@ func TestPDFEnginesConformance(t *testing.T) {
 					t.Errorf("got %d bytes from %d, want under a tenth", len(b), len(heavy))
 				}
 			}},
+		{"optimize an ICC-based image, as Chromium writes it", "optimize", []part{{"files", "icc.pdf", iccHeavy}}, 200,
+			func(t *testing.T, resp *http.Response, b []byte) {
+				if len(b)*3 > len(iccHeavy) || pages(t, pdfs(t, resp, b)[""]) != 1 {
+					t.Errorf("got %d bytes from %d, want under a third, and 1 page", len(b), len(iccHeavy))
+				}
+			}},
+		{"merge with optimizeImages and imageQuality", "merge", []part{{"files", "icc.pdf", iccHeavy}, {"files", "b.pdf", three},
+			{"optimizeImages", "", "true"}, {"imageQuality", "", "40"}}, 200,
+			func(t *testing.T, resp *http.Response, b []byte) {
+				if len(b)*3 > len(iccHeavy) || pages(t, pdfs(t, resp, b)[""]) != 4 {
+					t.Errorf("got %d bytes from %d, want under a third, and 4 pages", len(b), len(iccHeavy))
+				}
+			}},
 		{"optimize with imageQuality 200", "optimize", []part{{"files", "heavy.pdf", heavy}, {"imageQuality", "", "200"}}, 400,
 			wantBody("form field 'imageQuality' is invalid")},
 		{"metadata with a forged line", "metadata/write", []part{{"files", "a.pdf", three},
@@ -266,6 +282,41 @@ func imageHeavyPDF(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// iccImagePDF is a page of one grainy picture with an ICC-based colour
+// space, stored losslessly, as Chromium writes a page with a PNG on it.
+func iccImagePDF(t *testing.T) string {
+	t.Helper()
+	const w, h = 640, 480
+	r := rand.New(rand.NewPCG(3, 1))
+	samples := make([]byte, 3*w*h)
+	for i := range samples {
+		samples[i] = uint8(i/3%w/3) + uint8(r.IntN(24))
+	}
+	var img, icc bytes.Buffer
+	for _, s := range []struct {
+		b    *bytes.Buffer
+		data []byte
+	}{{&img, samples}, {&icc, []byte("a profile readers do not understand: they use /Alternate")}} {
+		z := zlib.NewWriter(s.b)
+		z.Write(s.data)
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	content := "q 612 0 0 459 0 333 cm /X4 Do Q"
+	var b bytes.Buffer
+	err := pdfgen.Objects(&b, "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /X4 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /BitsPerComponent 8 /ColorSpace [/ICCBased 6 0 R] /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream",
+			w, h, img.Len(), img.Bytes()),
+		fmt.Sprintf("<< /N 3 /Alternate /DeviceRGB /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", icc.Len(), icc.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // attachmentNames are the sorted names of the files attached to a PDF.

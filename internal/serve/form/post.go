@@ -115,8 +115,10 @@ func (f *Form) post(pdfa int) Post {
 	if pdfa != 0 && p.Encrypt != nil && p.Encrypt.UserPassword != "" {
 		f.fail(badRequest("PDF/A format is incompatible with encryption"))
 	}
-	if f.Bool("optimizeImages") {
-		p.Images = f.images()
+	// imageQuality is checked even when optimizeImages does not ask for
+	// the images to be re-encoded, as Gotenberg does.
+	if q := f.imageQuality(); f.Bool("optimizeImages") {
+		p.Images = &pdf.Images{Quality: q, MaxResolution: f.maxImageResolution()}
 	}
 	f.unsupported("facturxConformanceLevel")
 	f.unsupportedFiles("facturxXml")
@@ -130,9 +132,12 @@ const defaultImageQuality = 80
 // images reads imageQuality (1 to 100) and maxImageResolution (pixels
 // per inch of the largest page, 0 or absent for no bound).
 func (f *Form) images() *pdf.Images {
-	return &pdf.Images{Quality: f.IntRange("imageQuality", defaultImageQuality, 1, 100),
-		MaxResolution: f.IntRange("maxImageResolution", 0, 1, 2400)}
+	return &pdf.Images{Quality: f.imageQuality(), MaxResolution: f.maxImageResolution()}
 }
+
+func (f *Form) imageQuality() int { return f.IntRange("imageQuality", defaultImageQuality, 1, 100) }
+
+func (f *Form) maxImageResolution() int { return f.IntRange("maxImageResolution", 0, 1, 2400) }
 
 // split reads splitMode, splitSpan and splitUnify; nil when no split is
 // asked for and none is required.
