@@ -351,7 +351,7 @@ func metaText(k string, v any) (string, error) {
 		for i, p := range v {
 			s, ok := p.(string)
 			if !ok {
-				return "", fieldError("metadata", fmt.Sprintf("is invalid (%s: a list holds strings only)", k))
+				return "", unwritableMetadata(&pdf.FieldError{Field: "metadata", Value: k, Err: errors.New("a list holds strings only")})
 			}
 			parts[i] = s
 		}
@@ -359,7 +359,13 @@ func metaText(k string, v any) (string, error) {
 	case nil:
 		return "", nil
 	}
-	return "", fieldError("metadata", fmt.Sprintf("is invalid (%s: want a string)", k))
+	return "", unwritableMetadata(&pdf.FieldError{Field: "metadata", Value: k, Err: errors.New("want a string, a number, a boolean or a list of strings")})
+}
+
+// unwritableMetadata refuses a metadata key or value with Gotenberg's
+// sentence, which its clients look for, followed by calq's reason.
+func unwritableMetadata(err error) error {
+	return badRequest("The requested metadata could not be written: %v", err)
 }
 
 func metaDate(s string) (time.Time, error) {
@@ -376,6 +382,9 @@ func metaDate(s string) (time.Time, error) {
 // refuse.
 func checkTask(route string, t Task) error {
 	if err := t.Post.Check(); err != nil {
+		if fe := (*pdf.FieldError)(nil); errors.As(err, &fe) && fe.Field == "metadata" {
+			return unwritableMetadata(err)
+		}
 		return badRequest("Invalid form data: %v", err)
 	}
 	if err := t.Export.Check(); err != nil {
