@@ -15,11 +15,7 @@ import (
 // time zone offset included; pdfcpu's save must not stamp its own.
 func TestMetadataDatesSurvive(t *testing.T) {
 	ts := newTestServer(t, nil)
-	threeBytes, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "pages_3.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	three := string(threeBytes)
+	three := threePages(t)
 	const exif = `{"Title":"Sample","CreateDate":"2006-09-18T16:27:50-04:00","ModDate":"2006-09-18T16:27:50-04:00"}`
 	const want = "2006:09:18 16:27:50-04:00"
 	tests := []struct {
@@ -103,4 +99,14 @@ func TestMetadataDateNames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// threePages is the repository's three-page PDF.
+func threePages(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "pages_3.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

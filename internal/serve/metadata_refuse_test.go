@@ -3,7 +3,6 @@ package serve
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,11 +14,7 @@ import (
 // which interprets no key: the write succeeds and touches nothing else.
 func TestMetadataRefused(t *testing.T) {
 	ts := newTestServer(t, nil)
-	threeBytes, err := os.ReadFile(filepath.Join(repoTestdata, "convert", "pages_3.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	three := string(threeBytes)
+	three := threePages(t)
 	const sentence = "The requested metadata could not be written"
 	tests := []struct {
 		name     string

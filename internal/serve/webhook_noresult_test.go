@@ -35,12 +35,7 @@ func TestWebhookRouteWithoutFile(t *testing.T) {
 			if b := body(t, resp); resp.StatusCode != http.StatusNoContent {
 				t.Fatalf("got %d %q, want 204", resp.StatusCode, b)
 			}
-			var got hit
-			select {
-			case got = <-hits:
-			case <-time.After(time.Minute):
-				t.Fatal("no delivery within a minute")
-			}
+			got := received(t, hits)
 			var msg struct {
 				Status  int    `json:"status"`
 				Message string `json:"message"`
@@ -53,4 +48,17 @@ func TestWebhookRouteWithoutFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// received is the next delivery a test's webhook target records, waited
+// for at most a minute.
+func received[T any](t *testing.T, hits <-chan T) T {
+	t.Helper()
+	select {
+	case got := <-hits:
+		return got
+	case <-time.After(time.Minute):
+		t.Fatal("no delivery within a minute")
+	}
+	panic("unreachable")
 }
