@@ -16,6 +16,9 @@ import (
 func ExifToolJSON(m map[string]string) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
+		if _, ok := m["CreationDate"]; ok && k == "CreateDate" {
+			continue // a custom key of that name yields to the date itself
+		}
 		switch k {
 		case "CreationDate", "ModDate":
 			if k == "CreationDate" {

@@ -18,6 +18,8 @@ func TestExifToolJSON(t *testing.T) {
 			`{"Title":"007","Subject":"1.2.3","Author":"12345678901234567890"}`},
 		{"dates in ExifTool's format", map[string]string{"CreationDate": "2006-09-18T16:27:50-04:00", "ModDate": "2025-02-17T14:46:38Z"},
 			`{"CreateDate":"2006:09:18 16:27:50-04:00","ModDate":"2025:02:17 14:46:38Z"}`},
+		{"a custom CreateDate beside CreationDate", map[string]string{"CreationDate": "2006-09-18T16:27:50-04:00", "CreateDate": "forged"},
+			`{"CreateDate":"2006:09:18 16:27:50-04:00"}`},
 		{"a date as written", map[string]string{"ModDate": "yesterday"}, `{"ModDate":"yesterday"}`},
 		{"keywords", map[string]string{"Keywords": "first, second"}, `{"Keywords":["first","second"]}`},
 		{"one keyword", map[string]string{"Keywords": "first"}, `{"Keywords":"first"}`},

@@ -269,21 +269,35 @@ func watermark(m form.Mark, stamp bool) pdf.Watermark {
 	return wm
 }
 
+// dateAliases are ExifTool's names of the information dictionary's
+// dates, which metadata/read answers (as Gotenberg's does) and so a
+// client sends back: each means the PDF key it names.
+var dateAliases = map[string]string{"CreateDate": "CreationDate", "ModifyDate": "ModDate"}
+
 // metadata reads Gotenberg's metadata object: the standard keys of the
-// information dictionary, dates in RFC 3339 or PDF's form, keywords as a
-// string or a list; other keys become custom entries.
+// information dictionary, dates under PDF's or ExifTool's names in RFC
+// 3339, PDF's or ExifTool's form, keywords as a string or a list; other
+// keys become custom entries.
 func metadata(in map[string]any) (*pdf.Metadata, map[string]string, error) {
 	m := &pdf.Metadata{}
 	var custom map[string]string
+	texts := map[string]*string{"Title": &m.Title, "Author": &m.Author, "Subject": &m.Subject,
+		"Keywords": &m.Keywords, "Creator": &m.Creator, "Producer": &m.Producer, "Trapped": &m.Trapped}
+	dates := map[string]*time.Time{"CreationDate": &m.CreationDate, "ModDate": &m.ModDate}
+	for alias, k := range dateAliases {
+		if _, ok := in[alias]; ok {
+			if _, both := in[k]; both {
+				return nil, nil, fieldError("metadata", fmt.Sprintf("is invalid (%s and %s are one date: give one)", k, alias))
+			}
+			dates[alias] = dates[k]
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(in)) {
 		v := in[k]
 		text, err := metaText(k, v)
 		if err != nil {
 			return nil, nil, err
 		}
-		texts := map[string]*string{"Title": &m.Title, "Author": &m.Author, "Subject": &m.Subject,
-			"Keywords": &m.Keywords, "Creator": &m.Creator, "Producer": &m.Producer, "Trapped": &m.Trapped}
-		dates := map[string]*time.Time{"CreationDate": &m.CreationDate, "ModDate": &m.ModDate}
 		switch {
 		case texts[k] != nil:
 			*texts[k] = text
@@ -337,7 +351,7 @@ func metaText(k string, v any) (string, error) {
 		for i, p := range v {
 			s, ok := p.(string)
 			if !ok {
-				return "", fieldError("metadata", fmt.Sprintf("is invalid (%s: a list holds strings only)", k))
+				return "", unwritableMetadata(&pdf.FieldError{Field: "metadata", Value: k, Err: errors.New("a list holds strings only")})
 			}
 			parts[i] = s
 		}
@@ -345,11 +359,18 @@ func metaText(k string, v any) (string, error) {
 	case nil:
 		return "", nil
 	}
-	return "", fieldError("metadata", fmt.Sprintf("is invalid (%s: want a string)", k))
+	return "", unwritableMetadata(&pdf.FieldError{Field: "metadata", Value: k, Err: errors.New("want a string, a number, a boolean or a list of strings")})
+}
+
+// unwritableMetadata refuses a metadata key or value with Gotenberg's
+// sentence, which its clients look for, followed by calq's reason.
+func unwritableMetadata(err error) error {
+	return badRequest("The requested metadata could not be written: %v", err)
 }
 
 func metaDate(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02", "D:20060102150405Z07'00'", "D:20060102150405"} {
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02", "D:20060102150405Z07'00'", "D:20060102150405",
+		"2006:01:02 15:04:05Z07:00", "2006:01:02 15:04:05"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
 		}
@@ -361,6 +382,9 @@ func metaDate(s string) (time.Time, error) {
 // refuse.
 func checkTask(route string, t Task) error {
 	if err := t.Post.Check(); err != nil {
+		if fe := (*pdf.FieldError)(nil); errors.As(err, &fe) && fe.Field == "metadata" {
+			return unwritableMetadata(err)
+		}
 		return badRequest("Invalid form data: %v", err)
 	}
 	if err := t.Export.Check(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +85,15 @@ func badRequest(format string, args ...any) error {
 	return &jobError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
 }
 
+// replyRoutes answer with JSON, a reply rather than a file.
+var replyRoutes = []string{routeMetaRead, routeBookmarksRead}
+
+// errNoFile fails a job of a reply route that has a webhook, which takes
+// files only: its webhook gets the failure, in Gotenberg's words (which
+// its clients match).
+var errNoFile = &jobError{status: http.StatusBadRequest,
+	msg: "The webhook middleware can only work with multipart/form-data routes that results in output files"}
+
 // execute runs job j in dir (its directory: the inputs under in/) and
 // returns its result, a file in dir.
 func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (*jobs.Result, error) {
@@ -93,6 +103,9 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 	}
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return nil, err
+	}
+	if len(j.Request.Webhook) > 0 && slices.Contains(replyRoutes, j.Route) {
+		return nil, errNoFile
 	}
 	ins := make([]string, len(j.Request.Files))
 	uploads := make([]namedPDF, len(j.Request.Files))

@@ -89,12 +89,7 @@ func TestWebhookDelivery(t *testing.T) {
 			if resp.StatusCode != http.StatusNoContent || trace == "" {
 				t.Fatalf("got %d with Gotenberg-Trace %q, want 204 with a trace", resp.StatusCode, trace)
 			}
-			var got hit
-			select {
-			case got = <-hits:
-			case <-time.After(time.Minute):
-				t.Fatal("no delivery within a minute")
-			}
+			got := received(t, hits)
 			if v := got.header.Get("Gotenberg-Trace"); v != trace {
 				t.Errorf("got the delivery's Gotenberg-Trace %q, want the 204's %q", v, trace)
 			}

@@ -22,7 +22,7 @@ func (f *Form) embeds() []pdf.Attachment {
 		}
 	}
 	var meta map[string]map[string]string
-	if !f.JSON("embedsMetadata", &meta) {
+	if !f.jsonValue("embedsMetadata", f.Value("embedsMetadata"), `a JSON object of {"mimeType", "relationship"} by file name`, &meta) {
 		return as
 	}
 	for name, m := range meta {
@@ -46,6 +46,9 @@ func (f *Form) embeds() []pdf.Attachment {
 	return as
 }
 
+// bookmarksWant is what the bookmarks field holds.
+const bookmarksWant = `a JSON list of {"title", "page", "children"}, or an object of such lists by file name`
+
 // bookmarks reads the bookmarks field: a JSON list of {"title", "page",
 // "children"} for every PDF, or an object of such lists by file name.
 func (f *Form) bookmarks(required bool) (all []pdf.Bookmark, byFile map[string][]pdf.Bookmark) {
@@ -56,14 +59,18 @@ func (f *Form) bookmarks(required bool) (all []pdf.Bookmark, byFile map[string][
 	if raw == "" {
 		return nil, nil
 	}
-	var err error
+	err := jsonSyntax("bookmarks", raw)
+	if err != nil {
+		f.invalidBy("bookmarks", err, bookmarksWant)
+		return nil, nil
+	}
 	if strings.HasPrefix(raw, "{") {
 		err = strictJSON(raw, &byFile)
 	} else {
 		err = strictJSON(raw, &all)
 	}
 	if err != nil {
-		f.fail(badRequest("form field 'bookmarks' is invalid (got %s, want a JSON list of {\"title\", \"page\", \"children\"}, or an object of such lists by file name: %v)", quote(f.Value("bookmarks")), err))
+		f.fail(badRequest("form field 'bookmarks' is invalid (got %s, want %s: %v)", quote(f.Value("bookmarks")), bookmarksWant, err))
 		return nil, nil
 	}
 	return all, byFile

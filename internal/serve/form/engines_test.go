@@ -84,7 +84,7 @@ func TestPDFEngines(t *testing.T) {
 			want: EngineOptions{Route: "bookmarks/write", Post: Post{FileBookmarks: map[string][]pdf.Bookmark{"a.pdf": {{Title: "Index", Page: 1}}}}}},
 		{route: "bookmarks/write", form: formOf(), wantStatus: 400, wantErr: "Invalid form data: form field 'bookmarks' is required"},
 		{route: "bookmarks/write", form: formOf("bookmarks", "foo"), wantStatus: 400,
-			wantErr: "Invalid form data: form field 'bookmarks' is invalid (got 'foo', want a JSON list of {\"title\", \"page\", \"children\"}, or an object of such lists by file name: invalid character 'o' in literal false (expecting 'a'))"},
+			wantErr: "Invalid form data: form field 'bookmarks' is invalid (got 'foo', resulting to unmarshal bookmarks: invalid character 'o' in literal false (expecting 'a'))"},
 		{route: "bookmarks/write", form: formOf("bookmarks", `[{"title":"A","pages":1}]`), wantStatus: 400,
 			wantErr: "Invalid form data: form field 'bookmarks' is invalid (got '[{\"title\":\"A\",\"pages\":1}]', want a JSON list of {\"title\", \"page\", \"children\"}, or an object of such lists by file name: json: unknown field \"pages\")"},
 		{route: "embed", form: &Form{fields: formOf("embedsMetadata", `{"b.xml":{"relationship":"Data","mimeType":"text/xml"}}`).fields,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,8 +52,11 @@ func (f *Form) Err() error {
 
 // Invalid records that the field's value is not what want describes
 // ("an integer from 1 to 100").
-func (f *Form) Invalid(name, want string) {
-	f.fail(badRequest("form field '%s' is invalid (got %s, want %s)", name, quote(f.Value(name)), want))
+func (f *Form) Invalid(name, want string) { f.invalidValue(name, f.Value(name), want) }
+
+// invalidValue is Invalid for v, one of the field's values.
+func (f *Form) invalidValue(name, v, want string) {
+	f.fail(badRequest("form field '%s' is invalid (got %s, want %s)", name, quote(v), want))
 }
 
 // invalidBy records that the field's value failed to parse, with the
@@ -62,11 +64,16 @@ func (f *Form) Invalid(name, want string) {
 // "foo": invalid syntax"); a long value, which those words would repeat,
 // is said as Invalid says it.
 func (f *Form) invalidBy(name string, cause error, want string) {
-	if v := f.Value(name); len(v) > maxQuoted || strings.ContainsFunc(v, unicode.IsControl) {
-		f.Invalid(name, want)
+	f.invalidValueBy(name, f.Value(name), cause, want)
+}
+
+// invalidValueBy is invalidBy for v, one of the field's values.
+func (f *Form) invalidValueBy(name, v string, cause error, want string) {
+	if len(v) > maxQuoted || strings.ContainsFunc(v, unicode.IsControl) {
+		f.invalidValue(name, v, want)
 		return
 	}
-	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(f.Value(name)), cause))
+	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(v), cause))
 }
 
 // Require records that the field is required when it is absent.
@@ -227,29 +234,38 @@ func oneOf(words []string) string {
 // JSON decodes the field's value into v, which must be one JSON value, and
 // reports whether the field was present and valid. Numbers decoded into an
 // interface are json.Number, so that large integers keep their digits.
-func (f *Form) JSON(name string, v any) bool { return f.jsonValue(name, f.Value(name), v) }
+func (f *Form) JSON(name string, v any) bool {
+	return f.jsonValue(name, f.Value(name), "valid JSON", v)
+}
 
-// jsonValue is JSON for one of the field's values.
-func (f *Form) jsonValue(name, raw string, v any) bool {
+// jsonValue is JSON for raw, one of the field's values; want describes
+// the value's shape, for JSON of another shape (decoding's own words
+// would name Go's types).
+func (f *Form) jsonValue(name, raw, want string, v any) bool {
 	if raw == "" {
+		return false
+	}
+	if err := jsonSyntax(name, raw); err != nil {
+		f.invalidValueBy(name, raw, err, want)
 		return false
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) {
-			f.invalidBy(name, fmt.Errorf("unmarshal %s: %w", name, err), "valid JSON")
-		} else {
-			f.Invalid(name, "valid JSON") // a Go type in the words
-		}
-		return false
-	}
-	if dec.Decode(new(json.RawMessage)) != io.EOF {
-		f.Invalid(name, "valid JSON")
+		f.invalidValue(name, raw, want)
 		return false
 	}
 	return true
+}
+
+// jsonSyntax says why raw is not one JSON value, in encoding/json's words
+// after "unmarshal <name>:", as Gotenberg's replies give them (and its
+// clients and suite match them); nil when it is one.
+func jsonSyntax(name, raw string) error {
+	if err := json.Unmarshal([]byte(raw), new(json.RawMessage)); err != nil {
+		return fmt.Errorf("unmarshal %s: %w", name, err)
+	}
+	return nil
 }
 
 // JSONObject is the field's value as a JSON object, nil when absent, null

@@ -61,7 +61,7 @@ func TestGetters(t *testing.T) {
 			return v
 		}, map[string][]int{"a": {1, 2}}, ""},
 		{"json trailing data", formOf("x", `{}}`), func(f *Form) any { return f.JSON("x", new(any)) }, false,
-			"Invalid form data: form field 'x' is invalid (got '{}}', want valid JSON)"},
+			"Invalid form data: form field 'x' is invalid (got '{}}', resulting to unmarshal x: invalid character '}' after top-level value)"},
 		{"json object", formOf("x", `{"n":12345678901234567890}`), func(f *Form) any { return f.JSONObject("x") },
 			map[string]any{"n": json.Number("12345678901234567890")}, ""},
 		{"json object null", formOf("x", `null`), func(f *Form) any { return f.JSONObject("x") == nil }, true, ""},

@@ -244,6 +244,9 @@ func first(ms []Mark) (*Mark, []Mark) {
 	return &ms[0], ms[1:]
 }
 
+// optionsWant is what watermarkOptions and stampOptions hold.
+const optionsWant = "a JSON object of pdfcpu options with plain values"
+
 // description turns an options JSON object into pdfcpu's description
 // string, keys sorted so that the same request gives the same string.
 func (f *Form) description(name string) string {
@@ -253,7 +256,7 @@ func (f *Form) description(name string) string {
 // descriptionValue is description for one of the field's values.
 func (f *Form) descriptionValue(name, raw string) string {
 	var opts map[string]any
-	if !f.jsonValue(name, raw, &opts) || len(opts) == 0 {
+	if !f.jsonValue(name, raw, optionsWant, &opts) || len(opts) == 0 {
 		return ""
 	}
 	keys := make([]string, 0, len(opts))
@@ -265,7 +268,7 @@ func (f *Form) descriptionValue(name, raw string) string {
 	for _, k := range keys {
 		v, ok := plainValue(opts[k])
 		if !ok || k == "" || strings.ContainsAny(k, ":,") || !printable(k) || strings.Contains(v, ",") || !printable(v) {
-			f.Invalid(name, "a JSON object of pdfcpu options with plain values")
+			f.invalidValue(name, raw, optionsWant)
 			return ""
 		}
 		parts = append(parts, k+":"+v)
