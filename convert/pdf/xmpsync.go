@@ -50,7 +50,7 @@ func syncXMP(rs io.ReadSeeker, w io.Writer) error {
 		return err
 	}
 	xt := ctx.XRefTable
-	size := *xt.Size
+	used := inUse(xt)
 	old, err := catalogXMP(xt)
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func syncXMP(rs io.ReadSeeker, w io.Writer) error {
 	if err := setCatalogXMP(xt, xmp); err != nil {
 		return err
 	}
-	return writeIncrement(ctx, rs, w, size)
+	return writeIncrement(ctx, rs, w, used)
 }
 
 // catalogXMP is the decoded XMP stream of the catalog's /Metadata.
