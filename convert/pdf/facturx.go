@@ -10,7 +10,6 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
 // FacturX makes a PDF/A-3 a Factur-X (ZUGFeRD 2) invoice: the invoice's
@@ -80,37 +79,15 @@ func (f *FacturX) apply(rs io.ReadSeeker, w io.Writer) error {
 // declare replaces the catalog's XMP metadata by the same with the
 // Factur-X schema added.
 func (f *FacturX) declare(xt *model.XRefTable) error {
-	cat, err := xt.Catalog()
+	xmp, err := catalogXMP(xt)
 	if err != nil {
 		return err
-	}
-	var xmp []byte
-	if o, found := cat.Find("Metadata"); found {
-		sd, _, err := xt.DereferenceStreamDict(o)
-		if err != nil {
-			return fmt.Errorf("XMP metadata: %w", err)
-		}
-		if sd != nil {
-			if err := sd.Decode(); err != nil {
-				return fmt.Errorf("XMP metadata: %w", err)
-			}
-			xmp = sd.Content
-		}
 	}
 	out, err := f.xmp(xmp)
 	if err != nil {
 		return err
 	}
-	sd := types.StreamDict{Dict: types.Dict{"Type": types.Name("Metadata"), "Subtype": types.Name("XML")}, Content: out, Raw: out}
-	n := int64(len(out))
-	sd.StreamLength = &n
-	sd.Insert("Length", types.Integer(n))
-	ir, err := xt.IndRefForNewObject(sd)
-	if err != nil {
-		return err
-	}
-	cat["Metadata"] = *ir
-	return nil
+	return setCatalogXMP(xt, out)
 }
 
 // xmp returns the XMP packet xmp with the Factur-X description and its

@@ -55,6 +55,9 @@ func syncXMP(rs io.ReadSeeker, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(bytes.TrimSpace(old)) == 0 {
+		return errors.New("the PDF has no XMP metadata: it is not PDF/A")
+	}
 	info := map[string]string{}
 	if xt.Info != nil {
 		d, err := xt.DereferenceDict(*xt.Info)
@@ -77,7 +80,8 @@ func syncXMP(rs io.ReadSeeker, w io.Writer) error {
 	return writeIncrement(ctx, rs, w, used)
 }
 
-// catalogXMP is the decoded XMP stream of the catalog's /Metadata.
+// catalogXMP is the decoded XMP stream of the catalog's /Metadata; nil
+// when it has none.
 func catalogXMP(xt *model.XRefTable) ([]byte, error) {
 	cat, err := xt.Catalog()
 	if err != nil {
@@ -85,11 +89,14 @@ func catalogXMP(xt *model.XRefTable) ([]byte, error) {
 	}
 	o, found := cat.Find("Metadata")
 	if !found {
-		return nil, errors.New("the PDF has no XMP metadata: it is not PDF/A")
+		return nil, nil
 	}
 	sd, _, err := xt.DereferenceStreamDict(o)
-	if err != nil || sd == nil {
-		return nil, fmt.Errorf("XMP metadata: %v", err)
+	if err != nil {
+		return nil, fmt.Errorf("XMP metadata: %w", err)
+	}
+	if sd == nil {
+		return nil, nil
 	}
 	if err := sd.Decode(); err != nil {
 		return nil, fmt.Errorf("XMP metadata: %w", err)
