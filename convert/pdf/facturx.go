@@ -10,7 +10,6 @@ import (
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 )
 
 // FacturX makes a PDF/A-3 a Factur-X (ZUGFeRD 2) invoice: the invoice's
@@ -67,50 +66,28 @@ func (f *FacturX) apply(rs io.ReadSeeker, w io.Writer) error {
 		return err
 	}
 	xt := ctx.XRefTable
-	size := *xt.Size
+	used := inUse(xt)
 	if err := attach(ctx, Attachment{Path: f.XML, Name: FacturXFile, MimeType: "text/xml", Relationship: "Alternative"}); err != nil {
 		return fmt.Errorf("attach %s: %w", FacturXFile, err)
 	}
 	if err := f.declare(xt); err != nil {
 		return err
 	}
-	return writeIncrement(ctx, rs, w, size)
+	return writeIncrement(ctx, rs, w, used)
 }
 
 // declare replaces the catalog's XMP metadata by the same with the
 // Factur-X schema added.
 func (f *FacturX) declare(xt *model.XRefTable) error {
-	cat, err := xt.Catalog()
+	xmp, err := catalogXMP(xt)
 	if err != nil {
 		return err
-	}
-	var xmp []byte
-	if o, found := cat.Find("Metadata"); found {
-		sd, _, err := xt.DereferenceStreamDict(o)
-		if err != nil {
-			return fmt.Errorf("XMP metadata: %w", err)
-		}
-		if sd != nil {
-			if err := sd.Decode(); err != nil {
-				return fmt.Errorf("XMP metadata: %w", err)
-			}
-			xmp = sd.Content
-		}
 	}
 	out, err := f.xmp(xmp)
 	if err != nil {
 		return err
 	}
-	sd := types.StreamDict{Dict: types.Dict{"Type": types.Name("Metadata"), "Subtype": types.Name("XML")}, Content: out, Raw: out}
-	n := int64(len(out))
-	sd.StreamLength = &n
-	sd.Insert("Length", types.Integer(n))
-	ir, err := xt.IndRefForNewObject(sd)
-	if err != nil {
-		return err
-	}
-	cat["Metadata"] = *ir
-	return nil
+	return setCatalogXMP(xt, out)
 }
 
 // xmp returns the XMP packet xmp with the Factur-X description and its
@@ -170,10 +147,23 @@ func facturxProperty(name, description string) string {
 	return `<rdf:li rdf:parseType="Resource"><pdfaProperty:name>` + name + `</pdfaProperty:name><pdfaProperty:valueType>Text</pdfaProperty:valueType><pdfaProperty:category>external</pdfaProperty:category><pdfaProperty:description>` + description + `</pdfaProperty:description></rdf:li>`
 }
 
+// inUse is the set of object numbers xt uses, before an incremental
+// update adds some.
+func inUse(xt *model.XRefTable) map[int]bool {
+	used := make(map[int]bool, len(xt.Table))
+	for nr, e := range xt.Table {
+		if e != nil && !e.Free {
+			used[nr] = true
+		}
+	}
+	return used
+}
+
 // writeIncrement copies rs to w and appends an incremental update
-// holding the catalog, the objects numbered size and over (those the
-// step added) and the name dictionary when it is an object of its own.
-func writeIncrement(ctx *model.Context, rs io.ReadSeeker, w io.Writer, size int) error {
+// holding the catalog, the objects not in used (those the step added,
+// under free numbers of the file too) and the name dictionary when it
+// is an object of its own.
+func writeIncrement(ctx *model.Context, rs io.ReadSeeker, w io.Writer, used map[int]bool) error {
 	xt := ctx.XRefTable
 	// The full write binds the name trees pdfcpu keeps aside into their
 	// dictionaries; the incremental one does not.
@@ -198,8 +188,12 @@ func writeIncrement(ctx *model.Context, rs io.ReadSeeker, w io.Writer, size int)
 			}
 		}
 	}
-	for nr := size; nr < *xt.Size; nr++ {
-		ctx.Write.IncrementWithObjNr(nr)
+	// New objects: pdfcpu gives them free numbers of the file first,
+	// then numbers past its size.
+	for nr, e := range xt.Table {
+		if e != nil && !e.Free && !used[nr] {
+			ctx.Write.IncrementWithObjNr(nr)
+		}
 	}
 	if _, err := rs.Seek(0, io.SeekStart); err != nil {
 		return err

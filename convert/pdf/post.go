@@ -89,6 +89,9 @@ type Post struct {
 	// FacturX, when set, makes a PDF/A-3 a Factur-X invoice; it goes
 	// alone.
 	FacturX *FacturX `json:",omitempty"`
+	// SyncXMP, last, makes a PDF/A's XMP metadata repeat its information
+	// dictionary again, as PDF/A asks, after the steps before it.
+	SyncXMP bool `json:",omitempty"`
 }
 
 // Empty says whether p asks for nothing, in which case Apply only
@@ -96,7 +99,7 @@ type Post struct {
 func (p Post) Empty() bool {
 	return p.Watermark == nil && p.Stamp == nil && len(p.Watermarks) == 0 && len(p.Stamps) == 0 &&
 		p.Rotate == nil && !p.Flatten && len(p.Bookmarks) == 0 && len(p.Embeds) == 0 && p.Images == nil &&
-		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil && p.FacturX == nil
+		p.Metadata == nil && len(p.CustomMetadata) == 0 && !p.Optimize && p.Encrypt == nil && p.FacturX == nil && !p.SyncXMP
 }
 
 // step is one pdfcpu pass from an intermediate file to the next.
@@ -285,6 +288,9 @@ func (p Post) steps(ctx context.Context, s *stage) ([]step, error) {
 	}
 	if m := p.Metadata; m != nil && m.rewritten() {
 		steps = append(steps, step{"metadata", m.increment(p.Encrypt)})
+	}
+	if p.SyncXMP {
+		steps = append(steps, step{"xmp", syncXMP})
 	}
 	if len(steps) == 0 {
 		steps = append(steps, step{"validate", rewrite})

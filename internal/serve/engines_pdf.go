@@ -104,7 +104,7 @@ func (s *Server) facturX(ctx context.Context, j *jobs.Job, ins []namedPDF, out s
 			continue
 		}
 		a3[i].path = filepath.Join(out, fmt.Sprintf("pdfa3-%04d.pdf", i))
-		if err := s.officePDFA(ctx, j, i, in.path, a3[i].path, 3, false); err != nil {
+		if err := s.officePDFA(ctx, j, in.name, in.path, a3[i].path, 3, false); err != nil {
 			return nil, err
 		}
 	}

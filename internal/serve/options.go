@@ -60,19 +60,18 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 				return t, fieldError("pdfa", "is required on this route (PDF/A-1b, PDF/A-2b or PDF/A-3b), or pdfua")
 			}
 		} else {
-			if o.PDFA != 0 {
-				return t, fieldError("pdfa", "is not done on this route by calq; convert the result with /forms/pdfengines/convert")
-			}
-			if o.PDFUA {
-				return t, fieldError("pdfUA", "is not done on this route by calq; convert the result with /forms/pdfengines/convert")
-			}
-			t.PDFA = 0 // a profile's PDF/A is for conversions
+			// merge and split read pdfa and pdfua (see afterPDFA); a
+			// profile's PDF/A is for conversions.
+			t.PDFA, t.Export.PDFUA = o.PDFA, o.PDFUA
 		}
 		fp = o.Post
 		t.AutoIndexBookmarks, t.TitleBookmarks = o.AutoIndexBookmarks, o.TitleBookmarks
 	}
 	if err := mergePost(&t, fp); err != nil {
 		return t, err
+	}
+	if t.Post.FacturX != nil && t.PDFA == 0 && route != routeFacturX {
+		t.PDFA = 3 // Factur-X is a PDF/A-3
 	}
 	if t.FileBookmarks, err = fileBookmarks(fp.FileBookmarks, f.Inputs()); err != nil {
 		return t, err
@@ -381,7 +380,15 @@ func metaDate(s string) (time.Time, error) {
 // checkTask refuses, before the job is queued, what its steps would
 // refuse.
 func checkTask(route string, t Task) error {
-	if err := t.Post.Check(); err != nil {
+	p := t.Post
+	if pdfaWanted(t) && route != routePDFA && p.FacturX != nil {
+		// Factur-X is added alone after the PDF/A export (afterPDFA).
+		if err := (pdf.Post{FacturX: p.FacturX}).Check(); err != nil {
+			return badRequest("Invalid form data: %v", err)
+		}
+		p.FacturX = nil
+	}
+	if err := p.Check(); err != nil {
 		if fe := (*pdf.FieldError)(nil); errors.As(err, &fe) && fe.Field == "metadata" {
 			return unwritableMetadata(err)
 		}
@@ -397,13 +404,7 @@ func checkTask(route string, t Task) error {
 			return badRequest("Invalid form data: %v", err)
 		}
 	}
-	if t.PDFA > 0 && route == routeConvert && (!t.Post.Empty() || t.Merge) {
-		// calq convert's rule: pdfcpu's changes after LibreOffice's PDF/A
-		// export break its conformance.
-		return badRequest("Invalid form data: form field 'pdfa' cannot go with merge, metadata, watermarks, stamps, " +
-			"rotation, flattening or passwords (the user's profile may set some): the changes after the PDF/A export would break its conformance")
-	}
-	return nil
+	return checkPDFA(t)
 }
 
 // quoteName is a client's file name in a sentence: 'name'.

@@ -124,7 +124,7 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 			break
 		}
 		if err = s.pdf.Merge(ctx, s.fileLimit(ins...), ins, merged.path); err == nil {
-			pdfs, err = s.after(ctx, []namedPDF{merged}, out, t)
+			pdfs, err = s.pdfEngines(ctx, j, []namedPDF{merged}, out, t)
 		}
 	case routePDFA:
 		pdfs, err = s.toPDFA(ctx, j, uploads, out, t)
@@ -135,7 +135,7 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 	case routeFacturX:
 		pdfs, err = s.facturX(ctx, j, uploads, out, t)
 	default:
-		pdfs, err = s.after(ctx, uploads, out, t)
+		pdfs, err = s.pdfEngines(ctx, j, uploads, out, t)
 	}
 	if err != nil {
 		return nil, err
@@ -176,7 +176,16 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	if s.shared != nil && t.Export.Password == "" {
 		o.Shared, o.Office, o.Journal = s.shared, nil, nil
 	}
-	if t.Split == nil {
+	// With a PDF/A, LibreOffice exports it last (afterPDFA), unless no
+	// step changes the pages: then its export of the documents is the
+	// PDF/A, and only what PDF/A allows is added to it.
+	before, _ := aroundPDFA(t.Post)
+	direct := before.Empty() && t.Split == nil && !(t.Merge && len(ins) > 1)
+	switch {
+	case pdfaWanted(t) && !direct:
+		o.PDFA = 0
+	case pdfaWanted(t):
+	case t.Split == nil:
 		o.Post = t.Post
 	}
 	if t.Merge && len(ins) > 1 {
@@ -207,7 +216,12 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	if o.Merge != "" {
 		pdfs = []namedPDF{{path: o.Merge, name: mergedName(j, t)}}
 	}
-	if t.Split == nil {
+	switch {
+	case pdfaWanted(t) && direct:
+		return s.addAfterPDFA(ctx, pdfs, out, t)
+	case pdfaWanted(t):
+		return s.afterPDFA(ctx, j, pdfs, out, t)
+	case t.Split == nil:
 		return pdfs, nil
 	}
 	return s.after(ctx, pdfs, out, Task{Split: t.Split, Post: t.Post})
@@ -298,23 +312,23 @@ func (s *Server) toPDFA(ctx context.Context, j *jobs.Job, ins []namedPDF, out st
 	res := make([]namedPDF, len(ins))
 	for i, in := range ins {
 		res[i] = namedPDF{path: filepath.Join(out, fmt.Sprintf("pdfa-%04d.pdf", i)), name: in.name}
-		if err := s.officePDFA(ctx, j, i, in.path, res[i].path, t.PDFA, t.Export.PDFUA); err != nil {
+		if err := s.officePDFA(ctx, j, in.name, in.path, res[i].path, t.PDFA, t.Export.PDFUA); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
 }
 
-// officePDFA has LibreOffice export the job's i-th file, in, as PDF/A-pdfa
-// (0: none) and, with ua, PDF/UA at out; its failure is said in words for
-// people, by the client's name.
-func (s *Server) officePDFA(ctx context.Context, j *jobs.Job, i int, in, out string, pdfa int, ua bool) error {
+// officePDFA has LibreOffice export the job's file in, which the client
+// calls name, as PDF/A-pdfa (0: none) and, with ua, PDF/UA at out; its
+// failure is said in words for people, by that name.
+func (s *Server) officePDFA(ctx context.Context, j *jobs.Job, name, in, out string, pdfa int, ua bool) error {
 	office := &fairOffice{s: s, user: j.Owner, class: j.Class, retries: officeRetries}
 	o := lo.ConvertOptions{PDFA: pdfa, Export: lo.Export{PDFUA: ua}, Timeout: s.opts.FileTimeout}
 	if err := office.Convert(ctx, in, out, o); err != nil {
 		var ce *lo.ConvertError
 		if errors.As(err, &ce) {
-			return &jobError{status: http.StatusBadRequest, msg: j.Request.Files[i].Name + ": " + ce.Explain(), err: err}
+			return &jobError{status: http.StatusBadRequest, msg: name + ": " + ce.Explain(), err: err}
 		}
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"calq/convert/pdf"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -63,9 +65,11 @@ func TestLibreOffice(t *testing.T) {
 			wantErr: "Invalid form data: form field 'nativeWatermarkText' is invalid (got 'AB', want text without control characters)"},
 		{name: "bookmarks to destinations", form: formOf("exportBookmarksToPdfDestination", "true"), want: LibreOfficeOptions{ExportBookmarksToPdfDestination: true}},
 		{name: "optimizeImages", form: formOf("optimizeImages", "true", "imageQuality", "0"), wantErr: "Invalid form data: form field 'imageQuality' is invalid (got '0', want an integer from 1 to 100)"},
-		{name: "factur-x", form: formOf("facturxConformanceLevel", "BASIC"), wantErr: "Invalid form data: form field 'facturxConformanceLevel' is not supported by calq (got 'BASIC')"},
-		{name: "factur-x file", form: &Form{fields: map[string][]string{}, Files: []File{{Name: "a.xml", Path: "/d/0001.xml", Field: "facturxXml"}}},
-			wantErr: "Invalid form data: form file field 'facturxXml' is not supported by calq"},
+		{name: "factur-x without its XML", form: formOf("facturxConformanceLevel", "BASIC"), wantErr: "Invalid form data: 'facturxConformanceLevel' and 'facturxXml' are both required"},
+		{name: "factur-x without its level", form: &Form{fields: map[string][]string{}, Files: []File{{Name: "a.xml", Path: "/d/0001.xml", Field: "facturxXml"}}},
+			wantErr: "Invalid form data: 'facturxConformanceLevel' and 'facturxXml' are both required"},
+		{name: "factur-x", form: &Form{fields: formOf("facturxConformanceLevel", "BASIC").fields, Files: []File{{Name: "a.xml", Path: "/d/0001.xml", Field: "facturxXml"}}},
+			want: LibreOfficeOptions{Post: Post{FacturX: &pdf.FacturX{XML: "/d/0001.xml", Level: "BASIC"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := LibreOffice(tc.form)

@@ -120,8 +120,9 @@ func (f *Form) post(pdfa int) Post {
 	if q := f.imageQuality(); f.Bool("optimizeImages") {
 		p.Images = &pdf.Images{Quality: q, MaxResolution: f.maxImageResolution()}
 	}
-	f.unsupported("facturxConformanceLevel")
-	f.unsupportedFiles("facturxXml")
+	if f.Has("facturxConformanceLevel") || slices.ContainsFunc(f.Files, func(file File) bool { return file.Field == "facturxXml" }) {
+		p.FacturX = f.facturX() // made PDF/A-3b when no PDF/A is asked for
+	}
 	return p
 }
 
