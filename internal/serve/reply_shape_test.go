@@ -2,12 +2,15 @@ package serve
 
 import (
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/http"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+
+	"calq/convert/sniff"
 )
 
 // replyCase is one request to a Gotenberg route and the reply's shape
@@ -79,6 +82,19 @@ func TestReplyShape(t *testing.T) {
 			status: 400, ctype: plain, body: "Invalid form data: no form file found for extensions: [.pdf]"},
 		{name: "a field required, and no file", route: "pdfengines/metadata/write", fields: map[string]string{"x": "y"},
 			status: 400, ctype: plain, body: "Invalid form data: form field 'metadata' is required\nno form file found for extensions: [.pdf]"},
+		{name: "the LibreOffice route: shared fields, the missing files, then its own fields", route: "libreoffice/convert",
+			fields: map[string]string{"landscape": "foo", "quality": "-1", "rotateAngle": "45", "initialView": "5", "flatten": "foo"},
+			status: 400, ctype: plain, body: "Invalid form data: form field 'rotateAngle' is invalid (got '45', resulting to wrong value, expected 90, 180, or 270)\n" +
+				"no form file found for extensions: " + fmt.Sprint(sniff.Supported()) + "\n" +
+				`form field 'landscape' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)` + "\n" +
+				"form field 'initialView' is invalid (got '5', resulting to value is not 0, 1 or 2)\n" +
+				"form field 'quality' is invalid (got '-1', resulting to value is inferior to 1)\n" +
+				`form field 'flatten' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)`},
+		{name: "merge: shared fields, the missing files, then flatten", route: "pdfengines/merge",
+			fields: map[string]string{"flatten": "foo", "metadata": "foo"},
+			status: 400, ctype: plain, body: "Invalid form data: form field 'metadata' is invalid (got 'foo', resulting to unmarshal metadata: invalid character 'o' in literal false (expecting 'a'))\n" +
+				"no form file found for extensions: [.pdf]\n" +
+				`form field 'flatten' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)`},
 		{name: "a boolean, in the parser's words", route: "pdfengines/merge", files: []upload{three, other}, fields: map[string]string{"pdfua": "foo"},
 			status: 400, ctype: plain, body: `Invalid form data: form field 'pdfua' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)`},
 		{name: "an integer, in the parser's words", route: "pdfengines/split", files: []upload{three},

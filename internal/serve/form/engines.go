@@ -38,14 +38,21 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 	o := EngineOptions{Route: route}
 	switch route {
 	case "merge", "split":
-		o.PDFA, o.PDFUA = f.pdfFormats(false)
-		o.Post = f.post(o.PDFA)
 		if route == "split" {
 			o.Split = f.split(true)
-		} else {
+		}
+		o.PDFA, o.PDFUA = f.pdfFormats(false)
+		split := o.Split
+		o.Post = f.post(o.PDFA)
+		o.Split = split
+		if route == "merge" {
 			if o.Bookmarks, o.FileBookmarks = f.bookmarks(false); o.FileBookmarks != nil {
 				f.Unsupported("bookmarks", "a list for the merged PDF")
 			}
+		}
+		f.inputsRead()
+		o.Flatten = f.Bool("flatten")
+		if route == "merge" {
 			f.onlyBool("autoIndexBookmarks", false)
 			f.onlyBool("titleBookmarks", false)
 		}

@@ -58,7 +58,7 @@ func TestPDFEngines(t *testing.T) {
 		{route: "optimize", form: formOf("imageQuality", "40", "maxImageResolution", "150"),
 			want: EngineOptions{Route: "optimize", Post: Post{Optimize: true, Images: &pdf.Images{Quality: 40, MaxResolution: 150}}}},
 		{route: "optimize", form: formOf("imageQuality", "200"), wantStatus: 400,
-			wantErr: "Invalid form data: form field 'imageQuality' is invalid (got '200', want an integer from 1 to 100)"},
+			wantErr: "Invalid form data: form field 'imageQuality' is invalid (got '200', resulting to value is superior to 100)"},
 		{route: "chromium", form: formOf(), wantStatus: 404, wantErr: "calq serve does not offer the route /forms/pdfengines/chromium."},
 		{route: "factur-x", form: formOf("facturxConformanceLevel", "EN 16931"), wantStatus: 400,
 			wantErr: "Invalid form data: 'facturxConformanceLevel' and 'facturxXml' are both required"},
