@@ -432,10 +432,14 @@ func target(src string, pdfa int, e Export) string {
 // importFilter is the filter to open src with when LibreOffice's own
 // choice is wrong, else "". An HTML template (.oth, ODF text-web) opens in
 // Writer/Web, whose PDF export writes empty pages (LibreOffice 7.4); opened
-// as a Writer document it prints its text.
+// as a Writer document it prints its text. XHTML, which LibreOffice
+// opens in Writer/Web too, is read as HTML into Writer.
 func importFilter(src string) string {
-	if SafeExt(src) == ".oth" {
+	switch SafeExt(src) {
+	case ".oth":
 		return "writer8"
+	case ".xhtml":
+		return "HTML (StarWriter)"
 	}
 	return ""
 }
@@ -443,7 +447,7 @@ func importFilter(src string) string {
 // exportFilter is the PDF export filter of the module that opens src.
 func exportFilter(src string) string {
 	switch strings.TrimPrefix(SafeExt(src), ".") {
-	case "html", "htm", "xhtml":
+	case "html", "htm":
 		return "writer_web_pdf_Export"
 	case "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "dif", "slk", "sxc", "numbers":
 		return "calc_pdf_Export"

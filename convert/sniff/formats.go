@@ -65,6 +65,13 @@ func init() {
 	add(format{kind: Image, check: checkImage, magic: "WebP"}, "webp")
 	add(format{kind: Image, check: checkImage, magic: "GIF"}, "gif")
 	add(format{kind: Image, check: checkImage, magic: "BMP"}, "bmp")
+	add(format{kind: Office, check: checkOOXML, ooxmlDir: "visio/"}, "vsdx", "vsdm")
+	for ext, mime := range sunXML {
+		add(format{kind: Office, check: checkSunXML, odfMime: mime}, ext)
+	}
+	for ext := range otherFormats {
+		add(format{kind: Office, check: checkOther}, ext)
+	}
 }
 
 // article gives "a" or "an" for a name read out letter by letter ("an ODT",
