@@ -449,11 +449,14 @@ func exportFilter(src string) string {
 	switch strings.TrimPrefix(SafeExt(src), ".") {
 	case "html", "htm":
 		return "writer_web_pdf_Export"
-	case "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "dif", "slk", "sxc", "numbers":
+	case "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "dif", "slk", "sxc", "numbers",
+		"stc", "sdc", "xlw", "123", "wk1", "wks", "wb2", "dbf":
 		return "calc_pdf_Export"
-	case "ppt", "pptx", "pptm", "pps", "ppsx", "pot", "potx", "potm", "odp", "otp", "fodp", "sxi", "key":
+	case "ppt", "pptx", "pptm", "pps", "ppsx", "pot", "potx", "potm", "odp", "otp", "fodp", "sxi", "key", "sti", "sdd", "cgm":
 		return "impress_pdf_Export"
-	case "odg", "otg", "fodg", "vsd", "vsdx", "svg", "png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "emf", "wmf", "pdf", "cdr", "pub":
+	case "odg", "otg", "fodg", "vsd", "vsdx", "svg", "png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "emf", "wmf", "pdf", "cdr", "pub",
+		"vsdm", "vdx", "sxd", "std", "sda", "cmx", "wpg", "dxf", "eps", "svm", "met", "pct", "pcd", "pcx", "psd", "ras", "tga",
+		"pbm", "pgm", "ppm", "xbm", "xpm":
 		return "draw_pdf_Export"
 	}
 	return "writer_pdf_Export"

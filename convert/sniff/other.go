@@ -112,7 +112,8 @@ var otherFormats = map[string]sig{
 	"lwp": {opaque, "binary data of no other format"},
 }
 
-// sunXML are the mimetypes of the Sun XML (OpenOffice.org 1) packages.
+// sunXML are the mimetypes of the Sun XML (OpenOffice.org 1) packages,
+// ODF's forerunners: checkODF checks them.
 var sunXML = map[string]string{
 	"sxw": "application/vnd.sun.xml.writer", "stw": "application/vnd.sun.xml.writer.template",
 	"sxg": "application/vnd.sun.xml.writer.global", "sxc": "application/vnd.sun.xml.calc",
@@ -128,29 +129,6 @@ func checkOther(f format, r io.ReaderAt, size int64, head []byte) error {
 		return nil
 	}
 	return mismatch("content is not %s (no %s%s)", article(f.name), strings.TrimPrefix(strings.TrimPrefix(s.lack, "an "), "a "), hint(head, r, size))
-}
-
-// checkSunXML: a zip whose mimetype entry is the format's; an encrypted
-// package lists encryption-data in its manifest, as ODF's do.
-func checkSunXML(f format, r io.ReaderAt, size int64, head []byte) error {
-	if !bytes.HasPrefix(head, []byte(zipMagic)) {
-		return mismatch("content is not %s (no zip signature%s)", article(f.name), hint(head, r, size))
-	}
-	zr, err := zip.NewReader(r, size)
-	if err != nil {
-		return mismatch("truncated or corrupt %s (zip unreadable)", f.name)
-	}
-	mime, ok := odfMimetype(zr)
-	if !ok || mime != f.odfMime {
-		if got := zipFormat(zr); got != "" && got != "OOXML" {
-			return mismatch("content is not %s (it looks like %s)", article(f.name), article(got))
-		}
-		return mismatch("content is not %s (no %s mimetype entry)", article(f.name), f.odfMime)
-	}
-	if odfEncrypted(zr) {
-		return errOfficePassword
-	}
-	return nil
 }
 
 // textWith accepts text (isText) holding marker in its first KiB.
