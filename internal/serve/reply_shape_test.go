@@ -43,6 +43,8 @@ func TestReplyShape(t *testing.T) {
 	long := upload{"files", "long.txt", longText(120)}
 	protected := fileUpload(t, filepath.Join(repoTestdata, "convert", "protected", "protected.docx"))
 	docx := fileUpload(t, filepath.Join(repoTestdata, "convert", "sample_3.docx"))
+	tika := fileUpload(t, filepath.Join(repoTestdata, "convert", "testWORD_protected_passtika.docx"))
+	tika.name = "tika.docx"
 	const plain = "text/plain; charset=UTF-8"
 	cases := []replyCase{
 		{name: "converted documents in a zip keep their extension", route: "libreoffice/convert",
@@ -120,6 +122,8 @@ func TestReplyShape(t *testing.T) {
 			status: 400, ctype: plain, body: "The document 'a.txt' is not password-protected. Remove the 'password' form field."},
 		{name: "a password for a DOCX without one", route: "libreoffice/convert", files: []upload{docx}, fields: map[string]string{"password": "foo"},
 			status: 400, ctype: plain, body: "The document 'sample_3.docx' is not password-protected. Remove the 'password' form field."},
+		{name: "a wrong password", route: "libreoffice/convert", files: []upload{tika}, fields: map[string]string{"password": "bar"},
+			status: 400, ctype: plain, body: "The password for the document 'tika.docx' is incorrect. Check the 'password' form field."},
 		{name: "page ranges LibreOffice cannot apply", route: "libreoffice/convert", files: []upload{a}, fields: map[string]string{"nativePageRanges": "foo"},
 			status: 400, ctype: plain,
 			body: "LibreOffice could not apply the page ranges 'foo' to the document 'a.txt'. Check the 'nativePageRanges' form field; valid values look like '1-4', '2' or '1,3,5-7'."},
