@@ -2,8 +2,9 @@
 // extension claims and how calq should convert it.
 //
 // Entry points: Detect (one file: its extension picks the expected format, its
-// first bytes and container structure must agree) and Supported (the list of
-// extensions). Detect reads the first 8 KiB, the central directory of zip
+// first bytes and container structure must agree), DetectFile (Detect, then
+// the content decides), Supported (the list of extensions) and TellsPassword
+// (whether Detect would see a password on a file named so). Detect reads the first 8 KiB, the central directory of zip
 // containers plus their tiny mimetype and manifest entries, the directory and
 // a few bytes of OLE2 containers and, for PDFs, the whole file once in 1 MiB
 // chunks; it never parses document content. It is safe for concurrent use.
