@@ -432,10 +432,14 @@ func target(src string, pdfa int, e Export) string {
 // importFilter is the filter to open src with when LibreOffice's own
 // choice is wrong, else "". An HTML template (.oth, ODF text-web) opens in
 // Writer/Web, whose PDF export writes empty pages (LibreOffice 7.4); opened
-// as a Writer document it prints its text.
+// as a Writer document it prints its text. XHTML, which LibreOffice
+// opens in Writer/Web too, is read as HTML into Writer.
 func importFilter(src string) string {
-	if SafeExt(src) == ".oth" {
+	switch SafeExt(src) {
+	case ".oth":
 		return "writer8"
+	case ".xhtml":
+		return "HTML (StarWriter)"
 	}
 	return ""
 }
@@ -443,13 +447,16 @@ func importFilter(src string) string {
 // exportFilter is the PDF export filter of the module that opens src.
 func exportFilter(src string) string {
 	switch strings.TrimPrefix(SafeExt(src), ".") {
-	case "html", "htm", "xhtml":
+	case "html", "htm":
 		return "writer_web_pdf_Export"
-	case "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "dif", "slk", "sxc", "numbers":
+	case "xls", "xlsx", "xlsm", "xlsb", "xlt", "xltx", "xltm", "ods", "ots", "fods", "csv", "tsv", "dif", "slk", "sxc", "numbers",
+		"stc", "sdc", "xlw", "123", "wk1", "wks", "wb2", "dbf":
 		return "calc_pdf_Export"
-	case "ppt", "pptx", "pptm", "pps", "ppsx", "pot", "potx", "potm", "odp", "otp", "fodp", "sxi", "key":
+	case "ppt", "pptx", "pptm", "pps", "ppsx", "pot", "potx", "potm", "odp", "otp", "fodp", "sxi", "key", "sti", "sdd", "cgm":
 		return "impress_pdf_Export"
-	case "odg", "otg", "fodg", "vsd", "vsdx", "svg", "png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "emf", "wmf", "pdf", "cdr", "pub":
+	case "odg", "otg", "fodg", "vsd", "vsdx", "svg", "png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "emf", "wmf", "pdf", "cdr", "pub",
+		"vsdm", "vdx", "sxd", "std", "sda", "cmx", "wpg", "dxf", "eps", "svm", "met", "pct", "pcd", "pcx", "psd", "ras", "tga",
+		"pbm", "pgm", "ppm", "xbm", "xpm":
 		return "draw_pdf_Export"
 	}
 	return "writer_pdf_Export"

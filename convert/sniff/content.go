@@ -35,6 +35,11 @@ func DetectFile(path string) (Result, error) {
 			// way of .oth.
 			return Result{Kind: kind, As: ".oth"}, nil
 		}
+		if (ext == ".html" || ext == ".htm") && isXHTML(path) {
+			// LibreOffice opens HTML with an XML declaration in
+			// Writer/Web, whose PDF is blank; calq reads .xhtml as HTML.
+			return Result{Kind: kind, As: ".xhtml"}, nil
+		}
 		return Result{Kind: kind, As: ext}, nil
 	}
 	if !errors.Is(err, ErrMismatch) {
@@ -59,6 +64,18 @@ func isODFWeb(path string) bool {
 	defer zr.Close()
 	mime, ok := odfMimetype(&zr.Reader)
 	return ok && mime == odfText+"-web"
+}
+
+// isXHTML says whether the text at path starts with an XML declaration.
+func isXHTML(path string) bool {
+	file, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(file, head)
+	return bytes.HasPrefix(bytes.TrimLeft(trimBOM(head[:n]), " \t\r\n"), []byte("<?xml"))
 }
 
 // spreadsheet extensions: HTML under one of them is a web application's

@@ -2,8 +2,9 @@
 // extension claims and how calq should convert it.
 //
 // Entry points: Detect (one file: its extension picks the expected format, its
-// first bytes and container structure must agree) and Supported (the list of
-// extensions). Detect reads the first 8 KiB, the central directory of zip
+// first bytes and container structure must agree), DetectFile (Detect, then
+// the content decides), Supported (the list of extensions) and TellsPassword
+// (whether Detect would see a password on a file named so). Detect reads the first 8 KiB, the central directory of zip
 // containers plus their tiny mimetype and manifest entries, the directory and
 // a few bytes of OLE2 containers and, for PDFs, the whole file once in 1 MiB
 // chunks; it never parses document content. It is safe for concurrent use.
@@ -39,6 +40,16 @@
 //     permission restrictions).
 //   - png jpg jpeg tif tiff webp gif bmp: the format's magic bytes (TIFF II*\0 or
 //     MM\0*, WebP RIFF....WEBP, BMP "BM" plus a known DIB header size).
+//   - the other formats LibreOffice imports (other.go), which LibreOffice
+//     converts, pictures too: a signature (WordPerfect, EMF, WMF, EPS,
+//     Netpbm, Photoshop, ...), a marker in the first KiB of a text (SVG,
+//     XML, XHTML, DIF, SYLK, XBM, XPM, DXF), a container (Sun XML's
+//     mimetype, Visio's OOXML folder, an OLE2 file, a zip neither OOXML nor
+//     ODF for iWork), a header's sanity (TARGA, PCX, dBase), or, for the
+//     few without a signature (MacWrite, OS/2 metafile, PICT, Photo CD,
+//     Lotus Word Pro), binary data of no format calq knows by content.
+//   - html htm with an XML declaration: converted as .xhtml, which
+//     LibreOffice is told to read as HTML into Writer.
 //
 // Not detectable here: documents that are well-formed but make LibreOffice
 // fail, crash or hang (corpus ofz5909-1.html and ofz8255-1.html), damage inside

@@ -19,6 +19,7 @@ type format struct {
 	odfMime  string // ODF (zip or flat XML): the family's mimetype; sub-types add "-template", "-master", "-web"
 	ole      string // OLE2: "doc", "xls" or "ppt"
 	magic    string // images: key into imageMagic
+	other    bool   // one of the other formats: protection not looked for
 }
 
 const (
@@ -65,6 +66,13 @@ func init() {
 	add(format{kind: Image, check: checkImage, magic: "WebP"}, "webp")
 	add(format{kind: Image, check: checkImage, magic: "GIF"}, "gif")
 	add(format{kind: Image, check: checkImage, magic: "BMP"}, "bmp")
+	add(format{kind: Office, check: checkOOXML, ooxmlDir: "visio/"}, "vsdx", "vsdm")
+	for ext, mime := range sunXML {
+		add(format{kind: Office, check: checkODF, odfMime: mime}, ext)
+	}
+	for ext := range otherFormats {
+		add(format{kind: Office, check: checkOther, other: true}, ext)
+	}
 }
 
 // article gives "a" or "an" for a name read out letter by letter ("an ODT",

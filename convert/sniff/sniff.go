@@ -118,6 +118,16 @@ func Supported() []string {
 	return out
 }
 
+// TellsPassword says whether Detect finds out that a file named like path
+// is password-protected (ErrPassword), so that a file it accepts is not:
+// true for calq's first formats (those that cannot be protected
+// included), false for the other formats LibreOffice imports, and for
+// extensions calq does not take.
+func TellsPassword(path string) bool {
+	f, ok := formats[strings.ToLower(filepath.Ext(path))]
+	return ok && !f.other
+}
+
 // detectError carries a reason and sentinel out of the checks; Detect turns it
 // into an *Error with the path.
 type detectError struct {

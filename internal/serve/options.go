@@ -424,7 +424,11 @@ func checkFiles(route string, files []form.File, t Task) error {
 			}
 			continue
 		}
-		if _, err := sniff.Detect(f.Path); err != nil {
+		_, err := sniff.Detect(f.Path)
+		if err == nil && t.Export.Password != "" && sniff.TellsPassword(f.Path) { // Gotenberg's sentence
+			return badRequest("The document %s is not password-protected. Remove the 'password' form field.", quoteName(f.Name))
+		}
+		if err != nil {
 			if errors.Is(err, sniff.ErrPassword) && t.Export.Password != "" {
 				continue
 			}

@@ -2,12 +2,15 @@ package serve
 
 import (
 	"encoding/json"
+	"fmt"
 	"mime"
 	"net/http"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+
+	"calq/convert/sniff"
 )
 
 // replyCase is one request to a Gotenberg route and the reply's shape
@@ -39,6 +42,9 @@ func TestReplyShape(t *testing.T) {
 	b := upload{"files", "b.txt", []byte("second\n")}
 	long := upload{"files", "long.txt", longText(120)}
 	protected := fileUpload(t, filepath.Join(repoTestdata, "convert", "protected", "protected.docx"))
+	docx := fileUpload(t, filepath.Join(repoTestdata, "convert", "sample_3.docx"))
+	tika := fileUpload(t, filepath.Join(repoTestdata, "convert", "testWORD_protected_passtika.docx"))
+	tika.name = "tika.docx"
 	const plain = "text/plain; charset=UTF-8"
 	cases := []replyCase{
 		{name: "converted documents in a zip keep their extension", route: "libreoffice/convert",
@@ -79,6 +85,19 @@ func TestReplyShape(t *testing.T) {
 			status: 400, ctype: plain, body: "Invalid form data: no form file found for extensions: [.pdf]"},
 		{name: "a field required, and no file", route: "pdfengines/metadata/write", fields: map[string]string{"x": "y"},
 			status: 400, ctype: plain, body: "Invalid form data: form field 'metadata' is required\nno form file found for extensions: [.pdf]"},
+		{name: "the LibreOffice route: shared fields, the missing files, then its own fields", route: "libreoffice/convert",
+			fields: map[string]string{"landscape": "foo", "quality": "-1", "rotateAngle": "45", "initialView": "5", "flatten": "foo"},
+			status: 400, ctype: plain, body: "Invalid form data: form field 'rotateAngle' is invalid (got '45', resulting to wrong value, expected 90, 180, or 270)\n" +
+				"no form file found for extensions: " + fmt.Sprint(sniff.Supported()) + "\n" +
+				`form field 'landscape' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)` + "\n" +
+				"form field 'initialView' is invalid (got '5', resulting to value is not 0, 1 or 2)\n" +
+				"form field 'quality' is invalid (got '-1', resulting to value is inferior to 1)\n" +
+				`form field 'flatten' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)`},
+		{name: "merge: shared fields, the missing files, then flatten", route: "pdfengines/merge",
+			fields: map[string]string{"flatten": "foo", "metadata": "foo"},
+			status: 400, ctype: plain, body: "Invalid form data: form field 'metadata' is invalid (got 'foo', resulting to unmarshal metadata: invalid character 'o' in literal false (expecting 'a'))\n" +
+				"no form file found for extensions: [.pdf]\n" +
+				`form field 'flatten' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)`},
 		{name: "a boolean, in the parser's words", route: "pdfengines/merge", files: []upload{three, other}, fields: map[string]string{"pdfua": "foo"},
 			status: 400, ctype: plain, body: `Invalid form data: form field 'pdfua' is invalid (got 'foo', resulting to strconv.ParseBool: parsing "foo": invalid syntax)`},
 		{name: "an integer, in the parser's words", route: "pdfengines/split", files: []upload{three},
@@ -99,6 +118,12 @@ func TestReplyShape(t *testing.T) {
 		{name: "a document that needs a password", route: "libreoffice/convert", files: []upload{protected},
 			status: 400, ctype: plain,
 			body: "The document 'protected.docx' is password-protected. Provide its password in the 'password' form field."},
+		{name: "a password for a document without one", route: "libreoffice/convert", files: []upload{a}, fields: map[string]string{"password": "foo"},
+			status: 400, ctype: plain, body: "The document 'a.txt' is not password-protected. Remove the 'password' form field."},
+		{name: "a password for a DOCX without one", route: "libreoffice/convert", files: []upload{docx}, fields: map[string]string{"password": "foo"},
+			status: 400, ctype: plain, body: "The document 'sample_3.docx' is not password-protected. Remove the 'password' form field."},
+		{name: "a wrong password", route: "libreoffice/convert", files: []upload{tika}, fields: map[string]string{"password": "bar"},
+			status: 400, ctype: plain, body: "The password for the document 'tika.docx' is incorrect. Check the 'password' form field."},
 		{name: "page ranges LibreOffice cannot apply", route: "libreoffice/convert", files: []upload{a}, fields: map[string]string{"nativePageRanges": "foo"},
 			status: 400, ctype: plain,
 			body: "LibreOffice could not apply the page ranges 'foo' to the document 'a.txt'. Check the 'nativePageRanges' form field; valid values look like '1-4', '2' or '1,3,5-7'."},

@@ -165,7 +165,11 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 				return
 			}
 			mu.Lock()
-			failed = append(failed, clientName(j, f.Input)+": "+s.clientText(j, f.Reason))
+			line := clientName(j, f.Input) + ": " + s.clientText(j, f.Reason)
+			if errors.Is(f.Err, lo.ErrWrongPassword) { // Gotenberg's sentence
+				line = "The password for the document " + quoteName(clientName(j, f.Input)) + " is incorrect. Check the 'password' form field."
+			}
+			failed = append(failed, line)
 			if f.Err != nil && (diskFull(f.Err) || sqliteCode(f.Err) >= 0) {
 				fault = f.Err
 			}

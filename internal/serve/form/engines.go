@@ -44,12 +44,19 @@ func PDFEngines(route string, f *Form) (EngineOptions, error) {
 	o := EngineOptions{Route: route}
 	switch route {
 	case "merge", "split":
-		o.PDFA, o.PDFUA = f.pdfFormats(false)
-		o.Post = f.post(o.PDFA)
 		if route == "split" {
 			o.Split = f.split(true)
-		} else {
+		}
+		o.PDFA, o.PDFUA = f.pdfFormats(false)
+		split := o.Split
+		o.Post = f.post(o.PDFA)
+		o.Split = split
+		if route == "merge" {
 			o.Bookmarks, o.FileBookmarks = f.bookmarks(false)
+		}
+		f.inputsRead()
+		o.Flatten = f.Bool("flatten")
+		if route == "merge" {
 			o.AutoIndexBookmarks, o.TitleBookmarks = f.Bool("autoIndexBookmarks"), f.Bool("titleBookmarks")
 		}
 	case "bookmarks/write":

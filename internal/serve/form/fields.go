@@ -2,6 +2,7 @@ package form
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,12 @@ func (f *Form) invalidValueBy(name, v string, cause error, want string) {
 		return
 	}
 	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(v), cause))
+}
+
+// invalidBecause records that the field's value is refused for reason,
+// which does not repeat the value ("value is inferior to 1").
+func (f *Form) invalidBecause(name string, reason error) {
+	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(f.Value(name)), reason))
 }
 
 // Require records that the field is required when it is absent.
@@ -150,7 +157,7 @@ func (f *Form) OptBool(name string) *bool {
 
 // Int is the field's integer value, def when absent or invalid.
 func (f *Form) Int(name string, def int) int {
-	return f.IntRange(name, def, minInt, maxInt)
+	return f.IntCheck(name, def, func(int) error { return nil })
 }
 
 const (
@@ -159,44 +166,57 @@ const (
 )
 
 // IntRange is the field's integer value, which must lie in [lo, hi]; def
-// when absent or invalid.
+// when absent or invalid. A value out of bounds is said in Gotenberg's
+// words: "value is inferior to 1", "value is superior to 100".
 func (f *Form) IntRange(name string, def, lo, hi int) int {
+	return f.IntCheck(name, def, func(n int) error { return inRange(n, lo, hi) })
+}
+
+// inRange says why n is not in [lo, hi], nil when it is.
+func inRange(n, lo, hi int) error {
+	switch {
+	case n < lo:
+		return fmt.Errorf("value is inferior to %d", lo)
+	case n > hi:
+		return fmt.Errorf("value is superior to %d", hi)
+	}
+	return nil
+}
+
+// IntChoice is the field's integer value, which must be one of allowed; def
+// when absent or invalid ("value is not 75, 150 or 300").
+func (f *Form) IntChoice(name string, def int, allowed ...int) int {
+	return f.IntCheck(name, def, func(n int) error { return oneOfInts(n, allowed) })
+}
+
+// oneOfInts says why n is not one of allowed, nil when it is.
+func oneOfInts(n int, allowed []int) error {
+	if slices.Contains(allowed, n) {
+		return nil
+	}
+	words := make([]string, len(allowed))
+	for i, a := range allowed {
+		words[i] = strconv.Itoa(a)
+	}
+	return errors.New("value is not " + oneOf(words))
+}
+
+// IntCheck is the field's integer value, which check must accept; def when
+// absent or invalid. check's error, or the parser's, is the reason the
+// reply gives, as Gotenberg gives it ("resulting to value is inferior to
+// 1").
+func (f *Form) IntCheck(name string, def int, check func(int) error) int {
 	v := f.Value(name)
 	if v == "" {
 		return def
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil && errors.Is(err, strconv.ErrSyntax) {
+	if err != nil {
 		f.invalidBy(name, err, "an integer")
 		return def
 	}
-	if err != nil || n < lo || n > hi {
-		switch {
-		case lo == minInt && hi == maxInt:
-			f.Invalid(name, "an integer")
-		case hi == maxInt:
-			f.Invalid(name, fmt.Sprintf("an integer of at least %d", lo))
-		default:
-			f.Invalid(name, fmt.Sprintf("an integer from %d to %d", lo, hi))
-		}
-		return def
-	}
-	return n
-}
-
-// IntChoice is the field's integer value, which must be one of allowed; def
-// when absent or invalid.
-func (f *Form) IntChoice(name string, def int, allowed ...int) int {
-	if f.Value(name) == "" {
-		return def
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(f.Value(name)))
-	if err != nil || !slices.Contains(allowed, n) {
-		words := make([]string, len(allowed))
-		for i, a := range allowed {
-			words[i] = strconv.Itoa(a)
-		}
-		f.Invalid(name, oneOf(words))
+	if err := cmp.Or(inRange(n, minInt, maxInt), check(n)); err != nil {
+		f.invalidBecause(name, err)
 		return def
 	}
 	return n

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"unicode"
-
-	"calq/convert/lo"
 )
 
 // LibreOfficeOptions are the fields of POST /forms/libreoffice/convert.
@@ -73,58 +71,23 @@ func (f *Form) nativeWatermark() NativeWatermark {
 
 // LibreOffice reads the fields of /forms/libreoffice/convert. Unknown
 // fields are ignored; a bad value, or a feature calq cannot honour, is a
-// 400 *Error naming the field.
+// 400 *Error naming the field. The fields are read in Gotenberg's order,
+// which is the order of the lines of its refusal: the PDF fields its
+// routes share, the files, then the route's own.
 func LibreOffice(f *Form) (LibreOfficeOptions, error) {
-	pdfa, pdfua := f.pdfFormats(true)
-	o := LibreOfficeOptions{
-		Landscape:                       f.Bool("landscape"),
-		PageRanges:                      f.pageRanges(),
-		PDFA:                            pdfa,
-		PDFUA:                           pdfua,
-		SinglePageSheets:                f.Bool("singlePageSheets"),
-		ExportFormFields:                f.OptBool("exportFormFields"),
-		ExportBookmarks:                 f.OptBool("exportBookmarks"),
-		ExportNotes:                     f.Bool("exportNotes"),
-		LosslessImageCompression:        f.Bool("losslessImageCompression"),
-		Quality:                         f.IntRange("quality", 0, 1, 100),
-		ExportBookmarksToPdfDestination: f.Bool("exportBookmarksToPdfDestination"),
-		NativeWatermark:                 f.nativeWatermark(),
-		Options:                         f.filterOptions(),
-		UpdateIndexes:                   f.Bool("updateIndexes"),
-		Password:                        f.Value("password"),
-		Merge:                           f.Bool("merge"),
-		MailTo:                          mailTo(f.Value("mailTo")),
-	}
-	maxRes := f.IntChoice("maxImageResolution", 300, 75, 150, 300, 600, 1200)
-	if f.Bool("reduceImageResolution") {
-		o.MaxImageResolution = maxRes
-	}
+	var o LibreOfficeOptions
+	o.PDFA, o.PDFUA = f.pdfFormats(true)
+	split := f.split(false)
+	o.Post = f.post(o.PDFA)
+	o.Post.Split = split
+	f.inputsRead()
+	f.officeFields(&o)
+	o.NativeWatermark = f.nativeWatermark()
 	f.BoolOr("nativePdfFormats", true) // how Gotenberg makes PDF/A; calq always lets LibreOffice
-	o.Post = f.post(pdfa)
-	o.Post.Split = f.split(false)
+	o.Merge = f.Bool("merge")
+	o.Post.Flatten = f.Bool("flatten")
+	o.MailTo = mailTo(f.Value("mailTo"))
 	return o, f.Err()
-}
-
-// filterOptions reads the export options passed on to LibreOffice as
-// they are; nil when none is sent.
-func (f *Form) filterOptions() map[string]string {
-	var opts map[string]string
-	for _, ff := range lo.FilterFields {
-		v := strings.TrimSpace(f.Value(ff.Field))
-		if v == "" {
-			continue
-		}
-		canon, ok := ff.Parse(v)
-		if !ok {
-			f.Invalid(ff.Field, ff.Want())
-			continue
-		}
-		if opts == nil {
-			opts = map[string]string{}
-		}
-		opts[ff.Field] = canon
-	}
-	return opts
 }
 
 // pageRanges reads nativePageRanges.

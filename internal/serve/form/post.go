@@ -2,6 +2,7 @@ package form
 
 import (
 	"encoding/json"
+	"errors"
 
 	"calq/convert/pdf"
 	"fmt"
@@ -100,18 +101,18 @@ const validFormats = "Valid formats include PDF/A-1b, PDF/A-2b, PDF/A-3b, and PD
 var BadSplitSpan = &Error{Status: http.StatusBadRequest,
 	Msg: "The requested split mode is not supported, or no PDF engine could process it. Valid modes: 'intervals', 'pages'."}
 
-// post reads the steps the merge, split and LibreOffice routes share; the
-// split itself is read by the caller.
+// post reads the steps the merge, split and LibreOffice routes share, in
+// Gotenberg's order; the split is read by the caller, and flatten, which
+// Gotenberg reads after the files, too.
 func (f *Form) post(pdfa int) Post {
 	p := Post{
-		Rotate:   f.rotation(false),
-		Flatten:  f.Bool("flatten"),
 		Metadata: f.JSONObject("metadata"),
 		Encrypt:  f.encryption(),
 		Embeds:   f.embeds(),
 	}
 	p.Watermark, p.Watermarks = first(f.marks("watermark", false))
 	p.Stamp, p.Stamps = first(f.marks("stamp", false))
+	p.Rotate = f.rotation(false)
 	if pdfa != 0 && p.Encrypt != nil && p.Encrypt.UserPassword != "" {
 		f.fail(badRequest("PDF/A format is incompatible with encryption"))
 	}
@@ -304,7 +305,12 @@ func (f *Form) rotation(required bool) *Rotation {
 	if required {
 		f.Require("rotateAngle")
 	}
-	angle := f.IntChoice("rotateAngle", 0, 90, 180, 270)
+	angle := f.IntCheck("rotateAngle", 0, func(n int) error {
+		if n != 90 && n != 180 && n != 270 {
+			return errors.New("wrong value, expected 90, 180, or 270") // Gotenberg's words
+		}
+		return nil
+	})
 	if angle == 0 {
 		return nil
 	}

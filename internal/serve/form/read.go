@@ -309,11 +309,22 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 var reserved = []string{"watermark", "stamp", "embeds", "facturxXml"}
 
 // RequireInputs records that the form has no file to work on, listing
-// the extensions the route takes: Err says it last, as Gotenberg does
-// after the fields.
+// the extensions the route takes. Err says it where the route's reader
+// calls inputsRead, else last: Gotenberg's routes read the PDF fields
+// they share, then the files, then their own fields, and list the
+// mistakes in that order.
 func (f *Form) RequireInputs(exts []string) {
 	if len(f.Inputs()) == 0 {
 		f.noInputs = fmt.Sprintf("no form file found for extensions: %v", exts)
+	}
+}
+
+// inputsRead puts the lack of files (RequireInputs) after the mistakes
+// recorded so far and before those recorded next.
+func (f *Form) inputsRead() {
+	if f.noInputs != "" {
+		f.fail(badRequest("%s", f.noInputs))
+		f.noInputs = ""
 	}
 }
 
