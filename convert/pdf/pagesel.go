@@ -48,7 +48,9 @@ func pdfcpuToken(tok string) (string, bool) {
 	case ok && !isRange: // z, end, rN
 		tok = last(fromLast, "")
 	case ok && (to == "z" || to == "end"): // rN-z: the last N pages
-		tok = last(fromLast, "-")
+		if tok = last(fromLast, "-"); fromLast == 0 {
+			tok = "l" // r1-z: pdfcpu has no "l-"
+		}
 	case !ok && isRange && from != "": // A-z, A-rN
 		if toLast, ok := fromEnd(to); ok {
 			tok = from + "-" + last(toLast, "")

@@ -33,6 +33,8 @@ func TestPageSelection(t *testing.T) {
 		{"2-r1", []int{2, 3, 4, 5}},
 		{"r3-z", []int{3, 4, 5}},
 		{"r2-end", []int{4, 5}},
+		{"r1-z", []int{5}},
+		{"z-end", []int{5}},
 		{"1-z,!r1", []int{1, 2, 3, 4}},
 		{" 2-z ", []int{2, 3, 4, 5}},
 		{"r0", nil},
