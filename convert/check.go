@@ -79,36 +79,32 @@ func (o Options) postErrors() []error {
 		errs = append(errs, err)
 	}
 	if o.PDFA != 0 {
-		errs = append(errs, pdfaConflicts(post, o.Merge)...)
+		errs = append(errs, pdfaConflicts(o.PDFA, post, o.Merge, o.Shared != nil)...)
 	}
 	return errs
 }
 
-// pdfaConflicts refuses what would break PDF/A conformance: every pdfcpu
-// change after LibreOffice's export (a watermark's unembedded font,
-// metadata out of step with the XMP, a merge) does.
-func pdfaConflicts(post pdf.Post, merge string) []error {
+// pdfaConflicts refuses what cannot give a file that is the PDF/A it
+// claims. The pages' changes are made before LibreOffice's PDF/A export
+// and the rest after it (pdf.AroundPDFA, as calq serve does), but a
+// merge is made after each file's export, and after a PDF/A-1 export
+// nothing may be changed: pdfcpu's save is PDF 1.7 with object streams.
+func pdfaConflicts(pdfa int, post pdf.Post, merge string, shared bool) []error {
 	var errs []error
-	conflict := func(what string) {
-		errs = append(errs, fmt.Errorf("--pdfa and %s: pdfcpu's changes break PDF/A conformance; choose one", what))
-	}
-	if post.Watermark != nil || post.Stamp != nil {
-		conflict("a watermark or stamp")
-	}
-	if post.Metadata != nil || len(post.CustomMetadata) > 0 {
-		conflict("--title, --author, --subject or --keywords")
-	}
-	if post.Rotate != nil {
-		conflict("a rotation")
-	}
-	if post.Flatten {
-		conflict("flattening")
-	}
-	if post.Optimize {
-		conflict("--optimize")
+	if shared && !post.Empty() {
+		// A worker exports the PDF/A; the changes would come after it.
+		errs = append(errs, errors.New("--pdfa, post-processing and the shared queue: the workers export the PDF/A and the changes would come after it; convert on this machine"))
 	}
 	if merge != "" {
-		conflict("--merge")
+		errs = append(errs, errors.New("--pdfa and --merge: calq convert merges after each file's PDF/A export, and the merge is not PDF/A; choose one"))
+	}
+	if pdfa == 1 && pdf.Marked(post) {
+		errs = append(errs, errors.New("--pdfa 1 and a watermark or stamp: PDF/A-1 forbids their transparency, "+
+			"and LibreOffice's PDF/A-1 export turns the pages they cover into pictures, their text lost; use --pdfa 2 or 3"))
+	}
+	if _, after := pdf.AroundPDFA(post); pdfa == 1 && (after.Metadata != nil || len(after.CustomMetadata) > 0) {
+		errs = append(errs, errors.New("--pdfa 1 and --title, --author, --subject or --keywords: calq writes them after the PDF/A export, "+
+			"and that rewrite (PDF 1.7, object streams) is not PDF/A-1; use --pdfa 2 or 3"))
 	}
 	return errs
 }

@@ -27,9 +27,21 @@ func TestOptionsCheck(t *testing.T) {
 			"--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD"},
 		{"PDF/A and encryption", Options{PDFA: 1, Post: pdf.Post{Encrypt: owner}},
 			"--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one"},
-		{"PDF/A and merge, optimize", Options{PDFA: 2, Merge: "all.pdf", Post: pdf.Post{Optimize: true}},
-			"--pdfa and --optimize: pdfcpu's changes break PDF/A conformance; choose one\n" +
-				"--pdfa and --merge: pdfcpu's changes break PDF/A conformance; choose one"},
+		{"PDF/A and merge", Options{PDFA: 2, Merge: "all.pdf", Post: pdf.Post{Optimize: true}},
+			"--pdfa and --merge: calq convert merges after each file's PDF/A export, and the merge is not PDF/A; choose one"},
+		// The pages' changes come before LibreOffice's PDF/A export, as
+		// on calq serve's routes (pdf.AroundPDFA).
+		{"PDF/A and the pages' changes", Options{PDFA: 2, Post: pdf.Post{Optimize: true, Flatten: true,
+			Watermark: &pdf.Watermark{Text: "DRAFT"}, Rotate: &pdf.Rotation{Angle: 90}}}, ""},
+		{"PDF/A-1 and a rotation", Options{PDFA: 1, Post: pdf.Post{Optimize: true, Rotate: &pdf.Rotation{Angle: 90}}}, ""},
+		{"PDF/A-1 and a watermark", Options{PDFA: 1, Post: pdf.Post{Watermark: &pdf.Watermark{Text: "DRAFT"}}},
+			"--pdfa 1 and a watermark or stamp: PDF/A-1 forbids their transparency"},
+		{"PDF/A, a watermark and the shared queue", Options{Shared: stubShared{}, PDFA: 2, Post: pdf.Post{Watermark: &pdf.Watermark{Text: "X"}}},
+			"--pdfa, post-processing and the shared queue: the workers export the PDF/A"},
+		{"PDF/A-2 and metadata", Options{PDFA: 2, Post: pdf.Post{Metadata: &pdf.Metadata{Title: "T"}}}, ""},
+		{"PDF/A-1 and metadata", Options{PDFA: 1, Post: pdf.Post{Metadata: &pdf.Metadata{Title: "T"}}},
+			"--pdfa 1 and --title, --author, --subject or --keywords: calq writes them after the PDF/A export, " +
+				"and that rewrite (PDF 1.7, object streams) is not PDF/A-1; use --pdfa 2 or 3"},
 		{"input outside the share", Options{Inputs: []string{"/etc"}, SharedRoot: t.TempDir()}, "/etc: "},
 		{"export options", Options{Export: lo.Export{Quality: 80, PageRanges: "1-2", Password: "x"}}, ""},
 		{"export quality", Options{Export: lo.Export{Quality: 101}}, "quality 101: want 1 to 100"},

@@ -289,7 +289,7 @@ func (r *runner) collect(ctx context.Context, i int, key string, res sharedResul
 		return err
 	}
 	if !r.o.Post.Empty() && r.o.Merge == "" {
-		if err := r.post(ctx, tmp, r.limits[i]); err != nil {
+		if err := r.post(ctx, tmp, r.limits[i], r.o.Post); err != nil {
 			return err
 		}
 		if err := r.checkPDFA(ctx, tmp, r.limits[i]); err != nil {

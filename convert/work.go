@@ -238,29 +238,74 @@ func (r *runner) sweepOnce(dir string) {
 // file's timeout covers the conversion, not LibreOffice's start-up.
 func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, tmp string) error {
 	limit := r.limits[i]
-	var err error
-	switch kind {
-	case sniff.Office:
-		err = r.office(ctx, slot, in, tmp, limit)
-	case sniff.Image:
-		err = r.image(ctx, i, slot, in, tmp, limit)
-	default:
-		err = r.passPDF(ctx, slot, in, tmp, limit)
+	if r.o.PDFA != 0 {
+		return r.producePDFA(ctx, i, slot, kind, in, tmp)
 	}
-	if err != nil {
+	if err := r.produceAs(ctx, i, slot, kind, in, tmp, 0); err != nil {
 		return classify(ctx, kind, err, limit)
 	}
 	if !r.o.Post.Empty() && r.o.Merge == "" {
-		if err := r.post(ctx, tmp, limit); err != nil {
+		return r.post(ctx, tmp, limit, r.o.Post)
+	}
+	return nil
+}
+
+// produceAs converts in (of kind) into tmp, as PDF/A-pdfa unless 0.
+func (r *runner) produceAs(ctx context.Context, i, slot int, kind sniff.Kind, in, tmp string, pdfa int) error {
+	limit := r.limits[i]
+	switch kind {
+	case sniff.Office:
+		return r.office(ctx, slot, in, tmp, limit, pdfa)
+	case sniff.Image:
+		return r.image(ctx, i, slot, in, tmp, limit, pdfa)
+	default:
+		return r.passPDF(ctx, slot, in, tmp, limit, pdfa)
+	}
+}
+
+// producePDFA makes the PDF/A of in in the order of pdf.AroundPDFA: a
+// plain PDF first when the pages change, those changes, LibreOffice's
+// PDF/A export of that PDF, then what PDF/A allows after it, with the
+// XMP made to repeat the information dictionary. Check refused what
+// cannot go with the level (a merge; anything after a PDF/A-1 export).
+func (r *runner) producePDFA(ctx context.Context, i, slot int, kind sniff.Kind, in, tmp string) error {
+	limit := r.limits[i]
+	before, after := pdf.AroundPDFA(r.o.Post)
+	if before.Empty() {
+		if err := r.produceAs(ctx, i, slot, kind, in, tmp, r.o.PDFA); err != nil {
+			return classify(ctx, kind, err, limit)
+		}
+	} else {
+		pages := filepath.Join(r.work.dir, strconv.Itoa(i)+"-pages.pdf")
+		defer os.Remove(pages)
+		if err := r.produceAs(ctx, i, slot, kind, in, pages, 0); err != nil {
+			return classify(ctx, kind, err, limit)
+		}
+		if err := r.post(ctx, pages, limit, before); err != nil {
+			return err
+		}
+		if err := r.onInstance(ctx, slot, pages, tmp, r.pdfaOptions(limit)); err != nil {
+			return classify(ctx, sniff.PDF, err, limit)
+		}
+	}
+	if !after.Empty() {
+		after.SyncXMP = true
+		if err := r.post(ctx, tmp, limit, after); err != nil {
 			return err
 		}
 	}
 	return r.checkPDFA(ctx, tmp, limit)
 }
 
-// post post-processes the PDF at path in place, within limit.
-func (r *runner) post(ctx context.Context, path string, limit time.Duration) error {
-	err := r.pdf.Apply(ctx, limit, path, path, r.o.Post)
+// pdfaOptions are LibreOffice's options to export a PDF it imports as
+// the run's PDF/A (and PDF/UA, when asked).
+func (r *runner) pdfaOptions(limit time.Duration) lo.ConvertOptions {
+	return lo.ConvertOptions{PDFA: r.o.PDFA, Export: lo.Export{PDFUA: r.o.Export.PDFUA}, Timeout: limit}
+}
+
+// post post-processes the PDF at path in place with p, within limit.
+func (r *runner) post(ctx context.Context, path string, limit time.Duration, p pdf.Post) error {
+	err := r.pdf.Apply(ctx, limit, path, path, p)
 	if err != nil && ctx.Err() == nil {
 		return sched.Permanent(fmt.Errorf("post-process: %w", err))
 	}
@@ -269,8 +314,8 @@ func (r *runner) post(ctx context.Context, path string, limit time.Duration) err
 
 // office converts an office document on the slot-th LibreOffice
 // instance, with the run's export options.
-func (r *runner) office(ctx context.Context, slot int, in, out string, limit time.Duration) error {
-	return r.onInstance(ctx, slot, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Export: r.o.Export, Timeout: limit})
+func (r *runner) office(ctx context.Context, slot int, in, out string, limit time.Duration, pdfa int) error {
+	return r.onInstance(ctx, slot, in, out, lo.ConvertOptions{PDFA: pdfa, Export: r.o.Export, Timeout: limit})
 }
 
 // onInstance converts on Options.Office when set, else on the slot-th
@@ -290,8 +335,8 @@ func (r *runner) onInstance(ctx context.Context, slot int, in, out string, o lo.
 
 // image converts an image through pdfcpu, and for PDF/A hands that PDF
 // to LibreOffice, which imports it and exports PDF/A.
-func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit time.Duration) error {
-	if r.o.PDFA == 0 {
+func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit time.Duration, pdfa int) error {
+	if pdfa == 0 {
 		return r.pdf.FromImages(ctx, limit, []string{in}, out)
 	}
 	mid := filepath.Join(r.work.dir, strconv.Itoa(i)+"-image.pdf")
@@ -301,26 +346,26 @@ func (r *runner) image(ctx context.Context, i, slot int, in, out string, limit t
 	}
 	// Export is for office documents: an image's page stays as pdfcpu
 	// made it, with or without PDF/A.
-	return r.onInstance(ctx, slot, mid, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
+	return r.onInstance(ctx, slot, mid, out, lo.ConvertOptions{PDFA: pdfa, Timeout: limit})
 }
 
 // passPDF passes a PDF within its limits through pdfcpu, or for PDF/A
 // keeps it as it is when it is PDF/A of the part asked for already, else
 // hands it to LibreOffice, which imports it and exports PDF/A (as images
 // go, and as calq serve's pdfengines/convert does).
-func (r *runner) passPDF(ctx context.Context, slot int, in, out string, limit time.Duration) error {
+func (r *runner) passPDF(ctx context.Context, slot int, in, out string, limit time.Duration, pdfa int) error {
 	if err := pdf.CheckLimits(ctx, in, r.o.PDFLimits); err != nil {
 		return err
 	}
-	if r.o.PDFA == 0 {
+	if pdfa == 0 {
 		return r.pdf.PassThrough(ctx, limit, in, out)
 	}
 	c, err := r.pdf.PDFA(ctx, limit, in)
 	if err != nil {
 		return err
 	}
-	if c.Part != r.o.PDFA {
-		return r.onInstance(ctx, slot, in, out, lo.ConvertOptions{PDFA: r.o.PDFA, Timeout: limit})
+	if c.Part != pdfa {
+		return r.onInstance(ctx, slot, in, out, lo.ConvertOptions{PDFA: pdfa, Timeout: limit})
 	}
 	return copyFile(ctx, in, out)
 }

@@ -3,40 +3,22 @@ package serve
 import (
 	"context"
 	"fmt"
-	"mime"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"calq/convert/pdf"
 	"calq/internal/serve/jobs"
 )
 
-// A PDF/A asked for with other changes is made in this order, so that
-// the file is what it claims: the changes of the pages' content first
-// (watermarks, stamps, rotation, flattening, images), then LibreOffice's
-// PDF/A export as pdfengines/convert does it, then only what PDF/A-2
-// and PDF/A-3 allow to be added to a file (bookmarks, attachments,
-// metadata, with the XMP made to repeat the information dictionary
-// again, and Factur-X's invoice). Encryption, which PDF/A forbids, and
-// any change after a PDF/A-1 export (pdfcpu's save is PDF 1.7 with
-// object streams, which PDF/A-1 forbids) are refused before the job is
-// queued (checkPDFA).
+// A PDF/A asked for with other changes is made in the order of
+// pdf.AroundPDFA, LibreOffice's export done as pdfengines/convert does
+// it. Encryption, which PDF/A forbids, and any change after a PDF/A-1
+// export (pdfcpu's save is PDF 1.7 with object streams, which PDF/A-1
+// forbids) are refused before the job is queued (checkPDFA).
 
 // pdfaWanted says whether t asks LibreOffice for a PDF/A or PDF/UA
 // export.
 func pdfaWanted(t Task) bool { return t.PDFA > 0 || t.Export.PDFUA }
-
-// aroundPDFA splits p into the steps that go before the PDF/A export
-// and those that go after it; Factur-X is left out of both (see
-// afterPDFA).
-func aroundPDFA(p pdf.Post) (before, after pdf.Post) {
-	before = pdf.Post{Watermark: p.Watermark, Stamp: p.Stamp, Watermarks: p.Watermarks, Stamps: p.Stamps,
-		Rotate: p.Rotate, Flatten: p.Flatten, Images: p.Images, Optimize: p.Optimize}
-	after = pdf.Post{Bookmarks: p.Bookmarks, Embeds: p.Embeds, Metadata: p.Metadata, CustomMetadata: p.CustomMetadata,
-		Encrypt: p.Encrypt}
-	return before, after
-}
 
 // checkPDFA refuses, naming the fields, what cannot give a file that is
 // the PDF/A it claims.
@@ -45,7 +27,7 @@ func checkPDFA(t Task) error {
 		return nil
 	}
 	level := fmt.Sprintf("PDF/A-%db", t.PDFA)
-	_, after := aroundPDFA(t.Post)
+	_, after := pdf.AroundPDFA(t.Post)
 	switch {
 	case after.Encrypt != nil:
 		return badRequest("Invalid form data: PDF/A format is incompatible with encryption")
@@ -53,6 +35,9 @@ func checkPDFA(t Task) error {
 		return badRequest("Invalid form data: PDF format '%s' does not support embedded files; only PDF/A-3 variants allow attachments", level)
 	case t.Post.FacturX != nil && t.PDFA != 3:
 		return badRequest("Invalid form data: Factur-X requires a PDF/A-3 variant (PDF/A-3b), got '%s'", level)
+	case t.PDFA == 1 && pdf.Marked(t.Post):
+		return badRequest("Invalid form data: form field 'pdfa' PDF/A-1b cannot go with watermarks or stamps: " +
+			"PDF/A-1 forbids their transparency, and LibreOffice's PDF/A-1 export turns the pages they cover into pictures, their text lost; ask for PDF/A-2b or PDF/A-3b")
 	case t.PDFA == 1 && !after.Empty():
 		return badRequest("Invalid form data: form field 'pdfa' PDF/A-1b cannot go with metadata or bookmarks: " +
 			"calq writes them after the PDF/A export, and that rewrite (PDF 1.7, object streams) is not PDF/A-1; ask for PDF/A-2b or PDF/A-3b")
@@ -60,32 +45,11 @@ func checkPDFA(t Task) error {
 	return nil
 }
 
-// pdfaEmbeds gives each attachment of a PDF/A-3 what PDF/A-3 asks of an
-// associated file: a relationship (Unspecified when the request gave
-// none) and a MIME type (by its name's extension, else
-// application/octet-stream).
-func pdfaEmbeds(embeds []pdf.Attachment) []pdf.Attachment {
-	out := make([]pdf.Attachment, len(embeds))
-	for i, a := range embeds {
-		if a.Relationship == "" {
-			a.Relationship = "Unspecified"
-		}
-		if a.MimeType == "" {
-			a.MimeType, _, _ = strings.Cut(mime.TypeByExtension(strings.ToLower(filepath.Ext(a.Name))), ";")
-			if a.MimeType == "" {
-				a.MimeType = "application/octet-stream"
-			}
-		}
-		out[i] = a
-	}
-	return out
-}
-
 // afterPDFA runs on PDFs the pdfengines steps of t around a PDF/A or
 // PDF/UA export, in the order above: split, the changes of the pages,
 // LibreOffice's export, then the additions, each file on its own.
 func (s *Server) afterPDFA(ctx context.Context, j *jobs.Job, ins []namedPDF, out string, t Task) ([]namedPDF, error) {
-	before, _ := aroundPDFA(t.Post)
+	before, _ := pdf.AroundPDFA(t.Post)
 	files := ins
 	if t.Split != nil || !before.Empty() {
 		var err error
@@ -105,11 +69,11 @@ func (s *Server) afterPDFA(ctx context.Context, j *jobs.Job, ins []namedPDF, out
 }
 
 // addAfterPDFA adds to PDFs that LibreOffice just exported as t asked
-// the steps PDF/A allows after its export (see aroundPDFA).
+// the steps PDF/A allows after its export (see pdf.AroundPDFA).
 func (s *Server) addAfterPDFA(ctx context.Context, res []namedPDF, out string, t Task) ([]namedPDF, error) {
-	_, after := aroundPDFA(t.Post)
+	_, after := pdf.AroundPDFA(t.Post)
 	if t.PDFA == 3 {
-		after.Embeds = pdfaEmbeds(after.Embeds)
+		after.Embeds = pdf.PDFAEmbeds(after.Embeds)
 	}
 	if !after.Empty() {
 		after.SyncXMP = t.PDFA > 0

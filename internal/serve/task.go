@@ -183,7 +183,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 	// With a PDF/A, LibreOffice exports it last (afterPDFA), unless no
 	// step changes the pages: then its export of the documents is the
 	// PDF/A, and only what PDF/A allows is added to it.
-	before, _ := aroundPDFA(t.Post)
+	before, _ := pdf.AroundPDFA(t.Post)
 	direct := before.Empty() && t.Split == nil && !(t.Merge && len(ins) > 1)
 	switch {
 	case pdfaWanted(t) && !direct:
