@@ -164,10 +164,10 @@ func TestConvertOptionsUsage(t *testing.T) {
 		{"no owner password, and PDF/A", "-o out --pdfa 1 --encrypt in",
 			"--encrypt: needs an owner password: --owner-password-file FILE or CALQ_OWNER_PASSWORD\n" +
 				"--pdfa and --encrypt: encryption breaks PDF/A conformance; choose one"},
-		{"PDF/A conflicts", "-o out --pdfa 2 --title T --optimize --merge m.pdf in",
-			"--pdfa and --title, --author, --subject or --keywords: pdfcpu's changes break PDF/A conformance; choose one\n" +
-				"--pdfa and --optimize: pdfcpu's changes break PDF/A conformance; choose one\n" +
-				"--pdfa and --merge: pdfcpu's changes break PDF/A conformance; choose one"},
+		{"PDF/A conflicts", "-o out --pdfa 1 --title T --watermark W --optimize --merge m.pdf in",
+			"--pdfa and --merge: calq convert merges after each file's PDF/A export, and the merge is not PDF/A; choose one\n" +
+				"--pdfa 1 and a watermark or stamp: PDF/A-1 forbids their transparency, and LibreOffice's PDF/A-1 export turns the pages they cover into pictures, their text lost; use --pdfa 2 or 3\n" +
+				"--pdfa 1 and --title, --author, --subject or --keywords: calq writes them after the PDF/A export, and that rewrite (PDF 1.7, object streams) is not PDF/A-1; use --pdfa 2 or 3"},
 		{"flag errors before the checks", "-j 2 --pdfa 4", "no PATH to convert\n--out: required (the directory for the PDFs)\n" +
 			"--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)\n--pdfa: 4, want 1, 2 or 3"},
 	}
