@@ -34,6 +34,11 @@ func TestMain(m *testing.M) {
 	// Under -race every exit with status 0 sleeps 1 s to let reports
 	// drain; each guard, one per soffice client, would pay it.
 	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	// A first start under -race while the suite compiles and other
+	// packages start their own LibreOffice once took over 60 s
+	// (TestContextEndsPool: "start LibreOffice lo-1: context deadline
+	// exceeded"); a test is about what a start does, not how fast.
+	defaultStartTimeout = 3 * time.Minute
 	code := m.Run()
 	sharedPool.close()
 	os.Exit(code)

@@ -47,8 +47,12 @@ const (
 	maxMemoryLimit        = 2 << 30
 	minMemoryLimit        = 1 << 30
 	memorySampleEvery     = 200 * time.Millisecond
-	defaultStartTimeout   = 60 * time.Second
 )
+
+// defaultStartTimeout is the time one instance has to start unless
+// Options say otherwise; the package's tests lengthen it, as they share
+// two cores with compilers and other packages' LibreOffice.
+var defaultStartTimeout = 60 * time.Second
 
 // DefaultStateDir is where calq convert keeps its instances' profiles
 // between runs: calq/libreoffice in the user's cache directory
