@@ -171,7 +171,7 @@ func TestRouteOptionsRefused(t *testing.T) {
 // TestRouteLogged: the quiet routes are logged only when named.
 func TestRouteLogged(t *testing.T) {
 	s := &Server{opts: Options{Routes: RouteOptions{Logged: []string{"health"}, MetricsPath: "/m"}}}
-	for path, want := range map[string]bool{"/health": true, "/version": false, "/": false, "/favicon.ico": false,
+	for path, want := range map[string]bool{"/health": true, "/version": false, "/": false, "/favicon.ico": true,
 		"/debug": false, "/m": false, "/prometheus/metrics": true, "/forms/libreoffice/convert": true} {
 		if got := s.routeLogged(path); got != want {
 			t.Errorf("routeLogged(%q) = %v, want %v", path, got, want)
