@@ -74,13 +74,19 @@ func (f *Form) invalidValueBy(name, v string, cause error, want string) {
 		f.invalidValue(name, v, want)
 		return
 	}
-	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(v), cause))
+	f.resulting(name, v, cause)
 }
 
 // invalidBecause records that the field's value is refused for reason,
 // which does not repeat the value ("value is inferior to 1").
 func (f *Form) invalidBecause(name string, reason error) {
-	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(f.Value(name)), reason))
+	f.resulting(name, f.Value(name), reason)
+}
+
+// resulting records Gotenberg's sentence for the field's value v and why
+// it is refused.
+func (f *Form) resulting(name, v string, reason error) {
+	f.fail(badRequest("form field '%s' is invalid (got %s, resulting to %v)", name, quote(v), reason))
 }
 
 // Require records that the field is required when it is absent.
