@@ -31,15 +31,15 @@ import (
 
 // Options configure a Server. Zero values are the defaults.
 type Options struct {
-	Data  string      // the data directory: uploads and results, one directory per job (required)
-	Jobs  *jobs.Store // the journal's jobs (required)
-	Pool  *lo.Pool    // the warm LibreOffice instances (required for office documents)
+	Data string      // the data directory: uploads and results, one directory per job (required)
+	Jobs *jobs.Store // the journal's jobs (required)
+	Pool *lo.Pool    // the warm LibreOffice instances (required for office documents)
 	// Chromium is the warm pool of headless browsers of the
 	// /forms/chromium routes (lazy: no browser starts before their first
 	// request); nil: those routes answer 503 saying Chromium is not
 	// installed.
 	Chromium *chromium.Pool
-	Users Users       // nil: no authentication
+	Users    Users // nil: no authentication
 	// RequireUsers: while Users has no user, every route but /health
 	// answers 503 rather than serving anyone (calq serve on an address
 	// other than loopback, whose last user was removed).
