@@ -1,0 +1,275 @@
+package chromium
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"calq/internal/netpolicy"
+)
+
+// What a page may load
+//
+// Every URL a page asks for, its main document included, goes through one
+// policy (Config.Policy), checked twice:
+//
+//  1. When the browser asks for it (allowURL, on each intercepted request):
+//     - file:// only for a path inside the conversion's own directory
+//     (Request.Dir), after cleaning it and resolving the symbolic links
+//     of the part that exists; ".." segments, other conversions'
+//     directories and every file:// when Dir is "" are refused;
+//     - Policy.Allow and Policy.Deny, Gotenberg's CHROMIUM_ALLOW_LIST and
+//     CHROMIUM_DENY_LIST, are matched against the whole URL, its scheme
+//     and host lowercased, for http, https, ws, wss and file URLs: with
+//     an allow list the URL must match one of its expressions, and it
+//     must match no deny expression;
+//     - data:, blob:, about:blank and about:srcdoc never leave the
+//     browser and are allowed; every other scheme (ftp:, chrome:,
+//     filesystem:, ...) is refused;
+//     - an http(s) or ws(s) URL whose host is a literal refused address
+//     or localhost is refused at once.
+//  2. When the browser connects (a forward proxy calq runs on loopback,
+//     through which the browser sends every request but file://: launch
+//     switches --proxy-server=http://127.0.0.1:PORT and
+//     --proxy-bypass-list=<-loopback>, the latter so that loopback and
+//     link-local destinations are not exempted as Chromium does by
+//     default). The proxy resolves names itself and checks the address
+//     it is about to connect to (internal/netpolicy, as webhooks do), so a
+//     name cannot be made to point at a refused address, and there is no
+//     window between check and connect. Loopback, private, link-local
+//     (cloud metadata: 169.254.169.254, fd00:ec2::254), unspecified,
+//     multicast and every other non-public address are refused unless
+//     Policy.AllowNetworks names them (a CIDR, an address or a host name,
+//     with an optional port, as calq serve's --webhook-allow) or
+//     Policy.AllowAllNetworks is set; Policy.DenyPublic refuses public
+//     addresses. WebSocket handshakes, which the browser does not show to
+//     request interception, are checked here only: the address policy
+//     holds for them, the allow and deny lists cannot.
+//
+// With AllowAllNetworks and without DenyPublic no proxy runs. With
+// Config.ProxyServer set, the proxy forwards every request to that proxy,
+// which then makes the connection: calq can check the addresses the name
+// resolves to when it forwards, but not the one the other proxy finally
+// connects to (its DNS may answer differently).
+//
+// The browser is also started with --disable-quic (HTTP/3 would go around
+// the proxy, over UDP), --dns-prefetch-disable (no lookups of names a page
+// merely mentions) and --force-webrtc-ip-handling-policy=disable_non_proxied_udp
+// (WebRTC may use no UDP that does not go through the proxy, which has
+// none), see browserArgs.
+
+// gate is a compiled Policy: what the pool's browsers may load.
+type gate struct {
+	allow, deny []*regexp.Regexp
+	net         *netpolicy.Policy
+	upstream    string // Config.ProxyServer
+
+	mu     sync.Mutex
+	proxy  *proxy // started by the first browserArgs that needs it
+	closed bool
+}
+
+// newGate compiles p, with upstream (at most one: Config.ProxyServer) the
+// proxy that makes the connections in calq's place. Errors name the bad
+// entry.
+func newGate(p Policy, upstream ...string) (*gate, error) {
+	np, err := netpolicy.New(p.AllowNetworks)
+	if err != nil {
+		return nil, fmt.Errorf("chromium allowed networks: %w", err)
+	}
+	np.AllowAll, np.DenyPublic, np.Reach = p.AllowAllNetworks, p.DenyPublic, "pages"
+	g := &gate{allow: p.Allow, deny: p.Deny, net: np}
+	if len(upstream) > 1 {
+		return nil, errors.New("chromium proxy server: more than one")
+	}
+	if len(upstream) == 1 && upstream[0] != "" {
+		u, err := url.Parse(upstream[0])
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "") {
+			return nil, fmt.Errorf("chromium proxy server %q: not an http://host:port address", upstream[0])
+		}
+		g.upstream = u.Host
+	}
+	return g, nil
+}
+
+// allowURL says whether a conversion whose own directory is dir may load
+// raw: nil, or an error wrapping ErrRefused that names raw and the reason.
+func (g *gate) allowURL(raw, dir string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return refusal(raw, "it is not a URL")
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "data", "blob":
+		return nil
+	case "about":
+		if u.Opaque == "blank" || u.Opaque == "srcdoc" {
+			return nil
+		}
+		return refusal(raw, "only about:blank and about:srcdoc are allowed")
+	case "http", "https", "ws", "wss", "file":
+	default:
+		return refusal(raw, fmt.Sprintf("pages may not load %s: URLs", scheme))
+	}
+	if err := g.lists(u); err != nil {
+		return refusal(raw, err.Error())
+	}
+	if scheme == "file" {
+		if err := insideDir(u, dir); err != nil {
+			return refusal(raw, err.Error())
+		}
+		return nil
+	}
+	if u.Hostname() == "" {
+		return refusal(raw, "it has no host")
+	}
+	if err := g.net.Check(u); err != nil {
+		return refusal(raw, err.Error())
+	}
+	return nil
+}
+
+// lists applies the allow and deny lists to u, its scheme and host
+// lowercased as Gotenberg matches them.
+func (g *gate) lists(u *url.URL) error {
+	n := *u
+	n.Scheme, n.Host = strings.ToLower(n.Scheme), strings.ToLower(n.Host)
+	s := n.String()
+	if len(g.allow) > 0 && !anyMatch(g.allow, s) {
+		return errors.New("it matches no expression of the allow list")
+	}
+	for _, re := range g.deny {
+		if re.MatchString(s) {
+			return fmt.Errorf("it matches %q of the deny list", re.String())
+		}
+	}
+	return nil
+}
+
+func anyMatch(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal is ErrRefused for raw (cut to a readable length) and why.
+func refusal(raw, why string) error {
+	if len(raw) > 200 {
+		raw = raw[:200] + "..."
+	}
+	return fmt.Errorf("%w: %s: %s", ErrRefused, raw, why)
+}
+
+// insideDir refuses a file URL whose path is not inside dir once cleaned
+// and with the symbolic links of its existing part resolved.
+func insideDir(u *url.URL, dir string) error {
+	if dir == "" {
+		return errors.New("this conversion may load no file")
+	}
+	if h := strings.ToLower(u.Host); h != "" && h != "localhost" {
+		return fmt.Errorf("file URLs of host %q are not local", u.Host)
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == ".." {
+			return errors.New("its path climbs out with ..")
+		}
+	}
+	if !filepath.IsAbs(u.Path) {
+		return errors.New("its path is not absolute")
+	}
+	root, err := realPath(dir)
+	if err != nil {
+		return fmt.Errorf("the conversion's directory: %w", err)
+	}
+	p, err := realPath(u.Path)
+	if err != nil {
+		return err
+	}
+	if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
+		return errors.New("it is outside the conversion's directory")
+	}
+	return nil
+}
+
+// realPath cleans p and resolves the symbolic links of its longest
+// existing prefix; the rest, which does not exist, is kept as it is.
+func realPath(p string) (string, error) {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		r, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("resolving %s: %w", p, err)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest), nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// browserArgs are the switches a browser needs to follow the policy; the
+// first call that needs the proxy starts it. nil when nothing is needed.
+func (g *gate) browserArgs(ctx context.Context) ([]string, error) {
+	if g.net.AllowAll && !g.net.DenyPublic {
+		if g.upstream != "" {
+			return []string{"--proxy-server=http://" + g.upstream}, nil
+		}
+		return nil, nil
+	}
+	px, err := g.startProxy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []string{
+		"--proxy-server=http://" + px.addr(),
+		"--proxy-bypass-list=<-loopback>",
+		"--disable-quic",
+		"--dns-prefetch-disable",
+		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+	}, nil
+}
+
+func (g *gate) startProxy(ctx context.Context) (*proxy, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, ErrClosed
+	}
+	if g.proxy == nil {
+		px, err := startProxy(ctx, g.net, g.upstream, proxyLimits{})
+		if err != nil {
+			return nil, fmt.Errorf("starting the policy's proxy: %w", err)
+		}
+		g.proxy = px
+	}
+	return g.proxy, nil
+}
+
+// close stops the proxy, if it runs, and its connections.
+func (g *gate) close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	if g.proxy == nil {
+		return nil
+	}
+	err := g.proxy.close()
+	g.proxy = nil
+	return err
+}
