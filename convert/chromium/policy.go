@@ -69,6 +69,9 @@ type gate struct {
 	allow, deny []*regexp.Regexp
 	net         *netpolicy.Policy
 	upstream    string // Config.ProxyServer
+	// log, when set before the first browserArgs, is told of each
+	// connection the proxy refuses.
+	log func(msg string)
 
 	mu     sync.Mutex
 	proxy  *proxy // started by the first browserArgs that needs it
@@ -252,7 +255,7 @@ func (g *gate) startProxy(ctx context.Context) (*proxy, error) {
 		return nil, ErrClosed
 	}
 	if g.proxy == nil {
-		px, err := startProxy(ctx, g.net, g.upstream, proxyLimits{})
+		px, err := startProxy(ctx, g.net, g.upstream, proxyLimits{}, g.log)
 		if err != nil {
 			return nil, fmt.Errorf("starting the policy's proxy: %w", err)
 		}

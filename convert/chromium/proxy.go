@@ -60,18 +60,19 @@ type proxy struct {
 	closing bool
 	wg      sync.WaitGroup
 
-	refused atomic.Int64 // connections refused by the policy
+	refused atomic.Int64 // requests refused by the policy
+	log     func(msg string) // when set, told of each refusal
 }
 
 // startProxy listens on 127.0.0.1 and serves until close.
-func startProxy(ctx context.Context, np *netpolicy.Policy, upstream string, lim proxyLimits) (*proxy, error) {
+func startProxy(ctx context.Context, np *netpolicy.Policy, upstream string, lim proxyLimits, log func(string)) (*proxy, error) {
 	lim = lim.withDefaults()
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listening on loopback: %w", err)
 	}
-	px := &proxy{np: np, upstream: upstream, lim: lim, tunnels: map[net.Conn]struct{}{},
+	px := &proxy{np: np, upstream: upstream, lim: lim, tunnels: map[net.Conn]struct{}{}, log: log,
 		ln: newLimitListener(ln, lim.MaxConns)}
 	px.tr = &http.Transport{
 		DialContext:            px.dialDirect,
@@ -160,6 +161,9 @@ func (px *proxy) dialDirect(ctx context.Context, network, address string) (net.C
 func (px *proxy) fail(w http.ResponseWriter, err error) {
 	if errors.Is(err, netpolicy.ErrRefused) {
 		px.refused.Add(1)
+		if px.log != nil {
+			px.log("chromium: page proxy: " + err.Error())
+		}
 		http.Error(w, "calq refused: "+err.Error(), http.StatusForbidden)
 		return
 	}
