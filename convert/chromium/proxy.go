@@ -60,7 +60,7 @@ type proxy struct {
 	closing bool
 	wg      sync.WaitGroup
 
-	refused atomic.Int64 // requests refused by the policy
+	refused atomic.Int64     // requests refused by the policy
 	log     func(msg string) // when set, told of each refusal
 }
 

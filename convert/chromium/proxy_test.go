@@ -221,4 +221,3 @@ func TestProxyUpstream(t *testing.T) {
 		})
 	}
 }
-
