@@ -58,11 +58,13 @@ import (
 // resolves to when it forwards, but not the one the other proxy finally
 // connects to (its DNS may answer differently).
 //
-// The browser is also started with --disable-quic (HTTP/3 would go around
-// the proxy, over UDP), --dns-prefetch-disable (no lookups of names a page
-// merely mentions) and --force-webrtc-ip-handling-policy=disable_non_proxied_udp
-// (WebRTC may use no UDP that does not go through the proxy, which has
-// none), see browserArgs.
+// The browser is also started with --disable-quic (HTTP/3 and WebTransport
+// would go around the proxy, over UDP) and
+// --webrtc-ip-handling-policy=disable_non_proxied_udp (WebRTC gathers no
+// UDP candidate and may only use the proxy, which offers it no UDP). A
+// browser with a fixed proxy resolves no names of its own for the
+// requests it proxies; DNS prefetching only looks names up, it connects
+// nowhere.
 
 // gate is a compiled Policy: what the pool's browsers may load.
 type gate struct {
@@ -243,8 +245,7 @@ func (g *gate) browserArgs(ctx context.Context) ([]string, error) {
 		"--proxy-server=http://" + px.addr(),
 		"--proxy-bypass-list=<-loopback>",
 		"--disable-quic",
-		"--dns-prefetch-disable",
-		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+		"--webrtc-ip-handling-policy=disable_non_proxied_udp",
 	}, nil
 }
 

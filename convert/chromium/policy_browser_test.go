@@ -174,3 +174,42 @@ func TestBrowserGoesThroughProxy(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserWebRTCNoUDP: WebRTC, which would open UDP sockets of its own
+// outside any proxy, gathers no UDP candidate.
+func TestBrowserWebRTCNoUDP(t *testing.T) {
+	g, err := newGate(Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.close() })
+	page := filepath.Join(t.TempDir(), "rtc.html")
+	html := `<!doctype html><script>
+window.candidates = [];
+const pc = new RTCPeerConnection({iceServers: [{urls: "stun:192.0.2.1:3478"}]});
+pc.createDataChannel("x");
+pc.onicecandidate = e => { if (e.candidate) window.candidates.push(e.candidate.candidate); else window.done = true; };
+pc.createOffer().then(o => pc.setLocalDescription(o));
+</script>`
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab := policyBrowser(t, g)
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(tab, chromedp.Poll[bool]("window.done === true", chromedp.WithPollingTimeout(0))); err != nil {
+		c, _ := chromedp.Run(tab, chromedp.Evaluate[[]string]("window.candidates"))
+		t.Fatalf("waiting for ICE gathering to end: %v; candidates %q", err, c)
+	}
+	c, err := chromedp.Run(tab, chromedp.Evaluate[[]string]("window.candidates"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cand := range c {
+		if strings.Contains(strings.ToLower(cand), " udp ") {
+			t.Errorf("WebRTC gathered a UDP candidate: %s", cand)
+		}
+	}
+	t.Logf("candidates: %q", c)
+}
