@@ -46,7 +46,7 @@ func (p *Pool) convert(ctx context.Context, r Request, media string, before, do 
 	}
 	defer p.release(b)
 	err = b.run(dctx, deadline, r, p, media, before, do)
-	if err != nil && dctx.Err() != nil || b.failed() != nil {
+	if err != nil && (dctx.Err() != nil || b.failed() != nil) {
 		return p.ended(ctx, dctx, b, err.Error())
 	}
 	return err

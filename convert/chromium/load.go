@@ -68,7 +68,7 @@ func (t *tab) emulate(cfg *Config, media string) error {
 		}
 	}
 	if l.OmitBackground {
-		if _, err := call(t, emulation.SetDefaultBackgroundColorOverride, emulation.SetDefaultBackgroundColorOverrideParams{Color: &cdp.RGBA{}}); err != nil {
+		if _, err := call(t, transparentBackground, transparent); err != nil {
 			return err
 		}
 	}
@@ -79,6 +79,14 @@ func (t *tab) emulate(cfg *Config, media string) error {
 	}
 	return nil
 }
+
+// transparentBackground is Emulation.setDefaultBackgroundColorOverride
+// with an alpha of 0, which cdproto's RGBA leaves out (its zero value),
+// making it Chromium's default of 1: opaque.
+var (
+	transparentBackground = cdp.Command[map[string]any, cdp.Empty]{Method: emulation.CommandSetDefaultBackgroundColorOverride}
+	transparent           = map[string]any{"color": map[string]any{"r": 0, "g": 0, "b": 0, "a": 0}}
+)
 
 // cookies sets the load options' cookies in the tab's browser context.
 func (t *tab) cookies() error {
