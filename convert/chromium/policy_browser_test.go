@@ -41,6 +41,7 @@ func newPathServer(t *testing.T) *pathServer {
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
 		fmt.Fprint(w, "loopback secret")
 	}))
 	t.Cleanup(s.Close)
