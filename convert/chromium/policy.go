@@ -105,57 +105,59 @@ func newGate(p Policy, upstream ...string) (*gate, error) {
 
 // allowURL says whether a conversion whose own directory is dir may load
 // raw: nil, or an error wrapping ErrRefused that names raw and the reason.
+// Its sentences hold Gotenberg's ("'URL' matches the expression from the
+// denied list", "... targets a non-public address"), which its users'
+// log searches and its test suite look for.
 func (g *gate) allowURL(raw, dir string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return refusal(raw, "it is not a URL")
+		return refusal(raw, "is not a URL")
 	}
-	scheme := strings.ToLower(u.Scheme)
-	switch scheme {
+	n := *u
+	n.Scheme, n.Host = strings.ToLower(n.Scheme), strings.ToLower(n.Host)
+	norm := n.String()
+	switch n.Scheme {
 	case "data", "blob":
 		return nil
 	case "about":
 		if u.Opaque == "blank" || u.Opaque == "srcdoc" {
 			return nil
 		}
-		return refusal(raw, "only about:blank and about:srcdoc are allowed")
+		return refusal(norm, "is not about:blank or about:srcdoc")
 	case "http", "https", "ws", "wss", "file":
 	default:
-		return refusal(raw, fmt.Sprintf("pages may not load %s: URLs", scheme))
+		return refusal(norm, fmt.Sprintf("uses the %s: scheme, which pages may not load", n.Scheme))
 	}
-	if err := g.lists(u); err != nil {
-		return refusal(raw, err.Error())
+	if why := g.lists(norm); why != "" {
+		return refusal(norm, why)
 	}
-	if scheme == "file" {
-		if err := insideDir(u, dir); err != nil {
-			return refusal(raw, err.Error())
+	if n.Scheme == "file" {
+		if why := insideDir(u, dir); why != "" {
+			return refusal(norm, why)
 		}
 		return nil
 	}
 	if u.Hostname() == "" {
-		return refusal(raw, "it has no host")
+		return refusal(norm, "has no host")
 	}
 	if err := g.net.Check(u); err != nil {
-		return refusal(raw, err.Error())
+		return addrRefusal(norm, err)
 	}
 	return nil
 }
 
-// lists applies the allow and deny lists to u, its scheme and host
-// lowercased as Gotenberg matches them.
-func (g *gate) lists(u *url.URL) error {
-	n := *u
-	n.Scheme, n.Host = strings.ToLower(n.Scheme), strings.ToLower(n.Host)
-	s := n.String()
-	if len(g.allow) > 0 && !anyMatch(g.allow, s) {
-		return errors.New("it matches no expression of the allow list")
+// lists applies the allow and deny lists to a URL, its scheme and host
+// lowercased as Gotenberg matches them: why it is refused, or "".
+func (g *gate) lists(norm string) string {
+	if len(g.allow) > 0 && !anyMatch(g.allow, norm) {
+		return "does not match any expression from the allowed list"
 	}
 	for _, re := range g.deny {
-		if re.MatchString(s) {
-			return fmt.Errorf("it matches %q of the deny list", re.String())
+		if re.MatchString(norm) {
+			return fmt.Sprintf("matches the expression from the denied list (%s)", re)
 		}
 	}
-	return nil
+	return ""
 }
 
 func anyMatch(res []*regexp.Regexp, s string) bool {
@@ -167,43 +169,52 @@ func anyMatch(res []*regexp.Regexp, s string) bool {
 	return false
 }
 
-// refusal is ErrRefused for raw (cut to a readable length) and why.
-func refusal(raw, why string) error {
-	if len(raw) > 200 {
-		raw = raw[:200] + "..."
+// refusal is ErrRefused for a URL (cut to a readable length) and why.
+func refusal(u, why string) error {
+	if len(u) > 200 {
+		u = u[:200] + "..."
 	}
-	return fmt.Errorf("%w: %s: %s", ErrRefused, raw, why)
+	return fmt.Errorf("%w: '%s' %s", ErrRefused, u, why)
 }
 
-// insideDir refuses a file URL whose path is not inside dir once cleaned
-// and with the symbolic links of its existing part resolved.
-func insideDir(u *url.URL, dir string) error {
+// addrRefusal is the refusal of a URL whose address the policy refuses.
+func addrRefusal(u string, err error) error {
+	class := "non-public"
+	if re := (*netpolicy.RefusedError)(nil); errors.As(err, &re) && re.Public {
+		class = "public"
+	}
+	return refusal(u, fmt.Sprintf("targets a %s address: %v", class, err))
+}
+
+// insideDir says why a file URL's path is not inside dir once cleaned and
+// with the symbolic links of its existing part resolved, or "".
+func insideDir(u *url.URL, dir string) string {
 	if dir == "" {
-		return errors.New("this conversion may load no file")
+		return "is a file, and this conversion may load none"
 	}
 	if h := strings.ToLower(u.Host); h != "" && h != "localhost" {
-		return fmt.Errorf("file URLs of host %q are not local", u.Host)
+		return "names a remote file host"
 	}
 	for _, seg := range strings.Split(u.Path, "/") {
 		if seg == ".." {
-			return errors.New("its path climbs out with ..")
+			return "climbs out of its directory with .."
 		}
 	}
 	if !filepath.IsAbs(u.Path) {
-		return errors.New("its path is not absolute")
+		return "has a relative path"
 	}
 	root, err := realPath(dir)
 	if err != nil {
-		return fmt.Errorf("the conversion's directory: %w", err)
+		return fmt.Sprintf("cannot be checked: the conversion's directory: %v", err)
 	}
 	p, err := realPath(u.Path)
 	if err != nil {
-		return err
+		return fmt.Sprintf("cannot be checked: %v", err)
 	}
 	if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
-		return errors.New("it is outside the conversion's directory")
+		return "is outside the conversion's directory"
 	}
-	return nil
+	return ""
 }
 
 // realPath cleans p and resolves the symbolic links of its longest

@@ -89,7 +89,7 @@ func startProxy(ctx context.Context, np *netpolicy.Policy, upstream string, lim 
 	px.fwd = &httputil.ReverseProxy{
 		Rewrite:      func(pr *httputil.ProxyRequest) {}, // the request is already absolute; hop-by-hop headers are dropped
 		Transport:    px.tr,
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) { px.fail(w, err) },
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { px.fail(w, r, err) },
 	}
 	px.srv = &http.Server{
 		Handler:           px,
@@ -120,7 +120,7 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		port = "80"
 	}
 	if err := px.precheck(r.Context(), r.URL.Hostname(), port); err != nil {
-		px.fail(w, err)
+		px.fail(w, r, err)
 		return
 	}
 	px.fwd.ServeHTTP(w, r)
@@ -157,17 +157,24 @@ func (px *proxy) dialDirect(ctx context.Context, network, address string) (net.C
 	return px.np.DialContext(ctx, network, address)
 }
 
-// fail answers 403 with the reason when the policy refused, 502 else.
-func (px *proxy) fail(w http.ResponseWriter, err error) {
-	if errors.Is(err, netpolicy.ErrRefused) {
-		px.refused.Add(1)
-		if px.log != nil {
-			px.log("chromium: page proxy: " + err.Error())
-		}
-		http.Error(w, "calq refused: "+err.Error(), http.StatusForbidden)
+// fail answers 403 with the reason when the policy refused r, 502 else.
+// A refusal's sentence holds Gotenberg's ("CONNECT blocked for 'host:port'",
+// "'URL' targets a non-public address"), for the log searches of its
+// users.
+func (px *proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if !errors.Is(err, netpolicy.ErrRefused) {
+		http.Error(w, "calq could not connect: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	http.Error(w, "calq could not connect: "+err.Error(), http.StatusBadGateway)
+	px.refused.Add(1)
+	msg := fmt.Sprintf("CONNECT blocked for '%s': %v", r.Host, err)
+	if r.Method != http.MethodConnect {
+		msg = addrRefusal(r.URL.String(), err).Error()
+	}
+	if px.log != nil {
+		px.log("chromium: page proxy: " + msg)
+	}
+	http.Error(w, msg, http.StatusForbidden)
 }
 
 // close stops accepting, closes every connection and waits for the

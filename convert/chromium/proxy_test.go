@@ -107,7 +107,7 @@ func TestProxyPolicy(t *testing.T) {
 		status int
 		why    string // in the answer's body when refused
 	}{
-		{"loopback refused", nil, http.MethodGet, srv.Listener.Addr().String(), 403, "127.0.0.1 is a private, loopback or reserved address"},
+		{"loopback refused", nil, http.MethodGet, srv.Listener.Addr().String(), 403, "'" + srv.URL + "/' targets a non-public address: 127.0.0.1 is a private, loopback or reserved address"},
 		{"loopback allowed", []string{"127.0.0.1"}, http.MethodGet, srv.Listener.Addr().String(), 200, ""},
 		{"loopback allowed with its port", []string{srv.Listener.Addr().String()}, http.MethodGet, srv.Listener.Addr().String(), 200, ""},
 		{"loopback, other port allowed", []string{"127.0.0.1:1"}, http.MethodGet, srv.Listener.Addr().String(), 403, "private, loopback or reserved"},
@@ -115,7 +115,7 @@ func TestProxyPolicy(t *testing.T) {
 		{"name resolving to loopback refused at connect time", nil, http.MethodGet, fmt.Sprintf("%s:%d", name, port), 403, name + " is 127."},
 		{"name resolving to loopback allowed by network", []string{"127.0.0.0/8"}, http.MethodGet, fmt.Sprintf("%s:%d", name, port), 200, ""},
 		{"metadata refused", nil, http.MethodGet, "169.254.169.254:80", 403, "169.254.169.254 is a private"},
-		{"CONNECT loopback refused", nil, http.MethodConnect, srv.Listener.Addr().String(), 403, "127.0.0.1 is a private, loopback or reserved address"},
+		{"CONNECT loopback refused", nil, http.MethodConnect, srv.Listener.Addr().String(), 403, "CONNECT blocked for '" + srv.Listener.Addr().String() + "': 127.0.0.1 is a private, loopback or reserved address"},
 		{"CONNECT name resolving to loopback refused", nil, http.MethodConnect, fmt.Sprintf("%s:%d", name, port), 403, name + " is 127."},
 		{"CONNECT metadata v6 refused", nil, http.MethodConnect, "[fd00:ec2::254]:443", 403, "fd00:ec2::254 is a private"},
 		{"CONNECT loopback allowed", []string{"127.0.0.1"}, http.MethodConnect, srv.Listener.Addr().String(), 200, ""},

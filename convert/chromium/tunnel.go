@@ -20,12 +20,12 @@ func (px *proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := px.precheck(r.Context(), host, port); err != nil {
-		px.fail(w, err)
+		px.fail(w, r, err)
 		return
 	}
 	up, err := px.dialTunnel(r.Context(), r.Host)
 	if err != nil {
-		px.fail(w, err)
+		px.fail(w, r, err)
 		return
 	}
 	hj, ok := w.(http.Hijacker)
