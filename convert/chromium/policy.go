@@ -70,7 +70,8 @@ import (
 type gate struct {
 	allow, deny []*regexp.Regexp
 	net         *netpolicy.Policy
-	upstream    string // Config.ProxyServer
+	upstream    string    // Config.ProxyServer's host:port
+	rules       hostRules // Config.HostResolverRules
 	// log, when set before the first browserArgs, is told of each
 	// connection the proxy refuses.
 	log func(msg string)
@@ -80,25 +81,36 @@ type gate struct {
 	closed bool
 }
 
-// newGate compiles p, with upstream (at most one: Config.ProxyServer) the
-// proxy that makes the connections in calq's place. Errors name the bad
-// entry.
-func newGate(p Policy, upstream ...string) (*gate, error) {
+// egress is how the browser's connections leave calq: Config.ProxyServer
+// and Config.HostResolverRules.
+type egress struct {
+	proxyServer, resolverRules string
+}
+
+// newGate compiles p, with e (at most one) how connections leave calq.
+// Errors name the bad entry.
+func newGate(p Policy, e ...egress) (*gate, error) {
 	np, err := netpolicy.New(p.AllowNetworks)
 	if err != nil {
 		return nil, fmt.Errorf("chromium allowed networks: %w", err)
 	}
 	np.AllowAll, np.DenyPublic, np.Reach = p.AllowAllNetworks, p.DenyPublic, "pages"
 	g := &gate{allow: p.Allow, deny: p.Deny, net: np}
-	if len(upstream) > 1 {
-		return nil, errors.New("chromium proxy server: more than one")
+	if len(e) > 1 {
+		return nil, errors.New("chromium gate: more than one egress")
 	}
-	if len(upstream) == 1 && upstream[0] != "" {
-		u, err := url.Parse(upstream[0])
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "") {
-			return nil, fmt.Errorf("chromium proxy server %q: not an http://host:port address", upstream[0])
+	if len(e) == 0 {
+		return g, nil
+	}
+	if e[0].proxyServer != "" {
+		u, err := url.Parse(e[0].proxyServer)
+		if err != nil || u.Host == "" || u.Scheme != "http" {
+			return nil, fmt.Errorf("chromium proxy server %q: not an http://host:port address", e[0].proxyServer)
 		}
 		g.upstream = u.Host
+	}
+	if g.rules, err = parseHostRules(e[0].resolverRules); err != nil {
+		return nil, fmt.Errorf("chromium %w", err)
 	}
 	return g, nil
 }
@@ -267,7 +279,7 @@ func (g *gate) startProxy(ctx context.Context) (*proxy, error) {
 		return nil, ErrClosed
 	}
 	if g.proxy == nil {
-		px, err := startProxy(ctx, g.net, g.upstream, proxyLimits{}, g.log)
+		px, err := startProxy(ctx, proxyConfig{policy: g.net, upstream: g.upstream, rules: g.rules, log: g.log})
 		if err != nil {
 			return nil, fmt.Errorf("starting the policy's proxy: %w", err)
 		}

@@ -133,7 +133,7 @@ func TestNewGateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newGate(tt.policy, tt.upstream)
+			_, err := newGate(tt.policy, egress{proxyServer: tt.upstream})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("newGate = %v, want an error containing %q", err, tt.want)
 			}

@@ -76,7 +76,7 @@ func New(cfg Config) (*Pool, error) {
 		return nil, fmt.Errorf("chromium pool: browsers %d, tabs %d, restart after %d: want none negative",
 			cfg.Browsers, cfg.Tabs, cfg.RestartAfter)
 	}
-	g, err := newGate(cfg.Policy, cfg.ProxyServer)
+	g, err := newGate(cfg.Policy, egress{proxyServer: cfg.ProxyServer, resolverRules: cfg.HostResolverRules})
 	if err != nil {
 		return nil, fmt.Errorf("chromium pool: %w", err)
 	}

@@ -43,13 +43,24 @@ func (l proxyLimits) withDefaults() proxyLimits {
 	return l
 }
 
+// proxyConfig is what a proxy enforces and where it connects.
+type proxyConfig struct {
+	policy   *netpolicy.Policy
+	upstream string    // host:port of Config.ProxyServer, or ""
+	rules    hostRules // Config.HostResolverRules, applied when upstream is ""
+	limits   proxyLimits
+	log      func(msg string) // when set, told of each refusal
+}
+
 // proxy is a forward HTTP proxy on loopback through which browsers send
 // their requests: plain http requests are forwarded, CONNECT (https, wss)
 // tunnelled, each after the policy allowed the address it connects to.
 type proxy struct {
 	np       *netpolicy.Policy
-	upstream string // host:port of Config.ProxyServer, or ""
+	upstream string
+	rules    hostRules
 	lim      proxyLimits
+	log      func(msg string)
 	ln       *limitListener
 	srv      *http.Server
 	fwd      *httputil.ReverseProxy
@@ -60,32 +71,20 @@ type proxy struct {
 	closing bool
 	wg      sync.WaitGroup
 
-	refused atomic.Int64     // requests refused by the policy
-	log     func(msg string) // when set, told of each refusal
+	refused atomic.Int64 // requests refused by the policy
 }
 
 // startProxy listens on 127.0.0.1 and serves until close.
-func startProxy(ctx context.Context, np *netpolicy.Policy, upstream string, lim proxyLimits, log func(string)) (*proxy, error) {
-	lim = lim.withDefaults()
+func startProxy(ctx context.Context, c proxyConfig) (*proxy, error) {
+	lim := c.limits.withDefaults()
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listening on loopback: %w", err)
 	}
-	px := &proxy{np: np, upstream: upstream, lim: lim, tunnels: map[net.Conn]struct{}{}, log: log,
-		ln: newLimitListener(ln, lim.MaxConns)}
-	px.tr = &http.Transport{
-		DialContext:            px.dialDirect,
-		MaxIdleConnsPerHost:    4,
-		IdleConnTimeout:        lim.IdleTimeout,
-		ResponseHeaderTimeout:  lim.IdleTimeout,
-		MaxResponseHeaderBytes: 1 << 20,
-		DisableCompression:     true, // the browser's Accept-Encoding goes as it is
-	}
-	if upstream != "" {
-		px.tr.DialContext = (&net.Dialer{Timeout: lim.DialTimeout}).DialContext
-		px.tr.Proxy = http.ProxyURL(&url.URL{Scheme: "http", Host: upstream})
-	}
+	px := &proxy{np: c.policy, upstream: c.upstream, rules: c.rules, lim: lim, log: c.log,
+		tunnels: map[net.Conn]struct{}{}, ln: newLimitListener(ln, lim.MaxConns)}
+	px.tr = px.transport()
 	px.fwd = &httputil.ReverseProxy{
 		Rewrite:      func(pr *httputil.ProxyRequest) {}, // the request is already absolute; hop-by-hop headers are dropped
 		Transport:    px.tr,
@@ -97,10 +96,27 @@ func startProxy(ctx context.Context, np *netpolicy.Policy, upstream string, lim 
 		ReadTimeout:       lim.IdleTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		MaxHeaderBytes:    lim.MaxHeaderBytes,
-		ErrorLog:          nil,
 	}
 	go px.srv.Serve(px.ln)
 	return px, nil
+}
+
+// transport is the client that forwards plain http requests: through
+// dialDirect, or to the upstream proxy.
+func (px *proxy) transport() *http.Transport {
+	tr := &http.Transport{
+		DialContext:            px.dialDirect,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        px.lim.IdleTimeout,
+		ResponseHeaderTimeout:  px.lim.IdleTimeout,
+		MaxResponseHeaderBytes: 1 << 20,
+		DisableCompression:     true, // the browser's Accept-Encoding goes as it is
+	}
+	if px.upstream != "" {
+		tr.DialContext = (&net.Dialer{Timeout: px.lim.DialTimeout}).DialContext
+		tr.Proxy = http.ProxyURL(&url.URL{Scheme: "http", Host: px.upstream})
+	}
+	return tr
 }
 
 // addr is the proxy's host:port.
@@ -130,11 +146,15 @@ func (px *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // when another proxy makes the connection, the addresses the name
 // resolves to here (the best calq can do: that proxy resolves it again).
 func (px *proxy) precheck(ctx context.Context, host, port string) error {
+	if px.upstream == "" {
+		h, p, err := px.rules.apply(host, port)
+		if err != nil {
+			return err
+		}
+		return px.np.CheckHost(h, p) // dialDirect checks the address at connect time
+	}
 	if err := px.np.CheckHost(host, port); err != nil {
 		return err
-	}
-	if px.upstream == "" {
-		return nil // dialDirect checks the address at connect time
 	}
 	ctx, cancel := context.WithTimeout(ctx, px.lim.DialTimeout)
 	defer cancel()
@@ -150,11 +170,19 @@ func (px *proxy) precheck(ctx context.Context, host, port string) error {
 	return nil
 }
 
-// dialDirect connects under the policy, checked on the resolved address.
+// dialDirect connects, after the host resolver rules, under the policy,
+// checked on the resolved address.
 func (px *proxy) dialDirect(ctx context.Context, network, address string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", address, err)
+	}
+	if host, port, err = px.rules.apply(host, port); err != nil {
+		return nil, fmt.Errorf("dial %s: %w", address, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, px.lim.DialTimeout)
 	defer cancel()
-	return px.np.DialContext(ctx, network, address)
+	return px.np.DialContext(ctx, network, net.JoinHostPort(host, port))
 }
 
 // fail answers 403 with the reason when the policy refused r, 502 else.

@@ -32,13 +32,17 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 }
 
 // testProxy starts a proxy over a policy allowing allow, closed with t.
-func testProxy(t *testing.T, allow []string, upstream string, lim proxyLimits) *proxy {
+func testProxy(t *testing.T, allow []string, upstream string, lim proxyLimits, rules ...string) *proxy {
 	t.Helper()
 	np, err := netpolicy.New(allow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	px, err := startProxy(context.Background(), np, upstream, lim, nil)
+	hr, err := parseHostRules(strings.Join(rules, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := startProxy(context.Background(), proxyConfig{policy: np, upstream: upstream, rules: hr, limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
