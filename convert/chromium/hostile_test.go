@@ -51,7 +51,8 @@ func jsList(ss []string) string {
 }
 
 // TestHostilePage prints, through the pool, a page that asks for a
-// loopback server, the metadata address, /etc/passwd and a file of
+// loopback server (by address, by a name, in decimal and hex), the
+// metadata address, /etc/passwd and a file of
 // another conversion: with the default policy none of them gives it
 // anything; with AllowNetworks naming the loopback server, that server
 // (and it alone) is reached.
@@ -73,6 +74,7 @@ func TestHostilePage(t *testing.T) {
 	_, port, _ := net.SplitHostPort(count.Listener.Addr().String())
 	page := writePage(t, mine, "index.html", hostileTargets(redir.URL+"/redirect",
 		count.URL+"/", "http://"+loopbackName(t)+":"+port+"/", "http://169.254.169.254/latest/meta-data/",
+		"http://2130706433:"+port+"/", "http://0x7f.1:"+port+"/",
 		"file:///etc/passwd", "file://"+other+"/secret.txt"))
 	tests := []struct {
 		name    string
