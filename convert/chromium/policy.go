@@ -54,9 +54,14 @@ import (
 //
 // With AllowAllNetworks and without DenyPublic no proxy runs. With
 // Config.ProxyServer set, the proxy forwards every request to that proxy,
-// which then makes the connection: calq can check the addresses the name
-// resolves to when it forwards, but not the one the other proxy finally
-// connects to (its DNS may answer differently).
+// which then makes the connection: calq checks the addresses the name
+// resolves to when it forwards, but cannot check the one the other proxy
+// finally connects to (its DNS may answer differently). The browser
+// resolves no name of a request it sends to a proxy, so the proxy applies
+// Config.HostResolverRules itself (MAP and EXCLUDE, see hostRules) and the
+// policy checks the mapped address. Each refusal of the proxy goes to
+// Config.Log ("CONNECT blocked for 'host:port': ...", "'URL' targets a
+// non-public address: ...").
 //
 // The browser is also started with --disable-quic (HTTP/3 and WebTransport
 // would go around the proxy, over UDP) and
