@@ -69,33 +69,13 @@ func TestHostRulesErrors(t *testing.T) {
 func TestProxyHostRules(t *testing.T) {
 	srv, hits := countingServer(t)
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	tests := []struct {
-		name   string
-		allow  []string
-		method string
-		target string
-		status int
-		why    string
-	}{
+	runProxyCases(t, hits, []string{"MAP mapped.test 127.0.0.1", "MAP gone.test ~NOTFOUND"}, []proxyCase{
 		{"mapped to loopback, refused", nil, http.MethodGet, "mapped.test:" + port, 403, "127.0.0.1 is a private"},
 		{"mapped to loopback, allowed", []string{"127.0.0.1"}, http.MethodGet, "mapped.test:" + port, 200, ""},
 		{"CONNECT mapped to loopback, refused", nil, http.MethodConnect, "mapped.test:" + port, 403, "CONNECT blocked for 'mapped.test:" + port + "'"},
 		{"CONNECT mapped to loopback, allowed", []string{"127.0.0.1"}, http.MethodConnect, "mapped.test:" + port, 200, ""},
 		{"not found", []string{"127.0.0.1"}, http.MethodGet, "gone.test:80", 502, "no such host (host resolver rules)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			px := testProxy(t, tt.allow, "", proxyLimits{}, "MAP mapped.test 127.0.0.1", "MAP gone.test ~NOTFOUND")
-			before := hits.Load()
-			status, body := viaProxy(t, px, tt.method, tt.target)
-			if status != tt.status || !strings.Contains(body, tt.why) {
-				t.Errorf("%s %s: got %d %q, want %d with %q", tt.method, tt.target, status, body, tt.status, tt.why)
-			}
-			if got, want := hits.Load()-before, map[bool]int32{true: 1, false: 0}[tt.status == 200]; got != want {
-				t.Errorf("the server got %d requests, want %d", got, want)
-			}
-		})
-	}
+	})
 }
 
 // TestPoolHostRules: Config.HostResolverRules still map names when the

@@ -103,14 +103,7 @@ func TestProxyPolicy(t *testing.T) {
 	srv, hits := countingServer(t)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	name := loopbackName(t)
-	tests := []struct {
-		name   string
-		allow  []string
-		method string
-		target string
-		status int
-		why    string // in the answer's body when refused
-	}{
+	runProxyCases(t, hits, nil, []proxyCase{
 		{"loopback refused", nil, http.MethodGet, srv.Listener.Addr().String(), 403, "'" + srv.URL + "/' targets a non-public address: 127.0.0.1 is a private, loopback or reserved address"},
 		{"loopback allowed", []string{"127.0.0.1"}, http.MethodGet, srv.Listener.Addr().String(), 200, ""},
 		{"loopback allowed with its port", []string{srv.Listener.Addr().String()}, http.MethodGet, srv.Listener.Addr().String(), 200, ""},
@@ -123,20 +116,34 @@ func TestProxyPolicy(t *testing.T) {
 		{"CONNECT name resolving to loopback refused", nil, http.MethodConnect, fmt.Sprintf("%s:%d", name, port), 403, name + " is 127."},
 		{"CONNECT metadata v6 refused", nil, http.MethodConnect, "[fd00:ec2::254]:443", 403, "fd00:ec2::254 is a private"},
 		{"CONNECT loopback allowed", []string{"127.0.0.1"}, http.MethodConnect, srv.Listener.Addr().String(), 200, ""},
-	}
-	for _, tt := range tests {
+	})
+}
+
+// proxyCase is a request through a proxy allowing allow, and its answer:
+// the status and a part of the body.
+type proxyCase struct {
+	name   string
+	allow  []string
+	method string
+	target string
+	status int
+	why    string
+}
+
+// runProxyCases runs each case through a proxy of its own, with the host
+// resolver rules, and checks that the server counting hits got the
+// request if and only if the answer is 200.
+func runProxyCases(t *testing.T, hits *atomic.Int32, rules []string, cases []proxyCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			px := testProxy(t, tt.allow, "", proxyLimits{})
+			px := testProxy(t, tt.allow, "", proxyLimits{}, rules...)
 			before := hits.Load()
 			status, body := viaProxy(t, px, tt.method, tt.target)
 			if status != tt.status || !strings.Contains(body, tt.why) {
 				t.Errorf("%s %s: got %d %q, want %d with %q", tt.method, tt.target, status, body, tt.status, tt.why)
 			}
-			want := int32(0)
-			if tt.status == 200 {
-				want = 1
-			}
-			if got := hits.Load() - before; got != want {
+			if got, want := hits.Load()-before, map[bool]int32{true: 1, false: 0}[tt.status == 200]; got != want {
 				t.Errorf("the server got %d requests, want %d", got, want)
 			}
 		})
