@@ -157,7 +157,15 @@ func (g *gate) allowURL(raw, dir string) error {
 	if u.Hostname() == "" {
 		return refusal(norm, "has no host")
 	}
-	if err := g.net.Check(u); err != nil {
+	host := u.Hostname()
+	if a, ok := browserIPv4(host); ok {
+		host = a.String() // as chromium will connect to it
+	}
+	port := u.Port()
+	if port == "" {
+		port = netpolicy.DefaultPorts[n.Scheme]
+	}
+	if err := g.net.CheckHost(host, port); err != nil {
 		return addrRefusal(norm, err)
 	}
 	return nil
