@@ -10,8 +10,8 @@ import (
 )
 
 // hostileTargets is a page asking, in every way a page can (img, iframe,
-// fetch, XHR, CSS url(), link rel=prefetch, a redirect from an allowed
-// server), for each of targets; it writes what its scripts read into the
+// fetch, XHR, WebSocket, CSS url(), link rel=prefetch, a redirect from
+// an allowed server), for each of targets; it writes what its scripts read into the
 // page, and sets window.done once they have settled.
 func hostileTargets(redirect string, targets ...string) string {
 	var b strings.Builder
@@ -35,6 +35,9 @@ const all = [];
 for (const u of ` + jsList(append(targets, redirect)) + `) {
   all.push(show(u, fetch(u + (u.endsWith("/") ? "fetch" : "")).then(r => r.text())));
   all.push(show(u, xhr(u + (u.endsWith("/") ? "xhr" : ""))));
+  if (u.startsWith("http") && u.endsWith("/")) {
+    all.push(new Promise(r => { const s = new WebSocket("ws" + u.slice(4) + "ws"); s.onerror = s.onclose = r; }));
+  }
 }
 all.push(new Promise(r => window.addEventListener("load", r)));
 Promise.all(all).then(() => { window.done = true; });
@@ -84,7 +87,7 @@ func TestHostilePage(t *testing.T) {
 	}{
 		{"default", []string{redir.Listener.Addr().String()}, nil, false},
 		{"loopback server allowed", []string{redir.Listener.Addr().String(), count.Listener.Addr().String()},
-			[]string{"/css", "/fetch", "/img", "/redirected", "/xhr"}, true},
+			[]string{"/css", "/fetch", "/img", "/redirected", "/ws", "/xhr"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

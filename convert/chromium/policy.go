@@ -77,8 +77,8 @@ type gate struct {
 	net         *netpolicy.Policy
 	upstream    string    // Config.ProxyServer's host:port
 	rules       hostRules // Config.HostResolverRules
-	// log, when set before the first browserArgs, is told of each
-	// connection the proxy refuses.
+	// log, when set before the first allowURL or browserArgs, is told of
+	// each refusal, the proxy's included.
 	log func(msg string)
 
 	mu     sync.Mutex
@@ -125,7 +125,17 @@ func newGate(p Policy, e ...egress) (*gate, error) {
 // Its sentences hold Gotenberg's ("'URL' matches the expression from the
 // denied list", "... targets a non-public address"), which its users'
 // log searches and its test suite look for.
+// Each refusal also goes to the gate's log.
 func (g *gate) allowURL(raw, dir string) error {
+	err := g.check(raw, dir)
+	if err != nil && g.log != nil {
+		g.log("chromium: " + err.Error())
+	}
+	return err
+}
+
+// check is allowURL without the log.
+func (g *gate) check(raw, dir string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return refusal(raw, "is not a URL")

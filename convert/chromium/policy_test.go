@@ -146,3 +146,19 @@ func TestNewGateErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAllowURLLogs: each refusal is logged once, with the URL and why.
+func TestAllowURLLogs(t *testing.T) {
+	g, err := newGate(Policy{Deny: []*regexp.Regexp{regexp.MustCompile(`^file:///etc/`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	g.log = func(msg string) { got = append(got, msg) }
+	g.allowURL("https://example.com/", "")
+	g.allowURL("file:///etc/passwd", "/tmp/job")
+	want := []string{"chromium: the policy refuses this URL: 'file:///etc/passwd' matches the expression from the denied list (^file:///etc/)"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got logs %q, want %q", got, want)
+	}
+}
