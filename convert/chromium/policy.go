@@ -33,7 +33,10 @@ import (
 //     browser and are allowed; every other scheme (ftp:, chrome:,
 //     filesystem:, ...) is refused;
 //     - an http(s) or ws(s) URL whose host is a literal refused address
-//     or localhost is refused at once.
+//     (in any spelling chromium reads as one: 2130706433, 0x7f.1, ...)
+//     or localhost is refused at once. Unlike Gotenberg's, a URL the
+//     allow list matches is not exempted from the address checks:
+//     AllowNetworks and AllowAllNetworks open networks.
 //  2. When the browser connects (a forward proxy calq runs on loopback,
 //     through which the browser sends every request but file://: launch
 //     switches --proxy-server=http://127.0.0.1:PORT and
@@ -59,9 +62,11 @@ import (
 // finally connects to (its DNS may answer differently). The browser
 // resolves no name of a request it sends to a proxy, so the proxy applies
 // Config.HostResolverRules itself (MAP and EXCLUDE, see hostRules) and the
-// policy checks the mapped address. Each refusal of the proxy goes to
-// Config.Log ("CONNECT blocked for 'host:port': ...", "'URL' targets a
-// non-public address: ...").
+// policy checks the mapped address. Each refusal goes to Config.Log, in
+// sentences that hold Gotenberg's ("'URL' matches the expression from
+// the denied list", "'URL' does not match any expression from the allowed
+// list", "'URL' targets a non-public address", "CONNECT blocked for
+// 'host:port'").
 //
 // The browser is also started with --disable-quic (HTTP/3 and WebTransport
 // would go around the proxy, over UDP) and
