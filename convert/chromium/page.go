@@ -22,19 +22,19 @@ type tab struct {
 	gate *gate
 
 	mu        sync.Mutex
-	changed   chan struct{}                // a lifecycle event or a failure arrived
-	lifecycle map[cdp.LoaderID][]string    // lifecycle events of the main frame
-	main      cdp.FrameID                  // the main frame (the target's id)
-	doc       *network.Response            // the main frame's last document response
-	refused   map[network.RequestID]error  // requests the gate refused, and why
-	mainReqs  map[network.RequestID]bool   // the main frame's document requests
-	stopped   error                        // set when the main page failed: ends the waits
-	resStatus []string                     // "URL - 404: Not Found" of resources
-	resFailed []string                     // "resource Image: net::ERR_..." of resources
-	thrown    []string                     // uncaught exceptions
-	fail      statusSet                    // the main page's codes to fail on
-	resFail   statusSet                    // the resources'
-	ignore    []string                     // hosts whose resources' codes are not checked
+	changed   chan struct{}               // a lifecycle event or a failure arrived
+	lifecycle map[cdp.LoaderID][]string   // lifecycle events of the main frame
+	main      cdp.FrameID                 // the main frame (the target's id)
+	doc       *network.Response           // the main frame's last document response
+	refused   map[network.RequestID]error // requests the gate refused, and why
+	mainReqs  map[network.RequestID]bool  // the main frame's document requests
+	stopped   error                       // set when the main page failed: ends the waits
+	resStatus []string                    // "URL - 404: Not Found" of resources
+	resFailed []string                    // "resource Image: net::ERR_..." of resources
+	thrown    []string                    // uncaught exceptions
+	fail      statusSet                   // the main page's codes to fail on
+	resFail   statusSet                   // the resources'
+	ignore    []string                    // hosts whose resources' codes are not checked
 }
 
 func newTab(ctx context.Context, r Request, g *gate) *tab {
