@@ -40,7 +40,7 @@ var shared sharedPool
 func (s *sharedPool) get(t *testing.T) *Pool {
 	t.Helper()
 	requireChromium(t)
-	s.once.Do(func() { s.p, s.err = New(Config{Browsers: 1, Tabs: 4}) })
+	s.once.Do(func() { s.p, s.err = New(Config{Browsers: 1, Tabs: 4, Policy: testServers}) })
 	if s.err != nil {
 		t.Fatalf("New: %v", s.err)
 	}

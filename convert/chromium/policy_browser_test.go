@@ -19,6 +19,12 @@ import (
 	"calq/internal/tooltest"
 )
 
+// testServers is the policy of the pools of the tests that are not about
+// the policy: every network, as Gotenberg's own suite runs, so that their
+// loopback servers are reachable and a closed port is refused by the
+// system (ERR_CONNECTION_REFUSED), not by a proxy.
+var testServers = Policy{AllowAllNetworks: true}
+
 // pathServer is a loopback HTTP server recording the paths it was asked
 // for; /redirect sends the browser to target.
 type pathServer struct {

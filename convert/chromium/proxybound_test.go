@@ -11,22 +11,6 @@ import (
 	"time"
 )
 
-// waitFor polls cond, which reads what the proxy says about itself, until
-// it holds or the test's deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline, ok := t.Deadline()
-	if !ok {
-		deadline = time.Now().Add(time.Minute)
-	}
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: gave up", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // TestProxySlowClient: a client that never finishes its request's header
 // is disconnected once the header timeout passes, and a header over the
 // limit is answered 431 without being forwarded.
