@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -122,6 +123,41 @@ func TestHostilePage(t *testing.T) {
 			}
 			if got := strings.Contains(text, "loopback secret"); got != tt.read {
 				t.Errorf("the PDF shows the loopback server's answer: %v, want %v; its text:\n%s", got, tt.read, text)
+			}
+		})
+	}
+}
+
+// TestPoolUnreachable: through the policy's proxy, a main page or a
+// resource on a closed port fails to load, as it does without a proxy.
+func TestPoolUnreachable(t *testing.T) {
+	requireChromium(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	p, err := New(Config{Browsers: 1, Tabs: 1, Policy: Policy{AllowNetworks: []string{"127.0.0.1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		r    Request
+		want error
+	}{
+		{"main page", Request{URL: "http://" + closed + "/", Dir: dir}, ErrLoadingFailed},
+		{"resource", Request{URL: writePage(t, dir, "img.html", `<p>img</p><img src="http://`+closed+`/x.png">`), Dir: dir,
+			Load: Load{FailOnResourceLoadingFailed: true}}, ErrResourceLoadingFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := p.PDF(t.Context(), tt.r, DefaultPDF(), filepath.Join(t.TempDir(), "out.pdf"))
+			if !errors.Is(err, tt.want) {
+				t.Errorf("PDF: %v, want %v", err, tt.want)
 			}
 		})
 	}

@@ -191,7 +191,7 @@ func (px *proxy) dialDirect(ctx context.Context, network, address string) (net.C
 // users.
 func (px *proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if !errors.Is(err, netpolicy.ErrRefused) {
-		http.Error(w, "calq could not connect: "+err.Error(), http.StatusBadGateway)
+		px.unreachable(w, r, err)
 		return
 	}
 	px.refused.Add(1)
@@ -203,6 +203,28 @@ func (px *proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 		px.log("chromium: page proxy: " + msg)
 	}
 	http.Error(w, msg, http.StatusForbidden)
+}
+
+// unreachable answers a request whose destination could not be reached:
+// a CONNECT with 502, which the browser reports as a failed tunnel; a
+// plain request by resetting the connection, so that the browser reports
+// a failed load (an answer would be taken for the destination's own).
+func (px *proxy) unreachable(w http.ResponseWriter, r *http.Request, err error) {
+	hj, ok := w.(http.Hijacker)
+	if r.Method == http.MethodConnect || !ok {
+		http.Error(w, "calq could not connect: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	c, _, herr := hj.Hijack()
+	if herr != nil {
+		return
+	}
+	if lc, ok := c.(*limitConn); ok {
+		if tc, ok := lc.Conn.(*net.TCPConn); ok {
+			tc.SetLinger(0) // a reset, not an orderly close
+		}
+	}
+	c.Close()
 }
 
 // close stops accepting, closes every connection and waits for the

@@ -232,3 +232,29 @@ func TestProxyUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyUnreachable: a destination that cannot be reached gets the
+// browser a failed load, not an answer it would take for the
+// destination's: a plain request's connection is reset, a CONNECT
+// answered 502.
+func TestProxyUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	px := testProxy(t, []string{"127.0.0.1"}, "", proxyLimits{})
+	if status, body := viaProxy(t, px, http.MethodConnect, closed); status != http.StatusBadGateway || !strings.Contains(body, "connection refused") {
+		t.Errorf("CONNECT %s: got %d %q, want 502 saying connection refused", closed, status, body)
+	}
+	c, err := net.Dial("tcp", px.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", closed, closed)
+	if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+		t.Errorf("GET http://%s/: got %s, want the connection reset", closed, resp.Status)
+	}
+}
