@@ -92,7 +92,7 @@ func TestHostilePage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := New(Config{Browsers: 1, Tabs: 1, Policy: Policy{AllowNetworks: tt.allow}})
+			p, err := New(Config{Browsers: 1, Tabs: 1, StartTimeout: startTimeout, Policy: Policy{AllowNetworks: tt.allow}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestPoolUnreachable(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close()
-	p, err := New(Config{Browsers: 1, Tabs: 1, Policy: Policy{AllowNetworks: []string{"127.0.0.1"}}})
+	p, err := New(Config{Browsers: 1, Tabs: 1, StartTimeout: startTimeout, Policy: Policy{AllowNetworks: []string{"127.0.0.1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func TestProxyHostRules(t *testing.T) {
 		{"mapped to loopback, allowed", []string{"127.0.0.1"}, http.MethodGet, "mapped.test:" + port, 200, ""},
 		{"CONNECT mapped to loopback, refused", nil, http.MethodConnect, "mapped.test:" + port, 403, "CONNECT blocked for 'mapped.test:" + port + "'"},
 		{"CONNECT mapped to loopback, allowed", []string{"127.0.0.1"}, http.MethodConnect, "mapped.test:" + port, 200, ""},
-		{"not found", []string{"127.0.0.1"}, http.MethodGet, "gone.test:80", 502, "no such host (host resolver rules)"},
+		{"not found", []string{"127.0.0.1"}, http.MethodConnect, "gone.test:80", 502, "no such host (host resolver rules)"},
 	})
 }
 
@@ -84,7 +84,7 @@ func TestPoolHostRules(t *testing.T) {
 	requireChromium(t)
 	count := newPathServer(t)
 	_, port, _ := net.SplitHostPort(count.Listener.Addr().String())
-	p, err := New(Config{Browsers: 1, Tabs: 1, HostResolverRules: "MAP mapped.test 127.0.0.1",
+	p, err := New(Config{Browsers: 1, Tabs: 1, StartTimeout: startTimeout, HostResolverRules: "MAP mapped.test 127.0.0.1",
 		Policy: Policy{AllowNetworks: []string{count.Listener.Addr().String()}}})
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,11 @@ import (
 	"calq/internal/tooltest"
 )
 
+// startTimeout bounds the start of the browsers of the policy's pool
+// tests: generous, as the machines that run them under -race are small
+// and shared.
+const startTimeout = 3 * time.Minute
+
 // testServers is the policy of the pools of the tests that are not about
 // the policy: every network, as Gotenberg's own suite runs, so that their
 // loopback servers are reachable and a closed port is refused by the
