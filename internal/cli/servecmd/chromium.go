@@ -97,11 +97,17 @@ func readChromiumOpts(c *cli.Context, disabled []string) (chromiumOpts, []error)
 	return o, append(errs, err)
 }
 
+// gotenbergFileDeny is Gotenberg's default deny list: file:// URLs
+// outside /tmp. Go's regexp cannot compile its lookahead, and calq's own
+// rule is stricter (a page reads files of its own upload only), so
+// calq's deny list takes it as said already.
+const gotenbergFileDeny = `^file:(?!//\/tmp/).*`
+
 // patterns compiles the regular expressions of flag name.
 func patterns(name string, list []string) ([]*regexp.Regexp, error) {
 	var res []*regexp.Regexp
 	for _, p := range list {
-		if p = strings.TrimSpace(p); p == "" {
+		if p = strings.TrimSpace(p); p == "" || name == "chromium-deny-list" && p == gotenbergFileDeny {
 			continue
 		}
 		re, err := regexp.Compile(p)

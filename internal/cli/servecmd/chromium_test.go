@@ -70,6 +70,14 @@ func TestChromiumSettings(t *testing.T) {
 				return [3]any{allow, deny, p.AllowAllNetworks}
 			},
 			[3]any{[]string{`^file:///tmp.*`, `^https?://host\.example.*`}, []string{"^http.*"}, false}},
+		{"Gotenberg's default deny list, which calq's file rule covers", map[string]string{"CHROMIUM_DENY_LIST": `^file:(?!//\/tmp/).*,^http://internal`}, nil,
+			func(o chromiumOpts) any {
+				var deny []string
+				for _, re := range o.Config.Policy.Deny {
+					deny = append(deny, re.String())
+				}
+				return deny
+			}, []string{"^http://internal"}},
 		{"an empty allow list", map[string]string{"CHROMIUM_ALLOW_LIST": ""}, nil,
 			func(o chromiumOpts) any { return [2]any{len(o.Config.Policy.Allow), o.Config.Policy.AllowAllNetworks} }, [2]any{0, false}},
 		{"private addresses, as Gotenberg's default", map[string]string{"CHROMIUM_DENY_PRIVATE_IPS": "false"}, nil,

@@ -76,7 +76,7 @@ var gotenbergVars = []gotenbergVar{
 	{"CHROMIUM_DISABLE_JAVASCRIPT", "chromium-disable-javascript", boolean},
 	{"CHROMIUM_ALLOW_LIST", "chromium-allow-list", regexps},
 	{"CHROMIUM_ALLOW_LIST", "chromium-allow", everyNetworkIf(matchesAll)}, // a match skips the address's check, in Gotenberg
-	{"CHROMIUM_DENY_LIST", "chromium-deny-list", regexps},
+	{"CHROMIUM_DENY_LIST", "chromium-deny-list", denyRegexps},
 	{"CHROMIUM_DENY_PRIVATE_IPS", "chromium-allow", privateAllowed},
 	{"CHROMIUM_DENY_PUBLIC_IPS", "chromium-deny-public", boolean},
 	{"CHROMIUM_IGNORE_CERTIFICATE_ERRORS", "chromium-ignore-certificate-errors", boolean},
@@ -399,9 +399,16 @@ func number(v string) (string, error) {
 // regexps checks a comma-separated list of regular expressions, as
 // Gotenberg reads its lists; Go's regexp has no lookaround nor
 // backreference, which Gotenberg's regexp2 has.
-func regexps(v string) (string, error) {
+func regexps(v string) (string, error) { return checkRegexps(v, "") }
+
+// denyRegexps is regexps for a deny list, which may hold Gotenberg's
+// default (gotenbergFileDeny).
+func denyRegexps(v string) (string, error) { return checkRegexps(v, gotenbergFileDeny) }
+
+// checkRegexps checks the list v, but for the entry ok.
+func checkRegexps(v, ok string) (string, error) {
 	for _, p := range strings.Split(v, ",") {
-		if p = strings.TrimSpace(p); p == "" {
+		if p = strings.TrimSpace(p); p == "" || p == ok {
 			continue
 		}
 		if _, err := regexp.Compile(p); err != nil {
