@@ -290,6 +290,13 @@ func run(c *cli.Context, o opts) error {
 	if err != nil {
 		return err
 	}
+	chrome, err := newChromium(o.Chromium, stderr, log)
+	if err != nil {
+		return err
+	}
+	if chrome != nil {
+		defer chrome.Close()
+	}
 	fmt.Fprintf(stderr, "calq serve: starting LibreOffice\n")
 	// The pool outlives the signal that stops the server: running
 	// conversions finish within --grace, then it is closed.
@@ -299,13 +306,6 @@ func run(c *cli.Context, o opts) error {
 		return err
 	}
 	defer pool.Close()
-	chrome, err := newChromium(o.Chromium, stderr, log)
-	if err != nil {
-		return err
-	}
-	if chrome != nil {
-		defer chrome.Close()
-	}
 	var shared *pgqueue.Queue
 	if sharedURL != "" {
 		// Started before the database, it waits, as calq worker does;
