@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"calq/convert/chromium"
+	"calq/internal/tooltest"
 )
 
 // TestChromiumNotInstalled: on a server without Chromium each Chromium
@@ -41,6 +42,9 @@ func TestChromiumNotInstalled(t *testing.T) {
 // lazyPool is a Chromium pool that has started no browser.
 func lazyPool(t *testing.T) *chromium.Pool {
 	t.Helper()
+	if _, _, err := chromium.Find(""); err != nil {
+		tooltest.Unavailable(t, "%v", err)
+	}
 	p, err := chromium.New(chromium.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func (s *Server) chromiumJob(ctx context.Context, j *jobs.Job, dir, out string, 
 	}
 	req := chromium.Request{URL: c.URL, Load: c.Load, Timeout: s.opts.FileTimeout}
 	if sitePage(j.Route) {
-		page, err := s.site(ctx, j, dir)
+		page, err := s.site(ctx, j, dir, c.Index)
 		if err != nil {
 			return nil, err
 		}
@@ -71,12 +71,12 @@ func (s *Server) screenshot(ctx context.Context, j *jobs.Job, req chromium.Reque
 
 // site lays out job j's uploads in dir/site under the names the client
 // gave them (hard links to the stored files, made again at each run), so
-// that index.html finds its assets by their names, and returns the path
-// of the page: index.html, rendered first with its Markdown files on the
-// markdown routes. The names were checked when the job was accepted
+// that the page finds its assets by their names, and returns the path
+// of the page, the upload named index (index.html), rendered first with
+// its Markdown files on the markdown routes. The names were checked when the job was accepted
 // (checkSite) and are checked again here, as read from the journal;
 // os.Root keeps every link inside the job's directory besides.
-func (s *Server) site(ctx context.Context, j *jobs.Job, dir string) (string, error) {
+func (s *Server) site(ctx context.Context, j *jobs.Job, dir, index string) (string, error) {
 	site := filepath.Join(dir, siteDirName)
 	if err := os.RemoveAll(site); err != nil { // a run before a crash
 		return "", err
@@ -89,7 +89,7 @@ func (s *Server) site(ctx context.Context, j *jobs.Job, dir string) (string, err
 		return "", err
 	}
 	defer root.Close()
-	index := ""
+	template := ""
 	for _, f := range j.Request.Files {
 		if form.BaseName(f.Name) != f.Name || form.BaseName(f.Stored) != f.Stored {
 			return "", fmt.Errorf("lay out the page's file %q: not a plain file name", f.Name)
@@ -98,16 +98,16 @@ func (s *Server) site(ctx context.Context, j *jobs.Job, dir string) (string, err
 		if err := root.Link(stored, filepath.Join(siteDirName, f.Name)); err != nil {
 			return "", fmt.Errorf("lay out the page's file %q: %w", f.Name, err)
 		}
-		if f.Name == chromiumIndex {
-			index = filepath.Join(dir, stored)
+		if f.Name == index {
+			template = filepath.Join(dir, stored)
 		}
 	}
-	page := filepath.Join(site, chromiumIndex)
-	if index == "" {
+	if template == "" {
 		return "", badRequest("Invalid form data: form file '%s' is required", chromiumIndex)
 	}
+	page := filepath.Join(site, index)
 	if isMarkdown(j.Route) {
-		return page, renderMarkdown(ctx, index, site, page)
+		return page, renderMarkdown(ctx, template, site, page)
 	}
 	return page, nil
 }

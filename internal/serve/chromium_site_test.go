@@ -67,7 +67,7 @@ func TestSite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			j, dir := siteJob(t, tt.route, tt.files)
-			page, err := (&Server{}).site(context.Background(), j, dir)
+			page, err := (&Server{}).site(context.Background(), j, dir, "index.html")
 			if tt.status != 0 {
 				var je *jobError
 				if !errors.As(err, &je) || je.status != tt.status || !strings.HasPrefix(je.msg, tt.message) {
@@ -94,7 +94,7 @@ func TestSite(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(dir, inputDirName, j.Request.Files[0].Stored)); string(b) != tt.files[0][1] {
 				t.Errorf("got stored index %q, want the upload %q", b, tt.files[0][1])
 			}
-			if _, err := (&Server{}).site(context.Background(), j, dir); err != nil {
+			if _, err := (&Server{}).site(context.Background(), j, dir, "index.html"); err != nil {
 				t.Errorf("a second run: %v", err)
 			}
 		})
@@ -108,7 +108,7 @@ func TestSiteNamesStayInside(t *testing.T) {
 	for _, name := range []string{"../escape.html", "/tmp/escape.html", "a/../../escape.html"} {
 		t.Run(name, func(t *testing.T) {
 			j, dir := siteJob(t, routeChromiumHTML, [][2]string{{"index.html", "x"}, {name, "y"}})
-			_, err := (&Server{}).site(context.Background(), j, dir)
+			_, err := (&Server{}).site(context.Background(), j, dir, "index.html")
 			if err == nil {
 				t.Errorf("got no error for the name %q, want one", name)
 			}
@@ -134,6 +134,7 @@ func TestCheckSite(t *testing.T) {
 		{"no index", routeChromiumHTML, []string{"page.html"}, "Invalid form data: form file 'index.html' is required"},
 		{"no files", routeScreenshotHTML, nil, "Invalid form data: form file 'index.html' is required"},
 		{"markdown", routeChromiumMarkdown, []string{"index.html", "a.md"}, ""},
+		{"index in capitals", routeChromiumMarkdown, []string{"index.HTML", "a.md"}, "Invalid form data: form file 'index.html' is required"},
 		{"same name twice", routeChromiumMarkdown, []string{"index.html", "a.md", "a.md"},
 			"Invalid form data: two files are named 'a.md'; the page's files must have distinct names"},
 		{"index twice", routeChromiumHTML, []string{"index.html", "index.html"},
@@ -145,7 +146,7 @@ func TestCheckSite(t *testing.T) {
 			for _, n := range tt.files {
 				in = append(in, form.File{Name: n})
 			}
-			err := checkSite(tt.route, in)
+			err := checkSite(tt.route, in, Task{Chromium: &ChromiumTask{Index: "index.html"}})
 			got := ""
 			if err != nil {
 				got = err.Error()

@@ -46,7 +46,10 @@ func isMarkdown(route string) bool { return strings.HasSuffix(route, "/markdown"
 // index.html. Its cookies and extra headers are secrets (secrets.go):
 // they are not recorded in the journal.
 type ChromiumTask struct {
-	URL        string               `json:"url,omitempty"`
+	URL string `json:"url,omitempty"`
+	// Index is the client's name of the page among the uploads
+	// ("index.html", its extension in any case).
+	Index      string               `json:"index,omitempty"`
 	Load       chromium.Load        `json:"load"`
 	PDF        *chromium.PDF        `json:"pdf,omitempty"`
 	Screenshot *chromium.Screenshot `json:"screenshot,omitempty"`
@@ -60,6 +63,11 @@ func chromiumTask(route string, f *form.Form, t *Task) (form.Post, error) {
 		return form.Post{}, err
 	}
 	c := &ChromiumTask{URL: o.URL, Load: o.Load}
+	for _, in := range f.Inputs() {
+		if o.Index != "" && in.Path == o.Index {
+			c.Index = in.Name
+		}
+	}
 	if isScreenshot(route) {
 		shot := o.Shot
 		c.Screenshot = &shot
@@ -78,10 +86,10 @@ func chromiumTask(route string, f *form.Form, t *Task) (form.Post, error) {
 
 // checkSite refuses, before the job is queued, uploads that cannot make
 // one directory of the page and its assets under the names the client
-// gave them: index.html is required, and two files may not share a
-// name. The names themselves are safe as form.BaseName cleaned them (no
-// separator, no "." or "..").
-func checkSite(route string, inputs []form.File) error {
+// gave them: the page is required (form.Chromium says it first), and two
+// files may not share a name. The names themselves are safe as
+// form.BaseName cleaned them (no separator, no "." or "..").
+func checkSite(route string, inputs []form.File, t Task) error {
 	if !sitePage(route) {
 		return nil
 	}
@@ -92,7 +100,7 @@ func checkSite(route string, inputs []form.File) error {
 		}
 		seen[in.Name] = true
 	}
-	if !seen[chromiumIndex] {
+	if t.Chromium == nil || !seen[t.Chromium.Index] {
 		return badRequest("Invalid form data: form file '%s' is required", chromiumIndex)
 	}
 	return nil

@@ -532,7 +532,7 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	units := len(inputs)
 	switch {
 	case isChromium(route):
-		if err := checkSite(route, inputs); err != nil {
+		if err := checkSite(route, inputs, t); err != nil {
 			return nil, nil, err
 		}
 		units = 1 // one page, whatever its assets
