@@ -96,7 +96,7 @@ func TestChromiumRoutesEndToEnd(t *testing.T) {
 			ctype: contentTypeZip, file: "foo.zip"},
 		{name: "watermark and metadata", route: routeChromiumHTML, files: threePageSite,
 			fields: map[string]string{"watermarkSource": "text", "watermarkExpression": "DRAFT", "metadata": `{"Author":"Ann"}`},
-			ctype: contentTypePDF, file: "foo.pdf", text: []string{"DRAFT", "Page1"}, pages: 3},
+			ctype:  contentTypePDF, file: "foo.pdf", text: []string{"DRAFT", "Page1"}, pages: 3},
 		{name: "screenshot html", route: routeScreenshotHTML, files: siteFiles, ctype: "image/png", file: "foo.png"},
 		{name: "screenshot markdown jpeg", route: routeScreenshotMarkdown, files: markdownFiles,
 			fields: map[string]string{"format": "jpeg"}, ctype: "image/jpeg", file: "foo.jpeg"},
