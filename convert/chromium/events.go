@@ -36,21 +36,14 @@ func (t *tab) onResponse(e *network.EventResponseReceived) {
 	if e.Type == network.ResourceTypeDocument && e.FrameID == t.main {
 		t.doc = r
 		if t.fail[r.Status] {
-			t.stopped = fmt.Errorf("%w: %s: %d %s", ErrHTTPStatus, r.URL, r.Status, statusText(r))
+			t.stopped = fmt.Errorf("%w: %d: %s", ErrHTTPStatus, r.Status, http.StatusText(int(r.Status)))
 			t.signal()
 		}
 		return
 	}
 	if t.resFail[r.Status] && !matchesDomain(hostOf(r.URL), t.ignore) {
-		t.resStatus = append(t.resStatus, fmt.Sprintf("%s - %d: %s", r.URL, r.Status, statusText(r)))
+		t.resStatus = append(t.resStatus, fmt.Sprintf("%s - %d: %s", r.URL, r.Status, http.StatusText(int(r.Status))))
 	}
-}
-
-func statusText(r *network.Response) string {
-	if r.StatusText != "" {
-		return r.StatusText
-	}
-	return http.StatusText(int(r.Status))
 }
 
 // ignoredFailures are the loading failures that are no failure of the
@@ -103,11 +96,11 @@ func (t *tab) failures() error {
 	case t.stopped != nil:
 		return t.stopped
 	case len(t.resStatus) > 0:
-		return fmt.Errorf("%w: %s", ErrResourceHTTPStatus, strings.Join(t.resStatus, "; "))
+		return fmt.Errorf("%w: %s", ErrResourceHTTPStatus, strings.Join(t.resStatus, "\n"))
 	case l.FailOnResourceLoadingFailed && len(t.resFailed) > 0:
-		return fmt.Errorf("%w: %s", ErrResourceLoadingFailed, strings.Join(t.resFailed, "; "))
+		return fmt.Errorf("%w: %s", ErrResourceLoadingFailed, strings.Join(t.resFailed, "\n"))
 	case l.FailOnConsoleExceptions && len(t.thrown) > 0:
-		return fmt.Errorf("%w: %s", ErrConsoleExceptions, strings.Join(t.thrown, "; "))
+		return fmt.Errorf("%w: %s", ErrConsoleExceptions, strings.Join(t.thrown, "\n"))
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ func (b *browser) fail(err error) {
 
 // pingTimeout bounds a browser's answer to a ping; one that does not
 // answer in time is hung.
-const pingTimeout = 10 * time.Second
+var pingTimeout = 10 * time.Second
 
 // ping asks the browser for its version.
 func (b *browser) ping(ctx context.Context) error {
@@ -67,8 +67,8 @@ func (b *browser) ping(ctx context.Context) error {
 }
 
 // watchEvery is how often a browser's memory is read; pingEvery how often
-// it must answer.
-const (
+// it must answer (tests shorten it).
+var (
 	watchEvery = 200 * time.Millisecond
 	pingEvery  = 5 * time.Second
 )

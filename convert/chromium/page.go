@@ -2,7 +2,6 @@ package chromium
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,24 +22,24 @@ type tab struct {
 	gate *gate
 
 	mu        sync.Mutex
-	changed   chan struct{}                // a lifecycle event or a failure arrived
-	lifecycle map[cdp.LoaderID][]string    // lifecycle events of the main frame
-	main      cdp.FrameID                  // the main frame (the target's id)
-	doc       *network.Response            // the main frame's last document response
-	refused   map[network.RequestID]string // requests the gate refused, and why
-	mainReqs  map[network.RequestID]bool   // the main frame's document requests
-	stopped   error                        // set when the main page failed: ends the waits
-	resStatus []string                     // "URL - 404: Not Found" of resources
-	resFailed []string                     // "resource Image: net::ERR_..." of resources
-	thrown    []string                     // uncaught exceptions
-	fail      statusSet                    // the main page's codes to fail on
-	resFail   statusSet                    // the resources'
-	ignore    []string                     // hosts whose resources' codes are not checked
+	changed   chan struct{}               // a lifecycle event or a failure arrived
+	lifecycle map[cdp.LoaderID][]string   // lifecycle events of the main frame
+	main      cdp.FrameID                 // the main frame (the target's id)
+	doc       *network.Response           // the main frame's last document response
+	refused   map[network.RequestID]error // requests the gate refused, and why
+	mainReqs  map[network.RequestID]bool  // the main frame's document requests
+	stopped   error                       // set when the main page failed: ends the waits
+	resStatus []string                    // "URL - 404: Not Found" of resources
+	resFailed []string                    // "resource Image: net::ERR_..." of resources
+	thrown    []string                    // uncaught exceptions
+	fail      statusSet                   // the main page's codes to fail on
+	resFail   statusSet                   // the resources'
+	ignore    []string                    // hosts whose resources' codes are not checked
 }
 
 func newTab(ctx context.Context, r Request, g *gate) *tab {
 	return &tab{ctx: ctx, r: r, gate: g, changed: make(chan struct{}, 1),
-		lifecycle: map[cdp.LoaderID][]string{}, refused: map[network.RequestID]string{},
+		lifecycle: map[cdp.LoaderID][]string{}, refused: map[network.RequestID]error{},
 		mainReqs: map[network.RequestID]bool{},
 		fail:     newStatusSet(r.Load.FailOnHTTPStatusCodes), resFail: newStatusSet(r.Load.FailOnResourceHTTPStatusCodes),
 		ignore: normalizeDomains(r.Load.IgnoreResourceHTTPStatusDomains)}
@@ -94,7 +93,7 @@ func (t *tab) onLifecycle(e *page.EventLifecycleEvent) {
 func (t *tab) intercept(e *fetch.EventRequestPaused) {
 	if err := t.gate.allowURL(e.Request.URL, t.r.Dir); err != nil {
 		t.mu.Lock()
-		t.refused[e.NetworkID] = err.Error()
+		t.refused[e.NetworkID] = err
 		t.mu.Unlock()
 		// An error here means the tab is gone; nothing waits for it then.
 		call(t, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
@@ -104,7 +103,7 @@ func (t *tab) intercept(e *fetch.EventRequestPaused) {
 }
 
 // refusal returns the gate's error for the request id, if it refused it.
-func (t *tab) refusal(id network.RequestID) (string, bool) {
+func (t *tab) refusal(id network.RequestID) (error, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.refused[id]
@@ -118,8 +117,8 @@ func (t *tab) navigate() (cdp.LoaderID, error) {
 		return "", fmt.Errorf("navigate to %s: %w", t.r.URL, err)
 	}
 	if res.ErrorText != "" {
-		if why, ok := t.refusal(network.RequestID(res.LoaderID)); ok {
-			return "", errors.New(why)
+		if err, ok := t.refusal(network.RequestID(res.LoaderID)); ok {
+			return "", err
 		}
 		if strings.Contains(res.ErrorText, "ERR_BLOCKED_BY_CLIENT") {
 			if err := t.gate.allowURL(t.r.URL, t.r.Dir); err != nil {
