@@ -84,7 +84,8 @@ func TestChromiumRoutesEndToEnd(t *testing.T) {
 		text   []string // in the PDF
 		pages  int
 	}{
-		{name: "html with assets", route: routeChromiumHTML, files: siteFiles, ctype: contentTypePDF, file: "foo.pdf",
+		{name: "html with assets", route: routeChromiumHTML, files: siteFiles, fields: map[string]string{"failOnResourceLoadingFailed": "true"},
+			ctype: contentTypePDF, file: "foo.pdf",
 			text: []string{"Hellopage"}, pages: 1},
 		{name: "markdown", route: routeChromiumMarkdown, files: markdownFiles, ctype: contentTypePDF, file: "foo.pdf",
 			text: []string{"Page1", "cd"}, pages: 1},
