@@ -38,6 +38,7 @@ func Problems(checks []Check) error {
 // DoctorOptions names what to check besides the tools.
 type DoctorOptions struct {
 	Soffice  string   // "" finds it on PATH
+	Chromium string   // the chromium program; "" finds it on PATH
 	StateDir string   // where LibreOffice keeps its profiles, as calq convert's --state-dir; "" for a temporary one
 	Dirs     []string // directories calq must be able to write (state, output)
 	DB       string   // a PostgreSQL address to connect to; "" for none
@@ -46,12 +47,13 @@ type DoctorOptions struct {
 
 // Doctor checks the environment calq convert needs: that LibreOffice
 // starts and converts a one-line document (which costs a few seconds:
-// it is proved, not assumed), the fonts Office documents expect and the
+// it is proved, not assumed), that Chromium prints a one-line page (or
+// how to install it: advice, HTML goes to LibreOffice without it), the fonts Office documents expect and the
 // writing systems the installed fonts cover, writable directories, and
 // that the shared database, if any, takes a connection.
 // It never fails itself; each Check says what is wrong and how to fix it.
 func Doctor(ctx context.Context, o DoctorOptions) []Check {
-	checks := []Check{libreOffice(ctx, o)}
+	checks := []Check{libreOffice(ctx, o), chromiumCheck(ctx, o.Chromium)}
 	checks = append(checks, fontChecks(ctx)...)
 	checks = append(checks, scriptChecks(ctx)...)
 	for _, d := range o.Dirs {

@@ -17,10 +17,12 @@ import (
 func doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
-		Usage: "check the environment: LibreOffice, fonts, writable directories",
+		Usage: "check the environment: LibreOffice, Chromium, fonts, writable directories",
 		Description: "Checks what calq convert needs: that LibreOffice starts and converts a\n" +
 			"one-line document (with its profile in --state-dir, as calq convert; a few\n" +
-			"seconds), saying how long that took or why it failed; the fonts that Office\n" +
+			"seconds), saying how long that took or why it failed; that Chromium prints a\n" +
+			"one-line page (.html and .md files, and calq serve's /forms/chromium routes,\n" +
+			"need it; without it HTML goes to LibreOffice: advice, not a failure); the fonts that Office\n" +
 			"documents expect (Carlito for Calibri, Caladea for Cambria, Liberation,\n" +
 			"DejaVu); that some font covers each writing system people write in (Latin,\n" +
 			"Greek, Cyrillic, Arabic, Hebrew, Devanagari, Thai, Japanese, Chinese, Korean,\n" +
@@ -35,12 +37,13 @@ func doctorCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "also check that `DIR` is writable"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
+			&cli.StringFlag{Name: "chromium", EnvVars: []string{"CALQ_CHROMIUM"}, Usage: "the chromium program", DefaultText: "chromium or chromium-browser on PATH"},
 			&cli.StringFlag{Name: "state-dir", Value: lo.DefaultStateDir(), Usage: "start LibreOffice with its profile in `DIR`, as calq convert --state-dir"},
 			base.JSONFlag(),
 			base.DBFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			o := convert.DoctorOptions{Soffice: c.String("soffice"), StateDir: c.String("state-dir")}
+			o := convert.DoctorOptions{Soffice: c.String("soffice"), Chromium: c.String("chromium"), StateDir: c.String("state-dir")}
 			jn := base.JournalPath(c)
 			if dburl.IsPostgres(jn) {
 				// The shared queue is checked by connecting; the

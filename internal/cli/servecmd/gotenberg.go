@@ -30,8 +30,10 @@ type gotenbergVar struct {
 }
 
 // gotenbergVars is the table of Gotenberg's settings calq serve reads.
-// Those that choose one of Gotenberg's external engines, or tune its
-// Chromium, are accepted with a value of their kind: calq has one engine.
+// Those that choose one of Gotenberg's external engines are accepted with
+// a value of their kind: calq has one engine for each task. Rows are
+// applied in order: of two rows setting one flag to one value, the
+// later wins.
 var gotenbergVars = []gotenbergVar{
 	{"API_TIMEOUT", "request-timeout", duration},
 	{"API_ROOT_PATH", "root-path", routes(func(v string) serve.RouteOptions { return serve.RouteOptions{RootPath: v} })},
@@ -60,11 +62,38 @@ var gotenbergVars = []gotenbergVar{
 	{"LIBREOFFICE_DISABLE_ROUTES", "disable-routes", when("libreoffice")},
 	{"LIBREOFFICE_RESTART_AFTER", "restart-after", count},
 	{"LIBREOFFICE_START_TIMEOUT", "start-timeout", duration},
+	// One bound on the files waiting, for every converter; the
+	// LibreOffice variable, read after, wins when both are set.
+	{"CHROMIUM_MAX_QUEUE_SIZE", "max-queued", count},
 	{"LIBREOFFICE_MAX_QUEUE_SIZE", "max-queued", count},
 	{"LIBREOFFICE_AUTO_START", "", boolean},
 	{"LIBREOFFICE_IDLE_SHUTDOWN_TIMEOUT", "", duration},
 	{"PDFENGINES_DISABLE_ROUTES", "disable-routes", when("pdfengines")},
 	{"CHROMIUM_DISABLE_ROUTES", "disable-routes", when("chromium")},
+	{"CHROMIUM_MAX_CONCURRENCY", "chromium-tabs", count},
+	{"CHROMIUM_RESTART_AFTER", "chromium-restart-after", number},
+	{"CHROMIUM_START_TIMEOUT", "chromium-start-timeout", duration},
+	{"CHROMIUM_DISABLE_JAVASCRIPT", "chromium-disable-javascript", boolean},
+	{"CHROMIUM_ALLOW_LIST", "chromium-allow-list", regexps},
+	{"CHROMIUM_ALLOW_LIST", "chromium-allow", everyNetworkIf(matchesAll)}, // a match skips the address's check, in Gotenberg
+	{"CHROMIUM_DENY_LIST", "chromium-deny-list", denyRegexps},
+	{"CHROMIUM_DENY_PRIVATE_IPS", "chromium-allow", privateAllowed},
+	{"CHROMIUM_DENY_PUBLIC_IPS", "chromium-deny-public", boolean},
+	{"CHROMIUM_IGNORE_CERTIFICATE_ERRORS", "chromium-ignore-certificate-errors", boolean},
+	{"CHROMIUM_ALLOW_INSECURE_LOCALHOST", "chromium-allow-insecure-localhost", boolean},
+	{"CHROMIUM_DISABLE_WEB_SECURITY", "chromium-disable-web-security", boolean},
+	{"CHROMIUM_ALLOW_FILE_ACCESS_FROM_FILES", "chromium-allow-file-access-from-files", boolean},
+	{"CHROMIUM_HOST_RESOLVER_RULES", "chromium-host-resolver-rules", nil},
+	{"CHROMIUM_PROXY_SERVER", "chromium-proxy-server", nil},
+	{"CHROMIUM_ENABLE_ENVIRONMENT_PROXY", "", refuseTrue("calq serve does not pass HTTP_PROXY to Chromium: set CHROMIUM_PROXY_SERVER (--chromium-proxy-server)")},
+	// Every page already has a fresh browser context: nothing to clear.
+	{"CHROMIUM_CLEAR_CACHE", "", boolean},
+	{"CHROMIUM_CLEAR_COOKIES", "", boolean},
+	{"CHROMIUM_CLEAR_STORAGE", "", boolean},
+	{"CHROMIUM_INCOGNITO", "", boolean},
+	// The pool starts at the first page and keeps its browsers.
+	{"CHROMIUM_AUTO_START", "", boolean},
+	{"CHROMIUM_IDLE_SHUTDOWN_TIMEOUT", "", duration},
 	{"PROMETHEUS_NAMESPACE", "metrics-namespace", routes(func(v string) serve.RouteOptions { return serve.RouteOptions{MetricsNamespace: v} })},
 	{"PROMETHEUS_METRICS_PATH", "metrics-path", routes(func(v string) serve.RouteOptions { return serve.RouteOptions{MetricsPath: v} })},
 	{"PROMETHEUS_DISABLE_COLLECT", "no-metrics", boolean},
@@ -96,7 +125,7 @@ var gotenbergEngines = []string{"qpdf", "pdfcpu", "pdftk", "exiftool", "libreoff
 // applyGotenbergEnv sets, from the variables lookup finds, each flag of
 // gotenbergVars that the command line and its CALQ_ variable left unset;
 // it refuses a value it cannot take, naming the variable. Gotenberg's
-// PDF engine choices and Chromium's settings are accepted as they are.
+// PDF engine choices are accepted as they are.
 func applyGotenbergEnv(c *cli.Context, lookup func(string) (string, bool)) error {
 	var errs base.FlagErrors
 	given := map[string]bool{}
@@ -355,4 +384,58 @@ func basicAuthPassword(lookup func(string) (string, bool)) string {
 		}
 	}
 	return ""
+}
+
+// number is a count where 0 means what it says (CHROMIUM_RESTART_AFTER's
+// "never").
+func number(v string) (string, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return "", fmt.Errorf("%q: want a number, 0 or more", v)
+	}
+	return strconv.Itoa(n), nil
+}
+
+// regexps checks a comma-separated list of regular expressions, as
+// Gotenberg reads its lists; Go's regexp has no lookaround nor
+// backreference, which Gotenberg's regexp2 has.
+func regexps(v string) (string, error) { return checkRegexps(v, "") }
+
+// denyRegexps is regexps for a deny list, which may hold Gotenberg's
+// default (gotenbergFileDeny).
+func denyRegexps(v string) (string, error) { return checkRegexps(v, gotenbergFileDeny) }
+
+// checkRegexps checks the list v, but for the entry ok.
+func checkRegexps(v, ok string) (string, error) {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p == "" || p == ok {
+			continue
+		}
+		if _, err := regexp.Compile(p); err != nil {
+			return "", fmt.Errorf("%q: not a regular expression calq can use (Go's regexp, which has no lookaround nor backreference): %w", p, err)
+		}
+	}
+	return v, nil
+}
+
+// matchesAll reports, as an error, a list of patterns some of which do
+// not match every URL.
+func matchesAll(v string) (string, error) {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains([]string{".+", ".*", "^.+", "^.*", "^.+$", "^.*$"}, p) {
+			return "", errors.New("not every URL")
+		}
+	}
+	return "", nil
+}
+
+// everyNetworkIf is everyNetwork when check accepts the value, else
+// nothing.
+func everyNetworkIf(check func(string) (string, error)) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if _, err := check(v); err != nil {
+			return "", nil
+		}
+		return everyNetwork(check)(v)
+	}
 }

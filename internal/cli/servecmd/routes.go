@@ -120,11 +120,11 @@ func basicAuth(ctx context.Context, us *users.Store, name, password string) erro
 // debugData is what GET /debug shows of this server: its version, time
 // zone and architecture, its parts, and every flag's value (a password
 // is never a flag).
-func debugData(c *cli.Context, disabled []string) serve.DebugData {
+func debugData(c *cli.Context, disabled []string, hasChromium bool) serve.DebugData {
 	d := serve.DebugData{Version: version(), Timezone: timezone(), Architecture: runtime.GOARCH,
 		ModulesData: map[string]map[string]string{}, Flags: map[string]string{}}
-	for _, m := range []string{"api", "jobs", "libreoffice", "pages", "pdfengines", "prometheus", "users", "webhook"} {
-		if !slices.Contains(disabled, m) {
+	for _, m := range []string{"api", "chromium", "jobs", "libreoffice", "pages", "pdfengines", "prometheus", "users", "webhook"} {
+		if !slices.Contains(disabled, m) && (m != "chromium" || hasChromium) {
 			d.Modules = append(d.Modules, m)
 		}
 	}

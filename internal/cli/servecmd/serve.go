@@ -73,6 +73,7 @@ type opts struct {
 	BasicPassword  string
 	RestartAfter   int           // LibreOffice conversions before an instance restarts
 	StartTimeout   time.Duration // for a LibreOffice instance to start
+	Chromium       chromiumOpts
 }
 
 // Command is calq serve.
@@ -109,8 +110,17 @@ func Command() *cli.Command {
 			"SIGINT or SIGTERM stops accepting, lets running conversions finish within\n" +
 			"--grace, and leaves queued jobs in the journal for the next start. A job\n" +
 			"that was running when calq serve died twice ends failed.\n\n" +
+			"When chromium is installed (apt-get install chromium; calq doctor says), the\n" +
+			"/forms/chromium routes turn HTML, Markdown and web pages into PDFs and\n" +
+			"screenshots on a pool of headless browsers started at the first such request,\n" +
+			"so that office documents alone cost nothing more: --chromium-browsers browsers\n" +
+			"(" + browserMemory + " of memory each when idle, more for each page open, restarted\n" +
+			"over --chromium-memory-limit or after --chromium-restart-after pages), each\n" +
+			"rendering --chromium-tabs pages at once, every page in a fresh browser context.\n" +
+			"Pages may load no private, loopback or link-local address unless --chromium-allow\n" +
+			"lets it, nor a file outside their own upload, nor a URL the lists refuse.\n\n" +
 			"Gotenberg's environment variables (API_ROOT_PATH, API_TIMEOUT, API_ENABLE_BASIC_AUTH with\n" +
-			"GOTENBERG_API_BASIC_AUTH_USERNAME and _PASSWORD, LIBREOFFICE_DISABLE_ROUTES, PROMETHEUS_*,\n" +
+			"GOTENBERG_API_BASIC_AUTH_USERNAME and _PASSWORD, LIBREOFFICE_DISABLE_ROUTES, CHROMIUM_*, PROMETHEUS_*,\n" +
 			"WEBHOOK_*, LOG_LEVEL...) set the flags they match, so a docker-compose file written for\n" +
 			"Gotenberg starts calq serve unchanged; a flag wins over its variable. Basic auth's user\n" +
 			"is made at the start, its password one of its keys (README: Moving from Gotenberg).\n\n" +
@@ -153,7 +163,7 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "with --db postgres://: the name of this server in the shared queue's jobs it converts (calq history groups by it)", DefaultText: "the host's name"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 		},
-			routeFlags()...),
+			append(routeFlags(), chromiumFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if err := applyGotenbergEnv(c, os.LookupEnv); err != nil {
 				return err
@@ -229,6 +239,9 @@ func readOpts(c *cli.Context, lookup func(string) (string, bool)) (opts, error) 
 		errs.Add(err)
 	}
 	errs.Add(readRouteOpts(c, &o, lookup)...)
+	var chromeErrs []error
+	o.Chromium, chromeErrs = readChromiumOpts(c, o.Routes.Disabled)
+	errs.Add(chromeErrs...)
 	if c.Args().Present() {
 		errs.Add(fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
@@ -286,6 +299,13 @@ func run(c *cli.Context, o opts) error {
 		return err
 	}
 	defer pool.Close()
+	chrome, err := newChromium(o.Chromium, stderr, log)
+	if err != nil {
+		return err
+	}
+	if chrome != nil {
+		defer chrome.Close()
+	}
 	var shared *pgqueue.Queue
 	if sharedURL != "" {
 		// Started before the database, it waits, as calq worker does;
@@ -302,7 +322,7 @@ func run(c *cli.Context, o opts) error {
 	// cannot be interrupted, nor its memory bounded, in this process.
 	pdfs := pdfpool.New(pdfpool.Options{MemoryLimit: o.PDFMemory})
 	defer pdfs.Close()
-	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, PDF: pdfs, Users: us, RequireUsers: !isLoopback(host),
+	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Chromium: chrome, PDF: pdfs, Users: us, RequireUsers: !isLoopback(host),
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
 		MaxQueued: o.MaxQueued, MaxQueuedUser: o.MaxQueuedUser,
@@ -316,7 +336,7 @@ func run(c *cli.Context, o opts) error {
 	}
 	so.NoDownloadFrom = o.NoDownloadFrom
 	if o.DebugData {
-		so.Routes.DebugData = debugData(c, o.Routes.Disabled)
+		so.Routes.DebugData = debugData(c, o.Routes.Disabled, chrome != nil)
 	}
 	if so.Contacts, so.Profiles, so.SMS, err = pageStores(ctx, j, o.Data); err != nil {
 		return err

@@ -158,18 +158,18 @@ func (f *Form) checkPrinting(l chromium.Load, p chromium.PDF) {
 	}
 }
 
-// pageRangesOK reports whether Chromium reads s as page ranges: "" (all
-// pages) or a comma-separated list of N, N-M (N <= M), N- and -M, pages
-// counted from 1.
+// pageRangesOK reports whether Chromium (156) reads s as page ranges: a
+// comma-separated list of N, N-M (N <= M), N-, -M and -, pages counted
+// from 1, spaces and empty items ignored ("" is every page).
 func pageRangesOK(s string) bool {
-	if strings.TrimSpace(s) == "" {
-		return true
-	}
 	page := func(p string) (int, bool) {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
-		return n, err == nil && n >= 1 && n <= maxPageNum && !strings.ContainsAny(p, "+-")
+		return n, err == nil && n >= 1 && n <= maxPageNum
 	}
 	for _, r := range strings.Split(s, ",") {
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
 		from, to, isRange := strings.Cut(r, "-")
 		if !isRange {
 			if _, ok := page(from); !ok {

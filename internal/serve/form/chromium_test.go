@@ -257,6 +257,10 @@ func TestChromium(t *testing.T) {
 			wantErr: "Chromium does not handle the page ranges '3-1' (nativePageRanges) syntax"},
 		{name: "page zero", route: "chromium/convert/html", form: html("nativePageRanges", "0-2"),
 			wantErr: "Chromium does not handle the page ranges '0-2' (nativePageRanges) syntax"},
+		{name: "page ranges as Chromium reads them", route: "chromium/convert/html", form: html("nativePageRanges", "1,,+2 - 3, -, 01,"),
+			want: printed(func(p *chromium.PDF) { p.PageRanges = "1,,+2 - 3, -, 01," })},
+		{name: "page ranges with a range of a range", route: "chromium/convert/html", form: html("nativePageRanges", "1-2-3"),
+			wantErr: "Chromium does not handle the page ranges '1-2-3' (nativePageRanges) syntax"},
 		{name: "page ranges past the end are Chromium's to find", route: "chromium/convert/html", form: html("nativePageRanges", "2-3"),
 			want: printed(func(p *chromium.PDF) { p.PageRanges = "2-3" })},
 

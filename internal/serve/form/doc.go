@@ -15,9 +15,10 @@
 //   - [Form]'s typed getters ([Form.Bool], [Form.Int], [Form.Choice],
 //     [Form.JSON], ...) read fields and record the first bad one, which
 //     [Form.Err] returns.
-//   - [LibreOffice] and [PDFEngines] map the fields of Gotenberg's
-//     /forms/libreoffice/convert and /forms/pdfengines/* routes to option
-//     structs.
+//   - [LibreOffice], [PDFEngines] and [Chromium] map the fields of
+//     Gotenberg's /forms/libreoffice/convert, /forms/pdfengines/* and
+//     /forms/chromium/* routes to option structs; [Chromium] reads
+//     header.html and footer.html (1 MiB at most each) from the disk.
 //   - [Headers] reads Gotenberg-Output-Filename and Gotenberg-Trace.
 //
 // Every error meant for the HTTP client is an [*Error] carrying the status
