@@ -118,6 +118,13 @@ func TestChromiumSecretsStayOut(t *testing.T) {
 	if c := h.Get("Cookie"); c != "session=cookie-4711" || h.Get("X-Token") != "header-4711" {
 		t.Errorf("got Cookie %q and X-Token %q, want the request's", c, h.Get("X-Token"))
 	}
+	noSecrets(t, ts, "cookie-4711", "header-4711")
+}
+
+// noSecrets fails t when the journal's files or the data directory hold
+// one of secrets.
+func noSecrets(t *testing.T, ts *testServer, secrets ...string) {
+	t.Helper()
 	files, _ := filepath.Glob(ts.DB + "*")
 	filepath.WalkDir(ts.Data, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -127,7 +134,7 @@ func TestChromiumSecretsStayOut(t *testing.T) {
 	})
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
-		for _, secret := range []string{"cookie-4711", "header-4711"} {
+		for _, secret := range secrets {
 			if bytes.Contains(b, []byte(secret)) {
 				t.Errorf("%s holds %q", f, secret)
 			}
