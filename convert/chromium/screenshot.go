@@ -81,10 +81,10 @@ func (t *tab) clip(o Screenshot) (*page.Viewport, error) {
 	}
 	var v *page.Viewport
 	if res.Result == nil || json.Unmarshal(res.Result.Value, &v) != nil || v == nil {
-		return nil, fmt.Errorf("screenshot: no element matches %q", o.Selector)
+		return nil, fmt.Errorf("%w: no element matches %q", ErrInvalidSelector, o.Selector)
 	}
 	if v.Width <= 0 || v.Height <= 0 {
-		return nil, fmt.Errorf("screenshot: the element of %q has no size", o.Selector)
+		return nil, fmt.Errorf("%w: the element of %q has no size", ErrInvalidSelector, o.Selector)
 	}
 	v.Scale = 1
 	return v, nil

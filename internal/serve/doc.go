@@ -1,6 +1,7 @@
-// Package serve is calq serve: calq convert's warm LibreOffice pool over
-// HTTP. It speaks Gotenberg's API (POST /forms/libreoffice/convert,
-// /forms/pdfengines/*, /health, /version, /prometheus/metrics), so that
+// Package serve is calq serve: calq convert's warm LibreOffice pool, and
+// a warm Chromium pool, over HTTP. It speaks Gotenberg's API (POST
+// /forms/libreoffice/convert, /forms/chromium/*, /forms/pdfengines/*,
+// /health, /version, /prometheus/metrics), so that
 // Gotenberg's clients work unchanged, and adds durable jobs (/jobs),
 // users and keys, fair back-pressure and retention.
 //
@@ -26,7 +27,11 @@
 // of the warm pool (fairOffice, run.go), or pdfcpu's steps for the PDF
 // engines routes; pdfcpu's work runs in helper processes (Options.PDF),
 // killed at the file's timeout, over their memory limit, or when the job
-// is cancelled. end records the outcome; what the job owes (its
+// is cancelled. A Chromium job (chromium_*.go) lays its uploads out under
+// the client's names in its own directory (site/, index.html beside its
+// assets; a Markdown template rendered first), has a browser of
+// Options.Chromium print or capture the page, then runs on the PDF the
+// same steps as the LibreOffice route (after, afterPDFA, pack). end records the outcome; what the job owes (its
 // webhook, its mail) is delivered in the background and tried again until
 // it is delivered or --keep ends.
 //
@@ -52,5 +57,7 @@
 // server.go (Options, Server, Start, Stop), http.go (routes, accept,
 // replies), auth.go (keys, sessions, cross-site writes), options.go (form to Task), task.go (what a job does), run.go
 // (a job's life, deliveries, retention, the fair office converter),
-// health.go and metrics.go.
+// health.go and metrics.go; chromium_task.go (form to ChromiumTask),
+// chromium_run.go (what a Chromium job does), chromium_errors.go (the
+// pool's errors as Gotenberg's replies), chromium_health.go.
 package serve
