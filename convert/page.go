@@ -171,3 +171,36 @@ func stemOf(path string) string {
 
 // errNoChromium is the reason a page cannot be converted by Chromium.
 var errNoChromium = errors.New("chromium is not installed; install it (Debian: apt install chromium) or use --html-engine libreoffice")
+
+// errors refuses an unknown engine and page options out of Chromium's
+// range, naming calq convert's flags; with shared, the URLs (the shared
+// queue takes files).
+func (h HTMLOptions) errors(shared bool) []error {
+	var errs []error
+	if e := h.Engine; e != "" && e != EngineChromium && e != EngineLibreOffice {
+		errs = append(errs, fmt.Errorf("--html-engine %q: want chromium or libreoffice", e))
+	}
+	if shared {
+		errs = append(errs, errors.New("--url and a postgres:// --db: the shared queue takes files; archive the pages on this machine"))
+	}
+	if h.Page == nil {
+		return errs
+	}
+	p := h.Page
+	if p.Scale < 0.1 || p.Scale > 2 {
+		errs = append(errs, fmt.Errorf("--scale %g: want 0.1 to 2", p.Scale))
+	}
+	if p.PaperWidth <= 0 || p.PaperHeight <= 0 {
+		errs = append(errs, fmt.Errorf("--paper: %gin x %gin, want a positive width and height", p.PaperWidth, p.PaperHeight))
+	}
+	if min(p.MarginTop, p.MarginBottom, p.MarginLeft, p.MarginRight) < 0 {
+		errs = append(errs, errors.New("--margin: must not be negative"))
+	}
+	if p.MarginTop+p.MarginBottom >= p.PaperHeight || p.MarginLeft+p.MarginRight >= p.PaperWidth {
+		errs = append(errs, errors.New("--margin: the margins leave no room on the paper"))
+	}
+	if h.Load.WaitDelay < 0 {
+		errs = append(errs, errors.New("--wait-delay: must not be negative"))
+	}
+	return errs
+}

@@ -30,11 +30,16 @@ import (
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "convert",
-		Usage:     "convert office documents, images and PDFs to PDF, in batches",
-		ArgsUsage: "PATH...",
+		Usage:     "convert office documents, web pages, images and PDFs to PDF, in batches",
+		ArgsUsage: "PATH... [--url URL...]",
 		Description: "Converts files and directories (recursively) to PDFs under --out, mirroring the\n" +
 			"input tree: office documents on a pool of warm LibreOffice instances, images\n" +
-			"and PDFs through pdfcpu. A file whose content does not match its extension,\n" +
+			"and PDFs through pdfcpu. HTML (.html, .htm, .xhtml) and Markdown (.md) files,\n" +
+			"and the web pages of --url, are printed by a warm headless Chromium when it is\n" +
+			"installed (--html-engine; calq doctor says which), with the page options below.\n" +
+			"A page may load public addresses and, for a file, the files of its own\n" +
+			"directory and below; a change to the images and stylesheets it references\n" +
+			"converts it again. A web page is archived again on every run. A file whose content does not match its extension,\n" +
 			"an empty or password-protected file is rejected with the reason; the rest of\n" +
 			"the batch goes on. report.docx and report.xlsx side by side become\n" +
 			"report.docx.pdf and report.xlsx.pdf. Every PDF is written to a temporary\n" +
@@ -96,7 +101,7 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "with a postgres:// --db: files converted here at once; 0 only submits to calq worker processes", DefaultText: "the number of CPUs"},
 			base.JSONFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
-		}, base.DBFlag()),
+		}, append(htmlFlags(), base.DBFlag())...),
 		Subcommands: []*cli.Command{benchCommand()},
 		Action:      convertAction,
 	}
@@ -279,6 +284,8 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 	if c.IsSet("pdfa") {
 		o.PDFA = c.Int("pdfa")
 	}
+	o.URLs = c.StringSlice("url")
+	o.HTML = readHTML(c, prof, errs)
 	for _, f := range []struct {
 		name string
 		dst  *int64
@@ -341,8 +348,8 @@ func readServer(c *cli.Context, o *convert.Options, postgres bool, errs *base.Fl
 // checkPaths records in errs what is wrong with the inputs, the label
 // and the directories and files the options name.
 func checkPaths(o convert.Options, errs *base.FlagErrors) {
-	if len(o.Inputs) == 0 {
-		errs.Errorf("no PATH to convert")
+	if len(o.Inputs) == 0 && len(o.URLs) == 0 {
+		errs.Errorf("no PATH to convert (or --url)")
 	}
 	errs.Add(base.CheckText("--label", o.Label))
 	if d := o.LibreOffice.StateDir; d != "" {
