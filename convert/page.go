@@ -172,6 +172,9 @@ func stemOf(path string) string {
 // errNoChromium is the reason a page cannot be converted by Chromium.
 var errNoChromium = errors.New("chromium is not installed; install it (Debian: apt install chromium) or use --html-engine libreoffice")
 
+// ErrURLsShared is Check's error for URLs with the shared queue.
+var ErrURLsShared = errors.New("--url and a postgres:// --db: the shared queue takes files; archive the pages on this machine")
+
 // errors refuses an unknown engine and page options out of Chromium's
 // range, naming calq convert's flags; with shared, the URLs (the shared
 // queue takes files).
@@ -181,7 +184,7 @@ func (h HTMLOptions) errors(shared bool) []error {
 		errs = append(errs, fmt.Errorf("--html-engine %q: want chromium or libreoffice", e))
 	}
 	if shared {
-		errs = append(errs, errors.New("--url and a postgres:// --db: the shared queue takes files; archive the pages on this machine"))
+		errs = append(errs, ErrURLsShared)
 	}
 	if h.Page == nil {
 		return errs

@@ -310,6 +310,9 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 	case postgres && !c.IsSet("jobs"):
 		o.SharedJobs = runtime.NumCPU()
 	}
+	if postgres && len(o.URLs) > 0 {
+		errs.Add(convert.ErrURLsShared)
+	}
 	readServer(c, &o, postgres, errs)
 	if root := o.SharedRoot; root != "" {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {

@@ -79,6 +79,7 @@ func readPage(c *cli.Context, prof config.Profile, errs *base.FlagErrors) *chrom
 		w, h, err := parsePaper(s)
 		if err != nil {
 			errs.Failf("paper", "%v", err)
+			w, h = p.PaperWidth, p.PaperHeight
 		}
 		p.PaperWidth, p.PaperHeight, set = w, h, true
 	}
@@ -86,6 +87,7 @@ func readPage(c *cli.Context, prof config.Profile, errs *base.FlagErrors) *chrom
 		m, err := parseMargins(s)
 		if err != nil {
 			errs.Failf("margin", "%v", err)
+			m = [4]float64{p.MarginTop, p.MarginRight, p.MarginBottom, p.MarginLeft}
 		}
 		p.MarginTop, p.MarginRight, p.MarginBottom, p.MarginLeft, set = m[0], m[1], m[2], m[3], true
 	}
@@ -175,11 +177,11 @@ func parseMargins(s string) ([4]float64, error) {
 	return m, nil
 }
 
-// units are the lengths' units, in inches.
+// units are the lengths' units, by how many make an inch.
 var units = []struct {
-	suffix string
-	inches float64
-}{{"mm", 1 / 25.4}, {"cm", 1 / 2.54}, {"in", 1}, {"pt", 1.0 / 72}, {"px", 1.0 / 96}}
+	suffix  string
+	perInch float64
+}{{"mm", 25.4}, {"cm", 2.54}, {"in", 1}, {"pt", 72}, {"px", 96}}
 
 // parseLength reads a length in inches, or with a unit of units.
 func parseLength(s string) (float64, error) {
@@ -187,7 +189,7 @@ func parseLength(s string) (float64, error) {
 	scale := 1.0
 	for _, u := range units {
 		if strings.HasSuffix(t, u.suffix) {
-			t, scale = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.inches
+			t, scale = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.perInch
 			break
 		}
 	}
@@ -195,5 +197,5 @@ func parseLength(s string) (float64, error) {
 	if err != nil || v != v || v > 1000 || v < -1000 {
 		return 0, fmt.Errorf("%q: not a length (a number, with in, cm, mm, pt or px)", s)
 	}
-	return v * scale, nil
+	return v / scale, nil
 }
