@@ -3,6 +3,8 @@ package convert
 import (
 	"fmt"
 	"net/url"
+	"path"
+	"strconv"
 	"strings"
 )
 
@@ -14,12 +16,13 @@ func isURL(input string) bool {
 }
 
 // urlItems makes an Item of each URL to archive, named from its host
-// and path; a URL given twice is taken once; one that is not an http or
+// and path (two of one name numbered, name_2); a URL given twice is taken once; one that is not an http or
 // https address with a host is an Item that fails, saying why.
 func urlItems(urls []string) ([]Item, []Duplicate) {
 	var items []Item
 	var dups []Duplicate
 	seen := map[string]bool{}
+	names := map[string]int{}
 	for _, raw := range urls {
 		u, err := parseWebURL(raw)
 		if err != nil {
@@ -32,7 +35,11 @@ func urlItems(urls []string) ([]Item, []Duplicate) {
 			continue
 		}
 		seen[s] = true
-		items = append(items, Item{Input: s, Real: s, Rel: urlName(u) + ".url"})
+		name := urlName(u)
+		if names[name]++; names[name] > 1 {
+			name += "_" + strconv.Itoa(names[name])
+		}
+		items = append(items, Item{Input: s, Real: s, Rel: name + ".url"})
 	}
 	return items, dups
 }
@@ -65,9 +72,9 @@ func errorsUnwrapURL(err error) error {
 const maxURLName = 120
 
 // urlName is a file name (without extension) made from the URL's host,
-// port and path: every byte other than a letter, digit, '.', '-' or '_'
-// becomes '_', runs of '_' are one, and the name neither starts with a
-// dot nor runs over maxURLName bytes. http://example.com:8080/a/b.html
+// port and path (cleaned of . and ..): every byte other than a letter,
+// digit, '.' or '-' becomes '_', no '.' or '_' follows another, and the
+// name neither starts with a dot nor runs over maxURLName bytes. http://example.com:8080/a/b.html
 // is example.com_8080_a_b (a page's .html or .htm
 // is dropped).
 func urlName(u *url.URL) string {
@@ -75,15 +82,17 @@ func urlName(u *url.URL) string {
 	if p := u.Port(); p != "" {
 		s += "_" + p
 	}
-	s += "_" + strings.Trim(u.Path, "/")
+	s += "_" + strings.Trim(path.Clean("/"+u.Path), "/")
 	var b strings.Builder
 	for i := 0; i < len(s) && b.Len() < maxURLName; i++ {
 		c := s[i]
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
-		switch {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+		switch last := b.String(); {
 		case ok:
 			b.WriteByte(c)
-		case !strings.HasSuffix(b.String(), "_"):
+		case c == '.' && !strings.HasSuffix(last, ".") && !strings.HasSuffix(last, "_"):
+			b.WriteByte(c)
+		case !strings.HasSuffix(last, "_") && !strings.HasSuffix(last, "."):
 			b.WriteByte('_')
 		}
 	}
