@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"calq/convert/chromium"
+	"calq/convert/sniff"
 	"calq/sched"
 )
 
@@ -94,7 +95,8 @@ func (r *runner) convertURL(ctx context.Context, i int, it Item, slot int) error
 	if slot < 0 {
 		slot = i
 	}
-	if err := r.produce(ctx, i, slot, 0, "", tmp); err != nil {
+	// A page is of the kind that HTML is: toChromium sends it on.
+	if err := r.produce(ctx, i, slot, sniff.Office, "", tmp); err != nil {
 		return r.hideWork(err, it.Input, tmp)
 	}
 	return r.place(ctx, it, tmp, urlSum(it.Input))
