@@ -175,3 +175,29 @@ func checkText(path string) error {
 	}
 	return nil
 }
+
+// sharedPage is how a shared job's web page prints.
+type sharedPage struct {
+	PDF  chromium.PDF  `json:"pdf"`
+	Load chromium.Load `json:"load"`
+}
+
+// pageJob readies r, the runner of shared job j whose input is at in,
+// for a web page: Chromium (the worker's Pages) prints it, loading it
+// from the share when it is there, so that its assets load, else from
+// its copy, alone.
+func (w *SharedWorker) pageJob(r *runner, j *sched.Job, p sharedPayload, in string) error {
+	if j.Kind != kindHTML {
+		return nil
+	}
+	if w.Pages == nil || p.Page == nil {
+		return sched.Permanent(fmt.Errorf("convert job %s: a web page, and this worker has no Chromium", j.Key))
+	}
+	r.engine = EngineChromium
+	r.o.HTML = HTMLOptions{Engine: EngineChromium, Page: &p.Page.PDF, Load: p.Page.Load, Pool: w.Pages}
+	r.chromium = &lazyChromium{o: r.o.HTML}
+	if p.Path != "" && lowerExt(in) != ".md" {
+		r.items[0].Real = filepath.Join(w.SharedRoot, filepath.FromSlash(string(p.Path)))
+	}
+	return nil
+}

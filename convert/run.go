@@ -504,8 +504,13 @@ const (
 	kindOffice = Kind + "-office"
 	kindImage  = Kind + "-image"
 	kindPDF    = Kind + "-pdf"
-	kindHTML   = Kind + "-html" // web pages through Chromium
+	kindHTML   = KindHTML
 )
+
+// KindHTML is the kind of the jobs of web pages printed by Chromium: in
+// the shared queue only workers that have Chromium take it (see
+// SharedWorker.Pages), which is how they advertise it.
+const KindHTML = Kind + "-html"
 
 // kindOf routes an item: web pages to Chromium (URLs always, HTML and
 // Markdown files with its engine), the rest by extension.
