@@ -17,9 +17,11 @@ import (
 )
 
 // The HTML engines: what converts .html, .htm, .xhtml and .md files.
+// EngineAuto is DefaultHTMLEngine, decided when a run has such a file.
 const (
 	EngineChromium    = "chromium"
 	EngineLibreOffice = "libreoffice"
+	EngineAuto        = "auto"
 )
 
 // DefaultHTMLEngine is Chromium when binary ("": the one on PATH) is
@@ -39,8 +41,9 @@ type PageConverter interface {
 // HTMLOptions say how web pages (HTML and Markdown files, URLs) become
 // PDFs.
 type HTMLOptions struct {
-	// Engine is EngineChromium or EngineLibreOffice ("":
-	// DefaultHTMLEngine of Chromium.Binary). URLs always go to Chromium.
+	// Engine is EngineChromium, EngineLibreOffice (or "", as calq serve's
+	// LibreOffice routes want) or EngineAuto (DefaultHTMLEngine of
+	// Chromium.Binary, as calq convert wants). URLs always go to Chromium.
 	Engine string
 	// Page is how Chromium prints (nil: chromium.DefaultPDF), Load how it
 	// loads each page.
@@ -56,7 +59,10 @@ type HTMLOptions struct {
 
 // engine is the engine HTML files go to.
 func (h HTMLOptions) engine() string {
-	if h.Engine == "" {
+	switch h.Engine {
+	case "":
+		return EngineLibreOffice
+	case EngineAuto:
 		return DefaultHTMLEngine(h.Chromium.Binary)
 	}
 	return h.Engine
@@ -180,8 +186,8 @@ var ErrURLsShared = errors.New("--url and a postgres:// --db: the shared queue t
 // queue takes files).
 func (h HTMLOptions) errors(shared bool) []error {
 	var errs []error
-	if e := h.Engine; e != "" && e != EngineChromium && e != EngineLibreOffice {
-		errs = append(errs, fmt.Errorf("--html-engine %q: want chromium or libreoffice", e))
+	if e := h.Engine; e != "" && e != EngineChromium && e != EngineLibreOffice && e != EngineAuto {
+		errs = append(errs, fmt.Errorf("--html-engine %q: want chromium, libreoffice or auto", e))
 	}
 	if shared {
 		errs = append(errs, ErrURLsShared)

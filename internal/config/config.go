@@ -81,7 +81,7 @@ type Profile struct {
 
 	// How HTML and Markdown files and URLs convert (calq convert's flags
 	// of the same names, - for _).
-	HTMLEngine        string   `toml:"html_engine,omitempty"` // "chromium" or "libreoffice"
+	HTMLEngine        string   `toml:"html_engine,omitempty"` // "chromium", "libreoffice" or "auto"
 	Paper             string   `toml:"paper,omitempty"`       // a4, letter, ... or WIDTHxHEIGHT
 	Margin            string   `toml:"margin,omitempty"`      // one length or top,right,bottom,left
 	Landscape         bool     `toml:"landscape,omitempty"`

@@ -1,6 +1,7 @@
 package convertcmd
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strconv"
@@ -20,7 +21,7 @@ import (
 func htmlFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "url", Usage: "also archive the web page at `URL` (http or https) as a PDF named from its host and path; repeatable"},
-		&cli.StringFlag{Name: "html-engine", Usage: "convert .html, .htm, .xhtml and .md files with `ENGINE`: chromium or libreoffice", DefaultText: "chromium when installed, else libreoffice"},
+		&cli.StringFlag{Name: "html-engine", Usage: "convert .html, .htm, .xhtml and .md files with `ENGINE`: chromium, libreoffice or auto (chromium when installed, else libreoffice)", Value: convert.EngineAuto},
 		&cli.StringFlag{Name: "chromium", EnvVars: []string{"CALQ_CHROMIUM"}, Usage: "the chromium program", DefaultText: "chromium on PATH"},
 		&cli.StringFlag{Name: "paper", Usage: "Chromium's paper `SIZE`: letter, legal, tabloid, ledger, a0 to a6, or WIDTHxHEIGHT (in, cm, mm, pt, px; inches by default)", DefaultText: "letter"},
 		&cli.StringFlag{Name: "margin", Usage: "Chromium's margins: one `LENGTH`, or top,right,bottom,left", DefaultText: "0.39in"},
@@ -43,7 +44,7 @@ func htmlFlags() []cli.Flag {
 // readHTML reads the web pages' flags, over the profile, recording in
 // errs what is wrong.
 func readHTML(c *cli.Context, prof config.Profile, errs *base.FlagErrors) convert.HTMLOptions {
-	h := convert.HTMLOptions{Engine: flagOr(c, "html-engine", prof.HTMLEngine)}
+	h := convert.HTMLOptions{Engine: cmp.Or(flagOr(c, "html-engine", prof.HTMLEngine), c.String("html-engine"))}
 	h.Chromium.Binary = c.String("chromium")
 	h.Chromium.DisableJavaScript = !c.Bool("javascript") || (!c.IsSet("javascript") && prof.JavaScript != nil && !*prof.JavaScript)
 	h.Chromium.Policy.AllowNetworks = c.StringSlice("chromium-allow")

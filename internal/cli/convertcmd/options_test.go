@@ -191,7 +191,7 @@ func TestConvertOptionsUsage(t *testing.T) {
 			"--pdfa and --merge: calq convert merges after each file's PDF/A export, and the merge is not PDF/A; choose one\n" +
 				"--pdfa 1 and a watermark or stamp: PDF/A-1 forbids their transparency, and LibreOffice's PDF/A-1 export turns the pages they cover into pictures, their text lost; use --pdfa 2 or 3\n" +
 				"--pdfa 1 and --title, --author, --subject or --keywords: calq writes them after the PDF/A export, and that rewrite (PDF 1.7, object streams) is not PDF/A-1; use --pdfa 2 or 3"},
-		{"html engine", "-o out --html-engine word in", `--html-engine "word": want chromium or libreoffice`},
+		{"html engine", "-o out --html-engine word in", `--html-engine "word": want chromium, libreoffice or auto`},
 		{"paper", "-o out --paper folio in", `--paper: "folio": want letter, legal, tabloid, ledger, a0 to a6, or WIDTHxHEIGHT`},
 		{"paper length", "-o out --paper 3furlongsx2 in", `--paper: "3furlongs": not a length`},
 		{"margins", "-o out --margin 1,2 in", `--margin: "1,2": want one length, or four`},
