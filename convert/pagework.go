@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"calq/convert/chromium"
-	"calq/convert/sniff"
 	"calq/sched"
 )
 
@@ -82,24 +81,6 @@ func urlSum(u string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "url\x00%s\x00%d", u, time.Now().UnixNano())
 	return sumHex(h)
-}
-
-// convertURL archives the web page of item i into a temporary file
-// beside its output, post-processes it and places it.
-func (r *runner) convertURL(ctx context.Context, i int, it Item, slot int) error {
-	tmp, err := r.tempBeside(it.Output)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if slot < 0 {
-		slot = i
-	}
-	// A page is of the kind that HTML is: toChromium sends it on.
-	if err := r.produce(ctx, i, slot, sniff.Office, "", tmp); err != nil {
-		return r.hideWork(err, it.Input, tmp)
-	}
-	return r.place(ctx, it, tmp, urlSum(it.Input))
 }
 
 // pageAs prints item i's web page to out with Chromium, as PDF/A-pdfa

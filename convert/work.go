@@ -90,20 +90,22 @@ func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) (err error
 		return sched.Permanent(fmt.Errorf("bad job payload %q", j.Payload))
 	}
 	i, it := p.Index, r.items[p.Index]
+	// A URL has no file to copy: a page is of the kind that HTML is, and
+	// toChromium sends it on.
+	kind, snap, inSum := sniff.Office, "", ""
 	if isURL(it.Input) {
-		return r.convertURL(ctx, i, it, slot)
-	}
-	snap, inSum, err := r.snapshot(ctx, i, it.Input)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(snap)
-	if inSum, err = r.withAssets(ctx, it, inSum); err != nil {
-		return err
-	}
-	kind, snap, err := r.sniff(i, snap)
-	if err != nil {
-		return err
+		inSum = urlSum(it.Input)
+	} else {
+		if snap, inSum, err = r.snapshot(ctx, i, it.Input); err != nil {
+			return err
+		}
+		defer os.Remove(snap)
+		if inSum, err = r.withAssets(ctx, it, inSum); err != nil {
+			return err
+		}
+		if kind, snap, err = r.sniff(i, snap); err != nil {
+			return err
+		}
 	}
 	tmp, err := r.tempBeside(it.Output)
 	if err != nil {
