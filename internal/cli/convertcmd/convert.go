@@ -38,8 +38,9 @@ func Command() *cli.Command {
 			"and the web pages of --url, are printed by a warm headless Chromium when it is\n" +
 			"installed (--html-engine; calq doctor says which), with the page options below.\n" +
 			"A page may load public addresses and, for a file, the files of its own\n" +
-			"directory and below; a change to the images and stylesheets it references\n" +
-			"converts it again. A web page is archived again on every run. A file whose content does not match its extension,\n" +
+			"directory and below (a Markdown file's page, nothing of the disk); a change\n" +
+			"to the images, stylesheets and scripts it references converts it again. A web\n" +
+			"page is archived again on every run. A file whose content does not match its extension,\n" +
 			"an empty or password-protected file is rejected with the reason; the rest of\n" +
 			"the batch goes on. report.docx and report.xlsx side by side become\n" +
 			"report.docx.pdf and report.xlsx.pdf. Every PDF is written to a temporary\n" +
