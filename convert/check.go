@@ -19,7 +19,8 @@ var ErrNoOwnerPassword = errors.New("--encrypt: needs an owner password: --owner
 // password, bad post-processing (pdf.Post.Check), bad LibreOffice export
 // options (lo.Export.Check, naming Gotenberg's form fields), a document
 // password with the shared queue (it would be stored with the job), and
-// whatever would break PDF/A conformance. It names every problem, one
+// whatever would break PDF/A conformance, an unknown HTML engine or page
+// options out of range (HTMLOptions), and URLs with the shared queue. It names every problem, one
 // per line, in an error wrapping ErrUsage; the messages name the command
 // line's flags.
 // It looks at the files a watermark names and at SharedRoot, nothing
@@ -55,6 +56,7 @@ func (o Options) Check() error {
 		add("a document password and the shared queue: the queue keeps each job's options in the database; convert without it")
 	}
 	errs = append(errs, o.postErrors()...)
+	errs = append(errs, o.HTML.errors(len(o.URLs) > 0 && o.Shared != nil)...)
 	if err := errors.Join(errs...); err != nil {
 		return &usageError{err}
 	}

@@ -20,6 +20,7 @@ import (
 // Inputs and Out is a sensible default.
 type Options struct {
 	Inputs           []string // files and directories (walked recursively, symlinks followed)
+	URLs             []string // web pages to archive as PDFs with Chromium (http and https), after the inputs
 	Out              string   // the output directory; the input trees are mirrored below it
 	Include, Exclude []string // doublestar globs on paths below each input root (see PlanFiles)
 
@@ -41,7 +42,10 @@ type Options struct {
 	Journal     sched.Journal // nil: no claims; overlapping runs may convert a file twice
 	Store       Store         // provenance of the PDFs; nil: in the journal, or without one in memory for this run only
 	LibreOffice lo.Options
-	Pool        *lo.Pool // LibreOffice instances already started (a bench); nil: Run starts its own when needed
+	// HTML says how HTML and Markdown files and URLs convert: with
+	// Chromium or LibreOffice, and Chromium's page options.
+	HTML HTMLOptions
+	Pool *lo.Pool // LibreOffice instances already started (a bench); nil: Run starts its own when needed
 	// Office, when set, converts the office documents (and images and
 	// PDFs made PDF/A) instead of a pool of this run's own: calq serve's
 	// warm pool shared fairly between requests, or the server that calq
@@ -212,20 +216,22 @@ func sweepTemp() {
 
 // runner holds one Run's state.
 type runner struct {
-	o       Options
-	opts    string // fingerprint of the options
-	items   []Item
-	mu      sync.Mutex
-	results []FileResult    // by item
-	limits  []time.Duration // each item's timeout
-	extra   []FileResult    // walked entries that are not items: unsupported, FIFOs...
-	plan    Planned
-	orphans []string
-	work    *workDir // private copies of the inputs being converted
-	missing error    // LibreOffice's absence, when an office file needed it
-	pool    *lazyPool
-	pdf     *pdfpool.Pool  // Options.PDF, or the run's own
-	heldBy  map[int]string // items another calq holds, by index: its owner
+	o        Options
+	opts     string // fingerprint of the options
+	items    []Item
+	mu       sync.Mutex
+	results  []FileResult    // by item
+	limits   []time.Duration // each item's timeout
+	extra    []FileResult    // walked entries that are not items: unsupported, FIFOs...
+	plan     Planned
+	orphans  []string
+	work     *workDir // private copies of the inputs being converted
+	missing  error    // LibreOffice's absence, when an office file needed it
+	pool     *lazyPool
+	chromium *lazyChromium  // web pages' converter, created at the first
+	engine   string         // of HTML and Markdown files: HTMLOptions.Engine, decided
+	pdf      *pdfpool.Pool  // Options.PDF, or the run's own
+	heldBy   map[int]string // items another calq holds, by index: its owner
 
 	mergeTarget string // the --merge target, absolute
 

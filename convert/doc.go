@@ -8,7 +8,10 @@
 // a pool of warm LibreOffice instances (convert/lo) and images and PDFs
 // through pdfcpu (convert/pdf, in helper processes of convert/pdfpool,
 // held to each file's timeout and a memory limit; a PDF over
-// Options.PDFLimits fails at once), followed by the post-processing
+// Options.PDFLimits fails at once), web pages (HTML and Markdown files
+// with HTMLOptions' Chromium engine, and Options.URLs) on a Chromium pool
+// (convert/chromium) created at the first page and closed at the end,
+// followed by the post-processing
 // Options ask for (watermark, stamp, PDF/A, metadata, encryption) and an
 // optional merge. Each PDF is written to a temporary file beside its place and
 // renamed into it, and its provenance (digests of the input, of the
@@ -34,8 +37,9 @@
 //
 // # Reading the code
 //
-// Start with convert.go (Options, Run), then plan.go and inputs.go (what
+// Start with convert.go (Options, Run), then plan.go, urls.go and inputs.go (what
 // is converted and where it goes; each input once), run.go and work.go (the engine and each file's
-// job), held.go (files another run holds), store.go (provenance) and
+// job), page.go and pagework.go (web pages; assets.go: what of a page's
+// directory counts toward its digest), held.go (files another run holds), store.go (provenance) and
 // merge.go (the merged file and its provenance).
 package convert

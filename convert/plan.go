@@ -47,6 +47,7 @@ type PlanOptions struct {
 	Out              string
 	Include, Exclude []string // see filter
 	Merge            string   // the --merge target: never an input, passed over when walking
+	URLs             []string // web pages to archive (see urlItems), after the files
 	// Remembered, when set, returns the output an earlier run gave to an
 	// input (by its real path, else its absolute path as walked), so
 	// that a name once given stays.
@@ -124,6 +125,8 @@ func PlanFiles(o PlanOptions) (Planned, error) {
 			w.p.Duplicates = append(w.p.Duplicates, Duplicate{Input: g.name, Of: ins[g.dup].name, Same: true})
 		}
 	}
+	items, dups := urlItems(o.URLs)
+	w.p.Items, w.p.Duplicates = append(w.p.Items, items...), append(w.p.Duplicates, dups...)
 	name(w.p.Items, out, o.Remembered)
 	w.overInputs()
 	return w.p, nil
@@ -370,6 +373,7 @@ var supportedExts = sync.OnceValue(func() map[string]bool {
 	for _, e := range sniff.Supported() {
 		m[e] = true
 	}
+	m[".md"] = true // Markdown: rendered to a page (see runner.page)
 	return m
 })
 

@@ -82,11 +82,17 @@ func (r *runner) planFiles(outAbs string, recs map[string]Record) error {
 		}
 	}
 	plan, err := PlanFiles(PlanOptions{Inputs: r.o.Inputs, Out: outAbs, Include: r.o.Include, Exclude: r.o.Exclude,
-		Merge: r.o.Merge, Remembered: func(in string) (string, bool) { out, ok := byInput[in]; return out, ok }})
+		Merge: r.o.Merge, URLs: r.o.URLs, Remembered: func(in string) (string, bool) { out, ok := byInput[in]; return out, ok }})
 	if err != nil {
 		return err
 	}
 	r.plan, r.items = plan, plan.Items
+	for _, it := range r.items {
+		if isPage(it.Input) {
+			r.engine = r.o.HTML.engine()
+			break
+		}
+	}
 	r.results = make([]FileResult, len(r.items))
 	r.limits = make([]time.Duration, len(r.items))
 	for i, it := range r.items {
@@ -110,8 +116,8 @@ func (r *runner) reportExtra() {
 func orphans(recs map[string]Record) []string {
 	var out []string
 	for _, rec := range recs {
-		if strings.HasPrefix(rec.Input, "\x00") {
-			continue // a merged PDF: its inputs are the roots (see mergeOf)
+		if strings.HasPrefix(rec.Input, "\x00") || isURL(rec.Input) {
+			continue // a merged PDF (its inputs are the roots, see mergeOf), or a web page's
 		}
 		if _, err := os.Lstat(rec.Input); errors.Is(err, os.ErrNotExist) && exists(rec.Output) {
 			out = append(out, rec.Output)
@@ -179,16 +185,10 @@ func (r *runner) look(ctx context.Context, it Item, recs map[string]Record) look
 	if it.Fail != "" {
 		return look{fail: it.Fail}
 	}
-	f, fi, err := openRegular(it.Input)
-	if err != nil {
-		return look{fail: readFailure(err)}
+	d := r.lookInput(ctx, it)
+	if d.fail != "" {
+		return d
 	}
-	f.Close()
-	inSum, err := fileSum(ctx, it.Input)
-	if err != nil {
-		return look{fail: readFailure(err)}
-	}
-	d := look{inSum: inSum, size: fi.Size()}
 	ofi, err := os.Lstat(it.Output)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -208,7 +208,7 @@ func (r *runner) look(ctx context.Context, it Item, recs map[string]Record) look
 	}
 	mine := !ok || sameInput(rec.Input, it)
 	switch {
-	case ok && mine && rec.PendingSum == "" && rec.OutputSum == d.outSum && rec.InputSum == inSum && rec.Options == r.opts && !r.o.Force:
+	case ok && mine && rec.PendingSum == "" && rec.OutputSum == d.outSum && rec.InputSum == d.inSum && rec.Options == r.opts && !r.o.Force:
 		d.unchanged = true
 	case r.o.Overwrite:
 	case !ours(rec, ok, d.outSum):
@@ -217,6 +217,28 @@ func (r *runner) look(ctx context.Context, it Item, recs map[string]Record) look
 		d.fail = otherInputReason(it.Output, rec.Input, it.Input)
 	}
 	return d
+}
+
+// lookInput digests the item's input: a file's bytes (with a web page's
+// assets, see withAssets); a URL's digest is new each run, since the
+// page may have changed.
+func (r *runner) lookInput(ctx context.Context, it Item) look {
+	if isURL(it.Input) {
+		return look{inSum: urlSum(it.Input)}
+	}
+	f, fi, err := openRegular(it.Input)
+	if err != nil {
+		return look{fail: readFailure(err)}
+	}
+	f.Close()
+	inSum, err := fileSum(ctx, it.Input)
+	if err == nil {
+		inSum, err = r.withAssets(ctx, it, inSum)
+	}
+	if err != nil {
+		return look{fail: readFailure(err)}
+	}
+	return look{inSum: inSum, size: fi.Size()}
 }
 
 // sameInput says whether a record's input (a real path; before calq
@@ -294,7 +316,7 @@ type payload struct {
 
 // job makes item i's job, keyed by what it turns into what.
 func (r *runner) job(i int, it Item, d look) *sched.Job {
-	kind := kindOf(it.Input)
+	kind := r.kindOf(it)
 	p, _ := json.Marshal(payload{Index: i, Input: bytestr.String(it.Input), Output: bytestr.String(it.Output)})
 	// The worker keeps the timeout itself, so that it leaves out
 	// LibreOffice's start-up.
@@ -358,6 +380,8 @@ func (r *runner) convertAll(ctx context.Context, jobs []*sched.Job) error {
 	r.sizeOffice(ctx, jobs)
 	r.pool = &lazyPool{opts: r.o.LibreOffice, pool: r.o.Pool, shared: r.o.Pool != nil, base: ctx}
 	defer r.pool.close()
+	r.chromium = &lazyChromium{o: r.o.HTML}
+	defer r.chromium.close()
 	e, err := sched.NewEngine(sched.EngineOptions{
 		Backends: r.backends(), Journal: r.o.Journal, Events: r.event,
 		Backoff: sched.Backoff{Base: time.Second}, Grace: 15 * time.Second,
@@ -472,6 +496,7 @@ func (r *runner) backends() []sched.Backend {
 	return []sched.Backend{
 		{Name: "libreoffice", Kinds: []string{kindOffice}, Workers: office},
 		{Name: "pdfcpu", Kinds: []string{kindImage, kindPDF}, Workers: direct},
+		{Name: EngineChromium, Kinds: []string{kindHTML}, Workers: r.pageWorkers()},
 	}
 }
 
@@ -479,7 +504,22 @@ const (
 	kindOffice = Kind + "-office"
 	kindImage  = Kind + "-image"
 	kindPDF    = Kind + "-pdf"
+	kindHTML   = KindHTML
 )
+
+// KindHTML is the kind of the jobs of web pages printed by Chromium: in
+// the shared queue only workers that have Chromium take it (see
+// SharedWorker.Pages), which is how they advertise it.
+const KindHTML = Kind + "-html"
+
+// kindOf routes an item: web pages to Chromium (URLs always, HTML and
+// Markdown files with its engine), the rest by extension.
+func (r *runner) kindOf(it Item) string {
+	if isURL(it.Input) || isPage(it.Input) && r.engine == EngineChromium {
+		return kindHTML
+	}
+	return kindOf(it.Input)
+}
 
 // kindOf routes a file by its extension; the worker sniffs the content
 // and converts by it, whichever backend it runs on.

@@ -70,6 +70,7 @@ type sharedPayload struct {
 	Path     bytestr.String `json:"path,omitempty"`  // the input below the shared root, slash-separated (bytes, as file names are)
 	Share    string         `json:"share,omitempty"` // with Path: the share's id (ShareID)
 	Kind     sniff.Kind     `json:"kind"`
+	Page     *sharedPage    `json:"page,omitempty"` // a web page for Chromium (KindHTML): how it prints
 	PDFA     int            `json:"pdfa,omitempty"`
 	Export   *lo.Export     `json:"export,omitempty"` // never with a password: Check refuses one with Shared
 	Timeout  float64        `json:"timeout_seconds"`
@@ -259,6 +260,9 @@ func (r *runner) sharedJob(ctx context.Context, batch, share string, j *sched.Jo
 	if !r.o.Export.IsZero() {
 		p.Export = &r.o.Export
 	}
+	if j.Kind == kindHTML {
+		p.Page = &sharedPage{PDF: r.o.HTML.page(), Load: r.o.HTML.Load}
+	}
 	if r.o.SharedRoot != "" {
 		// The workers read the input on the share; the digest tells
 		// them whether it is still what was submitted.
@@ -424,6 +428,9 @@ type SharedWorker struct {
 	// PDF, set before the first job, does its pdfcpu work (calq serve's
 	// helpers); else it has helpers of its own.
 	PDF *pdfpool.Pool
+	// Pages, set before the first job, prints web pages (KindHTML):
+	// only a worker that has Chromium handles that kind.
+	Pages PageConverter
 }
 
 // NewSharedWorker makes a worker whose LibreOffice instances live as long
@@ -495,7 +502,10 @@ func (w *SharedWorker) Run(ctx context.Context, j *sched.Job) error {
 		export = *p.Export
 	}
 	r := &runner{o: Options{PDFA: p.PDFA, Export: export}, work: &workDir{dir: dir}, pool: w.pool, pdf: cmp.Or(w.PDF, w.own), limits: []time.Duration{limit},
-		results: make([]FileResult, 1)}
+		results: make([]FileResult, 1), items: []Item{{Input: in, Real: in}}}
+	if err := w.pageJob(r, j, p, in); err != nil {
+		return err
+	}
 	if err := r.produce(ctx, 0, int(n), p.Kind, in, out); err != nil {
 		return r.hideWork(err, string(cmp.Or(p.Source, p.Name)))
 	}

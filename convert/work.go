@@ -90,14 +90,22 @@ func (r *runner) convert(ctx context.Context, j *sched.Job, slot int) (err error
 		return sched.Permanent(fmt.Errorf("bad job payload %q", j.Payload))
 	}
 	i, it := p.Index, r.items[p.Index]
-	snap, inSum, err := r.snapshot(ctx, i, it.Input)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(snap)
-	kind, snap, err := r.sniff(i, snap)
-	if err != nil {
-		return err
+	// A URL has no file to copy: a page is of the kind that HTML is, and
+	// toChromium sends it on.
+	kind, snap, inSum := sniff.Office, "", ""
+	if isURL(it.Input) {
+		inSum = urlSum(it.Input)
+	} else {
+		if snap, inSum, err = r.snapshot(ctx, i, it.Input); err != nil {
+			return err
+		}
+		defer os.Remove(snap)
+		if inSum, err = r.withAssets(ctx, it, inSum); err != nil {
+			return err
+		}
+		if kind, snap, err = r.sniff(i, snap); err != nil {
+			return err
+		}
 	}
 	tmp, err := r.tempBeside(it.Output)
 	if err != nil {
@@ -154,6 +162,9 @@ func copyHashed(ctx context.Context, src io.Reader, path string) (string, error)
 // format than its name says, one that the converters open, is renamed
 // to that format's extension and converted as such, with a note.
 func (r *runner) sniff(i int, snap string) (sniff.Kind, string, error) {
+	if lowerExt(snap) == ".md" {
+		return sniff.Office, snap, checkText(snap)
+	}
 	det, err := sniff.DetectFile(snap)
 	if err != nil {
 		if errors.Is(err, sniff.ErrPassword) && lowerExt(snap) == ".pdf" {
@@ -253,10 +264,14 @@ func (r *runner) produce(ctx context.Context, i, slot int, kind sniff.Kind, in, 
 // produceAs converts in (of kind) into tmp, as PDF/A-pdfa unless 0.
 func (r *runner) produceAs(ctx context.Context, i, slot int, kind sniff.Kind, in, tmp string, pdfa int) error {
 	limit := r.limits[i]
-	switch kind {
-	case sniff.Office:
+	switch {
+	case kind == sniff.Office && r.toChromium(i, in):
+		return r.pageAs(ctx, i, slot, in, tmp, limit, pdfa)
+	case kind == sniff.Office && lowerExt(in) == ".md":
+		return r.markdownOffice(ctx, i, slot, in, tmp, limit, pdfa)
+	case kind == sniff.Office:
 		return r.office(ctx, slot, in, tmp, limit, pdfa)
-	case sniff.Image:
+	case kind == sniff.Image:
 		return r.image(ctx, i, slot, in, tmp, limit, pdfa)
 	default:
 		return r.passPDF(ctx, slot, in, tmp, limit, pdfa)

@@ -78,6 +78,24 @@ type Profile struct {
 	Optimize *bool    `toml:"optimize,omitempty"` // nil: the command's default
 	MailTo   []string `toml:"mail_to,omitempty"`  // contact names or addresses
 	Out      string   `toml:"out,omitempty"`      // output directory
+
+	// How HTML and Markdown files and URLs convert (calq convert's flags
+	// of the same names, - for _).
+	HTMLEngine        string   `toml:"html_engine,omitempty"` // "chromium", "libreoffice" or "auto"
+	Paper             string   `toml:"paper,omitempty"`       // a4, letter, ... or WIDTHxHEIGHT
+	Margin            string   `toml:"margin,omitempty"`      // one length or top,right,bottom,left
+	Landscape         bool     `toml:"landscape,omitempty"`
+	Scale             float64  `toml:"scale,omitzero"`
+	PrintBackground   bool     `toml:"print_background,omitempty"`
+	HeaderHTML        string   `toml:"header_html,omitempty"` // a file; relative to the config file
+	FooterHTML        string   `toml:"footer_html,omitempty"`
+	WaitDelay         string   `toml:"wait_delay,omitempty"` // a duration, e.g. 500ms
+	WaitForSelector   string   `toml:"wait_for_selector,omitempty"`
+	WaitForExpression string   `toml:"wait_for_expression,omitempty"`
+	Media             string   `toml:"media,omitempty"` // "print" or "screen"
+	UserAgent         string   `toml:"user_agent,omitempty"`
+	JavaScript        *bool    `toml:"javascript,omitempty"`     // nil: on
+	ChromiumAllow     []string `toml:"chromium_allow,omitempty"` // networks pages may reach
 }
 
 // SMTP is the mail server, [smtp]. The password is never in the file:
@@ -246,6 +264,8 @@ func (c *Config) resolve(dir string) {
 		abs(&p.WatermarkImage)
 		abs(&p.OwnerPasswordFile)
 		abs(&p.UserPasswordFile)
+		abs(&p.HeaderHTML)
+		abs(&p.FooterHTML)
 		c.Profiles[name] = p
 	}
 	abs(&c.SMTP.PasswordFile)

@@ -30,11 +30,17 @@ import (
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:      "convert",
-		Usage:     "convert office documents, images and PDFs to PDF, in batches",
-		ArgsUsage: "PATH...",
+		Usage:     "convert office documents, web pages, images and PDFs to PDF, in batches",
+		ArgsUsage: "PATH... [--url URL...]",
 		Description: "Converts files and directories (recursively) to PDFs under --out, mirroring the\n" +
 			"input tree: office documents on a pool of warm LibreOffice instances, images\n" +
-			"and PDFs through pdfcpu. A file whose content does not match its extension,\n" +
+			"and PDFs through pdfcpu. HTML (.html, .htm, .xhtml) and Markdown (.md) files,\n" +
+			"and the web pages of --url, are printed by a warm headless Chromium when it is\n" +
+			"installed (--html-engine; calq doctor says which), with the page options below.\n" +
+			"A page may load public addresses and, for a file, the files of its own\n" +
+			"directory and below (a Markdown file's page, nothing of the disk); a change\n" +
+			"to the images, stylesheets and scripts it references converts it again. A web\n" +
+			"page is archived again on every run. A file whose content does not match its extension,\n" +
 			"an empty or password-protected file is rejected with the reason; the rest of\n" +
 			"the batch goes on. report.docx and report.xlsx side by side become\n" +
 			"report.docx.pdf and report.xlsx.pdf. Every PDF is written to a temporary\n" +
@@ -96,7 +102,7 @@ func Command() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "with a postgres:// --db: files converted here at once; 0 only submits to calq worker processes", DefaultText: "the number of CPUs"},
 			base.JSONFlag(),
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only failures"},
-		}, base.DBFlag()),
+		}, append(htmlFlags(), base.DBFlag())...),
 		Subcommands: []*cli.Command{benchCommand()},
 		Action:      convertAction,
 	}
@@ -279,6 +285,8 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 	if c.IsSet("pdfa") {
 		o.PDFA = c.Int("pdfa")
 	}
+	o.URLs = c.StringSlice("url")
+	o.HTML = readHTML(c, prof, errs)
 	for _, f := range []struct {
 		name string
 		dst  *int64
@@ -302,6 +310,9 @@ func readOptions(c *cli.Context, prof config.Profile, errs *base.FlagErrors) con
 		errs.Errorf("--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)")
 	case postgres && !c.IsSet("jobs"):
 		o.SharedJobs = runtime.NumCPU()
+	}
+	if postgres && len(o.URLs) > 0 {
+		errs.Add(convert.ErrURLsShared)
 	}
 	readServer(c, &o, postgres, errs)
 	if root := o.SharedRoot; root != "" {
@@ -341,8 +352,8 @@ func readServer(c *cli.Context, o *convert.Options, postgres bool, errs *base.Fl
 // checkPaths records in errs what is wrong with the inputs, the label
 // and the directories and files the options name.
 func checkPaths(o convert.Options, errs *base.FlagErrors) {
-	if len(o.Inputs) == 0 {
-		errs.Errorf("no PATH to convert")
+	if len(o.Inputs) == 0 && len(o.URLs) == 0 {
+		errs.Errorf("no PATH to convert (or --url)")
 	}
 	errs.Add(base.CheckText("--label", o.Label))
 	if d := o.LibreOffice.StateDir; d != "" {

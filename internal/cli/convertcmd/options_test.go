@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert"
+	"calq/convert/chromium"
 	"calq/convert/pdf"
 	"calq/internal/cli/base"
 	"calq/sched"
@@ -89,6 +90,28 @@ func TestConvertOptions(t *testing.T) {
 			o.Include, o.Exclude, o.Merge = []string{"*.docx"}, []string{"tmp/**"}, "out/all.pdf"
 		}, nil},
 		{"mail", "-o out --mail-to ann --mail-to bob@example.com in", nil, []string{"ann", "bob@example.com"}},
+		{"web pages", "-o out --url http://example.com/a --html-engine libreoffice --paper a4 --margin 10mm --scale 0.5 " +
+			"--landscape --print-background --wait-delay 1s --wait-for-selector #done --wait-for-expression ready " +
+			"--media screen --user-agent UA --javascript=false --chromium-allow 127.0.0.1 in", func(o *convert.Options) {
+			o.URLs, o.HTML.Engine = []string{"http://example.com/a"}, "libreoffice"
+			p := chromium.DefaultPDF()
+			p.PaperWidth, p.PaperHeight, p.Scale, p.Landscape, p.PrintBackground = 8.27, 11.7, 0.5, true, true
+			mm := 10 / perInch("mm") // divided as calq does, not as a constant
+			p.MarginTop, p.MarginRight, p.MarginBottom, p.MarginLeft = mm, mm, mm, mm
+			o.HTML.Page = &p
+			o.HTML.Load = chromium.Load{WaitDelay: time.Second, WaitForSelector: "#done", WaitForExpression: "ready",
+				EmulatedMediaType: "screen", UserAgent: "UA"}
+			o.HTML.Chromium.DisableJavaScript, o.HTML.Chromium.Policy.AllowNetworks = true, []string{"127.0.0.1"}
+		}, nil},
+		{"paper in units, four margins", "-o out --paper 100mmx6in --margin 1in,0,2cm,72pt in", func(o *convert.Options) {
+			p := chromium.DefaultPDF()
+			p.PaperWidth, p.PaperHeight = 100/perInch("mm"), 6
+			p.MarginTop, p.MarginRight, p.MarginBottom, p.MarginLeft = 1, 0, 2/perInch("cm"), 1
+			o.HTML.Page = &p
+		}, nil},
+		{"only URLs", "-o out --url https://example.com/", func(o *convert.Options) {
+			o.Inputs, o.URLs = []string{}, []string{"https://example.com/"}
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +191,17 @@ func TestConvertOptionsUsage(t *testing.T) {
 			"--pdfa and --merge: calq convert merges after each file's PDF/A export, and the merge is not PDF/A; choose one\n" +
 				"--pdfa 1 and a watermark or stamp: PDF/A-1 forbids their transparency, and LibreOffice's PDF/A-1 export turns the pages they cover into pictures, their text lost; use --pdfa 2 or 3\n" +
 				"--pdfa 1 and --title, --author, --subject or --keywords: calq writes them after the PDF/A export, and that rewrite (PDF 1.7, object streams) is not PDF/A-1; use --pdfa 2 or 3"},
+		{"html engine", "-o out --html-engine word in", `--html-engine "word": want chromium, libreoffice or auto`},
+		{"paper", "-o out --paper folio in", `--paper: "folio": want letter, legal, tabloid, ledger, a0 to a6, or WIDTHxHEIGHT`},
+		{"paper length", "-o out --paper 3furlongsx2 in", `--paper: "3furlongs": not a length`},
+		{"margins", "-o out --margin 1,2 in", `--margin: "1,2": want one length, or four`},
+		{"negative margin", "-o out --margin -1mm in", `--margin: "-1mm": a margin must not be negative`},
+		{"margins too wide", "-o out --paper a6 --margin 3in in", "--margin: the margins leave no room on the paper"},
+		{"scale", "-o out --scale 3 in", "--scale 3: want 0.1 to 2"},
+		{"media", "-o out --media tv in", `--media: "tv": want print or screen`},
+		{"missing header", "-o out --header-html nope.html in", "--header-html: "},
+		{"urls and the shared queue", "--db postgres://h/db -o out --url http://x/ in",
+			"--url and a postgres:// --db: the shared queue takes files; archive the pages on this machine"},
 		{"flag errors before the checks", "-j 2 --pdfa 4", "no PATH to convert\n--out: required (the directory for the PDFs)\n" +
 			"--jobs: only with a postgres:// --db (here --instances sets how many files convert at once)\n--pdfa: 4, want 1, 2 or 3"},
 	}
@@ -192,4 +226,15 @@ func TestConvertOptionsUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// perInch is how many of unit make an inch, as a variable: Go divides
+// constants exactly, calq at run time.
+func perInch(unit string) float64 {
+	for _, u := range units {
+		if u.suffix == unit {
+			return u.perInch
+		}
+	}
+	panic("no unit " + unit)
 }

@@ -59,7 +59,7 @@ func TestScript(t *testing.T) {
 			e.Setenv("DATA", data)
 			return err
 		},
-		Cmds: withCmds(pdfScriptCmds, map[string]func(*testscript.TestScript, bool, []string){
+		Cmds: withCmds(withCmds(pdfScriptCmds, webScriptCmds), map[string]func(*testscript.TestScript, bool, []string){
 			"exitcode":    cmdExitCode,
 			"validjson":   cmdValidJSON,
 			"seedjournal": cmdSeedJournal,

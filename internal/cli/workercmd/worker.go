@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"calq/convert"
+	"calq/convert/chromium"
 	"calq/convert/lo"
 	"calq/internal/childenv"
 	"calq/internal/cli/base"
@@ -30,10 +31,11 @@ import (
 )
 
 // workerKinds are the job kinds calq worker can run; shell only when named.
-// convert is the group of convert.Kinds (what it has always meant); sms
+// convert is the group of convert.Kinds (what it has always meant) and
+// convert.KindHTML, which a worker takes only when it finds Chromium; sms
 // is the shared outbox: what calq sms daemon --db does, beside the other
 // kinds.
-var workerKinds = append([]string{convert.Kind}, append(convert.Kinds(), sms.Kind, shell.Kind)...)
+var workerKinds = append([]string{convert.Kind}, append(convert.Kinds(), convert.KindHTML, sms.Kind, shell.Kind)...)
 
 // Command is calq worker.
 func Command() *cli.Command { return newCommand(runWorkerCommand) }
@@ -164,7 +166,7 @@ func parseKinds(c *cli.Context, s string) ([]string, error) {
 		case !slices.Contains(workerKinds, k):
 			return nil, base.Usagef(c, "--kinds: unknown kind %q (want %s)", k, strings.Join(workerKinds, ", "))
 		case k == convert.Kind:
-			kinds = append(kinds, convert.Kinds()...)
+			kinds = append(kinds, append(convert.Kinds(), convert.KindHTML)...)
 		default:
 			kinds = append(kinds, k)
 		}
@@ -255,9 +257,15 @@ func runWorker(ctx context.Context, q *pgqueue.Queue, log *workerLog, opts worke
 	w := q.NewWorker(o)
 	keeper := proc.NewKeeper() // one helper that kills every job's group should calq die
 	defer keeper.Close()
+	if slices.Contains(kinds, convert.KindHTML) && convert.DefaultHTMLEngine("") != convert.EngineChromium {
+		// Not handled, not registered: the queue gives web pages to the
+		// workers that have Chromium.
+		log.event(pgqueue.WorkerEvent{Type: "not-taken", Time: time.Now(), Kind: convert.KindHTML, Err: errNoChromium})
+		kinds = slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == convert.KindHTML })
+	}
 	var rw *convert.SharedWorker // one pool of LibreOffice instances for every convert kind
 	for _, k := range kinds {
-		if slices.Contains(convert.Kinds(), k) {
+		if slices.Contains(convert.Kinds(), k) || k == convert.KindHTML {
 			if rw == nil {
 				var err error
 				rw, err = convert.NewSharedWorker(ctx, q, lo.Options{Instances: opts.Instances, StateDir: opts.StateDir})
@@ -266,6 +274,14 @@ func runWorker(ctx context.Context, q *pgqueue.Queue, log *workerLog, opts worke
 				}
 				defer rw.Close()
 				rw.SharedRoot, rw.ShareID = root, share
+			}
+			if k == convert.KindHTML {
+				pages, err := chromium.New(chromium.Config{})
+				if err != nil {
+					return fmt.Errorf("worker: chromium: %w", err)
+				}
+				defer pages.Close()
+				rw.Pages = pages
 			}
 			w.Handle(k, rw)
 		}
@@ -280,6 +296,9 @@ func runWorker(ctx context.Context, q *pgqueue.Queue, log *workerLog, opts worke
 	}
 	return nil
 }
+
+// errNoChromium is why a worker takes no web pages.
+var errNoChromium = errors.New("chromium is not installed: web pages are left to the workers that have it")
 
 // workerLog prints a worker's events: a line each on stderr, or JSON
 // lines with message_type "worker_event" on stdout.
@@ -311,6 +330,8 @@ func (l *workerLog) event(ev pgqueue.WorkerEvent) {
 		s = fmt.Sprintf("calq worker: requeued %d jobs whose lease expired", ev.N)
 	case "disabled", "enabled":
 		s = fmt.Sprintf("calq worker: kind %s %s", ev.Kind, ev.Type)
+	case "not-taken":
+		s = fmt.Sprintf("calq worker: kind %s not taken: %s", ev.Kind, errText(ev.Err))
 	case "error":
 		s = "calq worker: database: " + errText(ev.Err)
 	default:

@@ -52,7 +52,7 @@ func TestWorkerOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	const pg = "postgres://calq@db.example/calq"
-	converts := []string{"convert-image", "convert-office", "convert-pdf"}
+	converts := []string{"convert-html", "convert-image", "convert-office", "convert-pdf"}
 
 	tests := []struct {
 		name string
@@ -85,7 +85,7 @@ func TestWorkerOptions(t *testing.T) {
 		{
 			name: "convert and one of its kinds, once each",
 			args: []string{"--db", pg, "--kinds", "convert-pdf,convert,shell"},
-			want: func(o *workerOpts) { o.Kinds = append(converts[:3:3], "shell") },
+			want: func(o *workerOpts) { o.Kinds = append(converts[:4:4], "shell") },
 		},
 		{
 			name: "name, jobs, lease, grace, instances, state dir",
@@ -159,12 +159,12 @@ func TestWorkerOptions(t *testing.T) {
 		{
 			name:    "unknown kind",
 			args:    []string{"--db", pg, "--kinds", "bogus"},
-			wantErr: `--kinds: unknown kind "bogus" (want convert, convert-office, convert-image, convert-pdf, sms, shell)`,
+			wantErr: `--kinds: unknown kind "bogus" (want convert, convert-office, convert-image, convert-pdf, convert-html, sms, shell)`,
 		},
 		{
 			name:    "an empty kind",
 			args:    []string{"--db", pg, "--kinds", "convert,"},
-			wantErr: `--kinds: unknown kind "" (want convert, convert-office, convert-image, convert-pdf, sms, shell)`,
+			wantErr: `--kinds: unknown kind "" (want convert, convert-office, convert-image, convert-pdf, convert-html, sms, shell)`,
 		},
 		{
 			name:    "a name with a space",
@@ -204,7 +204,7 @@ func TestWorkerOptions(t *testing.T) {
 		{
 			name:    "the kinds before the name",
 			args:    []string{"--db", pg, "--kinds", "bogus", "--name", "a b"},
-			wantErr: `--kinds: unknown kind "bogus" (want convert, convert-office, convert-image, convert-pdf, sms, shell)`,
+			wantErr: `--kinds: unknown kind "bogus" (want convert, convert-office, convert-image, convert-pdf, convert-html, sms, shell)`,
 		},
 		{
 			name:    "the name before the jobs",
