@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,6 +42,7 @@ func children() []int {
 func newPool(t *testing.T, cfg Config) *Pool {
 	t.Helper()
 	requireChromium(t)
+	cfg.StartTimeout, cfg.Timeout = cmp.Or(cfg.StartTimeout, testStartTimeout), cmp.Or(cfg.Timeout, testTimeout)
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -121,7 +123,7 @@ func TestLazyStart(t *testing.T) {
 func TestRestartAfter(t *testing.T) {
 	p := newPool(t, Config{Browsers: 1, Tabs: 1, RestartAfter: 2})
 	var guards []int
-	for i := range 5 {
+	for i := range 3 {
 		if err := convertOne(t, p, Request{}); err != nil {
 			t.Fatalf("conversion %d: %v", i+1, err)
 		}
@@ -130,11 +132,11 @@ func TestRestartAfter(t *testing.T) {
 			guards = append(guards, pid)
 		}
 	}
-	if len(guards) != 3 {
-		t.Errorf("5 conversions ran in %d browsers, want 3 (restart after 2)", len(guards))
+	if len(guards) != 2 {
+		t.Errorf("3 conversions ran in %d browsers, want 2 (restart after 2)", len(guards))
 	}
-	if got := p.Stats().Restarts; got != 2 {
-		t.Errorf("got %d restarts, want 2", got)
+	if got := p.Stats().Restarts; got != 1 {
+		t.Errorf("got %d restarts, want 1", got)
 	}
 	waitGone(t, guards[:len(guards)-1])
 }
@@ -143,6 +145,9 @@ func TestRestartAfter(t *testing.T) {
 // with ErrTimeout, its tab closed, and the next conversion works.
 func TestTimeout(t *testing.T) {
 	p := shared.get(t)
+	if err := convertOne(t, p, Request{}); err != nil { // a warm browser: the timeout is the page's
+		t.Fatal(err)
+	}
 	hang := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
@@ -169,9 +174,8 @@ func TestTimeout(t *testing.T) {
 	if err := convertOne(t, p, Request{}); err != nil {
 		t.Errorf("the conversion after the timeouts: %v", err)
 	}
-	if s := p.Stats(); s.Busy != 0 {
-		t.Errorf("Stats after the timeouts: %+v, want none busy", s)
-	}
+	// The tabs close after the conversions return.
+	waitFor(t, "the tabs to close", func() bool { return p.Stats().Busy == 0 })
 }
 
 // TestContextCancelled: the caller's cancellation ends a conversion with
@@ -217,6 +221,7 @@ func TestCrashed(t *testing.T) {
 	if err := convertOne(t, p, Request{}); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "the first tab to close", func() bool { return p.Stats().Busy == 0 })
 	b := p.slots[0].current()
 	dir := t.TempDir()
 	url := writePage(t, dir, "wait.html", "<p>wait</p>")
@@ -238,12 +243,12 @@ func TestCrashed(t *testing.T) {
 // TestHung: a browser that stops answering (SIGSTOP) is killed, its
 // conversion fails with ErrCrashed, and the next conversion works.
 func TestHung(t *testing.T) {
-	pingEvery, pingTimeout = 200*time.Millisecond, time.Second
-	t.Cleanup(func() { pingEvery, pingTimeout = 5*time.Second, 10*time.Second })
 	p := newPool(t, Config{Browsers: 1, Tabs: 1})
+	p.watch.ping, p.watch.pingTimeout = 200*time.Millisecond, time.Second
 	if err := convertOne(t, p, Request{}); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "the first tab to close", func() bool { return p.Stats().Busy == 0 })
 	b := p.slots[0].current()
 	dir := t.TempDir()
 	url := writePage(t, dir, "wait.html", "<p>wait</p>")
@@ -319,7 +324,42 @@ func TestCalqKilled(t *testing.T) {
 	if len(pids) < 4 {
 		t.Fatalf("the browser has %d processes (%v), want the guard, chromium, a zygote and a renderer at least", len(pids), pids)
 	}
+	// Every process that inherited the fake calq's environment is in its
+	// browser's group, but crashpad's handlers, which leave it (setsid)
+	// and end when the browser does (the last check).
+	for _, pid := range marked(fakeCalqEnv + "=" + dir) {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if pid != calq.Process.Pid && pgid(pid) != pids[0] && !strings.Contains(string(cmd), "crashpad_handler") {
+			t.Errorf("process %d, started by the fake calq, is in group %d, not its browser's (%d)", pid, pgid(pid), pids[0])
+		}
+	}
 	calq.Process.Kill()
 	calq.Wait()
 	waitGone(t, pids)
+	waitFor(t, "every process started by the fake calq to end", func() bool { return len(marked(fakeCalqEnv+"="+dir)) == 0 })
+}
+
+func pgid(pid int) int {
+	g, _ := syscall.Getpgid(pid)
+	return g
+}
+
+// marked returns the running processes with the variable v (NAME=value)
+// in their environment.
+func marked(v string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !running(pid) {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == v {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
