@@ -74,13 +74,12 @@ func (p *Pool) args(dir string, extra []string) []string {
 		{c.DisableWebSecurity, "--disable-web-security"},
 		{c.AllowFileAccessFromFiles, "--allow-file-access-from-files"},
 		{c.HostResolverRules != "", "--host-resolver-rules=" + c.HostResolverRules},
-		{c.ProxyServer != "", "--proxy-server=" + c.ProxyServer},
 	} {
 		if f.on {
 			a = append(a, f.flag)
 		}
 	}
-	a = append(a, extra...)
+	a = append(a, extra...) // the gate's, --proxy-server (to c.ProxyServer or through the policy's proxy) among them
 	return append(a, "--user-data-dir="+dir, "about:blank")
 }
 

@@ -43,6 +43,7 @@ func newPool(t *testing.T, cfg Config) *Pool {
 	t.Helper()
 	requireChromium(t)
 	cfg.StartTimeout, cfg.Timeout = cmp.Or(cfg.StartTimeout, testStartTimeout), cmp.Or(cfg.Timeout, testTimeout)
+	cfg.Policy = testServers
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)

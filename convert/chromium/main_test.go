@@ -51,7 +51,7 @@ func (s *sharedPool) get(t *testing.T) *Pool {
 	t.Helper()
 	requireChromium(t)
 	s.once.Do(func() {
-		s.p, s.err = New(Config{Browsers: 1, Tabs: 4, StartTimeout: testStartTimeout, Timeout: testTimeout})
+		s.p, s.err = New(Config{Browsers: 1, Tabs: 4, StartTimeout: testStartTimeout, Timeout: testTimeout, Policy: testServers})
 	})
 	if s.err != nil {
 		t.Fatalf("New: %v", s.err)

@@ -78,10 +78,11 @@ func New(cfg Config) (*Pool, error) {
 		return nil, fmt.Errorf("chromium pool: browsers %d, tabs %d, restart after %d: want none negative",
 			cfg.Browsers, cfg.Tabs, cfg.RestartAfter)
 	}
-	g, err := newGate(cfg.Policy)
+	g, err := newGate(cfg.Policy, egress{proxyServer: cfg.ProxyServer, resolverRules: cfg.HostResolverRules})
 	if err != nil {
 		return nil, fmt.Errorf("chromium pool: %w", err)
 	}
+	g.log = cfg.Log
 	p := &Pool{cfg: cfg, path: path, gate: g, tabs: make(chan struct{}, cfg.Browsers*cfg.Tabs)}
 	p.watch.every, p.watch.ping, p.watch.pingTimeout = watchEvery, pingEvery, pingTimeout
 	for range cfg.Browsers {

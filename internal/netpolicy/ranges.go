@@ -1,4 +1,4 @@
-package webhook
+package netpolicy
 
 import "net/netip"
 
@@ -34,10 +34,10 @@ func mustPrefixes(ss ...string) []netip.Prefix {
 	return out
 }
 
-// refused reports whether webhooks may not reach a (already unmapped, without zone) unless allowed:
+// NonPublic reports whether a (already unmapped, without zone) is not a public unicast address:
 // private (RFC 1918, IPv6 ULA), loopback, link-local, multicast, unspecified, CGNAT and the other
 // special-purpose ranges, and public-looking IPv6 addresses that embed a refused IPv4 one.
-func refused(a netip.Addr) bool {
+func NonPublic(a netip.Addr) bool {
 	if !a.IsValid() || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() ||
 		a.IsUnspecified() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() {
 		return true
@@ -48,7 +48,7 @@ func refused(a netip.Addr) bool {
 		}
 	}
 	if v4, ok := embeddedIPv4(a); ok {
-		return refused(v4)
+		return NonPublic(v4)
 	}
 	return false
 }
