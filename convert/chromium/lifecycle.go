@@ -48,13 +48,12 @@ func (b *browser) lost() {
 	}
 }
 
-// failed returns why b was killed, or ErrCrashed when it died, or its
-// connection was lost, unasked (a process killed is seen by its
-// connection before it is reaped).
+// failed returns why b was killed, or ErrCrashed when it died unasked
+// (see lost for the time it takes to be reaped).
 func (b *browser) failed() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.dead == nil && !b.retired && (!b.alive() || b.ctx.Err() != nil) {
+	if b.dead == nil && !b.retired && !b.alive() {
 		return fmt.Errorf("%w%s", ErrCrashed, b.log.said())
 	}
 	return b.dead
