@@ -215,10 +215,11 @@ setInterval(() => { for (let i = 0; i < 4; i++) held.push(new Float64Array(4 << 
 	}
 }
 
-// TestCrashed: a browser killed during a conversion fails it with
-// ErrCrashed; the next conversion starts a new one.
-func TestCrashed(t *testing.T) {
-	p := newPool(t, Config{Browsers: 1, Tabs: 1})
+// startWaiting warms p's browser, then starts a conversion that waits
+// forever (until its minute is out), and returns the browser and where
+// the conversion's error will come.
+func startWaiting(t *testing.T, p *Pool) (*browser, <-chan error) {
+	t.Helper()
 	if err := convertOne(t, p, Request{}); err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +233,14 @@ func TestCrashed(t *testing.T) {
 			DefaultPDF(), filepath.Join(dir, "o.pdf"))
 	}()
 	waitFor(t, "the conversion to start", func() bool { return p.Stats().Busy == 1 })
+	return b, done
+}
+
+// TestCrashed: a browser killed during a conversion fails it with
+// ErrCrashed; the next conversion starts a new one.
+func TestCrashed(t *testing.T) {
+	p := newPool(t, Config{Browsers: 1, Tabs: 1})
+	b, done := startWaiting(t, p)
 	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 	if err := <-done; !errors.Is(err, ErrCrashed) {
 		t.Errorf("got %v, want %v", err, ErrCrashed)
@@ -246,19 +255,7 @@ func TestCrashed(t *testing.T) {
 func TestHung(t *testing.T) {
 	p := newPool(t, Config{Browsers: 1, Tabs: 1})
 	p.watch.ping, p.watch.pingTimeout = 200*time.Millisecond, time.Second
-	if err := convertOne(t, p, Request{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the first tab to close", func() bool { return p.Stats().Busy == 0 })
-	b := p.slots[0].current()
-	dir := t.TempDir()
-	url := writePage(t, dir, "wait.html", "<p>wait</p>")
-	done := make(chan error, 1)
-	go func() {
-		done <- p.PDF(context.Background(), Request{URL: url, Dir: dir, Load: Load{WaitForExpression: "false"}, Timeout: time.Minute},
-			DefaultPDF(), filepath.Join(dir, "o.pdf"))
-	}()
-	waitFor(t, "the conversion to start", func() bool { return p.Stats().Busy == 1 })
+	b, done := startWaiting(t, p)
 	for _, pid := range groupPids(b.cmd.Process.Pid)[1:] { // all but the guard
 		syscall.Kill(pid, syscall.SIGSTOP)
 	}
