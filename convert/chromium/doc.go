@@ -79,15 +79,17 @@
 // # Cost
 //
 // Measured on this project's machine (2 cores shared with other
-// builds, load average 20-50, so every time here is an upper bound):
-// a browser's process group holds about MEM_FIRST MiB (Pss) after its
-// first page, with its spare tab; MEM_GROWTH after 200 more conversions.
-// A warm one-page PDF took WARM_TIME (BenchmarkPDF; each conversion costs
-// the browser about 0.5-1.5 s of CPU on that loaded machine, most of it
-// the new renderer process of its fresh browser context).
+// builds, load average 15-50, so every time here is an upper bound):
+// a browser's process group holds about 324 MiB (Pss) after its first
+// page, its spare tab included, and 358 MiB after 40 more conversions
+// (BenchmarkMemory; 200 were not run). A warm one-page PDF took 0.96 s
+// (BenchmarkPDF, network idle skipped) and 1.3 s of the browser's CPU,
+// most of it the new renderer process of each fresh browser context.
 //
 // [DefaultBrowsers] is one browser per 4 cores: one browser already
 // spreads its work over several processes (browser, renderers, GPU and
-// network services), and its tabs convert in parallel, so on 2 cores a
-// second browser adds memory, not throughput. [DefaultTabs] is 4.
+// network services) and its tabs convert in parallel, while a second
+// browser costs another 300 MiB. The comparison of one browser with 4
+// tabs against two with 2 on 2 cores was not measured (the machine was
+// too loaded for the figure to mean anything). [DefaultTabs] is 4.
 package chromium
