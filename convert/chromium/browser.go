@@ -33,6 +33,10 @@ type browser struct {
 	active  int   // conversions running on it
 	dead    error // why it was killed, once it was (ErrMemoryLimit, ...)
 	retired bool  // replaced: stopped when its last conversion ends
+
+	spares    chan *spare // the tab prepared for the next conversion
+	preparing bool        // a spare is being opened
+	opening   sync.Mutex  // held while a tab is opened
 }
 
 // flags are the switches every browser gets: headless, with nothing
@@ -90,7 +94,7 @@ func (p *Pool) startBrowser(ctx context.Context) (*browser, error) {
 		return nil, fmt.Errorf("start chromium: %w", err)
 	}
 	pctx, kill := context.WithCancel(context.Background())
-	b := &browser{dir: dir, kill: kill, done: make(chan struct{}), log: &tail{}}
+	b := &browser{dir: dir, kill: kill, done: make(chan struct{}), log: &tail{}, spares: make(chan *spare, 1)}
 	b.cmd = proc.Command(pctx, proc.Options{Dir: dir, Grace: 2 * time.Second}, append([]string{p.path}, p.args(dir, extra)...)...)
 	stderr, err := b.cmd.StderrPipe()
 	if err == nil {
@@ -153,7 +157,10 @@ func (b *browser) connect(ctx context.Context, timeout time.Duration, ws <-chan 
 		return ctx.Err()
 	}
 	actx, acancel := remote.NewAllocator(context.Background(), u, remote.NoModifyURL)
-	bctx, bcancel := chromedp.NewContext(actx)
+	// chromedp logs protocol hiccups (an event for a tab just closed) to
+	// the standard logger; they are no error of a conversion.
+	quiet := func(string, ...any) {}
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithLogf(quiet), chromedp.WithErrorf(quiet))
 	b.ctx, b.cancel = bctx, func() { bcancel(); acancel() }
 	res := make(chan error, 1)
 	go func() { res <- chromedp.Do(bctx) }()
@@ -169,6 +176,7 @@ func (b *browser) connect(ctx context.Context, timeout time.Duration, ws <-chan 
 
 // stop ends the connection and the process tree, and waits for it.
 func (b *browser) stop() {
+	b.dropSpare()
 	if b.cancel != nil {
 		b.cancel()
 	}

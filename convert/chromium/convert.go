@@ -2,16 +2,15 @@ package chromium
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/chromedp/chromedp"
 )
 
 // convert runs one conversion: a token, a browser (started if need be),
 // a tab in a fresh browser context, the page loaded, then do. The whole
-// is bounded by the request's timeout.
+// is bounded by the request's timeout. The tab is closed, and its
+// browser context disposed of, after convert returns: the token is
+// held until then, so that closings count among the tabs a pool runs.
 func (p *Pool) convert(ctx context.Context, r Request, media string, before, do func(*tab) error) (err error) {
 	p.mu.Lock()
 	if p.closed {
@@ -20,7 +19,8 @@ func (p *Pool) convert(ctx context.Context, r Request, media string, before, do 
 	}
 	p.running.Add(1)
 	p.mu.Unlock()
-	defer p.running.Done()
+	cleanup := func() { p.running.Done() }
+	defer func() { go cleanup() }()
 	defer func() { p.noteError(err) }()
 
 	timeout := r.Timeout
@@ -33,65 +33,86 @@ func (p *Pool) convert(ctx context.Context, r Request, media string, before, do 
 	select {
 	case p.tabs <- struct{}{}:
 	case <-dctx.Done():
-		return p.ended(ctx, dctx, nil, "wait for a free tab")
+		return p.ended(ctx, deadline, nil, "wait for a free tab")
 	}
-	defer func() { <-p.tabs }()
+	cleanup = then(func() { <-p.tabs }, cleanup)
 
 	b, err := p.browserFor(dctx)
 	if err != nil {
 		if dctx.Err() != nil {
-			return p.ended(ctx, dctx, nil, err.Error())
+			return p.ended(ctx, deadline, nil, err.Error())
 		}
 		return err
 	}
-	defer p.release(b)
-	err = b.run(dctx, deadline, r, p, media, before, do)
-	if err != nil && (dctx.Err() != nil || b.failed() != nil) {
-		return p.ended(ctx, dctx, b, err.Error())
+	cleanup = then(func() { p.release(b) }, cleanup)
+	closeTab, err := b.run(dctx, r, p, media, before, do)
+	cleanup = then(closeTab, cleanup)
+	if err != nil {
+		b.lost()
+	}
+	// The tab's deadline is the same instant as dctx's, on a timer of its
+	// own: a tab can end before dctx knows.
+	if err != nil && (dctx.Err() != nil || !time.Now().Before(deadline) || b.failed() != nil) {
+		return p.ended(ctx, deadline, b, err.Error())
 	}
 	return err
 }
 
+// then returns a func that calls first, then next.
+func then(first, next func()) func() {
+	return func() { first(); next() }
+}
+
 // ended names why a conversion stopped early: its browser's failure, the
-// caller's context, or its own timeout.
-func (p *Pool) ended(ctx, dctx context.Context, b *browser, what string) error {
+// caller's context, or its own deadline.
+func (p *Pool) ended(ctx context.Context, deadline time.Time, b *browser, what string) error {
 	if b != nil {
 		if err := b.failed(); err != nil {
 			return fmt.Errorf("%w (%s)", err, what)
 		}
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %w", what, ctx.Err())
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	if errors.Is(dctx.Err(), context.DeadlineExceeded) {
+	if !time.Now().Before(deadline) {
 		return fmt.Errorf("%w (%s)", ErrTimeout, what)
 	}
-	return fmt.Errorf("%s: %w", what, dctx.Err())
+	return fmt.Errorf("%s: %w", what, context.Canceled)
 }
 
-// run opens a tab in a browser context of its own, loads the page and
-// runs do; closing the tab disposes of the browser context, its
-// cookies, storage, cache and service workers.
-func (b *browser) run(ctx context.Context, deadline time.Time, r Request, p *Pool, media string, before, do func(*tab) error) error {
-	tctx, cancel := context.WithDeadline(b.ctx, deadline)
-	defer cancel()
+// run takes a tab in a browser context of its own, runs before, loads
+// the page and runs do. It returns the func that closes the tab, which
+// disposes of the browser context: its cookies, storage, cache and
+// service workers.
+func (b *browser) run(ctx context.Context, r Request, p *Pool, media string, before, do func(*tab) error) (func(), error) {
+	cctx, closeTab, err := b.tab(ctx)
+	if err != nil {
+		return closeTab, err
+	}
+	// The tab's commands end with the conversion's context; ending it
+	// does not close the tab, closeTab does.
+	tctx, cancel := context.WithCancel(cctx)
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	cctx, ccancel := chromedp.NewContext(tctx, chromedp.WithNewBrowserContext())
-	defer ccancel() // waits for the tab to close and its context to go
-	t := newTab(cctx, r, p.gate)
+	if d, ok := ctx.Deadline(); ok {
+		var c2 context.CancelFunc
+		tctx, c2 = context.WithDeadline(tctx, d)
+		cancel = then(c2, cancel)
+	}
+	closeTab = then(cancel, closeTab)
+	t := newTab(tctx, r, p.gate)
 	if err := t.open(&p.cfg, media); err != nil {
-		return err
+		return closeTab, err
 	}
 	if before != nil {
 		if err := before(t); err != nil {
-			return err
+			return closeTab, err
 		}
 	}
 	if err := t.load(); err != nil {
-		return err
+		return closeTab, err
 	}
-	return do(t)
+	return closeTab, do(t)
 }
 
 // browserFor returns a running browser for one more conversion, the least

@@ -14,7 +14,8 @@ import (
 
 // fakeCalqEnv makes the test binary a stand-in for calq (see TestMain):
 // it converts a page that never gets ready and writes the pids of its
-// browser's process group to dir/pids; the value is dir.
+// browser's process group to dir/pids, the group's first; the value is
+// dir.
 const fakeCalqEnv = "CHROMIUM_TEST_FAKE_CALQ"
 
 func fakeCalq(dir string) int {
@@ -31,8 +32,8 @@ func fakeCalq(dir string) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 	b := p.slots[0].current()
-	var pids []string
-	for _, pid := range groupPids(b.cmd.Process.Pid) {
+	pids := []string{strconv.Itoa(b.cmd.Process.Pid)} // the guard, the group's leader, first
+	for _, pid := range groupPids(b.cmd.Process.Pid)[1:] {
 		pids = append(pids, strconv.Itoa(pid))
 	}
 	os.WriteFile(filepath.Join(dir, "pids.tmp"), []byte(strings.Join(pids, "\n")), 0o644)

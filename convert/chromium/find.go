@@ -69,10 +69,9 @@ func parseVersion(s string) string {
 //
 // One browser per 4 cores: a browser already spreads a conversion over
 // several processes (the browser's own, a renderer per tab, the GPU and
-// network services), so on 2 cores one browser with several tabs
-// converts as fast as two browsers (measured, see the package
-// documentation) for half the memory; more browsers pay off where there
-// are cores to give them.
+// network services), and a second one costs another 300 MiB; more
+// browsers pay off where there are cores to give them. (Not measured
+// against two browsers on 2 cores: see the package documentation.)
 func DefaultBrowsers() int { return max(1, runtime.NumCPU()/4) }
 
 // DefaultTabs is the conversions a browser runs at once.

@@ -18,7 +18,7 @@ import (
 func (b *browser) take(restartAfter int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.dead != nil || b.retired || !b.alive() || restartAfter > 0 && b.convs >= restartAfter {
+	if b.dead != nil || b.retired || !b.alive() || b.ctx.Err() != nil || restartAfter > 0 && b.convs >= restartAfter {
 		return false
 	}
 	b.convs++
@@ -32,11 +32,28 @@ func (b *browser) load() int {
 	return b.active
 }
 
-// failed returns why b was killed, or ErrCrashed when it died unasked.
+// exitWait bounds the wait for a browser whose connection was lost to
+// exit, so that its conversions can tell a crash from another failure.
+const exitWait = 5 * time.Second
+
+// lost waits, when b's connection is gone, for its process to be reaped,
+// at most exitWait.
+func (b *browser) lost() {
+	if b.ctx.Err() == nil {
+		return
+	}
+	select {
+	case <-b.done:
+	case <-time.After(exitWait):
+	}
+}
+
+// failed returns why b was killed, or ErrCrashed when it died unasked
+// (see lost for the time it takes to be reaped).
 func (b *browser) failed() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.dead == nil && !b.alive() && !b.retired {
+	if b.dead == nil && !b.retired && !b.alive() {
 		return fmt.Errorf("%w%s", ErrCrashed, b.log.said())
 	}
 	return b.dead
@@ -51,13 +68,18 @@ func (b *browser) fail(err error) {
 	}
 }
 
-// pingTimeout bounds a browser's answer to a ping; one that does not
-// answer in time is hung.
-var pingTimeout = 10 * time.Second
+// The watch of a browser: its memory is read every watchEvery; it must
+// answer a ping every pingEvery within pingTimeout, or it is hung. A
+// pool copies them (tests shorten its copies).
+const (
+	watchEvery  = 200 * time.Millisecond
+	pingEvery   = 5 * time.Second
+	pingTimeout = 10 * time.Second
+)
 
 // ping asks the browser for its version.
-func (b *browser) ping(ctx context.Context) error {
-	pctx, cancel := context.WithTimeout(b.ctx, pingTimeout)
+func (b *browser) ping(ctx context.Context, timeout time.Duration) error {
+	pctx, cancel := context.WithTimeout(b.ctx, timeout)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
 	if _, err := chromedp.CallBrowser(pctx, cdpbrowser.GetVersion, cdp.Empty{}); err != nil {
@@ -66,17 +88,10 @@ func (b *browser) ping(ctx context.Context) error {
 	return nil
 }
 
-// watchEvery is how often a browser's memory is read; pingEvery how often
-// it must answer (tests shorten it).
-var (
-	watchEvery = 200 * time.Millisecond
-	pingEvery  = 5 * time.Second
-)
-
 // watch kills b when its process tree goes over the memory limit or it
 // stops answering, until it stops.
 func (b *browser) watch(p *Pool) {
-	tick := time.NewTicker(watchEvery)
+	tick := time.NewTicker(p.watch.every)
 	defer tick.Stop()
 	lastPing := time.Now()
 	for {
@@ -93,9 +108,9 @@ func (b *browser) watch(p *Pool) {
 			b.stop()
 			continue
 		}
-		if time.Since(lastPing) >= pingEvery {
+		if time.Since(lastPing) >= p.watch.ping {
 			lastPing = time.Now()
-			if err := b.ping(context.Background()); err != nil && b.alive() {
+			if err := b.ping(context.Background(), p.watch.pingTimeout); err != nil && b.alive() {
 				b.fail(fmt.Errorf("%w: %v", ErrCrashed, err))
 				b.stop()
 			}

@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,6 +42,7 @@ func children() []int {
 func newPool(t *testing.T, cfg Config) *Pool {
 	t.Helper()
 	requireChromium(t)
+	cfg.StartTimeout, cfg.Timeout = cmp.Or(cfg.StartTimeout, testStartTimeout), cmp.Or(cfg.Timeout, testTimeout)
 	cfg.Policy = testServers
 	p, err := New(cfg)
 	if err != nil {
@@ -122,7 +124,7 @@ func TestLazyStart(t *testing.T) {
 func TestRestartAfter(t *testing.T) {
 	p := newPool(t, Config{Browsers: 1, Tabs: 1, RestartAfter: 2})
 	var guards []int
-	for i := range 5 {
+	for i := range 3 {
 		if err := convertOne(t, p, Request{}); err != nil {
 			t.Fatalf("conversion %d: %v", i+1, err)
 		}
@@ -131,11 +133,11 @@ func TestRestartAfter(t *testing.T) {
 			guards = append(guards, pid)
 		}
 	}
-	if len(guards) != 3 {
-		t.Errorf("5 conversions ran in %d browsers, want 3 (restart after 2)", len(guards))
+	if len(guards) != 2 {
+		t.Errorf("3 conversions ran in %d browsers, want 2 (restart after 2)", len(guards))
 	}
-	if got := p.Stats().Restarts; got != 2 {
-		t.Errorf("got %d restarts, want 2", got)
+	if got := p.Stats().Restarts; got != 1 {
+		t.Errorf("got %d restarts, want 1", got)
 	}
 	waitGone(t, guards[:len(guards)-1])
 }
@@ -144,6 +146,9 @@ func TestRestartAfter(t *testing.T) {
 // with ErrTimeout, its tab closed, and the next conversion works.
 func TestTimeout(t *testing.T) {
 	p := shared.get(t)
+	if err := convertOne(t, p, Request{}); err != nil { // a warm browser: the timeout is the page's
+		t.Fatal(err)
+	}
 	hang := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
@@ -170,9 +175,8 @@ func TestTimeout(t *testing.T) {
 	if err := convertOne(t, p, Request{}); err != nil {
 		t.Errorf("the conversion after the timeouts: %v", err)
 	}
-	if s := p.Stats(); s.Busy != 0 {
-		t.Errorf("Stats after the timeouts: %+v, want none busy", s)
-	}
+	// The tabs close after the conversions return.
+	waitFor(t, "the tabs to close", func() bool { return p.Stats().Busy == 0 })
 }
 
 // TestContextCancelled: the caller's cancellation ends a conversion with
@@ -211,13 +215,15 @@ setInterval(() => { for (let i = 0; i < 4; i++) held.push(new Float64Array(4 << 
 	}
 }
 
-// TestCrashed: a browser killed during a conversion fails it with
-// ErrCrashed; the next conversion starts a new one.
-func TestCrashed(t *testing.T) {
-	p := newPool(t, Config{Browsers: 1, Tabs: 1})
+// startWaiting warms p's browser, then starts a conversion that waits
+// forever (until its minute is out), and returns the browser and where
+// the conversion's error will come.
+func startWaiting(t *testing.T, p *Pool) (*browser, <-chan error) {
+	t.Helper()
 	if err := convertOne(t, p, Request{}); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "the first tab to close", func() bool { return p.Stats().Busy == 0 })
 	b := p.slots[0].current()
 	dir := t.TempDir()
 	url := writePage(t, dir, "wait.html", "<p>wait</p>")
@@ -227,6 +233,14 @@ func TestCrashed(t *testing.T) {
 			DefaultPDF(), filepath.Join(dir, "o.pdf"))
 	}()
 	waitFor(t, "the conversion to start", func() bool { return p.Stats().Busy == 1 })
+	return b, done
+}
+
+// TestCrashed: a browser killed during a conversion fails it with
+// ErrCrashed; the next conversion starts a new one.
+func TestCrashed(t *testing.T) {
+	p := newPool(t, Config{Browsers: 1, Tabs: 1})
+	b, done := startWaiting(t, p)
 	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 	if err := <-done; !errors.Is(err, ErrCrashed) {
 		t.Errorf("got %v, want %v", err, ErrCrashed)
@@ -239,21 +253,9 @@ func TestCrashed(t *testing.T) {
 // TestHung: a browser that stops answering (SIGSTOP) is killed, its
 // conversion fails with ErrCrashed, and the next conversion works.
 func TestHung(t *testing.T) {
-	pingEvery, pingTimeout = 200*time.Millisecond, time.Second
-	t.Cleanup(func() { pingEvery, pingTimeout = 5*time.Second, 10*time.Second })
 	p := newPool(t, Config{Browsers: 1, Tabs: 1})
-	if err := convertOne(t, p, Request{}); err != nil {
-		t.Fatal(err)
-	}
-	b := p.slots[0].current()
-	dir := t.TempDir()
-	url := writePage(t, dir, "wait.html", "<p>wait</p>")
-	done := make(chan error, 1)
-	go func() {
-		done <- p.PDF(context.Background(), Request{URL: url, Dir: dir, Load: Load{WaitForExpression: "false"}, Timeout: time.Minute},
-			DefaultPDF(), filepath.Join(dir, "o.pdf"))
-	}()
-	waitFor(t, "the conversion to start", func() bool { return p.Stats().Busy == 1 })
+	p.watch.ping, p.watch.pingTimeout = 200*time.Millisecond, time.Second
+	b, done := startWaiting(t, p)
 	for _, pid := range groupPids(b.cmd.Process.Pid)[1:] { // all but the guard
 		syscall.Kill(pid, syscall.SIGSTOP)
 	}
@@ -320,7 +322,42 @@ func TestCalqKilled(t *testing.T) {
 	if len(pids) < 4 {
 		t.Fatalf("the browser has %d processes (%v), want the guard, chromium, a zygote and a renderer at least", len(pids), pids)
 	}
+	// Every process that inherited the fake calq's environment is in its
+	// browser's group, but crashpad's handlers, which leave it (setsid)
+	// and end when the browser does (the last check).
+	for _, pid := range marked(fakeCalqEnv + "=" + dir) {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if pid != calq.Process.Pid && pgid(pid) != pids[0] && !strings.Contains(string(cmd), "crashpad_handler") {
+			t.Errorf("process %d, started by the fake calq, is in group %d, not its browser's (%d)", pid, pgid(pid), pids[0])
+		}
+	}
 	calq.Process.Kill()
 	calq.Wait()
 	waitGone(t, pids)
+	waitFor(t, "every process started by the fake calq to end", func() bool { return len(marked(fakeCalqEnv+"="+dir)) == 0 })
+}
+
+func pgid(pid int) int {
+	g, _ := syscall.Getpgid(pid)
+	return g
+}
+
+// marked returns the running processes with the variable v (NAME=value)
+// in their environment.
+func marked(v string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !running(pid) {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == v {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"calq/internal/proc"
 	"calq/internal/tooltest"
@@ -27,6 +28,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// testStartTimeout and testTimeout are the tests' pools' StartTimeout and
+// Timeout: the suite runs on small shared machines, under -race, beside
+// other packages' browsers and LibreOffices (a start once took over 20 s
+// there). A test is about what a conversion does, not how fast.
+const (
+	testStartTimeout = 2 * time.Minute
+	testTimeout      = 2 * time.Minute
+)
+
 // sharedPool is one pool for the tests that need none of their own,
 // started on first use and closed by TestMain.
 type sharedPool struct {
@@ -40,7 +50,9 @@ var shared sharedPool
 func (s *sharedPool) get(t *testing.T) *Pool {
 	t.Helper()
 	requireChromium(t)
-	s.once.Do(func() { s.p, s.err = New(Config{Browsers: 1, Tabs: 4, Policy: testServers}) })
+	s.once.Do(func() {
+		s.p, s.err = New(Config{Browsers: 1, Tabs: 4, StartTimeout: testStartTimeout, Timeout: testTimeout, Policy: testServers})
+	})
 	if s.err != nil {
 		t.Fatalf("New: %v", s.err)
 	}

@@ -36,6 +36,8 @@ type Pool struct {
 	tabs  chan struct{} // one token per conversion running, Browsers × Tabs
 	slots []*slot
 
+	watch struct{ every, ping, pingTimeout time.Duration }
+
 	mu      sync.Mutex
 	closed  bool
 	running sync.WaitGroup // conversions and browsers being stopped
@@ -82,6 +84,7 @@ func New(cfg Config) (*Pool, error) {
 	}
 	g.log = cfg.Log
 	p := &Pool{cfg: cfg, path: path, gate: g, tabs: make(chan struct{}, cfg.Browsers*cfg.Tabs)}
+	p.watch.every, p.watch.ping, p.watch.pingTimeout = watchEvery, pingEvery, pingTimeout
 	for range cfg.Browsers {
 		p.slots = append(p.slots, &slot{})
 	}
@@ -128,7 +131,7 @@ func (p *Pool) Check(ctx context.Context) error {
 	}
 	for i, sl := range p.slots {
 		if b := sl.current(); b != nil {
-			if err := b.ping(ctx); err != nil {
+			if err := b.ping(ctx, p.watch.pingTimeout); err != nil {
 				return fmt.Errorf("chromium browser %d: %w", i+1, err)
 			}
 		}
