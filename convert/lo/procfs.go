@@ -57,10 +57,14 @@ func memberStat(pid, pgid int) (pages int64, stopped, ok bool) {
 
 // fullScanEvery is how often a groupWatch scans all of /proc for new
 // processes of its group; between, it reads its known members' stat
-// alone. A full scan reads every process's stat: 1-2 ms on a machine
-// with a few hundred processes, at every memory sample of every
-// conversion (calq serve's profile: a fifth of its own CPU).
-const fullScanEvery = time.Second
+// alone. A full scan reads every process's stat: 1-5 ms on a machine
+// with a hundred processes or more. Once a second it was still the
+// largest part of calq serve's own CPU per conversion on a busy machine
+// (a slow conversion sees more of them), so a process that joins an
+// instance's group late (LibreOffice starts none in normal work; its
+// memory is soffice.bin's, a known member from the first scan) counts
+// toward the memory limit within 10 s.
+const fullScanEvery = 10 * time.Second
 
 // groupWatch samples one instance's process group: its memory and
 // whether it is stopped. A process that joins the group is seen at the
@@ -70,6 +74,8 @@ type groupWatch struct {
 	pgid int
 	pids []int     // the members the last scans found
 	full time.Time // the last full scan
+	// fullScans counts the full scans, for tests.
+	fullScans int
 }
 
 func (g *groupWatch) scan() (rss int64, stopped bool) {
@@ -78,6 +84,7 @@ func (g *groupWatch) scan() (rss int64, stopped bool) {
 	if len(g.pids) == 0 || time.Since(g.full) >= fullScanEvery {
 		rss, stopped, g.pids = groupScan(g.pgid)
 		g.full = time.Now()
+		g.fullScans++
 		return rss, stopped
 	}
 	var pages int64

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -68,4 +69,22 @@ func TestGroupWatch(t *testing.T) {
 			t.Fatal("the leader was SIGSTOPped: want stopped")
 		}
 	}
+}
+
+// TestGroupWatchFullScans: over ten seconds of memory samples (a slow
+// conversion's), a watch reads all of /proc at most twice; the rest
+// re-read its known members. A full scan costs a stat read of every
+// process on the machine, and was calq serve's largest cost of its own
+// per conversion on a busy machine when it came every second.
+func TestGroupWatchFullScans(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := &groupWatch{pgid: syscall.Getpgrp()}
+		for range 10 * time.Second / memorySampleEvery {
+			g.scan()
+			time.Sleep(memorySampleEvery)
+		}
+		if g.fullScans > 2 {
+			t.Errorf("got %d full scans of /proc in 10s of samples, want at most 2", g.fullScans)
+		}
+	})
 }
