@@ -36,7 +36,7 @@ func (j *Journal) Write(ctx context.Context, fn func(ctx context.Context, tx *sq
 
 // extWrite hands fn to the writer as r: alone when r.ctx is set.
 func (j *Journal) extWrite(ctx context.Context, r *request, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	r.fn = func(t *txn) error { return fn(t.ctx, t.tx) }
+	r.fn = func(t *txn) error { return fn(context.WithValue(t.ctx, txnKey{}, t), t.tx) }
 	if err := j.do(ctx, r); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
