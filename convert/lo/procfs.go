@@ -1,7 +1,10 @@
 package lo
 
 import (
+	"errors"
+	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,7 +71,10 @@ const fullScanEvery = 10 * time.Second
 
 // groupWatch samples one instance's process group: its memory and
 // whether it is stopped. A process that joins the group is seen at the
-// next full scan, within fullScanEvery.
+// next full scan, within fullScanEvery. It keeps its known members'
+// stat files open and re-reads them in place (one pread a member, not an
+// open, a read and a close): a sample costs a few syscalls, and an open
+// file names its process, not a PID that another may reuse.
 type groupWatch struct {
 	mu   sync.Mutex
 	pgid int
@@ -76,6 +82,9 @@ type groupWatch struct {
 	full time.Time // the last full scan
 	// fullScans counts the full scans, for tests.
 	fullScans int
+	files     map[int]*os.File // the members' open stat files
+	closed    bool             // close was called: no file is kept
+	buf       [1024]byte
 }
 
 func (g *groupWatch) scan() (rss int64, stopped bool) {
@@ -85,19 +94,71 @@ func (g *groupWatch) scan() (rss int64, stopped bool) {
 		rss, stopped, g.pids = groupScan(g.pgid)
 		g.full = time.Now()
 		g.fullScans++
+		g.forget()
 		return rss, stopped
 	}
 	var pages int64
 	live := g.pids[:0]
 	for _, pid := range g.pids {
-		if p, stop, ok := memberStat(pid, g.pgid); ok {
+		if p, stop, ok := g.member(pid); ok {
 			pages += p
 			stopped = stopped || stop
 			live = append(live, pid)
 		}
 	}
 	g.pids = live
+	g.forget()
 	return pages * int64(os.Getpagesize()), stopped
+}
+
+// member is memberStat through the member's kept stat file.
+func (g *groupWatch) member(pid int) (pages int64, stopped, ok bool) {
+	f := g.files[pid]
+	if f == nil && !g.closed {
+		var err error
+		if f, err = os.Open("/proc/" + strconv.Itoa(pid) + "/stat"); err != nil {
+			return 0, false, false
+		}
+		if g.files == nil {
+			g.files = map[int]*os.File{}
+		}
+		g.files[pid] = f
+	}
+	if f == nil {
+		return memberStat(pid, g.pgid)
+	}
+	n, err := f.ReadAt(g.buf[:], 0)
+	if n == 0 || err != nil && !errors.Is(err, io.EOF) {
+		return 0, false, false // gone: forget drops its file
+	}
+	stat := string(g.buf[:n])
+	group, rss, ok := parseStat(stat)
+	if !ok || group != g.pgid {
+		return 0, false, false
+	}
+	return rss, statStopped(stat), true
+}
+
+// forget closes the files of processes that are no longer members.
+func (g *groupWatch) forget() {
+	for pid, f := range g.files {
+		if !slices.Contains(g.pids, pid) {
+			f.Close()
+			delete(g.files, pid)
+		}
+	}
+}
+
+// close closes the kept files: the group is gone. Later scans read
+// /proc afresh.
+func (g *groupWatch) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	for _, f := range g.files {
+		f.Close()
+	}
+	g.files = nil
 }
 
 func (g *groupWatch) rss() int64 {

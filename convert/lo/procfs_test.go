@@ -1,6 +1,7 @@
 package lo
 
 import (
+	"os"
 	"os/exec"
 	"slices"
 	"syscall"
@@ -87,4 +88,42 @@ func TestGroupWatchFullScans(t *testing.T) {
 			t.Errorf("got %d full scans of /proc in 10s of samples, want at most 2", g.fullScans)
 		}
 	})
+}
+
+// TestGroupWatchKeepsFiles: between full scans a watch re-reads a
+// member's stat file it keeps open, drops it when the member exits,
+// and keeps none after close.
+func TestGroupWatchKeepsFiles(t *testing.T) {
+	leader := exec.Command("sleep", "30")
+	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := leader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer leader.Process.Kill()
+	pid := leader.Process.Pid
+	g := &groupWatch{pgid: pid}
+	g.scan() // full
+	g.scan()
+	f := g.files[pid]
+	if f == nil {
+		t.Fatalf("after a sample, no stat file kept for member %d", pid)
+	}
+	g.scan()
+	if g.files[pid] != f || !slices.Equal(g.pids, []int{pid}) {
+		t.Errorf("the next sample: file %p, members %v; want the same file %p and member %d", g.files[pid], g.pids, f, pid)
+	}
+	leader.Process.Kill()
+	leader.Wait()
+	g.scan()
+	if len(g.pids) != 0 || len(g.files) != 0 {
+		t.Errorf("after the member exited: members %v, %d files kept; want none", g.pids, len(g.files))
+	}
+	g.close()
+	g.full = time.Now()
+	g.pids = []int{os.Getpid()} // a process the closed watch reads afresh
+	g.pgid = syscall.Getpgrp()
+	g.scan()
+	if len(g.files) != 0 {
+		t.Errorf("after close: %d files kept, want none", len(g.files))
+	}
 }
