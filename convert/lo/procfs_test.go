@@ -14,12 +14,7 @@ import (
 // of /proc, finds a new member at the next full scan, and drops one
 // that exits.
 func TestGroupWatch(t *testing.T) {
-	leader := exec.Command("sleep", "30")
-	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := leader.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer leader.Process.Kill()
+	leader := startLeader(t)
 	pgid := leader.Process.Pid
 	g := &groupWatch{pgid: pgid}
 	if g.scan(); !slices.Equal(g.pids, []int{pgid}) {
@@ -94,12 +89,7 @@ func TestGroupWatchFullScans(t *testing.T) {
 // member's stat file it keeps open, drops it when the member exits,
 // and keeps none after close.
 func TestGroupWatchKeepsFiles(t *testing.T) {
-	leader := exec.Command("sleep", "30")
-	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := leader.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer leader.Process.Kill()
+	leader := startLeader(t)
 	pid := leader.Process.Pid
 	g := &groupWatch{pgid: pid}
 	g.scan() // full
@@ -126,4 +116,17 @@ func TestGroupWatchKeepsFiles(t *testing.T) {
 	if len(g.files) != 0 {
 		t.Errorf("after close: %d files kept, want none", len(g.files))
 	}
+}
+
+// startLeader starts a process leading a group of its own, killed at
+// the test's end.
+func startLeader(t *testing.T) *exec.Cmd {
+	t.Helper()
+	leader := exec.Command("sleep", "30")
+	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := leader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { leader.Process.Kill(); leader.Wait() })
+	return leader
 }
