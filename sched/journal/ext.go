@@ -43,14 +43,16 @@ func (j *Journal) extWrite(ctx context.Context, r *request, fn func(ctx context.
 	return nil
 }
 
-// Query runs a read-only query outside the writer.
+// Query runs a read-only query outside the writer, with a statement
+// prepared once (see stmtcache.go).
 func (j *Journal) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return j.db.QueryContext(ctx, query, args...)
+	return j.query(ctx, query, args...)
 }
 
-// QueryRow runs a read-only query for one row outside the writer.
+// QueryRow runs a read-only query for one row outside the writer, with
+// a statement prepared once.
 func (j *Journal) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return j.db.QueryRowContext(ctx, query, args...)
+	return j.queryRow(ctx, query, args...)
 }
 
 // Now is the journal's clock (Options.Now): a package keeping records in

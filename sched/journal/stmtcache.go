@@ -7,13 +7,14 @@ import (
 	"sync"
 )
 
-// The writer's statement cache. SQLite compiles a statement's text into a
-// program before it runs it; a query run as text (tx.ExecContext) is
-// compiled again every time, which cost calq serve more per conversion
-// than running them. Statements run in the writer's transactions by
-// text (the journal's own that are not in stmtSQL, and those of the
-// packages writing through Write and Update, with Exec) are therefore
-// prepared once, on first use, and kept until Close.
+// The journal's statement cache. SQLite compiles a statement's text
+// into a program before it runs it; a query run as text (ExecContext,
+// QueryContext) is compiled again every time, which cost calq serve more
+// per conversion than running them. Statements run by text (the
+// journal's own that are not in stmtSQL, those of the packages writing
+// through Write and Update with Exec, and the reads of Query, QueryRow
+// and States) are therefore prepared once, on first use, and kept until
+// Close.
 
 // maxCached bounds the statements the cache keeps: the texts are the
 // code's constants, a few dozen; one built from data (which should not
@@ -99,6 +100,29 @@ func (t *txn) queryRow(query string, args ...any) *sql.Row {
 		return t.tx.QueryRowContext(t.ctx, query, args...)
 	}
 	return s.QueryRowContext(t.ctx, args...)
+}
+
+// query runs a read-only query on the journal's connections, with the
+// cached statement for it.
+func (j *Journal) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := j.cache.get(ctx, j.db, query)
+	switch {
+	case err != nil:
+		return nil, err
+	case s == nil:
+		return j.db.QueryContext(ctx, query, args...)
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// queryRow is query for one row.
+func (j *Journal) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := j.cache.get(ctx, j.db, query)
+	if err != nil || s == nil {
+		// A failed preparation fails the query the same way again.
+		return j.db.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
 }
 
 // txnKey is the context key under which Write and Update hand their

@@ -66,3 +66,31 @@ func cachedStmt(j *Journal, query string) *sql.Stmt {
 	defer j.cache.mu.Unlock()
 	return j.cache.stmts[query]
 }
+
+// TestQueryPreparesOnce: reads beside the writer (Query, QueryRow,
+// States) run one statement per text, prepared at the first.
+func TestQueryPreparesOnce(t *testing.T) {
+	ctx := context.Background()
+	j := openTemp(t, newClock())
+	const q = `SELECT count(*) FROM jobs WHERE state = ?`
+	var first *sql.Stmt
+	for i := range 3 {
+		var n int
+		must(t, j.QueryRow(ctx, q, "queued").Scan(&n))
+		rows, err := j.Query(ctx, q, "done")
+		must(t, err)
+		rows.Close()
+		if _, err := j.States(ctx, []string{"a", "b"}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = cachedStmt(j, q)
+		}
+		if got := cachedStmt(j, q); got == nil || got != first {
+			t.Fatalf("read %d: statement %p, want the first one %p (not nil)", i, got, first)
+		}
+	}
+	if cachedStmt(j, `SELECT state FROM jobs WHERE key = ?`) == nil {
+		t.Error("States prepared its statement anew")
+	}
+}

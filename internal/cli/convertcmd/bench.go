@@ -31,6 +31,11 @@ func benchCommand() *cli.Command {
 			"rtf, txt, html, csv, xls, xlsx, ods, ppt, pptx, odp), by default the\n" +
 			"real-world ones in calq's testdata/convert (run from calq's source tree),\n" +
 			"each --copies times; or --generate small|large DOCX files.\n\n" +
+			"With --server it measures calq serve (see the flag), and ends with what a\n" +
+			"conversion costs calq serve itself: --cost-documents requests on --route from\n" +
+			"as many clients as instances, and the processor time of calq serve's own\n" +
+			"process per conversion (goal: at most 5 ms) beside its converter's, with their\n" +
+			"ratio (--cost-only: that alone; --cpuprofile FILE: calq serve's profile of it).\n\n" +
 			"With --pdf it measures pdfcpu's work instead: --count operations of each\n" +
 			"kind (pass through 3 pages, rotate 100, a PNG to PDF) in calq's own process,\n" +
 			"then in one warm helper process, as calq does them, with the ratio, and a\n" +
@@ -164,6 +169,9 @@ func benchFiles(c *cli.Context) ([]string, func(), error) {
 func serverBench(c *cli.Context, files []string) error {
 	if c.Int("cost-documents") < 1 {
 		return base.Usagef(c, "--cost-documents: %d, want at least 1", c.Int("cost-documents"))
+	}
+	if err := servebench.CheckRoute(c.String("route")); err != nil {
+		return base.Usagef(c, "--route: %v", err)
 	}
 	o := servebench.Options{Files: files, Soffice: c.String("soffice"), Copies: c.Int("copies"), Instances: c.Int("instances"),
 		Log: c.App.ErrWriter, Route: c.String("route"), CostDocs: c.Int("cost-documents"), CostOnly: c.Bool("cost-only")}

@@ -83,8 +83,8 @@ type Result struct {
 // Run measures; see the package comment.
 func Run(ctx context.Context, o Options) (Result, error) {
 	o.Route = cmp.Or(o.Route, RouteOffice)
-	if err := checkRoute(o.Route); err != nil {
-		return Result{}, fmt.Errorf("bench: %w", err)
+	if err := CheckRoute(o.Route); err != nil {
+		return Result{}, fmt.Errorf("bench: route %w", err)
 	}
 	env, err := convertbench.Prepare("calq-serve-bench-", o.Files, o.Copies, o.Soffice, o.Log)
 	if err != nil {

@@ -43,13 +43,13 @@ type Cost struct {
 	ServerVsConverter float64 `json:"server_vs_converter"`
 }
 
-// checkRoute says whether the bench knows how to send route.
-func checkRoute(route string) error {
+// CheckRoute says whether the bench knows how to send route.
+func CheckRoute(route string) error {
 	switch route {
 	case RouteOffice, RouteChromium:
 		return nil
 	}
-	return fmt.Errorf("route %q: the bench sends %s or %s", route, RouteOffice, RouteChromium)
+	return fmt.Errorf("%q: the bench sends %s or %s", route, RouteOffice, RouteChromium)
 }
 
 // costDocs are the documents the cost phase sends on route: the bench's
