@@ -208,10 +208,32 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 
 // sweepTemp removes what SIGKILLed runs left in the temporary directory:
 // LibreOffice's profiles and work directories (copies of documents) and
-// its sockets, and calq's own copies of inputs.
+// its sockets, and calq's own copies of inputs. It does so at most once
+// every sweepEvery: calq serve runs Run for every request, and reading
+// the temporary directory (hundreds of entries on a shared machine) was
+// a tenth of its own CPU per conversion.
 func sweepTemp() {
-	lo.RemoveDebris()
-	debris.Sweep(tempDir(), "convert")
+	tempSweep.mu.Lock()
+	due := tempSweep.sweeps == 0 || time.Since(tempSweep.last) >= sweepEvery
+	if due {
+		tempSweep.last = time.Now()
+		tempSweep.sweeps++
+	}
+	tempSweep.mu.Unlock()
+	if due {
+		lo.RemoveDebris()
+		debris.Sweep(tempDir(), "convert")
+	}
+}
+
+// sweepEvery bounds how often sweepTemp sweeps: a dead run's debris
+// waits for the next run after it, at most this long in a server.
+const sweepEvery = time.Minute
+
+var tempSweep struct {
+	mu     sync.Mutex
+	last   time.Time
+	sweeps int // how many sweeps this process made
 }
 
 // runner holds one Run's state.

@@ -217,3 +217,22 @@ func TestRunRestrictedPDF(t *testing.T) {
 		t.Errorf("output: %+v, %v; want 3 pages that open without a password", info, err)
 	}
 }
+
+// TestRunSweepsTempRarely: two runs in a row sweep the temporary
+// directory once at most (once a minute), not once each: calq serve
+// runs Run for every request.
+func TestRunSweepsTempRarely(t *testing.T) {
+	in, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	sweeps := func() int {
+		tempSweep.mu.Lock()
+		defer tempSweep.mu.Unlock()
+		return tempSweep.sweeps
+	}
+	before := sweeps()
+	for range 2 {
+		Run(context.Background(), Options{Inputs: []string{in}, Out: out})
+	}
+	if got := sweeps() - before; got > 1 {
+		t.Errorf("got %d sweeps of the temporary directory in two runs, want at most 1", got)
+	}
+}

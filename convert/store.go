@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"calq/sched/journal"
 )
 
 // Record is the provenance of one PDF calq wrote: which input bytes and
@@ -131,7 +133,7 @@ func (s *SQLStore) Record(ctx context.Context, output string) (Record, bool, err
 // Pending implements Store.
 func (s *SQLStore) Pending(ctx context.Context, r Record) error {
 	return s.j.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO convert_outputs
+		_, err := journal.Exec(ctx, tx, `INSERT INTO convert_outputs
 			(output, input, input_sha256, options, pending_sha256, converted) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (output) DO UPDATE SET input = excluded.input, input_sha256 = excluded.input_sha256,
 			options = excluded.options, pending_sha256 = excluded.pending_sha256, converted = excluded.converted`,
@@ -143,7 +145,7 @@ func (s *SQLStore) Pending(ctx context.Context, r Record) error {
 // Placed implements Store.
 func (s *SQLStore) Placed(ctx context.Context, output string) error {
 	return s.j.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE convert_outputs SET output_sha256 = pending_sha256,
+		_, err := journal.Exec(ctx, tx, `UPDATE convert_outputs SET output_sha256 = pending_sha256,
 			pending_sha256 = NULL WHERE output = ? AND pending_sha256 IS NOT NULL`, []byte(output))
 		return err
 	})
@@ -162,7 +164,7 @@ func (s *SQLStore) Salt(ctx context.Context) ([]byte, error) {
 	fresh := make([]byte, 16)
 	rand.Read(fresh)
 	err = s.j.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO convert_meta (name, value) VALUES ('salt', ?)`, fresh); err != nil {
+		if _, err := journal.Exec(ctx, tx, `INSERT OR IGNORE INTO convert_meta (name, value) VALUES ('salt', ?)`, fresh); err != nil {
 			return err
 		}
 		return tx.QueryRowContext(ctx, `SELECT value FROM convert_meta WHERE name = 'salt'`).Scan(&salt)

@@ -178,6 +178,7 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 	r.watch = &groupWatch{pgid: r.pgid}
 	go func() {
 		r.cmd.Wait()
+		r.watch.close()
 		close(r.done)
 	}()
 	i.mu.Lock()

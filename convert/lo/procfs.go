@@ -1,7 +1,10 @@
 package lo
 
 import (
+	"errors"
+	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,19 +60,31 @@ func memberStat(pid, pgid int) (pages int64, stopped, ok bool) {
 
 // fullScanEvery is how often a groupWatch scans all of /proc for new
 // processes of its group; between, it reads its known members' stat
-// alone. A full scan reads every process's stat: 1-2 ms on a machine
-// with a few hundred processes, at every memory sample of every
-// conversion (calq serve's profile: a fifth of its own CPU).
-const fullScanEvery = time.Second
+// alone. A full scan reads every process's stat: 1-5 ms on a machine
+// with a hundred processes or more. Once a second it was still the
+// largest part of calq serve's own CPU per conversion on a busy machine
+// (a slow conversion sees more of them), so a process that joins an
+// instance's group late (LibreOffice starts none in normal work; its
+// memory is soffice.bin's, a known member from the first scan) counts
+// toward the memory limit within 10 s.
+const fullScanEvery = 10 * time.Second
 
 // groupWatch samples one instance's process group: its memory and
 // whether it is stopped. A process that joins the group is seen at the
-// next full scan, within fullScanEvery.
+// next full scan, within fullScanEvery. It keeps its known members'
+// stat files open and re-reads them in place (one pread a member, not an
+// open, a read and a close): a sample costs a few syscalls, and an open
+// file names its process, not a PID that another may reuse.
 type groupWatch struct {
 	mu   sync.Mutex
 	pgid int
 	pids []int     // the members the last scans found
 	full time.Time // the last full scan
+	// fullScans counts the full scans, for tests.
+	fullScans int
+	files     map[int]*os.File // the members' open stat files
+	closed    bool             // close was called: no file is kept
+	buf       [1024]byte
 }
 
 func (g *groupWatch) scan() (rss int64, stopped bool) {
@@ -78,19 +93,72 @@ func (g *groupWatch) scan() (rss int64, stopped bool) {
 	if len(g.pids) == 0 || time.Since(g.full) >= fullScanEvery {
 		rss, stopped, g.pids = groupScan(g.pgid)
 		g.full = time.Now()
+		g.fullScans++
+		g.forget()
 		return rss, stopped
 	}
 	var pages int64
 	live := g.pids[:0]
 	for _, pid := range g.pids {
-		if p, stop, ok := memberStat(pid, g.pgid); ok {
+		if p, stop, ok := g.member(pid); ok {
 			pages += p
 			stopped = stopped || stop
 			live = append(live, pid)
 		}
 	}
 	g.pids = live
+	g.forget()
 	return pages * int64(os.Getpagesize()), stopped
+}
+
+// member is memberStat through the member's kept stat file.
+func (g *groupWatch) member(pid int) (pages int64, stopped, ok bool) {
+	f := g.files[pid]
+	if f == nil && !g.closed {
+		var err error
+		if f, err = os.Open("/proc/" + strconv.Itoa(pid) + "/stat"); err != nil {
+			return 0, false, false
+		}
+		if g.files == nil {
+			g.files = map[int]*os.File{}
+		}
+		g.files[pid] = f
+	}
+	if f == nil {
+		return memberStat(pid, g.pgid)
+	}
+	n, err := f.ReadAt(g.buf[:], 0)
+	if n == 0 || err != nil && !errors.Is(err, io.EOF) {
+		return 0, false, false // gone: forget drops its file
+	}
+	stat := string(g.buf[:n])
+	group, rss, ok := parseStat(stat)
+	if !ok || group != g.pgid {
+		return 0, false, false
+	}
+	return rss, statStopped(stat), true
+}
+
+// forget closes the files of processes that are no longer members.
+func (g *groupWatch) forget() {
+	for pid, f := range g.files {
+		if !slices.Contains(g.pids, pid) {
+			f.Close()
+			delete(g.files, pid)
+		}
+	}
+}
+
+// close closes the kept files: the group is gone. Later scans read
+// /proc afresh.
+func (g *groupWatch) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	for _, f := range g.files {
+		f.Close()
+	}
+	g.files = nil
 }
 
 func (g *groupWatch) rss() int64 {

@@ -157,6 +157,7 @@ type Server struct {
 	worker *sharedWorker  // the server's worker on it, from Start to Stop
 	pdf    *pdfpool.Pool  // Options.PDF, or the server's own (ownPDF)
 	ownPDF bool
+	store  convertStore // the records of Options.Journal, opened once (convert_store.go)
 }
 
 // run is a job of this process: its cancellation and its end.

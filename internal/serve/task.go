@@ -164,7 +164,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		Office: &fairOffice{s: s, job: j.ID, user: j.Owner, class: j.Class}, OfficeSlots: s.instances,
 		PDF: s.pdf, PDFLimits: s.opts.Limits.PDF,
 		Class: j.Class, Timeout: s.opts.FileTimeout, Workers: s.opts.Workers, Retries: officeRetries,
-		Journal: s.opts.Journal, Label: sharedLabel(j.ID),
+		Journal: s.opts.Journal, Store: s.store.get(ctx, s.opts.Journal), Label: sharedLabel(j.ID),
 		Progress: func(f convert.FileResult) {
 			s.progress(j, f)
 			if f.State == convert.StateConverted || f.State == convert.StateSkipped || f.State == convert.StateRetry || f.Reason == "" {
@@ -184,7 +184,7 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 		},
 	}
 	if s.shared != nil && t.Export.Password == "" {
-		o.Shared, o.Office, o.Journal = s.shared, nil, nil
+		o.Shared, o.Office, o.Journal, o.Store = s.shared, nil, nil, nil
 	}
 	// With a PDF/A, LibreOffice exports it last (afterPDFA), unless no
 	// step changes the pages: then its export of the documents is the

@@ -54,15 +54,12 @@ const minBuckets = 64
 
 // NewQueue returns an empty calendar queue.
 func NewQueue[K Key, V any](opts Options) *Queue[K, V] {
-	q := &Queue[K, V]{opts: opts, bottom: bottom[K, V]{
-		// Sized so that a settled queue does not grow them: slots hold
-		// about targetPerSlot events, and few pushes land below the front.
-		late:    dheap[K, V]{arity: 4, e: make([]entry[K, V], 0, targetPerSlot)},
-		run:     make([]entry[K, V], 0, 16*targetPerSlot),
-		scratch: make([]entry[K, V], 0, 16*targetPerSlot),
-		counts:  make([]int32, 0, 4*targetPerSlot+1),
-		ends:    make([]int32, 0, 4*targetPerSlot),
-	}}
+	// The bottom's slices start empty and grow to what the queue's
+	// events need, then keep their capacity: a queue that holds a few
+	// events (calq serve builds an engine, with its queues, for each
+	// request) costs a few hundred bytes, not the 200 KB of slices sized
+	// for a settled queue of thousands.
+	q := &Queue[K, V]{opts: opts, bottom: bottom[K, V]{late: dheap[K, V]{arity: 4}}}
 	q.stage.init()
 	q.lastGroup = -1
 	q.cal = newCalendar[K, V](minBuckets, 1, &q.pool)

@@ -36,21 +36,23 @@ func (j *Journal) Write(ctx context.Context, fn func(ctx context.Context, tx *sq
 
 // extWrite hands fn to the writer as r: alone when r.ctx is set.
 func (j *Journal) extWrite(ctx context.Context, r *request, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	r.fn = func(t *txn) error { return fn(t.ctx, t.tx) }
+	r.fn = func(t *txn) error { return fn(context.WithValue(t.ctx, txnKey{}, t), t.tx) }
 	if err := j.do(ctx, r); err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	return nil
 }
 
-// Query runs a read-only query outside the writer.
+// Query runs a read-only query outside the writer, with a statement
+// prepared once (see stmtcache.go).
 func (j *Journal) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return j.db.QueryContext(ctx, query, args...)
+	return j.query(ctx, query, args...)
 }
 
-// QueryRow runs a read-only query for one row outside the writer.
+// QueryRow runs a read-only query for one row outside the writer, with
+// a statement prepared once.
 func (j *Journal) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return j.db.QueryRowContext(ctx, query, args...)
+	return j.queryRow(ctx, query, args...)
 }
 
 // Now is the journal's clock (Options.Now): a package keeping records in

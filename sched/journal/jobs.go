@@ -70,8 +70,7 @@ func (j *Journal) Batch(ctx context.Context, name string) (string, error) {
 
 func batch(t *txn, name string, now time.Time) (string, error) {
 	var gen int
-	err := t.tx.QueryRowContext(t.ctx,
-		`SELECT gen FROM batches WHERE name = ? ORDER BY gen DESC LIMIT 1`, name).Scan(&gen)
+	err := t.queryRow(`SELECT gen FROM batches WHERE name = ? ORDER BY gen DESC LIMIT 1`, name).Scan(&gen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return newBatch(t, name, 1, now)
 	} else if err != nil {
@@ -81,7 +80,7 @@ func batch(t *txn, name string, now time.Time) (string, error) {
 	var jobs, open int
 	// The batch's jobs are the keys from "key/" up to "key0", '0' being
 	// the byte after '/': a range the key index serves.
-	err = t.tx.QueryRowContext(t.ctx, `SELECT count(*), count(*) FILTER (WHERE state NOT IN `+
+	err = t.queryRow(`SELECT count(*), count(*) FILTER (WHERE state NOT IN `+
 		terminalStates+`) FROM jobs WHERE key >= ? AND key < ?`, key+"/", key+"0").Scan(&jobs, &open)
 	if err != nil || jobs == 0 || open > 0 {
 		return key, err
@@ -91,7 +90,7 @@ func batch(t *txn, name string, now time.Time) (string, error) {
 
 func newBatch(t *txn, name string, gen int, now time.Time) (string, error) {
 	key := batchKey(name, gen)
-	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO batches (key, name, gen, created) VALUES (?, ?, ?, ?)`,
+	_, err := t.exec(`INSERT INTO batches (key, name, gen, created) VALUES (?, ?, ?, ?)`,
 		key, name, gen, timeText(now))
 	return key, err
 }
@@ -334,7 +333,7 @@ func (j *Journal) CancelQueued(ctx context.Context, jobs []*sched.Job, reason st
 	now := timeText(j.now())
 	err := j.do(ctx, &request{fn: func(t *txn) error {
 		for _, job := range jobs {
-			if _, err := t.tx.ExecContext(t.ctx, `UPDATE jobs SET state = 'cancelled', finished = ?, reason = 'cancelled',
+			if _, err := t.exec(`UPDATE jobs SET state = 'cancelled', finished = ?, reason = 'cancelled',
 				error = ? WHERE key = ? AND state = 'queued'`, now, reason, job.Key); err != nil {
 				return fmt.Errorf("job %q: %w", job.Key, err)
 			}

@@ -47,6 +47,7 @@ type Journal struct {
 	opts      Options
 	owner     string
 	stmts     [numStmts]*sql.Stmt
+	cache     stmtCache // the statements run by text in the writer
 	recovered int
 
 	mu     sync.RWMutex // guards closed against the sends of do
@@ -247,5 +248,5 @@ func (j *Journal) shutdown(release bool) error {
 	if err != nil {
 		err = fmt.Errorf("close journal %s: release jobs: %w", j.path, err)
 	}
-	return errors.Join(err, j.db.Close())
+	return errors.Join(err, j.cache.close(), j.db.Close())
 }

@@ -14,14 +14,9 @@ import (
 // are done already before it names their jobs.
 func (j *Journal) States(ctx context.Context, keys []string) (map[string]sched.State, error) {
 	states := make(map[string]sched.State, len(keys))
-	stmt, err := j.db.PrepareContext(ctx, `SELECT state FROM jobs WHERE key = ?`)
-	if err != nil {
-		return nil, fmt.Errorf("look up jobs: %w", err)
-	}
-	defer stmt.Close()
 	for _, k := range keys {
 		var s string
-		switch err := stmt.QueryRowContext(ctx, k).Scan(&s); {
+		switch err := j.queryRow(ctx, `SELECT state FROM jobs WHERE key = ?`, k).Scan(&s); {
 		case err == nil:
 			states[k] = sched.State(s)
 		case !errors.Is(err, sql.ErrNoRows):

@@ -105,7 +105,7 @@ func (j *Journal) heartbeat(ctx context.Context) {
 func (j *Journal) renew(ctx context.Context) error {
 	until := timeText(j.now().Add(j.opts.Lease))
 	return j.do(ctx, &request{fn: func(t *txn) error {
-		_, err := t.tx.ExecContext(t.ctx,
+		_, err := t.exec(
 			`UPDATE jobs SET lease_until = ? WHERE owner = ? AND state = 'running'`, until, j.owner)
 		return err
 	}})

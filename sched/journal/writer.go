@@ -31,6 +31,9 @@ type txn struct {
 	tx    *sql.Tx
 	j     *Journal
 	stmts [numStmts]*sql.Stmt
+	// byText are the statements cached by text bound to tx (see
+	// stmtcache.go).
+	byText map[string]*sql.Stmt
 }
 
 func (t *txn) stmt(id stmtID) *sql.Stmt {

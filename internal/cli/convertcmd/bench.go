@@ -31,6 +31,11 @@ func benchCommand() *cli.Command {
 			"rtf, txt, html, csv, xls, xlsx, ods, ppt, pptx, odp), by default the\n" +
 			"real-world ones in calq's testdata/convert (run from calq's source tree),\n" +
 			"each --copies times; or --generate small|large DOCX files.\n\n" +
+			"With --server it measures calq serve (see the flag), and ends with what a\n" +
+			"conversion costs calq serve itself: --cost-documents requests on --route from\n" +
+			"as many clients as instances, and the processor time of calq serve's own\n" +
+			"process per conversion (goal: at most 5 ms) beside its converter's, with their\n" +
+			"ratio (--cost-only: that alone; --cpuprofile FILE: calq serve's profile of it).\n\n" +
 			"With --pdf it measures pdfcpu's work instead: --count operations of each\n" +
 			"kind (pass through 3 pages, rotate 100, a PNG to PDF) in calq's own process,\n" +
 			"then in one warm helper process, as calq does them, with the ratio, and a\n" +
@@ -50,6 +55,10 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "naive-files", Value: 12, Usage: "documents (a) converts, one soffice each"},
 			&cli.StringFlag{Name: "soffice", EnvVars: []string{"CALQ_SOFFICE"}, Usage: "the soffice program"},
 			&cli.BoolFlag{Name: "server", Usage: "measure calq serve instead: batched soffice, calq convert cold, calq convert --server warm, 1, 2 and 4 HTTP clients, and the HTTP overhead per request"},
+			&cli.StringFlag{Name: "route", Value: servebench.RouteOffice, Usage: "with --server: the route whose cost calq serve's own processor time per conversion is measured on: " + servebench.RouteOffice + " (the documents) or " + servebench.RouteChromium + " (one page of HTML)"},
+			&cli.IntFlag{Name: "cost-documents", Value: 200, Usage: "with --server: conversions the cost is measured on"},
+			&cli.BoolFlag{Name: "cost-only", Usage: "with --server: measure the cost alone"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "with --server: write calq serve's CPU profile while the cost is measured to `FILE`"},
 			&cli.BoolFlag{Name: "pdf", Usage: "measure pdfcpu's work in a helper process (as calq does it) against the same in calq's own process: --count operations of each kind each way, and a helper's start"},
 			base.JSONFlag(),
 		},
@@ -158,15 +167,34 @@ func benchFiles(c *cli.Context) ([]string, func(), error) {
 
 // serverBench is calq convert bench --server (see servebench).
 func serverBench(c *cli.Context, files []string) error {
-	res, err := servebench.Run(c.Context, servebench.Options{Files: files, Soffice: c.String("soffice"),
-		Copies: c.Int("copies"), Instances: c.Int("instances"), Log: c.App.ErrWriter})
+	if c.Int("cost-documents") < 1 {
+		return base.Usagef(c, "--cost-documents: %d, want at least 1", c.Int("cost-documents"))
+	}
+	if err := servebench.CheckRoute(c.String("route")); err != nil {
+		return base.Usagef(c, "--route: %v", err)
+	}
+	o := servebench.Options{Files: files, Soffice: c.String("soffice"), Copies: c.Int("copies"), Instances: c.Int("instances"),
+		Log: c.App.ErrWriter, Route: c.String("route"), CostDocs: c.Int("cost-documents"), CostOnly: c.Bool("cost-only")}
+	if p := c.String("cpuprofile"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return fmt.Errorf("convert bench: --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		o.CPUProfile = f
+	}
+	res, err := servebench.Run(c.Context, o)
 	if err != nil {
 		return fmt.Errorf("convert %w", err)
 	}
 	if c.Bool("json") {
 		return base.WriteJSONLine(c.App.Writer, "serve_bench", res)
 	}
-	return base.WriteMeasures(c.App.Writer, fmt.Sprintf("%s on %d cores, %d instances", base.Plural(res.Files, "document"), res.Cores, res.Instances), []base.Measure{
+	title := fmt.Sprintf("%s on %d cores, %d instances", base.Plural(res.Files, "document"), res.Cores, res.Instances)
+	if o.CostOnly {
+		return base.WriteMeasures(c.App.Writer, title, costMeasures(res.Cost))
+	}
+	return base.WriteMeasures(c.App.Writer, title, append([]base.Measure{
 		{Name: "(b) one soffice call for all", Value: fmt.Sprintf("%.2f documents/s", res.BatchDPS)},
 		{Name: "calq convert (cold)", Value: fmt.Sprintf("%.2f documents/s, %.2f× (b)", res.ColdDPS, res.ColdVs)},
 		{Name: "calq convert --server (warm)", Value: fmt.Sprintf("%.2f documents/s, %.2f× (b) (goal ≥ 2.3×: %s)", res.WarmDPS, res.WarmVs, base.YesNo(res.WarmVs >= 2.3))},
@@ -175,7 +203,17 @@ func serverBench(c *cli.Context, files []string) error {
 		{Name: "HTTP, 4 clients", Value: fmt.Sprintf("%.2f documents/s, %.2f× (b)", res.HTTP4DPS, res.HTTP4Vs)},
 		{Name: "overhead per request", Value: fmt.Sprintf("%.1f ms (tiny document: %.1f ms over HTTP, %.1f ms in-process; goal ≤ 5 ms: %s)",
 			res.Overhead, res.TinyHTTP, res.TinyLocal, base.YesNo(res.Overhead <= 5))},
-	})
+	}, costMeasures(res.Cost)...))
+}
+
+// costMeasures are the lines of servebench's cost.
+func costMeasures(c servebench.Cost) []base.Measure {
+	return []base.Measure{
+		{Name: "cost: route", Value: fmt.Sprintf("/forms/%s, %d conversions from %d clients, %.2f documents/s", c.Route, c.Conversions, c.Clients, c.DPS)},
+		{Name: "cost: calq serve's own CPU", Value: fmt.Sprintf("%.2f ms per conversion (goal ≤ %.0f ms: %s)", c.ServerCPUMS, servebench.CostGoalMS, base.YesNo(c.ServerCPUMS <= servebench.CostGoalMS))},
+		{Name: "cost: the converter's CPU", Value: fmt.Sprintf("%.2f ms per conversion (calq's guards and helpers: %.2f ms)", c.ConverterCPUMS, c.HelperCPUMS)},
+		{Name: "cost: calq serve ÷ converter", Value: fmt.Sprintf("%.3f", c.ServerVsConverter)},
+	}
 }
 
 // pdfBench is calq convert bench --pdf.

@@ -24,6 +24,7 @@ import (
 
 	"calq/internal/sqltime"
 	"calq/sched"
+	"calq/sched/journal"
 )
 
 // schema is version 1 of the table.
@@ -245,7 +246,7 @@ func (s *Store) Add(ctx context.Context, j *Job) error {
 	}
 	j.State = Queued
 	err = s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO serve_jobs (id, owner, route, class, state, sync, created, request,
+		_, err := journal.Exec(ctx, tx, `INSERT INTO serve_jobs (id, owner, route, class, state, sync, created, request,
 			files, names) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, j.ID, j.Owner, j.Route, int(j.Class), string(j.State),
 			j.Sync, sqltime.Text(j.Created), string(req), files, strings.Join(names, "\n"))
 		return err
@@ -372,7 +373,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
 	var n int64
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, q, args...)
+		res, err := journal.Exec(ctx, tx, q, args...)
 		if err != nil {
 			return err
 		}

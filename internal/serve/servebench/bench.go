@@ -3,15 +3,20 @@
 // starting its own LibreOffice (cold), calq convert --server on a warm
 // calq serve, 1, 2 and 4 HTTP clients sending one document a request,
 // and the HTTP overhead of a request: a tiny document through the server
-// against the same conversion in-process on the same warm pool.
+// against the same conversion in-process on the same warm pool. Last it
+// measures the cost of a conversion on one route (Options.Route): the
+// processor time of calq serve's own process per conversion beside its
+// converter's (cost.go); Options.CostOnly measures that alone.
 package servebench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -19,15 +24,19 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"calq/convert"
+	"calq/convert/chromium"
 	"calq/convert/convertbench"
 	"calq/convert/lo"
+	"calq/convert/pdfpool"
 	"calq/internal/serve"
 	"calq/internal/serve/client"
 	"calq/internal/serve/jobs"
+	"calq/internal/serve/users"
 	"calq/sched/journal"
 )
 
@@ -39,6 +48,15 @@ type Options struct {
 	Instances int // the pools' instances; 0: lo.DefaultInstances
 	Overhead  int // tiny requests timed for the overhead; 0: 40
 	Log       io.Writer
+	// Route is the route whose cost is measured (RouteOffice when
+	// empty); CostDocs how many conversions it sends (0: 200).
+	Route    string
+	CostDocs int
+	// CostOnly measures the cost alone, none of the ways before it.
+	CostOnly bool
+	// CPUProfile, when set, receives the CPU profile of calq serve's
+	// process while the cost is measured.
+	CPUProfile io.Writer
 }
 
 // Result is the bench's line: documents per second of each way and the
@@ -59,10 +77,15 @@ type Result struct {
 	TinyHTTP  float64 `json:"tiny_http_ms"`      // median time of a tiny document through the server
 	TinyLocal float64 `json:"tiny_inprocess_ms"` // median of the same conversion in-process
 	Overhead  float64 `json:"overhead_ms"`       // their difference
+	Cost      Cost    `json:"cost"`
 }
 
 // Run measures; see the package comment.
 func Run(ctx context.Context, o Options) (Result, error) {
+	o.Route = cmp.Or(o.Route, RouteOffice)
+	if err := CheckRoute(o.Route); err != nil {
+		return Result{}, fmt.Errorf("bench: route %w", err)
+	}
 	env, err := convertbench.Prepare("calq-serve-bench-", o.Files, o.Copies, o.Soffice, o.Log)
 	if err != nil {
 		return Result{}, err
@@ -73,46 +96,77 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if res.Instances == 0 {
 		res.Instances = lo.DefaultInstances()
 	}
-	n := float64(len(files))
-
-	logf("one soffice call with all %d files", len(files))
-	batch, err := convertbench.Batch(ctx, soffice, files, filepath.Join(work, "batch-state"), filepath.Join(work, "batch"))
-	if err != nil {
-		return res, fmt.Errorf("bench: batch: %w", err)
-	}
-	res.BatchDPS = n / batch.Seconds()
-
 	state := filepath.Join(work, "calq-state")
 	lopts := lo.Options{Soffice: soffice, Instances: res.Instances, StateDir: state}
+	if !o.CostOnly {
+		if err := res.local(ctx, env, lopts); err != nil {
+			return res, err
+		}
+	}
+	logf("starting calq serve with %d warm instances", res.Instances)
+	srv, err := start(ctx, work, lopts, o.Route)
+	if err != nil {
+		return res, fmt.Errorf("bench: start calq serve: %w", err)
+	}
+	defer srv.close()
+	if !o.CostOnly {
+		if err := res.served(ctx, env, srv, o.Overhead); err != nil {
+			return res, err
+		}
+	}
+	docs, err := costDocs(o.Route, work, files)
+	if err != nil {
+		return res, fmt.Errorf("bench: %w", err)
+	}
+	k := cmp.Or(o.CostDocs, defaultCostDocs)
+	logf("cost: %d conversions on /forms/%s from %d clients", k, o.Route, res.Instances)
+	if res.Cost, err = cost(ctx, srv.url, o.Route, docs, k, res.Instances, o.CPUProfile); err != nil {
+		return res, fmt.Errorf("bench: cost: %w", err)
+	}
+	return res, nil
+}
+
+// local measures the ways without a server: one soffice call, and calq
+// convert starting its pool.
+func (res *Result) local(ctx context.Context, env *convertbench.Env, lopts lo.Options) error {
+	work, files, logf := env.Work, env.Files, env.Logf
+	n := float64(len(files))
+	logf("one soffice call with all %d files", len(files))
+	batch, err := convertbench.Batch(ctx, env.Soffice, files, filepath.Join(work, "batch-state"), filepath.Join(work, "batch"))
+	if err != nil {
+		return fmt.Errorf("bench: batch: %w", err)
+	}
+	res.BatchDPS = n / batch.Seconds()
 	logf("calq convert, starting %d instances (profiles initialised first)", res.Instances)
 	if _, err := convert.Run(ctx, convert.Options{Inputs: files[:min(len(files), res.Instances)], Out: filepath.Join(work, "init"),
 		LibreOffice: lopts}); err != nil {
-		return res, fmt.Errorf("bench: initialise profiles: %w", err)
+		return fmt.Errorf("bench: initialise profiles: %w", err)
 	}
 	cold, err := timed(func() error {
 		return convertAll(ctx, convert.Options{Inputs: files, Out: filepath.Join(work, "cold"), LibreOffice: lopts}, len(files))
 	})
 	if err != nil {
-		return res, fmt.Errorf("bench: cold: %w", err)
+		return fmt.Errorf("bench: cold: %w", err)
 	}
 	res.ColdDPS = n / cold.Seconds()
+	return nil
+}
 
-	logf("starting calq serve with %d warm instances", res.Instances)
-	srv, err := start(ctx, work, lopts)
-	if err != nil {
-		return res, fmt.Errorf("bench: start calq serve: %w", err)
-	}
-	defer srv.close()
+// served measures the ways through the warm server srv: calq convert
+// --server, 1, 2 and 4 HTTP clients, and the overhead of a request.
+func (res *Result) served(ctx context.Context, env *convertbench.Env, srv *server, overhead int) error {
+	work, files, logf := env.Work, env.Files, env.Logf
+	n := float64(len(files))
 	cl, err := client.New(srv.url, "")
 	if err != nil {
-		return res, err
+		return err
 	}
 	logf("calq convert --server, %d files", len(files))
 	warm, err := timed(func() error {
 		return convertAll(ctx, convert.Options{Inputs: files, Out: filepath.Join(work, "warm"), Office: cl, OfficeSlots: 2 * res.Instances /* as calq convert --server */}, len(files))
 	})
 	if err != nil {
-		return res, fmt.Errorf("bench: warm: %w", err)
+		return fmt.Errorf("bench: warm: %w", err)
 	}
 	res.WarmDPS = n / warm.Seconds()
 	for _, c := range []struct {
@@ -120,9 +174,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		dps     *float64
 	}{{1, &res.HTTP1DPS}, {2, &res.HTTP2DPS}, {4, &res.HTTP4DPS}} {
 		logf("%d HTTP clients, one document a request", c.clients)
-		d, err := timed(func() error { return clients(ctx, srv.url, files, c.clients) })
+		d, err := timed(func() error { return clients(ctx, srv.url, RouteOffice, files, c.clients) })
 		if err != nil {
-			return res, fmt.Errorf("bench: %d clients: %w", c.clients, err)
+			return fmt.Errorf("bench: %d clients: %w", c.clients, err)
 		}
 		*c.dps = n / d.Seconds()
 	}
@@ -130,26 +184,26 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	logf("overhead: a tiny document through the server and in-process")
 	tiny := filepath.Join(work, "tiny.txt")
 	os.WriteFile(tiny, []byte("calq\n"), 0o600)
-	k := max(o.Overhead, 40)
+	k := max(overhead, 40)
 	var viaHTTP, local []time.Duration
 	for i := range k {
-		d, err := timed(func() error { return post(ctx, srv.url, tiny) })
+		d, err := timed(func() error { return post(ctx, srv.url, RouteOffice, tiny) })
 		if err != nil {
-			return res, fmt.Errorf("bench: tiny over HTTP: %w", err)
+			return fmt.Errorf("bench: tiny over HTTP: %w", err)
 		}
 		viaHTTP = append(viaHTTP, d)
 		d, err = timed(func() error {
 			return convertAll(ctx, convert.Options{Inputs: []string{tiny}, Out: filepath.Join(work, "tiny", fmt.Sprint(i)), Pool: srv.pool}, 1)
 		})
 		if err != nil {
-			return res, fmt.Errorf("bench: tiny in-process: %w", err)
+			return fmt.Errorf("bench: tiny in-process: %w", err)
 		}
 		local = append(local, d)
 	}
 	res.TinyHTTP, res.TinyLocal = ms(median(viaHTTP)), ms(median(local))
 	res.Overhead = res.TinyHTTP - res.TinyLocal
 	res.WarmVs, res.ColdVs, res.HTTP4Vs = res.WarmDPS/res.BatchDPS, res.ColdDPS/res.BatchDPS, res.HTTP4DPS/res.BatchDPS
-	return res, nil
+	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -185,10 +239,20 @@ type server struct {
 	close func()
 }
 
-func start(ctx context.Context, work string, lopts lo.Options) (*server, error) {
+// start starts calq serve with a warm pool of LibreOffice and, when
+// route is Chromium's, a pool of Chromium, each warmed before the clock
+// starts.
+func start(ctx context.Context, work string, lopts lo.Options, route string) (*server, error) {
 	pool, err := lo.New(ctx, lopts)
 	if err != nil {
 		return nil, err
+	}
+	var browsers *chromium.Pool
+	if strings.HasPrefix(route, "chromium/") {
+		if browsers, err = chromium.New(chromium.Config{}); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	j, err := journal.Open(ctx, filepath.Join(work, "serve.db"), journal.Options{})
 	if err != nil {
@@ -201,13 +265,24 @@ func start(ctx context.Context, work string, lopts lo.Options) (*server, error) 
 		j.Close()
 		return nil, err
 	}
-	s, err := serve.New(serve.Options{Data: filepath.Join(work, "serve-data"), Jobs: js, Pool: pool, MaxQueued: 100000})
+	us, err := users.Open(ctx, j)
+	if err != nil {
+		pool.Close()
+		j.Close()
+		return nil, err
+	}
+	// As calq serve runs: conversions recorded in the journal, users, a
+	// JSON log (here discarded, its cost counted) and pdfcpu's helpers.
+	pdfs := pdfpool.New(pdfpool.Options{})
+	s, err := serve.New(serve.Options{Data: filepath.Join(work, "serve-data"), Jobs: js, Pool: pool, Chromium: browsers,
+		PDF: pdfs, Users: us, Journal: j, History: j, Log: slog.New(slog.NewJSONHandler(io.Discard, nil)), MaxQueued: 100000})
 	if err == nil {
 		err = s.Start(ctx)
 	}
 	ln, lerr := net.Listen("tcp", "127.0.0.1:0")
 	if err = errors.Join(err, lerr); err != nil {
 		pool.Close()
+		pdfs.Close()
 		j.Close()
 		return nil, err
 	}
@@ -218,26 +293,37 @@ func start(ctx context.Context, work string, lopts lo.Options) (*server, error) 
 		hs.Close()
 		s.Stop(0)
 		pool.Close()
+		pdfs.Close()
+		if browsers != nil {
+			browsers.Close()
+		}
 		j.Close()
 	}
-	// Warm every instance before the clock starts.
-	for range lopts.Instances {
-		if err := post(ctx, srv.url, writeTiny(work)); err != nil {
-			srv.close()
-			return nil, err
+	warm := map[string]string{RouteOffice: writeFile(work, "warm.txt", "warm\n")}
+	if browsers != nil {
+		warm[route] = writeFile(work, "index.html", onePage)
+	}
+	for r, doc := range warm {
+		// Warm every instance before the clock starts.
+		for range lopts.Instances {
+			if err := post(ctx, srv.url, r, doc); err != nil {
+				srv.close()
+				return nil, err
+			}
 		}
 	}
 	return srv, nil
 }
 
-func writeTiny(work string) string {
-	p := filepath.Join(work, "warm.txt")
-	os.WriteFile(p, []byte("warm\n"), 0o600)
+func writeFile(work, name, text string) string {
+	p := filepath.Join(work, name)
+	os.WriteFile(p, []byte(text), 0o600)
 	return p
 }
 
-// clients sends every file, one a request, from k clients at once.
-func clients(ctx context.Context, url string, files []string, k int) error {
+// clients sends every file on route, one a request, from k clients at
+// once.
+func clients(ctx context.Context, url, route string, files []string, k int) error {
 	next := make(chan string)
 	errs := make(chan error, k)
 	var wg sync.WaitGroup
@@ -246,7 +332,7 @@ func clients(ctx context.Context, url string, files []string, k int) error {
 		go func() {
 			defer wg.Done()
 			for f := range next {
-				if err := post(ctx, url, f); err != nil {
+				if err := post(ctx, url, route, f); err != nil {
 					errs <- err
 					return
 				}
@@ -262,8 +348,9 @@ func clients(ctx context.Context, url string, files []string, k int) error {
 	return <-errs
 }
 
-// post converts one file on Gotenberg's route and checks the reply.
-func post(ctx context.Context, url, path string) error {
+// post converts one file on one of Gotenberg's routes and checks the
+// reply.
+func post(ctx context.Context, url, route, path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -273,7 +360,7 @@ func post(ctx context.Context, url, path string) error {
 	w, _ := mw.CreateFormFile("files", filepath.Base(path))
 	w.Write(b)
 	mw.Close()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/forms/libreoffice/convert", &body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/forms/"+route, &body)
 	if err != nil {
 		return err
 	}

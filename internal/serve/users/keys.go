@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"calq/internal/sqltime"
+	"calq/sched/journal"
 )
 
 const (
@@ -70,11 +71,11 @@ func (s *Store) addKey(ctx context.Context, name string, revoke bool) (string, e
 			return err
 		}
 		if revoke {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ?`, name); err != nil {
+			if _, err := journal.Exec(ctx, tx, `DELETE FROM user_keys WHERE user = ?`, name); err != nil {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO user_keys (hash, user, prefix, created) VALUES (?, ?, ?, ?)`,
+		_, err = journal.Exec(ctx, tx, `INSERT INTO user_keys (hash, user, prefix, created) VALUES (?, ?, ?, ?)`,
 			hashKey(key), name, key[:shownLen], created)
 		return err
 	})
@@ -131,7 +132,7 @@ func (s *Store) deleteOf(ctx context.Context, table, name string) (int, error) {
 		if found, err = userExists(ctx, tx, name); err != nil || !found {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE user = ?`, name)
+		res, err := journal.Exec(ctx, tx, `DELETE FROM `+table+` WHERE user = ?`, name)
 		if err != nil {
 			return err
 		}
@@ -231,11 +232,11 @@ func (s *Store) PutKey(ctx context.Context, name, key, label string) error {
 		if found, err = userExists(ctx, tx, name); err != nil || !found {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM user_keys WHERE user = ? AND (prefix = ? OR hash = ?)`,
+		if _, err := journal.Exec(ctx, tx, `DELETE FROM user_keys WHERE user = ? AND (prefix = ? OR hash = ?)`,
 			name, label, hashKey(key)); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO user_keys (hash, user, prefix, created) VALUES (?, ?, ?, ?)`,
+		_, err = journal.Exec(ctx, tx, `INSERT INTO user_keys (hash, user, prefix, created) VALUES (?, ?, ?, ?)`,
 			hashKey(key), name, label, sqltime.Text(s.now()))
 		return err
 	})

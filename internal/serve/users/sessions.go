@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"calq/internal/sqltime"
+	"calq/sched/journal"
 )
 
 // MaxSessions is how many sessions a user keeps at most: a sign-in
@@ -52,16 +53,16 @@ func (s *Store) newSession(ctx context.Context, name string, ttl time.Duration) 
 			}
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE expires <= ?`, sqltime.Text(now)); err != nil {
+		if _, err := journal.Exec(ctx, tx, `DELETE FROM user_sessions WHERE expires <= ?`, sqltime.Text(now)); err != nil {
 			return err
 		}
 		// The oldest first; of one time, the first made (rowid).
-		if _, err := tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE user = ? AND rowid NOT IN
+		if _, err := journal.Exec(ctx, tx, `DELETE FROM user_sessions WHERE user = ? AND rowid NOT IN
 			(SELECT rowid FROM user_sessions WHERE user = ? ORDER BY created DESC, rowid DESC LIMIT ?)`,
 			name, name, MaxSessions-1); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO user_sessions (hash, user, created, expires) VALUES (?, ?, ?, ?)`,
+		_, err = journal.Exec(ctx, tx, `INSERT INTO user_sessions (hash, user, created, expires) VALUES (?, ?, ?, ?)`,
 			hashKey(token), name, sqltime.Text(now), sqltime.Text(now.Add(ttl)))
 		return err
 	})

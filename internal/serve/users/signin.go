@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"calq/sched/journal"
 )
 
 // SetPassword sets the password of the user named name, which signs it
@@ -61,14 +63,14 @@ func (s *Store) changeUser(ctx context.Context, endSessions bool, guards []Guard
 		if refused, err = refuses(ctx, tx, args[len(args)-1].(string), guards); err != nil || refused {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, query, args...)
+		res, err := journal.Exec(ctx, tx, query, args...)
 		if err != nil {
 			return err
 		}
 		if n, err = res.RowsAffected(); err != nil || n == 0 || !endSessions {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM user_sessions WHERE user = ?`, args[len(args)-1])
+		_, err = journal.Exec(ctx, tx, `DELETE FROM user_sessions WHERE user = ?`, args[len(args)-1])
 		return err
 	})
 	if err != nil {

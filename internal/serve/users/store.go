@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"calq/internal/sqltime"
+	"calq/sched/journal"
 )
 
 // Add records a new user from u's Name, Admin and Profile, created now,
@@ -66,11 +67,11 @@ func (s *Store) Remove(ctx context.Context, name string, guards ...Guard) error 
 			return err
 		}
 		for _, table := range []string{"user_keys", "user_sessions"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE user = ?`, name); err != nil {
+			if _, err := journal.Exec(ctx, tx, `DELETE FROM `+table+` WHERE user = ?`, name); err != nil {
 				return err
 			}
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM users WHERE name = ?`, name)
+		res, err := journal.Exec(ctx, tx, `DELETE FROM users WHERE name = ?`, name)
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func (s *Store) update(ctx context.Context, query string, args ...any) error {
 func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	var n int64
 	err := s.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, query, args...)
+		res, err := journal.Exec(ctx, tx, query, args...)
 		if err != nil {
 			return err
 		}
