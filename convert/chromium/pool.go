@@ -1,8 +1,11 @@
 package chromium
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 )
 
@@ -27,7 +30,22 @@ var (
 // Pool is a warm pool of headless Chromium browsers. It starts no
 // browser until its first conversion. It is safe for concurrent use.
 type Pool struct {
-	cfg Config
+	cfg   Config
+	path  string
+	gate  *gate
+	tabs  chan struct{} // one token per conversion running, Browsers × Tabs
+	slots []*slot
+
+	mu      sync.Mutex
+	closed  bool
+	running sync.WaitGroup // conversions and browsers being stopped
+	stats   Stats
+}
+
+// slot holds one of the pool's browsers, started on demand.
+type slot struct {
+	mu sync.Mutex // held while its browser starts or is replaced
+	b  *browser
 }
 
 // Stats is a pool's state for health, metrics and debug pages.
@@ -42,25 +60,128 @@ type Stats struct {
 	LastErrorAt time.Time
 }
 
-// New returns a pool over cfg. No browser starts until a conversion.
-func New(cfg Config) (*Pool, error) { return &Pool{cfg: cfg}, nil }
+// New returns a pool over cfg. No browser starts until a conversion; the
+// executable is looked up now.
+func New(cfg Config) (*Pool, error) {
+	path, _, err := Find(cfg.Binary)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Browsers = cmp.Or(cfg.Browsers, DefaultBrowsers())
+	cfg.Tabs = cmp.Or(cfg.Tabs, DefaultTabs())
+	cfg.MemoryLimit = cmp.Or(cfg.MemoryLimit, DefaultMemoryLimit())
+	cfg.StartTimeout = cmp.Or(cfg.StartTimeout, 20*time.Second)
+	cfg.Timeout = cmp.Or(cfg.Timeout, 30*time.Second)
+	if cfg.Browsers < 0 || cfg.Tabs < 0 || cfg.RestartAfter < 0 {
+		return nil, fmt.Errorf("chromium pool: browsers %d, tabs %d, restart after %d: want none negative",
+			cfg.Browsers, cfg.Tabs, cfg.RestartAfter)
+	}
+	g, err := newGate(cfg.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("chromium pool: %w", err)
+	}
+	p := &Pool{cfg: cfg, path: path, gate: g, tabs: make(chan struct{}, cfg.Browsers*cfg.Tabs)}
+	for range cfg.Browsers {
+		p.slots = append(p.slots, &slot{})
+	}
+	return p, nil
+}
 
 // PDF prints the page of r to a PDF file at out.
 func (p *Pool) PDF(ctx context.Context, r Request, o PDF, out string) error {
-	return errors.New("chromium: not yet")
+	if err := o.check(); err != nil {
+		return err
+	}
+	return p.convert(ctx, r, "print", nil, func(t *tab) error { return t.printPDF(o, out) })
 }
 
 // Screenshot captures the page of r to an image file at out.
 func (p *Pool) Screenshot(ctx context.Context, r Request, o Screenshot, out string) error {
-	return errors.New("chromium: not yet")
+	if err := o.check(); err != nil {
+		return err
+	}
+	return p.convert(ctx, r, "screen", func(t *tab) error { return t.viewport(o) },
+		func(t *tab) error { return t.screenshot(o, out) })
 }
 
 // Stats returns the pool's state.
-func (p *Pool) Stats() Stats { return Stats{} }
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	s := p.stats
+	p.mu.Unlock()
+	s.Busy = len(p.tabs)
+	for _, sl := range p.slots {
+		if b := sl.current(); b != nil && b.alive() {
+			s.Browsers++
+			s.RSS += b.rss()
+		}
+	}
+	return s
+}
 
 // Check reports whether the pool can convert: nil before the first
 // start, or when its browsers answer.
-func (p *Pool) Check(ctx context.Context) error { return nil }
+func (p *Pool) Check(ctx context.Context) error {
+	if p.isClosed() {
+		return ErrClosed
+	}
+	for i, sl := range p.slots {
+		if b := sl.current(); b != nil {
+			if err := b.ping(ctx); err != nil {
+				return fmt.Errorf("chromium browser %d: %w", i+1, err)
+			}
+		}
+	}
+	return nil
+}
 
-// Close stops every browser and waits for them.
-func (p *Pool) Close() error { return nil }
+// Close stops every browser and waits for them; conversions running fail
+// with ErrClosed.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	for _, sl := range p.slots {
+		sl.mu.Lock()
+		if b := sl.b; b != nil {
+			b.fail(ErrClosed)
+			b.stop()
+		}
+		sl.mu.Unlock()
+	}
+	p.running.Wait()
+	return p.gate.close()
+}
+
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+func (s *slot) current() *browser {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b
+}
+
+// logf sends a line to Config.Log.
+func (p *Pool) logf(format string, args ...any) {
+	if p.cfg.Log != nil {
+		p.cfg.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// noteError records a conversion's error for Stats.
+func (p *Pool) noteError(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stats.Conversions++
+	if err != nil {
+		p.stats.LastError, p.stats.LastErrorAt = err.Error(), time.Now()
+	}
+}

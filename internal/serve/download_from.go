@@ -64,6 +64,9 @@ func (s *Server) dropUnfit(route string, f *form.Form, uploaded map[string]bool)
 // converts (by content as well as by name; a document that needs a
 // password is one).
 func fitsRoute(route string, f form.File) bool {
+	if isChromium(route) {
+		return true // a page's assets are of any kind
+	}
 	if route != routeConvert {
 		return strings.EqualFold(filepath.Ext(f.Name), ".pdf")
 	}

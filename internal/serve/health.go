@@ -21,6 +21,12 @@ type healthDetail struct {
 	Waiting   *int           `json:"waiting,omitempty"`
 	Busy      *int           `json:"busy,omitempty"`
 	Rate      *float64       `json:"service_rate,omitempty"` // documents per second and instance, measured
+	// Chromium's: its browser processes, restarts, conversions and the
+	// last error of a browser.
+	Browsers    *int   `json:"browsers,omitempty"`
+	Restarts    *int64 `json:"restarts,omitempty"`
+	Conversions *int64 `json:"conversions,omitempty"`
+	LastError   string `json:"last_error,omitempty"`
 }
 
 type instanceView struct {
@@ -30,7 +36,8 @@ type instanceView struct {
 }
 
 // health answers whether the server can convert: 200 with "up", 503 with
-// "down" when it has no LibreOffice or is stopping.
+// "down" when it has no LibreOffice, its Chromium's browsers do not
+// answer, or it is stopping.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	now := s.opts.now().UTC()
 	st := s.files.Stats()
@@ -51,6 +58,15 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	}
 	v := healthView{Status: lo.Status, Details: map[string]healthDetail{"libreoffice": lo,
 		"jobs": {Status: "up", Timestamp: now}}}
+	if c, ok := s.chromiumHealth(r.Context(), now); ok {
+		if s.base.Err() != nil {
+			c.Status = "down"
+		}
+		v.Details["chromium"] = c
+		if c.Status != "up" {
+			v.Status = "down"
+		}
+	}
 	status := http.StatusOK
 	if v.Status != "up" {
 		status = http.StatusServiceUnavailable

@@ -41,12 +41,6 @@ func (s *Server) routes() (err error) {
 			m.Handle("POST /forms/"+route, s.auth(s.sync(route)))
 		}
 	}
-	for _, route := range []string{"chromium/convert/url", "chromium/convert/html", "chromium/convert/markdown",
-		"chromium/screenshot/url", "chromium/screenshot/html", "chromium/screenshot/markdown"} {
-		if !s.routeOff(route) {
-			m.Handle("POST /forms/"+route, s.auth(unsupported(route)))
-		}
-	}
 	m.Handle("POST /jobs", s.auth(http.HandlerFunc(s.submit)))
 	m.Handle("GET /jobs", s.auth(http.HandlerFunc(s.list)))
 	m.Handle("GET /jobs/{id}", s.auth(http.HandlerFunc(s.status)))
@@ -89,12 +83,6 @@ func fail(w http.ResponseWriter, status int, msg string) {
 
 // contentTypeText is the Content-Type of Gotenberg's error replies.
 const contentTypeText = "text/plain; charset=UTF-8"
-
-func unsupported(route string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotImplemented, fmt.Sprintf("calq serve cannot do /forms/%s: it has LibreOffice and pdfcpu, not Chromium or this PDF engine feature", route))
-	})
-}
 
 // sync is a Gotenberg route: the reply is the result, unless a webhook
 // takes it (204 at once).
@@ -289,7 +277,8 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 // formRoutes are Gotenberg's routes calq serves, below /forms/.
 var formRoutes = []string{routeConvert, routeMerge, routeSplit, routePDFA, routeMetaRead, routeMetaWrite,
 	routeEncrypt, routeWatermark, routeStamp, routeRotate, routeFlatten, routeOptimize,
-	routeBookmarksRead, routeBookmarksWrite, routeEmbed, routeFacturX}
+	routeBookmarksRead, routeBookmarksWrite, routeEmbed, routeFacturX,
+	routeChromiumHTML, routeChromiumURL, routeChromiumMarkdown, routeScreenshotHTML, routeScreenshotURL, routeScreenshotMarkdown}
 
 func knownRoute(route string) bool { return slices.Contains(formRoutes, route) }
 
@@ -476,6 +465,11 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		// POST /jobs and the convert page reach a route this way too.
 		return nil, nil, &jobError{status: http.StatusNotFound, msg: fmt.Sprintf("Not Found: the route /forms/%s is disabled on this server", route)}
 	}
+	if isChromium(route) {
+		if err := s.chromiumReady(); err != nil {
+			return nil, nil, err
+		}
+	}
 	u := user(r)
 	cl, err := class(r)
 	if err != nil {
@@ -527,19 +521,28 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if err := s.download(ctx, route, f, filepath.Join(dir, inputDirName)); err != nil {
 		return nil, nil, err
 	}
-	f.RequireInputs(routeExtensions(route))
+	if !isChromium(route) { // form.Chromium says which file its route requires
+		f.RequireInputs(routeExtensions(route))
+	}
 	t, err := s.task(ctx, route, f, u)
 	if err != nil {
 		return nil, nil, err
 	}
 	inputs := f.Inputs()
-	if len(inputs) == 0 {
+	units := len(inputs)
+	switch {
+	case isChromium(route):
+		if err := checkSite(route, inputs, t); err != nil {
+			return nil, nil, err
+		}
+		units = 1 // one page, whatever its assets
+	case len(inputs) == 0:
 		return nil, nil, badRequest("Invalid form data: no form file found")
 	}
 	if err := checkFiles(route, inputs, t); err != nil {
 		return nil, nil, err
 	}
-	res, err := s.admit(u.Name, cl, len(inputs), sync && hook == nil)
+	res, err := s.admit(u.Name, cl, units, sync && hook == nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -574,8 +577,13 @@ func (s *Server) accept(ctx context.Context, w http.ResponseWriter, r *http.Requ
 // routeExtensions are the extensions of the files route takes, as its
 // refusal of a form without files lists them.
 func routeExtensions(route string) []string {
-	if route == routeConvert {
+	switch {
+	case route == routeConvert:
 		return sniff.Supported()
+	case isMarkdown(route):
+		return []string{".html", ".md"}
+	case isChromium(route):
+		return []string{".html"}
 	}
 	return []string{".pdf"}
 }

@@ -57,6 +57,7 @@ func newMetrics(s *Server) *metrics {
 		busy, total, waiting, prometheus.NewGoCollector())
 	m.reg.MustRegister(hashMetrics()...)
 	m.reg.MustRegister(gotenbergMetrics(s)...)
+	m.reg.MustRegister(chromiumMetrics(s)...)
 	for _, reason := range []string{"throttled", "busy"} {
 		m.signInRef.WithLabelValues(reason)
 	}
@@ -78,15 +79,21 @@ func (m *metrics) authFailure()         { m.authFail.Inc() }
 
 func (m *metrics) signInRefused(reason string) { m.signInRef.WithLabelValues(reason).Inc() }
 
+// metricsNamespace is the namespace of Gotenberg's figures:
+// RouteOptions.MetricsNamespace, "gotenberg" by default.
+func (s *Server) metricsNamespace() string {
+	if ns := s.opts.Routes.MetricsNamespace; ns != "" {
+		return ns
+	}
+	return "gotenberg"
+}
+
 // gotenbergMetrics are the figures Gotenberg's dashboards read, under
 // its names in the namespace of RouteOptions.MetricsNamespace:
-// LibreOffice's queue and its restarts. (calq has no Chromium: none of
-// Gotenberg's chromium_ figures.)
+// LibreOffice's queue and its restarts (Chromium's are in
+// chromiumMetrics).
 func gotenbergMetrics(s *Server) []prometheus.Collector {
-	ns := s.opts.Routes.MetricsNamespace
-	if ns == "" {
-		ns = "gotenberg"
-	}
+	ns := s.metricsNamespace()
 	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: ns, Name: "libreoffice_requests_queue_size",
 		Help: "Documents waiting for a LibreOffice instance (calq_serve_documents_waiting)."},
 		func() float64 { return float64(s.files.Stats().Waiting) })

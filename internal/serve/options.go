@@ -26,8 +26,12 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 		return t, err
 	}
 	var fp form.Post
-	switch route {
-	case routeConvert:
+	switch {
+	case isChromium(route):
+		if fp, err = chromiumTask(route, f, &t); err != nil {
+			return t, err
+		}
+	case route == routeConvert:
 		o, err := form.LibreOffice(f)
 		if err != nil {
 			return t, err
@@ -414,8 +418,8 @@ func quoteName(name string) string { return "'" + name + "'" }
 // take: a PDF engines route takes PDFs; a conversion, what calq convert
 // converts (sniffed by content as well as by name).
 func checkFiles(route string, files []form.File, t Task) error {
-	if t.Partial {
-		return nil // each file that cannot be converted fails alone, with its reason
+	if t.Partial || isChromium(route) {
+		return nil // each file that cannot be converted fails alone, with its reason; a page's assets are any files
 	}
 	for _, f := range files {
 		if route != routeConvert {

@@ -147,10 +147,6 @@ func rooted(root string, h http.Handler) http.Handler {
 func (s *Server) root() string { return strings.TrimSuffix(s.opts.Routes.RootPath, "/") }
 
 // debug is GET /debug.
-func (s *Server) debug(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, s.opts.Routes.DebugData)
-}
-
 // favicon is GET /favicon.ico: nothing, so that a browser opening the
 // API does not fill the log with 404s.
 func favicon(w http.ResponseWriter, r *http.Request) {

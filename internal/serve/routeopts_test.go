@@ -40,7 +40,7 @@ func TestRouteOptions(t *testing.T) {
 			{"GET", "/prometheus/metrics", 200, "", "\ngotenberg_libreoffice_requests_queue_size 0\n"},
 			{"GET", "/prometheus/metrics", 200, "", "\ngotenberg_libreoffice_restarts_count "}, // the shared pool may have restarted
 			{"GET", "/prometheus/metrics", 200, "", "\ncalq_serve_documents_waiting 0\n"},
-			{"POST", "/forms/chromium/convert/html", 501, "", ""},
+			{"POST", "/forms/chromium/convert/html", 503, "", "Chromium is not installed"},
 		}},
 		{name: "root path", opts: RouteOptions{RootPath: "/foo/", Debug: true}, wants: []want{
 			{"GET", "/foo/health", 200, "application/json; charset=utf-8", `"status":"up"`},

@@ -242,8 +242,8 @@ func TestPDFEnginesRoutes(t *testing.T) {
 		t.Errorf("merge of a docx: %d %q, want 400 naming it", resp.StatusCode, b)
 	}
 	resp = post(t, ts.URL+"/forms/chromium/convert/url", nil, map[string]string{"url": "http://example.com"}, nil)
-	if b := string(body(t, resp)); resp.StatusCode != 501 || !strings.Contains(b, "Chromium") {
-		t.Errorf("chromium route: %d %q, want 501 saying calq cannot", resp.StatusCode, b)
+	if b := string(body(t, resp)); resp.StatusCode != 503 || !strings.Contains(b, "Chromium is not installed") {
+		t.Errorf("chromium route without a pool: %d %q, want 503 saying Chromium is not installed", resp.StatusCode, b)
 	}
 }
 

@@ -47,6 +47,9 @@ type Task struct {
 	// from its inputs' (see withMergeOutline).
 	AutoIndexBookmarks bool `json:"auto_index_bookmarks,omitempty"`
 	TitleBookmarks     bool `json:"title_bookmarks,omitempty"`
+	// Chromium is the page of a /forms/chromium route and how it is
+	// loaded, printed or captured (chromium_task.go).
+	Chromium *ChromiumTask `json:"chromium,omitempty"`
 }
 
 // The routes a job can be: Gotenberg's, below /forms/.
@@ -106,6 +109,9 @@ func (s *Server) execute(ctx context.Context, j *jobs.Job, dir string, t Task) (
 	}
 	if len(j.Request.Webhook) > 0 && slices.Contains(replyRoutes, j.Route) {
 		return nil, errNoFile
+	}
+	if isChromium(j.Route) {
+		return s.chromiumJob(ctx, j, dir, out, t)
 	}
 	ins := make([]string, len(j.Request.Files))
 	uploads := make([]namedPDF, len(j.Request.Files))
@@ -369,7 +375,7 @@ func (s *Server) readMetadata(ctx context.Context, j *jobs.Job, ins []string, di
 // a client learns nothing of the server's files.
 func (s *Server) clientText(j *jobs.Job, msg string) string {
 	dir := s.jobDir(j.ID)
-	for _, sub := range []string{inputDirName, resultDirName, ""} {
+	for _, sub := range []string{inputDirName, resultDirName, siteDirName, ""} {
 		msg = strings.ReplaceAll(msg, filepath.Join(dir, sub)+string(filepath.Separator), "")
 	}
 	msg = strings.ReplaceAll(msg, dir, "")

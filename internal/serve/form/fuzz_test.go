@@ -3,10 +3,14 @@ package form
 import (
 	"bytes"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -77,4 +81,67 @@ func checkFields(f *Form) error {
 		panic(err)
 	}
 	return err
+}
+
+// chromiumFields are the fields FuzzChromium sets.
+var chromiumFields = []string{"skipNetworkIdleEvent", "failOnHttpStatusCodes", "failOnResourceHttpStatusCodes",
+	"ignoreResourceHttpStatusDomains", "waitDelay", "cookies", "userAgent", "extraHttpHeaders", "emulatedMediaType",
+	"emulatedMediaFeatures", "omitBackground", "printBackground", "scale", "paperWidth", "paperHeight", "marginTop",
+	"marginLeft", "nativePageRanges", "width", "height", "format", "quality", "deviceScaleFactor", "url", "pdfa",
+	"splitMode", "splitSpan", "metadata"}
+
+// FuzzChromium reads fuzzed values of Chromium's fields on every route:
+// it must not panic, must refuse with a 400 *Error, or give options
+// within calq's bounds.
+func FuzzChromium(f *testing.F) {
+	f.Add(uint8(0), uint8(5), `{"foo":"bar;scope=*."}`, "1in")
+	f.Add(uint8(1), uint8(7), `{"a":"b; scope=^https://x\\.y/"}`, "210mm")
+	f.Add(uint8(2), uint8(5), `[{"name":"a","value":"b","domain":"c","sameSite":"LAX"}]`, "1-3, 5-")
+	f.Add(uint8(3), uint8(18), "1e308px", "NaN")
+	f.Add(uint8(4), uint8(23), "file:///etc/passwd", "http://[::1")
+	f.Fuzz(func(t *testing.T, route, field uint8, v1, v2 string) {
+		name := chromiumFields[int(field)%len(chromiumFields)]
+		next := chromiumFields[(int(field)+1)%len(chromiumFields)]
+		form := withFiles([]File{page}, name, v1, next, v2)
+		o, err := Chromium(ChromiumRoutes[int(route)%len(ChromiumRoutes)], form)
+		if err != nil {
+			if e, ok := err.(*Error); !ok || e.Status != http.StatusBadRequest {
+				t.Fatalf("error %v (%T), want a 400 *Error", err, err)
+			}
+			return
+		}
+		checkChromium(t, o)
+	})
+}
+
+// checkChromium fails t when o is not within calq's bounds.
+func checkChromium(t *testing.T, o ChromiumOptions) {
+	p, s, l := o.PDF, o.Shot, o.Load
+	for _, n := range []float64{p.Scale, p.PaperWidth, p.PaperHeight, p.MarginTop, p.MarginBottom, p.MarginLeft, p.MarginRight, s.DeviceScaleFactor} {
+		if math.IsNaN(n) || math.IsInf(n, 0) || n < 0 {
+			t.Fatalf("a length or scale of %v in %+v", n, o)
+		}
+	}
+	if p.PaperWidth > maxPaper || p.PaperHeight > maxPaper || s.Width > maxShotSide || s.Height > maxShotSide || s.Quality > 100 || s.Quality < 0 {
+		t.Fatalf("out of calq's bounds: %+v", o)
+	}
+	if l.WaitDelay < 0 || l.WaitDelay > maxWaitDelay || len(l.Cookies) > maxCookies || len(l.ExtraHTTPHeaders) > maxHeaders {
+		t.Fatalf("load out of calq's bounds: %+v", l)
+	}
+	for _, h := range l.ExtraHTTPHeaders {
+		if !isToken(h.Name) || strings.ContainsAny(h.Value, "\r\n") {
+			t.Fatalf("header %q", h)
+		}
+		if _, err := regexp.Compile(h.Scope); err != nil {
+			t.Fatalf("scope %q: %v", h.Scope, err)
+		}
+	}
+	for _, c := range l.Cookies {
+		if c.Name == "" || c.Domain == "" || !slices.Contains([]string{"", "Strict", "Lax", "None"}, c.SameSite) {
+			t.Fatalf("cookie %+v", c)
+		}
+	}
+	if o.URL != "" && !strings.HasPrefix(strings.ToLower(o.URL), "http") {
+		t.Fatalf("url %q", o.URL)
+	}
 }
