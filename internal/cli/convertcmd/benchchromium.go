@@ -16,6 +16,7 @@ func chromiumBenchFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "chromium", Usage: "measure calq serve's Chromium routes instead: one chromium per file, Gotenberg (with --gotenberg) and calq serve at 1 and 4 clients, a warm one-page HTML and Markdown page, the browsers' memory over --memory conversions, and calq serve's own CPU per conversion"},
 		&cli.StringFlag{Name: "gotenberg", Usage: "with --chromium: measure the Gotenberg binary at `PATH` too (it is started on loopback, on the same chromium)"},
 		&cli.IntFlag{Name: "memory", Value: 1000, Usage: "with --chromium: the conversions of the memory run"},
+		&cli.IntFlag{Name: "latency", Value: 20, Usage: "with --chromium: the warm one-page conversions timed for each median"},
 		&cli.StringFlag{Name: "chromium-binary", EnvVars: []string{"CALQ_CHROMIUM"}, Usage: "with --chromium: the chromium program", DefaultText: "chromium on PATH"},
 	}
 }
@@ -26,7 +27,7 @@ func chromiumBench(c *cli.Context) error {
 		return base.Usagef(c, "unexpected argument %q", c.Args().First())
 	}
 	o := webbench.Options{Chromium: c.String("chromium-binary"), Gotenberg: c.String("gotenberg"),
-		Documents: c.Int("count"), Copies: c.Int("copies"), NaiveFiles: c.Int("naive-files"), Memory: c.Int("memory"), Log: c.App.ErrWriter}
+		Documents: c.Int("count"), Copies: c.Int("copies"), NaiveFiles: c.Int("naive-files"), Memory: c.Int("memory"), Latency: c.Int("latency"), Log: c.App.ErrWriter}
 	if !c.IsSet("naive-files") {
 		o.NaiveFiles = min(o.NaiveFiles, o.Documents)
 	}

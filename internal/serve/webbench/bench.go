@@ -66,11 +66,12 @@ type Server struct {
 	// conversion, one at a time.
 	HTMLMillis     float64 `json:"html_ms"`
 	MarkdownMillis float64 `json:"markdown_ms"`
-	// Memory is the browsers' resident memory after so many conversions.
+	// Memory is the browsers' memory after so many conversions (the sum
+	// of their proportional set sizes, as chromium.Stats.RSS counts).
 	Memory []RSS `json:"memory"`
 }
 
-// RSS is the browsers' resident memory after Conversions.
+// RSS is the browsers' memory after Conversions.
 type RSS struct {
 	Conversions int   `json:"conversions"`
 	Bytes       int64 `json:"bytes"`
@@ -193,7 +194,7 @@ func (b *bench) gotenberg(ctx context.Context) (Server, error) {
 	if err != nil {
 		return s, errors.Join(err, tail(log.Name()))
 	}
-	s.Memory = []RSS{{Conversions: 1 + n, Bytes: g.browserRSS()}}
+	s.Memory = []RSS{{Conversions: 1 + n, Bytes: g.browserMemory()}}
 	return s, nil
 }
 

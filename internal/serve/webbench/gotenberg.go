@@ -93,19 +93,20 @@ func (g *gotenberg) wait(ctx context.Context) error {
 	}
 }
 
-// browserRSS is the resident memory of Gotenberg's browsers: its
-// process group but for calq's guard (the group's leader) and
-// Gotenberg's own process.
-func (g *gotenberg) browserRSS() int64 {
+// browserMemory is the memory of Gotenberg's browsers, counted as calq's
+// pool counts its own (chromium.Stats.RSS: the proportional set size, so
+// that pages the processes share count once): its process group but for
+// calq's guard (the group's leader) and Gotenberg's own process.
+func (g *gotenberg) browserMemory() int64 {
 	pgid := g.cmd.Process.Pid
-	var pages int64
+	var kib int64
 	for _, pid := range groupPids(pgid) {
 		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 		if pid != pgid && strings.TrimSpace(string(comm)) != "gotenberg" {
-			pages += residentPages(pid)
+			kib += pssKiB(pid)
 		}
 	}
-	return pages * int64(os.Getpagesize())
+	return kib << 10
 }
 
 func (g *gotenberg) close() error {

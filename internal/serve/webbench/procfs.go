@@ -27,20 +27,25 @@ func groupPids(pgid int) []int {
 	return pids
 }
 
-// residentPages is process pid's resident memory, in pages; 0 when it
-// is gone.
-func residentPages(pid int) int64 {
-	f := statFields(pid)
-	if len(f) < 22 {
+// pssKiB is process pid's proportional set size, in KiB, from
+// /proc/PID/smaps_rollup; 0 when it is gone.
+func pssKiB(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
 		return 0
 	}
-	n, _ := strconv.ParseInt(f[21], 10, 64)
-	return n
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // statFields are the fields of /proc/PID/stat after the command's name
 // (which may hold spaces and parentheses): f[0] is the state, f[2] the
-// process group, f[21] the resident pages.
+// process group.
 func statFields(pid int) []string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
