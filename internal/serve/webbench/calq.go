@@ -39,7 +39,8 @@ func startCalq(ctx context.Context, cfg chromium.Config, work string) (*calqServ
 		undo()
 		return nil, err
 	}
-	s, err := serve.New(serve.Options{Data: filepath.Join(work, "calq-serve-data"), Jobs: js, Chromium: pool, MaxQueued: 100000})
+	s, err := serve.New(serve.Options{Data: filepath.Join(work, "calq-serve-data"), Jobs: js, Chromium: pool, MaxQueued: 100000,
+		RequestTimeout: requestTimeout})
 	if err == nil {
 		err = s.Start(ctx)
 	}

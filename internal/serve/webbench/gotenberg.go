@@ -56,7 +56,8 @@ func startGotenberg(ctx context.Context, binary, chromium, work string, log io.W
 	}
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	cmd := proc.Command(runCtx, proc.Options{Grace: 10 * time.Second, Dir: work, Env: gotenbergEnv(chromium, hyphen)},
-		binary, "--api-port="+strconv.Itoa(port), "--api-bind-ip=127.0.0.1", "--libreoffice-disable-routes", "--log-level=error")
+		binary, "--api-port="+strconv.Itoa(port), "--api-bind-ip=127.0.0.1", "--libreoffice-disable-routes", "--log-level=error",
+		"--api-timeout="+requestTimeout.String())
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		stop()
