@@ -202,7 +202,8 @@ func (b *bench) gotenberg(ctx context.Context) (Server, error) {
 // memory run, in milliseconds.
 func (b *bench) calq(ctx context.Context, s *Server) (float64, error) {
 	b.logf("starting calq serve with a Chromium pool")
-	srv, err := startCalq(ctx, chromium.Config{Binary: b.binary, Browsers: b.o.Browsers, Tabs: b.o.Tabs}, b.work)
+	srv, err := startCalq(ctx, chromium.Config{Binary: b.binary, Browsers: b.o.Browsers, Tabs: b.o.Tabs,
+		Timeout: requestTimeout}, b.work)
 	if err != nil {
 		return 0, err
 	}

@@ -35,7 +35,8 @@ const (
 	maxClients = 64
 	maxCount   = 1_000_000
 	// requestTimeout bounds one request, and both servers' time for
-	// one (theirs is 30 s by default, which a loaded machine can pass):
+	// one, and calq's pool's for a conversion (all 30 s by default, which
+	// a loaded machine can pass):
 	// far above any conversion of the bench's documents.
 	requestTimeout = 2 * time.Minute
 )
