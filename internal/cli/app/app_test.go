@@ -215,6 +215,8 @@ func TestImportRule(t *testing.T) {
 		{"calq/internal/cli/convertcmd", "calq/convert/convertbench", false},
 		{"calq/internal/serve/servebench", "calq/convert/convertbench", false},
 		{"calq/internal/serve", "calq/convert/convertbench", true},
+		{"calq/internal/cli/convertcmd", "calq/internal/serve/webbench", false},
+		{"calq/internal/serve", "calq/internal/serve/webbench", true},
 		{"calq/internal/proc", "calq/sched", false},
 	}
 	for _, tt := range tests {
@@ -235,7 +237,8 @@ func importRule(pkg, imp string) string {
 		return ""
 	}
 	isBench := func(p string) bool {
-		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench", "calq/internal/serve/servebench"}, p)
+		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench", "calq/internal/serve/servebench",
+			"calq/internal/serve/webbench"}, p)
 	}
 	isCLI := func(p string) bool { return strings.HasPrefix(p, "calq/internal/cli/") }
 	group := func(p string) string { // "convertcmd" for calq/internal/cli/convertcmd, or ""

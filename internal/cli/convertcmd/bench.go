@@ -42,11 +42,25 @@ func benchCommand() *cli.Command {
 			"helper's start; --json prints one line {\"message_type\":\"convert_bench_pdf\",\n" +
 			"\"operations\",\"helper_start_seconds\",\"kinds\":[{\"name\",\"in_process_ms\",\n" +
 			"\"helper_ms\",\"helper_vs_in_process\"}]}.\n\n" +
+			"With --chromium it measures calq serve's Chromium routes on --count generated\n" +
+			"HTML documents (one page and six pages, with a stylesheet and an image): (a)\n" +
+			"one `chromium --headless --print-to-pdf` per file (on --naive-files of\n" +
+			"them), (b) Gotenberg's /forms/chromium/convert/html at 1 and 4 clients\n" +
+			"(with --gotenberg PATH) and (c) calq serve's, each document sent --copies\n" +
+			"times; (d) a warm one-page HTML and (e) Markdown page on both; (f) the\n" +
+			"browsers' memory after a tenth, half and all of --memory conversions and\n" +
+			"(g) calq serve's own CPU per conversion over them (the clients run in a\n" +
+			"process of their own); --json prints one line\n" +
+			`{"message_type":"convert_bench_chromium","documents","copies","pages",` + "\n" +
+			`"cores","naive_files","naive_dps","calq":{"first_pdf_seconds","dps_1",` + "\n" +
+			`"dps_4","html_ms","markdown_ms","memory":[{"conversions","bytes"}]},` + "\n" +
+			`"gotenberg" (the same, or null),"calq_cpu_ms","calq_vs_gotenberg",` + "\n" +
+			`"calq_vs_naive"}.` + "\n\n" +
 			`--json prints one line {"message_type":"convert_bench","files","cores",` + "\n" +
 			`"instances","naive_files","naive_dps","batch_dps","start_seconds","limit_dps",` + "\n" +
 			`"calq1_dps","calq_dps","calq1_first_pdf_seconds","calq_first_pdf_seconds",` + "\n" +
 			`"vs_naive","vs_batch","calq1_vs_batch","limit_vs_batch"}.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "corpus", Usage: "bench on DIR's office files", DefaultText: "testdata/convert's real-world files"},
 			&cli.IntFlag{Name: "copies", Value: 2, Usage: "convert each document this many times"},
 			&cli.StringFlag{Name: "generate", Usage: "bench on generated documents: small or large (instead of a corpus)"},
@@ -61,10 +75,13 @@ func benchCommand() *cli.Command {
 			&cli.StringFlag{Name: "cpuprofile", Usage: "with --server: write calq serve's CPU profile while the cost is measured to `FILE`"},
 			&cli.BoolFlag{Name: "pdf", Usage: "measure pdfcpu's work in a helper process (as calq does it) against the same in calq's own process: --count operations of each kind each way, and a helper's start"},
 			base.JSONFlag(),
-		},
+		}, chromiumBenchFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.Bool("pdf") {
 				return pdfBench(c)
+			}
+			if c.Bool("chromium") {
+				return chromiumBench(c)
 			}
 			files, cleanup, err := benchFiles(c)
 			if err != nil {
