@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -33,6 +34,12 @@ type browser struct {
 	active  int   // conversions running on it
 	dead    error // why it was killed, once it was (ErrMemoryLimit, ...)
 	retired bool  // replaced: stopped when its last conversion ends
+
+	// members are the processes of its group the watch found at its
+	// last scan of /proc, mem their memory at its last sample (-1: none
+	// yet); only the watch writes them.
+	members []int
+	mem     atomic.Int64
 
 	spares    chan *spare // the tab prepared for the next conversion
 	preparing bool        // a spare is being opened

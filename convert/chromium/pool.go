@@ -36,7 +36,7 @@ type Pool struct {
 	tabs  chan struct{} // one token per conversion running, Browsers × Tabs
 	slots []*slot
 
-	watch struct{ every, ping, pingTimeout time.Duration }
+	watch struct{ every, scan, ping, pingTimeout time.Duration }
 
 	mu      sync.Mutex
 	closed  bool
@@ -84,7 +84,7 @@ func New(cfg Config) (*Pool, error) {
 	}
 	g.log = cfg.Log
 	p := &Pool{cfg: cfg, path: path, gate: g, tabs: make(chan struct{}, cfg.Browsers*cfg.Tabs)}
-	p.watch.every, p.watch.ping, p.watch.pingTimeout = watchEvery, pingEvery, pingTimeout
+	p.watch.every, p.watch.scan, p.watch.ping, p.watch.pingTimeout = watchEvery, scanEvery, pingEvery, pingTimeout
 	for range cfg.Browsers {
 		p.slots = append(p.slots, &slot{})
 	}
