@@ -83,6 +83,9 @@ func (b *browser) open(ctx context.Context) *spare {
 		if err == nil {
 			_, err = chromedp.Call(cctx, dom.Disable, cdp.Empty{})
 		}
+		if err == nil {
+			err = prepareTab(cctx)
+		}
 		done <- err
 	}()
 	select {
