@@ -142,12 +142,23 @@ func (b *browser) read(r io.Reader, ws chan<- string) {
 	io.Copy(io.Discard, r)
 }
 
-// wait reaps the process, then removes its profile.
+// wait reaps the process, waits for the rest of its group to be gone
+// (its guard kills the group, and a killed process takes a moment to
+// die), then removes its profile: once done is closed, no process of the
+// browser runs.
 func (b *browser) wait() {
 	b.cmd.Wait()
+	pgid := b.cmd.Process.Pid
+	for end := time.Now().Add(groupExitWait); len(groupPids(pgid)) > 0 && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	os.RemoveAll(b.dir)
 	close(b.done)
 }
+
+// groupExitWait bounds how long wait waits for a browser's group to die
+// after its first process was reaped.
+const groupExitWait = 10 * time.Second
 
 // connect waits for the DevTools address and attaches to the browser.
 func (b *browser) connect(ctx context.Context, timeout time.Duration, ws <-chan string) error {
