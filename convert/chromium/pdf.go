@@ -1,6 +1,7 @@
 package chromium
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -63,11 +64,23 @@ func cmpOrString(a, b string) string {
 func (t *tab) printPDF(o PDF, out string) error {
 	p := o.params()
 	if o.SinglePage {
-		h, err := t.contentHeight(o)
+		w, h, err := t.contentSize(o)
 		if err != nil {
 			return err
 		}
-		p.PaperHeight = h
+		// A pixel more than the content: a size rounded down spills a
+		// line onto a second page. Landscape swaps the paper's sides, so
+		// there the paper's width is the page's height, and its height
+		// the page's width, grown to the content (a wide table) rather
+		// than cut. Page breaks the page asks for (page-break-after)
+		// still make more pages: only the first is printed.
+		if o.Landscape {
+			p.PaperWidth = (h+1)*o.Scale/96 + o.MarginTop + o.MarginBottom
+			p.PaperHeight = (w+1)*o.Scale/96 + o.MarginLeft + o.MarginRight
+		} else {
+			p.PaperHeight = (h+1)*o.Scale/96 + o.MarginTop + o.MarginBottom
+		}
+		p.PageRanges = "1"
 	}
 	res, err := call(t, page.PrintToPDF, p)
 	if err != nil {
@@ -99,28 +112,29 @@ func (t *tab) readStream(h cdpio.StreamHandle, w io.Writer) error {
 	}
 }
 
-// contentHeight lays the page out at the paper's printable width and
-// returns the paper height, in inches, that holds it on one page.
-func (t *tab) contentHeight(o PDF) (float64, error) {
+// contentSize lays the page out at the paper's printable width and
+// returns the content's width and height in CSS pixels.
+func (t *tab) contentSize(o PDF) (w, h float64, err error) {
 	width := o.PaperWidth
 	if o.Landscape {
 		width = o.PaperHeight
 	}
 	px := int64((width - o.MarginLeft - o.MarginRight) * 96 / o.Scale)
 	if _, err := call(t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: px, Height: 600, DeviceScaleFactor: 1}); err != nil {
-		return 0, fmt.Errorf("measure the page: %w", err)
+		return 0, 0, fmt.Errorf("measure the page: %w", err)
 	}
+	defer call(t, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
 	res, err := call(t, runtime.Evaluate, runtime.EvaluateParams{ReturnByValue: ptr(true),
-		Expression: "Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)"})
+		Expression: "(() => { const d = document.documentElement, b = document.body; " +
+			"return [Math.max(d.scrollWidth, b ? b.scrollWidth : 0), Math.max(d.scrollHeight, b ? b.scrollHeight : 0)]; })()"})
 	if err != nil || res.Result == nil {
-		return 0, fmt.Errorf("measure the page: %v", err)
+		return 0, 0, fmt.Errorf("measure the page: %v", err)
 	}
-	var h float64
-	fmt.Sscan(string(res.Result.Value), &h)
-	call(t, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
-	// A pixel more than the content: a height rounded down spills a line
-	// onto a second page.
-	return (h+1)*o.Scale/96 + o.MarginTop + o.MarginBottom, nil
+	var size [2]float64
+	if err := json.Unmarshal(res.Result.Value, &size); err != nil {
+		return 0, 0, fmt.Errorf("measure the page: %w", err)
+	}
+	return size[0], size[1], nil
 }
 
 // writeAtomic writes out through a temporary file beside it, renamed

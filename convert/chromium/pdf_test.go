@@ -19,6 +19,8 @@ func TestPDFOptions(t *testing.T) {
 	dir := t.TempDir()
 	short := writePage(t, dir, "short.html", "<html><body><h1>Hello calq</h1></body></html>")
 	long := writePage(t, dir, "long.html", longPage(3))
+	breaks := writePage(t, dir, "breaks.html", "<html><body>"+strings.Repeat("<p style='page-break-after: always'>part</p>", 4)+"<p>last part</p></body></html>")
+	wide := writePage(t, dir, "wide.html", "<html><body><table><tr>"+strings.Repeat("<td style='min-width:200px'>cell</td>", 11)+"<td style='white-space:nowrap'>Column 12</td></tr></table></body></html>")
 	with := func(f func(*PDF)) PDF { o := DefaultPDF(); f(&o); return o }
 	tests := []struct {
 		name          string
@@ -38,6 +40,8 @@ func TestPDFOptions(t *testing.T) {
 			o.FooterHTML = `<html><body><p style="font-size:12px">page <span class="pageNumber"></span> of <span class="totalPages"></span></p></body></html>`
 		}), 4, 612, 792, []string{"page 1 of 4", "page 4 of 4"}},
 		{"single page", long, with(func(o *PDF) { o.SinglePage = true }), 1, 612, 0, nil},
+		{"single page, page breaks: the first page only", breaks, with(func(o *PDF) { o.SinglePage = true }), 1, 612, 0, []string{"part"}},
+		{"single page landscape: as wide as the content", wide, with(func(o *PDF) { o.SinglePage, o.Landscape = true, true }), 1, 0, 0, []string{"Column 12"}},
 		{"scale", long, with(func(o *PDF) { o.Scale = 0.5 }), 2, 612, 792, nil},
 		{"outline and tags", short, with(func(o *PDF) { o.GenerateDocumentOutline, o.GenerateTaggedPDF = true, true }), 1, 612, 792, []string{"Hello calq"}},
 	}
@@ -51,7 +55,10 @@ func TestPDFOptions(t *testing.T) {
 			if info.pages != tt.pages {
 				t.Errorf("got %d pages, want %d", info.pages, tt.pages)
 			}
-			if math.Abs(info.width-tt.width) > 1 || tt.height > 0 && math.Abs(info.height-tt.height) > 1 {
+			if tt.o.SinglePage && tt.o.Landscape && info.width <= 792 {
+				t.Errorf("got a page %g pts wide, want one wider than Letter's 792 for a wide table", info.width)
+			}
+			if tt.width > 0 && math.Abs(info.width-tt.width) > 1 || tt.height > 0 && math.Abs(info.height-tt.height) > 1 {
 				t.Errorf("got page size %g x %g pts, want %g x %g", info.width, info.height, tt.width, tt.height)
 			}
 			text := pdfText(t, out)
