@@ -3,9 +3,12 @@ package serve
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"calq/convert/chromium"
 	"calq/convert/pdf"
 	"calq/internal/pdftest"
+	"calq/internal/serve/jobs"
 	"calq/internal/tooltest"
 )
 
@@ -190,5 +194,45 @@ func TestChromiumEncrypt(t *testing.T) {
 	}
 	if bytes.Contains(db, []byte("pw-user")) {
 		t.Errorf("the journal holds the password")
+	}
+}
+
+// TestChromiumConvertPage: a web page and a Markdown file dropped on the
+// convert page print with Chromium (the CSS hides what LibreOffice's
+// import would show, and the Markdown table becomes a table), beside an
+// office document that LibreOffice converts.
+func TestChromiumConvertPage(t *testing.T) {
+	p := realChromium(t)
+	ts := pageServer(t, func(o *Options) { o.Chromium = p })
+	alice := browserClient(t)
+	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	files := []upload{
+		{"files", "notes.md", []byte("# Notes\n\n| a | b |\n|---|---|\n| c | d |\n")},
+		{"files", "page.html", []byte(`<!doctype html><html><head><style>.hidden { display: none }</style></head><body><p>Shown text</p><p class="hidden">Hidden text</p></body></html>`)},
+		{"files", "plain.txt", []byte("plain words\n")},
+	}
+	resp := postPage(t, alice, ts.URL+"/convert", files, nil) // the job's files in name order
+	resp.Body.Close()
+	job := resp.Header.Get("Location")
+	if got := finalProgress(t, alice, ts.URL, job); got.State != jobs.Done {
+		t.Fatalf("job: %+v", got)
+	}
+	for i, tt := range []struct{ want, not []string }{
+		{[]string{"Notes", "cd"}, []string{"|a|"}},
+		{[]string{"Showntext"}, []string{"Hiddentext"}},
+		{[]string{"plainwords"}, nil},
+	} {
+		resp, err := alice.Get(ts.URL + job + "/file/" + strconv.Itoa(i) + "?download=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		path := filepath.Join(t.TempDir(), "out.pdf")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s", files[i].name)
+		pdftest.CheckText(t, path, tt.want, tt.not)
 	}
 }

@@ -183,6 +183,12 @@ func (s *Server) convert(ctx context.Context, j *jobs.Job, ins []string, out str
 			mu.Unlock()
 		},
 	}
+	if t.Partial && s.opts.Chromium != nil {
+		// The convert page's web pages (.html, .htm, .xhtml) and
+		// Markdown print with Chromium, as calq convert's do; an API
+		// request to the LibreOffice route keeps LibreOffice's import.
+		o.HTML = convert.HTMLOptions{Engine: convert.EngineChromium, Pool: s.opts.Chromium}
+	}
 	if s.shared != nil && t.Export.Password == "" {
 		o.Shared, o.Office, o.Journal, o.Store = s.shared, nil, nil, nil
 	}
