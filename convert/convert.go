@@ -239,7 +239,8 @@ var tempSweep struct {
 // runner holds one Run's state.
 type runner struct {
 	o        Options
-	opts     string // fingerprint of the options
+	swept    sync.Map // output directories this run swept of dead runs' debris
+	opts     string   // fingerprint of the options
 	items    []Item
 	mu       sync.Mutex
 	results  []FileResult    // by item

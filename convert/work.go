@@ -237,10 +237,11 @@ func (r *runner) tempBeside(output string) (string, error) {
 	return name, nil
 }
 
-var swept sync.Map // output directories swept of dead runs' debris
-
+// sweepOnce sweeps dir of dead runs' debris, once a run: the record is
+// the run's, so that a long-lived process (calq serve runs one a job)
+// does not keep every directory it ever wrote to.
 func (r *runner) sweepOnce(dir string) {
-	if _, done := swept.LoadOrStore(dir, true); !done {
+	if _, done := r.swept.LoadOrStore(dir, true); !done {
 		debris.Sweep(dir)
 	}
 }
