@@ -1,7 +1,6 @@
 package chromium
 
 import (
-	"regexp"
 	"time"
 )
 
@@ -162,12 +161,13 @@ type Request struct {
 // main document included, goes through it.
 type Policy struct {
 	// Allow and Deny are regular expressions on the whole URL
-	// (Gotenberg's CHROMIUM_ALLOW_LIST and CHROMIUM_DENY_LIST): when Allow
+	// (Gotenberg's CHROMIUM_ALLOW_LIST and CHROMIUM_DENY_LIST, compiled by
+	// CompilePattern, or Go's *regexp.Regexp): when Allow
 	// is not empty a URL must match one of them, and it must match no
 	// Deny. file:// URLs are also bound to Request.Dir whatever the lists
 	// say.
-	Allow []*regexp.Regexp
-	Deny  []*regexp.Regexp
+	Allow []Pattern
+	Deny  []Pattern
 	// AllowNetworks are the private, loopback, link-local or otherwise
 	// non-public networks (CIDRs, or host[:port]) that pages may reach;
 	// every other non-public address is refused at connect time, after

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -76,7 +75,7 @@ import (
 
 // gate is a compiled Policy: what the pool's browsers may load.
 type gate struct {
-	allow, deny []*regexp.Regexp
+	allow, deny []Pattern
 	net         *netpolicy.Policy
 	upstream    string    // Config.ProxyServer's host:port
 	rules       hostRules // Config.HostResolverRules
@@ -198,7 +197,7 @@ func (g *gate) lists(norm string) string {
 	return ""
 }
 
-func anyMatch(res []*regexp.Regexp, s string) bool {
+func anyMatch(res []Pattern, s string) bool {
 	for _, re := range res {
 		if re.MatchString(s) {
 			return true

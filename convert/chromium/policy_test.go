@@ -37,8 +37,8 @@ func jobDirs(t *testing.T) (mine, other string) {
 
 func TestAllowURL(t *testing.T) {
 	mine, other := jobDirs(t)
-	res := func(ss ...string) []*regexp.Regexp {
-		var out []*regexp.Regexp
+	res := func(ss ...string) []Pattern {
+		var out []Pattern
 		for _, s := range ss {
 			out = append(out, regexp.MustCompile(s))
 		}
@@ -99,6 +99,9 @@ func TestAllowURL(t *testing.T) {
 		{"allow list match", Policy{Allow: res(`^https://example\.com/`)}, "https://example.com/x", mine, ""},
 		{"allow list, host lowercased", Policy{Allow: res(`^https://example\.com/`)}, "HTTPS://EXAMPLE.COM/x", mine, ""},
 		{"allow list miss", Policy{Allow: res(`^https://example\.com/`)}, "https://example.org/x", mine, "does not match any expression from the allowed list"},
+		{"Gotenberg's syntax: lookahead, allowed", Policy{Allow: gotenbergRes(t, `^https://(?!internal\.)`)}, "https://example.com/x", mine, ""},
+		{"Gotenberg's syntax: lookahead, refused", Policy{Allow: gotenbergRes(t, `^https://(?!internal\.)`)}, "https://internal.example.com/x", mine, "does not match any expression from the allowed list"},
+		{"Gotenberg's syntax: backreference in a deny list", Policy{Deny: gotenbergDeny(t, `^https://(\w+)\.\1\.`)}, "https://abc.abc.example/", mine, "matches the expression from the denied list"},
 		{"allow list applies to files", Policy{Allow: res(`^https://`)}, "file://" + mine + "/index.html", mine, "does not match any expression from the allowed list"},
 		{"allow list does not open other dirs", Policy{Allow: res(`.+`)}, "file:///etc/passwd", mine, "is outside the conversion's directory"},
 		{"allow list does not open loopback", Policy{Allow: res(`.+`)}, "http://127.0.0.1/", mine, "targets a non-public address: "},
@@ -149,7 +152,7 @@ func TestNewGateErrors(t *testing.T) {
 
 // TestAllowURLLogs: each refusal is logged once, with the URL and why.
 func TestAllowURLLogs(t *testing.T) {
-	g, err := newGate(Policy{Deny: []*regexp.Regexp{regexp.MustCompile(`^file:///etc/`)}})
+	g, err := newGate(Policy{Deny: []Pattern{regexp.MustCompile(`^file:///etc/`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,5 +163,39 @@ func TestAllowURLLogs(t *testing.T) {
 	want := []string{"chromium: the policy refuses this URL: 'file:///etc/passwd' matches the expression from the denied list (^file:///etc/)"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got logs %q, want %q", got, want)
+	}
+}
+
+// gotenbergRes compiles an allow list in Gotenberg's syntax.
+func gotenbergRes(t *testing.T, exprs ...string) []Pattern { return compileAll(t, false, exprs) }
+
+// gotenbergDeny compiles a deny list in Gotenberg's syntax.
+func gotenbergDeny(t *testing.T, exprs ...string) []Pattern { return compileAll(t, true, exprs) }
+
+func compileAll(t *testing.T, deny bool, exprs []string) []Pattern {
+	t.Helper()
+	var out []Pattern
+	for _, e := range exprs {
+		p, err := CompilePattern(e, deny)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestPatternTimeout: a match that runs out of time refuses the URL,
+// whether the pattern allows or denies.
+func TestPatternTimeout(t *testing.T) {
+	slow := `^(a+)+$`
+	input := strings.Repeat("a", 40) + "!"
+	allow, _ := CompilePattern(slow, false)
+	deny, _ := CompilePattern(slow, true)
+	if allow.MatchString(input) {
+		t.Errorf("allow list: a match out of time matched, want no match")
+	}
+	if !deny.MatchString(input) {
+		t.Errorf("deny list: a match out of time did not match, want a match")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -98,21 +97,23 @@ func readChromiumOpts(c *cli.Context, disabled []string) (chromiumOpts, []error)
 }
 
 // gotenbergFileDeny is Gotenberg's default deny list: file:// URLs
-// outside /tmp. Go's regexp cannot compile its lookahead, and calq's own
-// rule is stricter (a page reads files of its own upload only), so
-// calq's deny list takes it as said already.
+// outside /tmp. calq's own rule is stricter (a page reads files of its
+// own upload only, wherever --data is), so calq's deny list takes it as
+// said already.
 const gotenbergFileDeny = `^file:(?!//\/tmp/).*`
 
-// patterns compiles the regular expressions of flag name.
-func patterns(name string, list []string) ([]*regexp.Regexp, error) {
-	var res []*regexp.Regexp
+// patterns compiles the regular expressions of flag name, in Gotenberg's
+// syntax (chromium.CompilePattern).
+func patterns(name string, list []string) ([]chromium.Pattern, error) {
+	var res []chromium.Pattern
+	deny := name == "chromium-deny-list"
 	for _, p := range list {
-		if p = strings.TrimSpace(p); p == "" || name == "chromium-deny-list" && p == gotenbergFileDeny {
+		if p = strings.TrimSpace(p); p == "" || deny && p == gotenbergFileDeny {
 			continue
 		}
-		re, err := regexp.Compile(p)
+		re, err := chromium.CompilePattern(p, deny)
 		if err != nil {
-			return nil, fmt.Errorf("--%s %q: %w (Go's regexp has no lookaround nor backreference)", name, p, err)
+			return nil, fmt.Errorf("--%s: %w", name, err)
 		}
 		res = append(res, re)
 	}

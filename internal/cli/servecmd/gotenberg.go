@@ -1,6 +1,7 @@
 package servecmd
 
 import (
+	"calq/convert/chromium"
 	"errors"
 	"fmt"
 	"net"
@@ -397,8 +398,7 @@ func number(v string) (string, error) {
 }
 
 // regexps checks a comma-separated list of regular expressions, as
-// Gotenberg reads its lists; Go's regexp has no lookaround nor
-// backreference, which Gotenberg's regexp2 has.
+// Gotenberg reads its lists, in its syntax (regexp2's).
 func regexps(v string) (string, error) { return checkRegexps(v, "") }
 
 // denyRegexps is regexps for a deny list, which may hold Gotenberg's
@@ -411,8 +411,8 @@ func checkRegexps(v, ok string) (string, error) {
 		if p = strings.TrimSpace(p); p == "" || p == ok {
 			continue
 		}
-		if _, err := regexp.Compile(p); err != nil {
-			return "", fmt.Errorf("%q: not a regular expression calq can use (Go's regexp, which has no lookaround nor backreference): %w", p, err)
+		if _, err := chromium.CompilePattern(p, false); err != nil {
+			return "", err
 		}
 	}
 	return v, nil
