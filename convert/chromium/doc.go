@@ -65,7 +65,10 @@
 // A browser is replaced after Config.RestartAfter conversions (the old
 // one stops when its last conversion ends). A watch reads the
 // proportional set size (Pss, from /proc/PID/smaps_rollup) of its
-// process group every 200 ms: above Config.MemoryLimit the browser is
+// process group every 0.5 s, the group's members found by a scan of all
+// of /proc every 2 s (scanning and reading every smaps five times a
+// second cost calq serve 160 ms of CPU per conversion under load): above
+// Config.MemoryLimit the browser is
 // killed and its conversions fail with [ErrMemoryLimit]. The sum of the
 // processes' RSS would count the pages they share (the binary, fonts,
 // shared memory) once per process: measured, about twice the Pss. The
@@ -84,7 +87,10 @@
 // page, its spare tab included, and 358 MiB after 40 more conversions
 // (BenchmarkMemory; 200 were not run). A warm one-page PDF took 0.96 s
 // (BenchmarkPDF, network idle skipped) and 1.3 s of the browser's CPU,
-// most of it the new renderer process of each fresh browser context.
+// most of it the new renderer process of each fresh browser context;
+// 0.55 s and 1.0 s at load average 4. A spare tab enables the request
+// interception and the lifecycle events before its conversion: those
+// round trips to a renderer still starting took 130 to 290 ms each.
 //
 // [DefaultBrowsers] is one browser per 4 cores: one browser already
 // spreads its work over several processes (browser, renderers, GPU and
