@@ -160,7 +160,9 @@ func (t *tab) poll(expr, what string, invalid error) error {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		res, err := call(t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true)})
+		// A thenable is awaited: its resolved value says (an async
+		// expression is a Promise, never true itself).
+		res, err := call(t, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true)})
 		if err != nil {
 			return fmt.Errorf("wait for %s: %w", what, err)
 		}

@@ -83,6 +83,7 @@ func TestLoadOptions(t *testing.T) {
 		{"wait delay", file("delay.html", later), Load{WaitDelay: 600 * time.Millisecond, SkipNetworkIdleEvent: true}, nil, "", []string{"ready"}, nil},
 		{"window status", file("status.html", later), Load{WaitWindowStatus: "done", SkipNetworkIdleEvent: true}, nil, "", []string{"ready"}, nil},
 		{"expression", file("expr.html", later), Load{WaitForExpression: "window.ready === true", SkipNetworkIdleEvent: true}, nil, "", []string{"ready"}, nil},
+		{"thenable expression, awaited", file("expr4.html", later), Load{WaitForExpression: "(async () => window.ready === true)()", SkipNetworkIdleEvent: true}, nil, "", []string{"ready"}, nil},
 		{"selector", file("sel.html", later), Load{WaitForSelector: "#late", SkipNetworkIdleEvent: true}, nil, "", []string{"ready"}, nil},
 		{"expression throws", file("expr2.html", "<p>x</p>"), Load{WaitForExpression: "nosuchthing.x"}, ErrInvalidExpression, "nosuchthing", nil, nil},
 		{"expression undefined", file("expr3.html", "<p>x</p>"), Load{WaitForExpression: "undefined"}, ErrInvalidExpression, "", nil, nil},
