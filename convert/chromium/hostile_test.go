@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -92,7 +93,10 @@ func TestHostilePage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := New(Config{Browsers: 1, Tabs: 1, StartTimeout: startTimeout, Policy: Policy{AllowNetworks: tt.allow}})
+			var mu sync.Mutex
+			var logged []string
+			logf := func(msg string) { mu.Lock(); logged = append(logged, msg); mu.Unlock() }
+			p, err := New(Config{Browsers: 1, Tabs: 1, StartTimeout: startTimeout, Policy: Policy{AllowNetworks: tt.allow}, Log: logf})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,6 +123,17 @@ func TestHostilePage(t *testing.T) {
 			for _, secret := range []string{"root:x:0:0", "OTHER-JOB-SECRET"} {
 				if strings.Contains(text, secret) {
 					t.Errorf("the PDF shows %q; its text:\n%s", secret, text)
+				}
+			}
+			if tt.reached == nil {
+				// The WebSocket's handshake is refused by the proxy; the
+				// log says which URL, as for every other refusal.
+				ws := "'ws" + strings.TrimPrefix(count.URL, "http") + "/ws' targets a non-public address"
+				mu.Lock()
+				all := strings.Join(logged, "\n")
+				mu.Unlock()
+				if !strings.Contains(all, ws) {
+					t.Errorf("the log lacks %q; it has:\n%s", ws, all)
 				}
 			}
 			if got := strings.Contains(text, "loopback secret"); got != tt.read {

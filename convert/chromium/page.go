@@ -67,6 +67,10 @@ func (t *tab) listen() error {
 			t.onFailed(e)
 		case *runtime.EventExceptionThrown:
 			t.onThrown(e)
+		case *network.EventWebSocketCreated:
+			// A WebSocket's handshake is not paused for the gate: the
+			// proxy refuses its connection; the gate says why in the log.
+			go t.gate.allowURL(e.URL, t.r.Dir)
 		}
 	})
 }
