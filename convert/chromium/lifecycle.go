@@ -1,11 +1,9 @@
 package chromium
 
 import (
+	"calq/internal/procfs"
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
@@ -150,45 +148,12 @@ func groupMemory(pgid int) int64 { return pssOf(groupPids(pgid)) }
 
 // pssOf sums the Pss of processes pids (those gone count nothing).
 func pssOf(pids []int) int64 {
-	var kib int64
+	var n int64
 	for _, pid := range pids {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
-		if err != nil {
-			continue
-		}
-		for line := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(line, "Pss:"); ok {
-				n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-				kib += n
-				break
-			}
-		}
+		n += procfs.Pss(pid)
 	}
-	return kib << 10
+	return n
 }
 
-// groupPids returns the processes of group pgid, from /proc/PID/stat
-// (its fifth field is the group).
-func groupPids(pgid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		st, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(st)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // fields from 3 on
-		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
+// groupPids returns the live processes of group pgid.
+func groupPids(pgid int) []int { return procfs.GroupPids(pgid) }
