@@ -48,7 +48,7 @@ func (p *Pool) convert(ctx context.Context, r Request, media string, before, do 
 	closeTab, err := b.run(dctx, r, p, media, before, do)
 	cleanup = then(closeTab, cleanup)
 	if err != nil {
-		b.lost()
+		b.lost(dctx, err)
 	}
 	// The tab's deadline is the same instant as dctx's, on a timer of its
 	// own: a tab can end before dctx knows.

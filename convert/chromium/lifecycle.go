@@ -3,6 +3,7 @@ package chromium
 import (
 	"calq/internal/procfs"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,9 +36,12 @@ func (b *browser) load() int {
 const exitWait = 5 * time.Second
 
 // lost waits, when b's connection is gone, for its process to be reaped,
-// at most exitWait.
-func (b *browser) lost() {
-	if b.ctx.Err() == nil {
+// at most exitWait. The connection is gone when b's context is done, or
+// when a conversion failed cancelled (err) while its own context (ctx)
+// was not: chromedp cancels the tabs of a browser whose connection broke
+// before it ends the browser's context.
+func (b *browser) lost(ctx context.Context, err error) {
+	if b.ctx.Err() == nil && (!errors.Is(err, context.Canceled) || ctx.Err() != nil) {
 		return
 	}
 	select {
