@@ -92,6 +92,24 @@ func (p *Pool) args(dir string, extra []string) []string {
 
 // startBrowser starts a browser and connects to it, within StartTimeout.
 func (p *Pool) startBrowser(ctx context.Context) (*browser, error) {
+	// A chromium that stays silent (no DevTools address) is given half
+	// of StartTimeout, then replaced by a second, given the rest: seen
+	// under load here, a start that never listened, where a new one did.
+	first := p.cfg.StartTimeout / 2
+	b, err := p.startOnce(ctx, first)
+	if errors.Is(err, errSilent) && ctx.Err() == nil {
+		p.logf("chromium: a browser did not listen within %v; starting another", first)
+		b, err = p.startOnce(ctx, p.cfg.StartTimeout-first)
+	}
+	return b, err
+}
+
+// errSilent is a start whose chromium never announced its DevTools
+// address.
+var errSilent = errors.New("it did not listen")
+
+// startOnce starts one browser, within timeout.
+func (p *Pool) startOnce(ctx context.Context, timeout time.Duration) (*browser, error) {
 	extra, err := p.gate.browserArgs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("start chromium: %w", err)
@@ -115,7 +133,7 @@ func (p *Pool) startBrowser(ctx context.Context) (*browser, error) {
 	ws := make(chan string, 1)
 	go b.read(stderr, ws)
 	go b.wait()
-	if err := b.connect(ctx, p.cfg.StartTimeout, ws); err != nil {
+	if err := b.connect(ctx, timeout, ws); err != nil {
 		b.stop()
 		return nil, fmt.Errorf("start chromium %s: %w%s", p.path, err, b.log.said())
 	}
@@ -170,7 +188,7 @@ func (b *browser) connect(ctx context.Context, timeout time.Duration, ws <-chan 
 	case <-b.done:
 		return errors.New("it exited before it listened")
 	case <-t.C:
-		return fmt.Errorf("it did not listen within %v", timeout)
+		return fmt.Errorf("%w within %v", errSilent, timeout)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
