@@ -2,6 +2,7 @@ package chromium
 
 import (
 	"bufio"
+	"calq/internal/tooltest"
 	"context"
 	"fmt"
 	"io"
@@ -90,11 +91,11 @@ func loopbackName(t *testing.T) string {
 	t.Helper()
 	h, err := os.Hostname()
 	if err != nil {
-		t.Skipf("no host name: %v", err)
+		tooltest.Unavailable(t, "no host name: %v", err)
 	}
 	addrs, err := net.LookupIP(h)
 	if err != nil || len(addrs) == 0 || !addrs[0].IsLoopback() {
-		t.Skipf("the host name %q does not resolve to loopback (%v, %v)", h, addrs, err)
+		tooltest.Unavailable(t, "the host name %q does not resolve to loopback (%v, %v): /etc/hosts should map it", h, addrs, err)
 	}
 	return h
 }

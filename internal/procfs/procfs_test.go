@@ -1,6 +1,7 @@
 package procfs
 
 import (
+	"calq/internal/tooltest"
 	"os"
 	"slices"
 	"syscall"
@@ -12,7 +13,7 @@ import (
 func TestSelf(t *testing.T) {
 	pgid, err := syscall.Getpgid(0)
 	if err != nil {
-		t.Skip(err)
+		tooltest.Unavailable(t, "no process group: %v", err)
 	}
 	if pids := GroupPids(pgid); !slices.Contains(pids, os.Getpid()) {
 		t.Errorf("GroupPids(%d) = %v, want it to hold this process, %d", pgid, pids, os.Getpid())
