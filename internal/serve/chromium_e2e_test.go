@@ -236,3 +236,24 @@ func TestChromiumConvertPage(t *testing.T) {
 		pdftest.CheckText(t, path, tt.want, tt.not)
 	}
 }
+
+// TestChromiumHealthSaysNoURL: /health, which anyone may read, does not
+// repeat a conversion's error, which names its client's URL.
+func TestChromiumHealthSaysNoURL(t *testing.T) {
+	ts := chromiumServer(t, nil)
+	const url = "http://169.254.169.254/private-token-4711"
+	resp := post(t, ts.URL+"/forms/"+routeChromiumURL, nil, map[string]string{"url": url}, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("convert %s: %d, want 403", url, resp.StatusCode)
+	}
+	h, err := http.Get(ts.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Body.Close()
+	b, _ := io.ReadAll(h.Body)
+	if strings.Contains(string(b), "private-token-4711") {
+		t.Errorf("/health repeats the client's URL: %s", b)
+	}
+}

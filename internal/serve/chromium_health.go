@@ -28,7 +28,9 @@ func (s *Server) chromiumHealth(ctx context.Context, now time.Time) (healthDetai
 	}
 	st := p.Stats()
 	d := healthDetail{Status: "up", Timestamp: now, Busy: &st.Busy, Browsers: &st.Browsers,
-		Restarts: &st.Restarts, Conversions: &st.Conversions, LastError: st.LastError}
+		Restarts: &st.Restarts, Conversions: &st.Conversions}
+	// Not st.LastError: a conversion's error names its client's URL, and
+	// /health is for anyone.
 	ctx, cancel := context.WithTimeout(ctx, chromiumCheckTimeout)
 	defer cancel()
 	if err := p.Check(ctx); err != nil {
