@@ -190,6 +190,8 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 			i.stop(r)
 			if errors.Is(err, errSofficeExited) {
 				err = exitedWhileStarting(r)
+			} else if ctx.Err() != nil {
+				err = notUpInTime(r, err)
 			}
 			return nil, err
 		}
@@ -221,7 +223,7 @@ func (i *Instance) startOnce(ctx context.Context) (*run, error) {
 			return nil, exitedWhileStarting(r)
 		case <-ctx.Done():
 			i.stop(r)
-			return nil, ctx.Err()
+			return nil, notUpInTime(r, ctx.Err())
 		case <-i.p.closing:
 			i.stop(r)
 			return nil, ErrClosed
@@ -330,6 +332,16 @@ func said(log string) string {
 // lines say nothing to a reader.
 func exitedWhileStarting(r *run) error {
 	return fmt.Errorf("soffice exited while starting (%v): %q", r.cmd.ProcessState, beforeStack(r.log.String(), 5))
+}
+
+// notUpInTime is the error of a start that ran out of time (err, the
+// context's), with what soffice printed meanwhile: the only clue to why.
+func notUpInTime(r *run, err error) error {
+	out := lastLines(r.log.String(), 5)
+	if out == "" {
+		return fmt.Errorf("soffice not up in time, having printed nothing: %w", err)
+	}
+	return fmt.Errorf("soffice not up in time, having printed %q: %w", out, err)
 }
 
 // beforeStack returns the last n non-blank lines of log before a line

@@ -63,9 +63,15 @@ func fakePoolWith(t *testing.T, o Options) (p *Pool, release string) {
 	}
 	o.Soffice, o.Instances, o.StateDir = prog, 1, filepath.Join(dir, "state")
 	o.noUNO = true // the fake speaks no UNO: it is the client route's test
+	began := time.Now()
 	p, err = New(context.Background(), o)
 	if err != nil {
-		t.Fatal(err)
+		// Once seen in CI under load, and not here since: say how far
+		// the fake got, for the next time.
+		_, envErr := os.Stat(release + ".env")
+		_, fifoErr := os.Stat(release + ".grow")
+		t.Fatalf("after %s: %v (the fake's environment written: %v; its fifo made: %v)",
+			time.Since(began).Round(time.Millisecond), err, envErr == nil, fifoErr == nil)
 	}
 	t.Cleanup(func() { p.Close() })
 	return p, release
@@ -229,5 +235,21 @@ func TestInstanceEnvHasNoSecrets(t *testing.T) {
 				t.Errorf("/proc/%d/environ holds %s", pid, bad)
 			}
 		}
+	}
+}
+
+// TestStartTimeoutSaysWhatSofficePrinted: a soffice that never comes up
+// fails its start with what it printed, the only clue to why, and as a
+// deadline.
+func TestStartTimeoutSaysWhatSofficePrinted(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "soffice")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho 'waiting for the dbus socket'\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(context.Background(), Options{Soffice: prog, Instances: 1, StateDir: filepath.Join(dir, "state"),
+		StartTimeout: 5 * time.Second, noUNO: true})
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for the dbus socket") {
+		t.Fatalf("New with a soffice that never comes up: %v; want a deadline naming what it printed", err)
 	}
 }
