@@ -276,7 +276,7 @@ func (s *Server) session(next http.HandlerFunc, admin bool) http.HandlerFunc {
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), userKey, u))
+		r = r.WithContext(users.WithUser(r.Context(), u))
 		if admin && !u.Admin {
 			s.problem(w, r, http.StatusForbidden, "Forbidden: this page is for administrators.")
 			return
