@@ -74,6 +74,7 @@ type opts struct {
 	RestartAfter   int           // LibreOffice conversions before an instance restarts
 	StartTimeout   time.Duration // for a LibreOffice instance to start
 	Chromium       chromiumOpts
+	SMS            smsOpts
 }
 
 // Command is calq serve.
@@ -163,7 +164,7 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "with --db postgres://: the name of this server in the shared queue's jobs it converts (calq history groups by it)", DefaultText: "the host's name"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 		},
-			append(routeFlags(), chromiumFlags()...)...),
+			append(append(routeFlags(), chromiumFlags()...), smsFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if err := applyGotenbergEnv(c, os.LookupEnv); err != nil {
 				return err
@@ -245,12 +246,17 @@ func readOpts(c *cli.Context, lookup func(string) (string, bool)) (opts, error) 
 	if c.Args().Present() {
 		errs.Add(fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
-	return o, errs.Err(c)
+	if err := errs.Err(c); err != nil {
+		return o, err
+	}
+	var err error
+	o.SMS, err = readSMSOpts(c)
+	return o, err
 }
 
 // run serves until the context ends (SIGINT, SIGTERM), then stops as
 // the description says.
-func run(c *cli.Context, o opts) error {
+func run(c *cli.Context, o opts) (err error) {
 	ctx := c.Context
 	stderr := c.App.ErrWriter
 	log := newLogger(stderr, o)
@@ -338,9 +344,15 @@ func run(c *cli.Context, o opts) error {
 	if o.DebugData {
 		so.Routes.DebugData = debugData(c, o.Routes.Disabled, chrome != nil)
 	}
-	if so.Contacts, so.Profiles, so.SMS, err = pageStores(ctx, j, o.Data); err != nil {
+	if so.Contacts, so.Profiles, err = pageStores(ctx, j, o.Data); err != nil {
 		return err
 	}
+	texts, err := openSMS(ctx, base.JournalPath(c), o.SMS, stderr, log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, texts.stop()) }()
+	so.SMS = texts.stores.Store
 	if shared != nil {
 		so.Shared, so.SharedName, so.SharedEvents = shared, o.Name, workerLog(log)
 		so.History = shared
@@ -369,6 +381,7 @@ func run(c *cli.Context, o opts) error {
 	if shared != nil {
 		fmt.Fprintf(stderr, "calq serve: converting through the shared queue %s, and serving it\n", shared)
 	}
+	texts.start(ctx)
 	errc := make(chan error, 1)
 	go func() {
 		if o.TLSCert != "" {
@@ -382,6 +395,7 @@ func run(c *cli.Context, o opts) error {
 	case <-ctx.Done():
 	case <-s.Failed():
 		err = s.Err()
+	case err = <-texts.Failed():
 	}
 	fmt.Fprintf(stderr, "calq serve: stopping; running conversions get %v\n", o.Grace)
 	// The jobs stop (within the grace) while the HTTP side waits for
