@@ -84,7 +84,7 @@ func openSMS(ctx context.Context, db string, o smsOpts, stderr io.Writer, log *s
 		link = store.PGOptions{Wait: true, Link: base.DBLink(stderr, "calq serve: sms: ", db)}
 	}
 	ss, err := sms.Open(ctx, db, sms.OpenOptions{StateDir: base.StateDir(), Engine: len(o.Daemon.Specs) > 0, PG: link,
-		Warn: func(err error) { log.Warn("sms: forward spooled messages", "err", err) },
+		Warn:      func(err error) { log.Warn("sms: forward spooled messages", "err", err) },
 		Forwarded: func(f sms.Forwarded) { log.Info("sms: " + f.String()) }})
 	if err != nil {
 		return nil, fmt.Errorf("serve: open the SMS outbox: %w", err)
