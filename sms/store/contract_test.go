@@ -22,6 +22,7 @@ type contract interface {
 	SMSPartUnknownRetry(ctx context.Context, id int64, seq int, modem, reason string) error
 	SettleSMS(ctx context.Context, id int64) (bool, error)
 	FinishSMS(ctx context.Context, id int64, state, reason string) (bool, error)
+	CancelSMS(ctx context.Context, id int64) (bool, error)
 
 	RecordInboxPDUs(ctx context.Context, modem string, listed []InboxSlot, at time.Time) ([]InboxPDU, error)
 	MarkInboxDeleted(ctx context.Context, id int64, at time.Time) error
