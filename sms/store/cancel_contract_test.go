@@ -13,7 +13,9 @@ func TestOutboxCancel(t *testing.T) { eachStore(t, testOutboxCancel) }
 
 func testOutboxCancel(t *testing.T, s contract, _ *clock) {
 	ctx := context.Background()
-	two := func() int64 { return addOne(t, s, SMSMessage{To: "+4911", Text: "x", Parts: []SMSPart{part(1, 2), part(2, 2)}}) }
+	two := func() int64 {
+		return addOne(t, s, SMSMessage{To: "+4911", Text: "x", Parts: []SMSPart{part(1, 2), part(2, 2)}})
+	}
 	tests := []struct {
 		name    string
 		before  func(id int64)
