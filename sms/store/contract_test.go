@@ -32,6 +32,7 @@ type contract interface {
 	InboxParts(ctx context.Context) ([]InboxPart, error)
 	AddInboxEntry(ctx context.Context, e InboxEntry, pduIDs []int64) (int64, error)
 	NewInboxEntries(ctx context.Context) ([]InboxEntry, error)
+	InboxEntries(ctx context.Context, f InboxFilter) ([]InboxEntry, error)
 	MarkInboxDelivered(ctx context.Context, id int64, at time.Time) error
 	MatchReport(ctx context.Context, modem string, mr int, ra string, since time.Time) (InboxEntry, bool, error)
 
