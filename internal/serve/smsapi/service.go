@@ -140,3 +140,19 @@ func (s *Service) Modems(ctx context.Context) ([]sms.DaemonModem, error) {
 func (s *Service) Queue(ctx context.Context) (store.Counts, error) {
 	return s.box.Counts(ctx)
 }
+
+// Texts is s as serve.Texter takes it, for the smsTo of conversion jobs
+// (serve.Options.Texter = svc.Texts()): Check, and Send of a plain text.
+func (s *Service) Texts() Texts { return Texts{s} }
+
+// Texts sends a conversion job's SMS through a Service (see
+// Service.Texts).
+type Texts struct{ s *Service }
+
+// Check is Service.Check.
+func (t Texts) Check(ctx context.Context, u users.User, to []string) error { return t.s.Check(ctx, u, to) }
+
+// Send is Service.Text.
+func (t Texts) Send(ctx context.Context, u users.User, to []string, text string) error {
+	return t.s.Text(ctx, u, to, text)
+}
