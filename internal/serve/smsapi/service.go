@@ -150,7 +150,9 @@ func (s *Service) Texts() Texts { return Texts{s} }
 type Texts struct{ s *Service }
 
 // Check is Service.Check.
-func (t Texts) Check(ctx context.Context, u users.User, to []string) error { return t.s.Check(ctx, u, to) }
+func (t Texts) Check(ctx context.Context, u users.User, to []string) error {
+	return t.s.Check(ctx, u, to)
+}
 
 // Send is Service.Text.
 func (t Texts) Send(ctx context.Context, u users.User, to []string, text string) error {
