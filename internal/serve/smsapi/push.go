@@ -46,10 +46,11 @@ func (s *Service) Run(ctx context.Context) error {
 // round owes what the outbox and the inbox hold now and tries the
 // pushes due; it returns when the next owed push is due (zero: none).
 func (s *Service) round(ctx context.Context) (time.Time, error) {
+	errRecover := s.recoverBindings(ctx)
 	errOut := s.scanOutbox(ctx)
 	errIn := s.scanInbox(ctx)
 	next, errPush := s.deliverDue(ctx)
-	return next, errors.Join(errOut, errIn, errPush)
+	return next, errors.Join(errRecover, errOut, errIn, errPush)
 }
 
 // scanOutbox owes the events of each message still watched, and stops

@@ -32,6 +32,9 @@ func (s *Service) Send(ctx context.Context, u users.User, r Request) ([]Accepted
 	if err != nil {
 		return nil, err
 	}
+	for i := range msgs {
+		msgs[i].Options = withSeq(msgs[i].Options, seqs[i])
+	}
 	ids, err := s.box.AddSMS(ctx, msgs)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("%w: %w", sms.ErrNotRecorded, err), s.unreserve(context.WithoutCancel(ctx), seqs))

@@ -98,6 +98,9 @@ func New(ctx context.Context, o Options) (*Service, error) {
 	if err := s.startCursor(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.recoverBindings(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
