@@ -1,10 +1,12 @@
 package kannel
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // FuzzExpand checks that Expand never panics, and that a template that
@@ -47,6 +49,34 @@ func FuzzCheckURL(f *testing.F) {
 		u, err := url.Parse(Expand(tmpl, DLR{}))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			t.Fatalf("CheckURL(%q) = nil, but it expands to %v (%v)", tmpl, u, err)
+		}
+	})
+}
+
+// FuzzParseSend checks that ParseSend never panics, refuses with an
+// *Error, and that what it takes is UTF-8 text (but 8-bit data) with
+// receivers and a mask in bounds.
+func FuzzParseSend(f *testing.F) {
+	f.Add("username=a&password=b&to=%2B41+079&text=caf%E9&charset=latin1&dlr-mask=3&dlr-url=http%3A%2F%2Fh%2F%3Fd%3D%25d")
+	f.Add("username=a&password=b&to=1&text=%D8%3D&charset=UTF-16&coding=2")
+	f.Fuzz(func(t *testing.T, query string) {
+		v, err := url.ParseQuery(query)
+		if err != nil {
+			return
+		}
+		s, err := ParseSend(v)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Status < 400 {
+				t.Fatalf("ParseSend(%q) = %v, want an *Error with a 4xx status", query, err)
+			}
+			return
+		}
+		switch {
+		case s.Coding != Coding8Bit && !utf8.ValidString(s.Text):
+			t.Fatalf("ParseSend(%q).Text = %q, not UTF-8", query, s.Text)
+		case len(s.To) == 0 || len(s.To) > MaxReceivers || s.Mask&^AllTypes != 0:
+			t.Fatalf("ParseSend(%q) = %+v: receivers or mask out of bounds", query, s)
 		}
 	})
 }
