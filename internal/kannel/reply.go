@@ -3,6 +3,8 @@ package kannel
 import (
 	"fmt"
 	"net/http"
+	"strings"
+	"time"
 )
 
 // Kannel's replies to a sendsms that it took (202 Accepted).
@@ -22,6 +24,8 @@ type Error struct {
 	Param  string // the parameter at fault; "" none
 	Value  string // its value as given
 	Reason string // why, in calq's words; "" none
+	// RetryAfter is when to try again, for a 429 or 503; 0 none.
+	RetryAfter time.Duration
 }
 
 // Error is the reply's body: Reply, then the parameter, its value and
@@ -31,7 +35,10 @@ func (e *Error) Error() string {
 	if e.Param != "" {
 		s += fmt.Sprintf(": %s %q", e.Param, e.Value)
 	}
-	if e.Reason != "" {
+	switch {
+	case e.Reason != "" && strings.HasSuffix(s, "."):
+		s += " " + e.Reason
+	case e.Reason != "":
 		s += ": " + e.Reason
 	}
 	return s
