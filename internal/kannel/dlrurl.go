@@ -189,25 +189,34 @@ func isHex(c byte) bool {
 // escape such as "%%20". The error names the first code that is not
 // one, and where it is.
 func CheckURL(tmpl string) error {
+	_, err := Target(tmpl)
+	return err
+}
+
+// Target checks tmpl as CheckURL does and returns it parsed, each code
+// replaced by a letter: the scheme and host of every expansion of tmpl,
+// for a policy to check where its reports may go (url.Parse refuses the
+// template itself, whose codes are not URL escapes).
+func Target(tmpl string) (*url.URL, error) {
 	if len(tmpl) > MaxURL {
-		return fmt.Errorf("%d bytes long, longer than the %d calq takes", len(tmpl), MaxURL)
+		return nil, fmt.Errorf("%d bytes long, longer than the %d calq takes", len(tmpl), MaxURL)
 	}
 	host, err := afterHost(tmpl)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	plain, err := withoutCodes(tmpl, host)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	u, err := url.Parse(plain)
 	switch {
 	case err != nil:
-		return fmt.Errorf("not a URL once its codes are replaced: %w", errors.Unwrap(err))
+		return nil, fmt.Errorf("not a URL once its codes are replaced: %w", errors.Unwrap(err))
 	case u.Host == "":
-		return errors.New("it names no host")
+		return nil, errors.New("it names no host")
 	}
-	return nil
+	return u, nil
 }
 
 // afterHost returns where the host (the authority) of tmpl ends.

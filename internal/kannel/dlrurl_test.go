@@ -123,3 +123,16 @@ func TestExpandEveryCode(t *testing.T) {
 		}
 	}
 }
+
+func TestTarget(t *testing.T) {
+	u, err := Target("https://user@app.example:8443/dlr/%I?d=%d#%A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := u.String(), "https://user@app.example:8443/dlr/x?d=x#x"; got != want {
+		t.Errorf("Target() = %s, want %s", got, want)
+	}
+	if _, err := Target("http://h/?x=%z"); err == nil {
+		t.Error("Target(unknown code) = nil error, want one")
+	}
+}

@@ -27,8 +27,7 @@ func FuzzExpand(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Expand(%q) = %q, which does not parse: %v", tmpl, got, err)
 		}
-		plain, _ := withoutCodes(tmpl, 0)
-		want, _ := url.Parse(plain)
+		want, _ := Target(tmpl)
 		if !strings.EqualFold(u.Scheme, want.Scheme) || u.Host != want.Host || u.User.String() != want.User.String() {
 			t.Fatalf("Expand(%q) = %q: scheme, user or host %q %q %q, want %q %q %q",
 				tmpl, got, u.Scheme, u.User, u.Host, want.Scheme, want.User, want.Host)

@@ -50,6 +50,7 @@ var paramNames = map[string][2]string{
 	"to":        {"to", "To"},
 	"text":      {"text", "Text"},
 	"reportUrl": {"dlr-url", "DLR-URL"},
+	"dlr-url":   {"dlr-url", "DLR-URL"},
 	"push":      {"dlr-url", "DLR-URL"},
 	"validity":  {"validity", "Validity"},
 	"at":        {"deferred", "Deferred"},
