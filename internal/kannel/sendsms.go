@@ -1,6 +1,7 @@
 package kannel
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
@@ -36,10 +37,10 @@ type Send struct {
 	Ignored            []string      // the parameters given that calq ignores, by name
 }
 
-// Credentials returns a request's username and password; ErrAuth when
-// either is missing.
+// Credentials returns a request's username and password (or user and
+// pass, which Kannel takes too); ErrAuth when either is missing.
 func Credentials(v url.Values) (username, password string, err error) {
-	username, password = v.Get("username"), v.Get("password")
+	username, password = cmp.Or(v.Get("username"), v.Get("user")), cmp.Or(v.Get("password"), v.Get("pass"))
 	if username == "" || password == "" {
 		return "", "", ErrAuth
 	}

@@ -156,3 +156,21 @@ func TestHeaderParams(t *testing.T) {
 		t.Error("HasHeaders(Content-Type only) = true, want false")
 	}
 }
+
+func TestCredentials(t *testing.T) {
+	tests := []struct{ query, user, pass string }{
+		{"username=bob&password=k1", "bob", "k1"},
+		{"user=ann&pass=k2", "ann", "k2"},
+		{"username=bob&user=ann&password=k1&pass=k2", "bob", "k1"},
+		{"user=ann", "", ""},
+		{"pass=k2", "", ""},
+		{"username=&password=k1", "", ""},
+	}
+	for _, tt := range tests {
+		v, _ := url.ParseQuery(tt.query)
+		user, pass, err := Credentials(v)
+		if user != tt.user || pass != tt.pass || (tt.user == "") != (err == ErrAuth) {
+			t.Errorf("Credentials(%q) = %q, %q, %v, want %q, %q", tt.query, user, pass, err, tt.user, tt.pass)
+		}
+	}
+}
