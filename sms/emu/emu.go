@@ -157,9 +157,9 @@ func (o *Options) normalize() error {
 	switch {
 	case o.Modems < 0:
 		return fmt.Errorf("emu: %d modems", o.Modems)
-	case o.FailRate < 0 || o.FailRate > 1:
+	case !(o.FailRate >= 0 && o.FailRate <= 1): // NaN too
 		return fmt.Errorf("emu: fail rate %v is not between 0 and 1", o.FailRate)
-	case o.ReportFailRate < 0 || o.ReportFailRate > 1:
+	case !(o.ReportFailRate >= 0 && o.ReportFailRate <= 1):
 		return fmt.Errorf("emu: report fail rate %v is not between 0 and 1", o.ReportFailRate)
 	case o.ReportDelay < 0:
 		return fmt.Errorf("emu: negative report delay %v", o.ReportDelay)
