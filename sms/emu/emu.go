@@ -66,6 +66,9 @@ type Options struct {
 	// AT+CNMI's <ds> says: 1 hands it out with +CDS, 2 stores it and
 	// announces it with +CDSI, 0 stores it silently (see report.go).
 	ReportDelay time.Duration
+	// CDSOnly makes AT+CNMI refuse <ds>=2 (+CMS ERROR: 303), as modems
+	// that cannot store status reports do: they hand them out with +CDS.
+	CDSOnly bool
 	// ReportFailRate is the probability that a report says the message
 	// failed (TP-ST ReportFailed) rather than delivered (0). Seed seeds
 	// it too.

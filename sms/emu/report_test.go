@@ -71,6 +71,20 @@ func TestReportRouting(t *testing.T) {
 	}
 }
 
+// TestReportCDSOnly: a modem that cannot store reports refuses <ds>=2
+// and says so in AT+CNMI=?; <ds>=1 gives +CDS.
+func TestReportCDSOnly(t *testing.T) {
+	e, _ := start(t, Options{CDSOnly: true, Now: func() time.Time { return reportT0 }})
+	c := dial(t, e.Devices()[0])
+	c.do("ATE0", "ATE0\r\r\nOK\r\n")
+	c.do("AT+CNMI=?", "\r\n+CNMI: (0-2),(0-3),(0-3),(0,1),(0,1)\r\n\r\nOK\r\n")
+	c.do("AT+CNMI=2,1,0,2,0", "\r\n+CMS ERROR: 303\r\n")
+	c.do("AT+CNMI=2,1,0,1,0", "\r\nOK\r\n")
+	c.submitSRR(srrSubmit(t), 0)
+	rep := wantReport(t, 0, 0)
+	c.expect(fmt.Sprintf("\r\n+CDS: %d\r\n%s\r\n", len(rep)/2-8, rep))
+}
+
 // TestReportRead: a stored report is read with AT+CMGR (stat 0 first,
 // then 1) and decodes as the SUBMIT's: its reference and recipient.
 func TestReportRead(t *testing.T) {
