@@ -172,15 +172,8 @@ func TestInitReportRouting(t *testing.T) {
 		}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			steps := []step{
-				{expect: "\x1b"},
-				{expect: "AT\r", reply: ok()},
-				{expect: "ATE0\r", reply: ok()},
-				{expect: "AT+CMEE=1\r", reply: ok()},
-				{expect: "AT+CPIN?\r", reply: ok("+CPIN: READY")},
-			}
 			tail := tailSteps(false)
-			steps = append(append(append(steps, tail[:3]...), tc.cnmi...), tail[tc.after:]...)
+			steps := append(append(append(readySteps(), tail[:3]...), tc.cnmi...), tail[tc.after:]...)
 			tr := newTranscript(t, steps...)
 			info, err := tr.Init(context.Background(), nil)
 			if err != nil || info != wantInfo {
@@ -188,5 +181,16 @@ func TestInitReportRouting(t *testing.T) {
 			}
 			tr.finish(t)
 		})
+	}
+}
+
+// readySteps are Init's first steps with echo off and a SIM that is ready.
+func readySteps() []step {
+	return []step{
+		{expect: "\x1b"},
+		{expect: "AT\r", reply: ok()},
+		{expect: "ATE0\r", reply: ok()},
+		{expect: "AT+CMEE=1\r", reply: ok()},
+		{expect: "AT+CPIN?\r", reply: ok("+CPIN: READY")},
 	}
 }

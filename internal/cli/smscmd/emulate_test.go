@@ -1,7 +1,6 @@
 package smscmd
 
 import (
-	"io"
 	"math"
 	"strings"
 	"testing"
@@ -16,28 +15,16 @@ import (
 // Action does, without starting modems.
 func parseEmulate(t *testing.T, args []string) (emu.Options, error) {
 	t.Helper()
-	cmd := emulateCommand()
 	var (
 		got emu.Options
 		err error
-		ran bool
 	)
-	cmd.Action = func(c *cli.Context) error {
+	runLeaf(t, emulateCommand(), args, "", func(c *cli.Context) {
 		var closeLogs func()
-		got, closeLogs, err = emulateOptions(c)
-		if closeLogs != nil {
+		if got, closeLogs, err = emulateOptions(c); closeLogs != nil {
 			closeLogs()
 		}
-		ran = true
-		return nil
-	}
-	app := &cli.App{Name: "calq", Commands: []*cli.Command{cmd}, Writer: io.Discard, ErrWriter: io.Discard}
-	if rerr := app.Run(append([]string{"calq", "emulate"}, args...)); rerr != nil {
-		t.Fatalf("calq emulate %q: %v", args, rerr)
-	}
-	if !ran {
-		t.Fatalf("calq emulate %q: the Action did not run", args)
-	}
+	})
 	return got, err
 }
 
