@@ -44,14 +44,17 @@ type Accounts interface {
 // Contacts is each user's address book, as the pages edit it.
 type Contacts interface {
 	List(ctx context.Context, owner string) ([]Contact, error)
-	Add(ctx context.Context, owner, name, address string) error
+	// Set adds c, or replaces the address and the number its name had.
+	Set(ctx context.Context, owner string, c Contact) error
 	Remove(ctx context.Context, owner, name string) error
 }
 
-// Contact is an entry of an address book.
+// Contact is an entry of an address book: an e-mail address, a phone
+// number or both ("" for none).
 type Contact struct {
 	Name    string
 	Address string
+	Phone   string
 }
 
 // Profiles is each user's conversion profiles (*profiles.Store has it).
