@@ -81,6 +81,7 @@ type page struct {
 	Error   string // shown above the content
 	Notice  string
 	Refresh bool // reload every 2 s without JavaScript
+	SMS     bool // the menu links to the SMS page (smsNav)
 	Data    any
 }
 
@@ -189,6 +190,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	if p.User.Name == "" {
 		p.User = user(r)
 	}
+	p.SMS = s.smsNav(r, p.User)
 	tp, err := pageTemplates.get(name)
 	var buf bytes.Buffer
 	if err == nil {
@@ -244,6 +246,9 @@ func (s *Server) pageRoutes(m *http.ServeMux) {
 	signed("GET /job/{id}/zip", s.jobZip)
 	signed("POST /job/{id}/mail", s.jobMail)
 	signed("GET /history", s.historyPage)
+	signed("GET /messages", s.smsPage)
+	signed("POST /messages", s.smsSubmit)
+	signed("GET /messages/events", s.streamLimit(s.smsEvents))
 	signed("GET /contacts", s.contactsPage)
 	signed("POST /contacts", s.contactsSubmit)
 	signed("GET /profiles", s.profilesPage)
