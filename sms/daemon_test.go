@@ -33,6 +33,12 @@ func startDaemon(t *testing.T, r *rig) *daemonRun {
 // startDaemonOn starts Daemon on specs, with warn as DaemonOptions.Warn.
 func startDaemonOn(t *testing.T, r *rig, specs []ModemSpec, warn func(error)) *daemonRun {
 	t.Helper()
+	return startDaemonWith(t, r, specs, warn, nil)
+}
+
+// startDaemonWith is startDaemonOn with tweak applied to the options.
+func startDaemonWith(t *testing.T, r *rig, specs []ModemSpec, warn func(error), tweak func(*DaemonOptions)) *daemonRun {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &daemonRun{cancel: cancel, done: make(chan error, 1), events: make(chan sched.Event, 256)}
 	ready := make(chan struct{})
@@ -47,6 +53,9 @@ func startDaemonOn(t *testing.T, r *rig, specs []ModemSpec, warn func(error)) *d
 			default: // the test reads only what it waits for
 			}
 		}}
+	if tweak != nil {
+		tweak(&o)
+	}
 	go func() { d.done <- Daemon(ctx, o) }()
 	t.Cleanup(func() { d.stop(t) })
 	select {

@@ -168,7 +168,7 @@ func (s *Server) streamLimit(next http.HandlerFunc) http.HandlerFunc {
 		if full {
 			w.Header().Set("Retry-After", "10")
 			s.problem(w, r, http.StatusTooManyRequests, fmt.Sprintf(
-				"Too many live job pages: you have %d open. Close some, then reload this one.", maxStreamsPerUser))
+				"Too many live pages (a job's, the SMS page): you have %d open. Close some, then reload this one.", maxStreamsPerUser))
 			return
 		}
 		defer func() {

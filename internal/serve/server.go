@@ -477,8 +477,10 @@ func class(r *http.Request) (sched.Class, error) {
 // SMSPages is what the browser's pages read and do about SMS: the SMS
 // page (send, the user's outbox with each message's parts and reports,
 // the inbox) and the monitoring page's modems and SMS queue
-// (*smsapi.Service does).
+// (*smsapi.Service does). Allowed says whether u may send (the SMS page
+// and its menu entry are for those users, and for administrators).
 type SMSPages interface {
+	Allowed(ctx context.Context, u users.User) (bool, error)
 	Send(ctx context.Context, u users.User, r smsapi.Request) ([]smsapi.Accepted, error)
 	List(ctx context.Context, u users.User, f smsapi.Filter) (smsapi.Page[smsapi.Message], error)
 	Inbox(ctx context.Context, u users.User, f smsapi.Filter) (smsapi.Page[smsapi.Inbound], error)

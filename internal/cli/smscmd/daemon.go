@@ -21,8 +21,9 @@ func daemonCommand() *cli.Command {
 			"holds them: calq sms send then only records its messages and the daemon sends\n" +
 			"them (send waits for the outcome unless --no-wait, which exits 4). Every\n" +
 			"--send-every the daemon reads the outbox for queued messages that are due;\n" +
-			"every --poll-every it polls the modems for received messages and status\n" +
-			"reports, which stay new in the journal for calq sms recv --offline. A modem\n" +
+			"every --poll-every, and at once when a modem announces one (+CMTI, +CDSI)\n" +
+			"or hands it out (+CMT, +CDS), it receives messages and status reports,\n" +
+			"which stay new in the journal for calq sms recv --offline. A modem\n" +
 			"whose device vanished is dialled again by a health check. With --metrics-file\n" +
 			"it writes Prometheus metrics every 15 s and on exit.\n\n" +
 			"A modem that does not answer at the start is reported and dialled again\n" +

@@ -1,0 +1,187 @@
+package smsapi
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"calq/internal/sqltime"
+)
+
+// pushBatch is how many owed pushes one round tries, at most
+// pushWorkers at once (a slow target holds one worker, not the rest).
+const (
+	pushBatch   = 64
+	pushWorkers = 8
+)
+
+// Run reads the outbox and the inbox for what the Service owes (status
+// reports, final states, received messages) and delivers it, until ctx
+// ends; what is owed is in the journal first, so a restart delivers it.
+func (s *Service) Run(ctx context.Context) error {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.wake:
+		case <-t.C:
+		}
+		next, err := s.round(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.opts.Log.Warn("sms pushes", "err", err)
+		}
+		wait := s.opts.PollEvery
+		if !next.IsZero() {
+			wait = min(wait, max(next.Sub(s.now()), time.Millisecond))
+		}
+		t.Reset(wait)
+	}
+}
+
+// round owes what the outbox and the inbox hold now and tries the
+// pushes due; it returns when the next owed push is due (zero: none).
+func (s *Service) round(ctx context.Context) (time.Time, error) {
+	errRecover := s.recoverBindings(ctx)
+	errOut := s.scanOutbox(ctx)
+	errIn := s.scanInbox(ctx)
+	next, errPush := s.deliverDue(ctx)
+	return next, errors.Join(errRecover, errOut, errIn, errPush)
+}
+
+// scanOutbox owes the events of each message still watched, and stops
+// watching those that reached their final state, in one transaction
+// with the pushes their final state owes.
+func (s *Service) scanOutbox(ctx context.Context) error {
+	os, err := s.owners(ctx, `WHERE watching = 1 AND message IS NOT NULL ORDER BY message`)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, o := range os {
+		errs = append(errs, s.scanMessage(ctx, o))
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Service) scanMessage(ctx context.Context, o owned) error {
+	m, err := s.box.SMS(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	msg, err := s.message(ctx, o, m)
+	if err != nil {
+		return err
+	}
+	ps, final, err := s.events(o, msg)
+	if err != nil {
+		return fmt.Errorf("sms %d: %w", o.ID, err)
+	}
+	return s.owe(ctx, ps, func(ctx context.Context, tx *sql.Tx) error {
+		if !final {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE smsapi_messages SET watching = 0 WHERE message = ?`, o.ID)
+		return err
+	})
+}
+
+// owe records ps (each once, whatever was owed before under its key)
+// and then runs also, in one transaction.
+func (s *Service) owe(ctx context.Context, ps []owed, also func(ctx context.Context, tx *sql.Tx) error) error {
+	now := sqltime.Text(s.now())
+	return s.opts.Journal.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		for _, p := range ps {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO smsapi_pushes (key, method, url, ctype, body, next)
+				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`, p.Key, p.Method, p.URL, p.ContentType, p.Body, now); err != nil {
+				return err
+			}
+		}
+		return also(ctx, tx)
+	})
+}
+
+// deliverDue tries the owed pushes that are due, and returns when the
+// next one is (zero: none owed).
+func (s *Service) deliverDue(ctx context.Context) (time.Time, error) {
+	due, err := s.duePushes(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, pushWorkers)
+	errs := make([]error, len(due))
+	for i, p := range due {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = s.try(ctx, p)
+		})
+	}
+	wg.Wait()
+	var next sql.NullString
+	if err := s.opts.Journal.QueryRow(ctx, `SELECT MIN(next) FROM smsapi_pushes WHERE state = 'owed'`).Scan(&next); err != nil {
+		return time.Time{}, errors.Join(append(errs, err)...)
+	}
+	t, err := sqltime.Parse(next)
+	return t, errors.Join(append(errs, err)...)
+}
+
+type pushRow struct {
+	owed
+	Attempts int
+}
+
+func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
+	rows, err := s.opts.Journal.Query(ctx, `SELECT key, method, url, ctype, body, attempts FROM smsapi_pushes
+		WHERE state = 'owed' AND next <= ? ORDER BY next LIMIT ?`, sqltime.Text(s.now()), pushBatch)
+	if err != nil {
+		return nil, fmt.Errorf("read owed sms pushes: %w", err)
+	}
+	defer rows.Close()
+	var out []pushRow
+	for rows.Next() {
+		var p pushRow
+		if err := rows.Scan(&p.Key, &p.Method, &p.URL, &p.ContentType, &p.Body, &p.Attempts); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// try makes one attempt of p and records its outcome: delivered, owed
+// again after a backoff, or given up (logged) after the last attempt or
+// a failure not worth retrying.
+func (s *Service) try(ctx context.Context, p pushRow) error {
+	retry, after, err := s.sender.Try(ctx, p.Method, p.URL, p.ContentType, p.Body)
+	if ctx.Err() != nil {
+		return nil // not an attempt: owed as it was
+	}
+	n := p.Attempts + 1
+	state, next, reason := "delivered", s.now(), ""
+	switch {
+	case err == nil:
+	case retry && n < s.sender.Attempts():
+		state, next, reason = "owed", next.Add(max(s.sender.Backoff(n), after)), err.Error()
+	default:
+		state, reason = "failed", err.Error()
+		s.opts.Log.Warn("sms push given up", "key", p.Key, "attempts", n, "err", err)
+	}
+	return s.opts.Journal.Update(context.WithoutCancel(ctx), func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE smsapi_pushes SET state = ?, attempts = ?, next = ?, error = ? WHERE key = ?`,
+			state, n, sqltime.Text(next), nullIfEmpty(reason), p.Key)
+		return err
+	})
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
