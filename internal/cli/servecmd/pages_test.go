@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"calq/internal/serve"
 	"calq/sched/journal"
 )
 
@@ -22,7 +23,7 @@ func TestPageStores(t *testing.T) {
 	if err != nil || contacts == nil || profiles == nil {
 		t.Fatalf("pageStores: %v %v %v", contacts, profiles, err)
 	}
-	if err := contacts.Add(ctx, "alice", "boss", "boss@example.org"); err != nil {
+	if err := contacts.Set(ctx, "alice", serve.Contact{Name: "boss", Address: "boss@example.org", Phone: "+4915112345678"}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := contacts.List(ctx, "alice")
