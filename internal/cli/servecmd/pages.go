@@ -12,9 +12,10 @@ import (
 )
 
 // pageStores opens what the browser's pages edit and read besides the
-// users and SMS: each user's address book (the journal's contacts) and
-// each user's profiles (data/profiles/USER.toml).
-func pageStores(ctx context.Context, j *journal.Journal, data string) (serve.Contacts, serve.Profiles, error) {
+// users and SMS: each user's address book (the journal's contacts,
+// which SMS over HTTP reads too) and each user's profiles
+// (data/profiles/USER.toml).
+func pageStores(ctx context.Context, j *journal.Journal, data string) (*contacts.Book, serve.Profiles, error) {
 	book, err := contacts.Open(ctx, j)
 	if err != nil {
 		return nil, nil, err
@@ -23,5 +24,5 @@ func pageStores(ctx context.Context, j *journal.Journal, data string) (serve.Con
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the users' profiles: %w", err)
 	}
-	return serve.BookContacts{Book: book}, ps, nil
+	return book, ps, nil
 }

@@ -19,10 +19,11 @@ func TestPageStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	contacts, profiles, err := pageStores(ctx, j, dir)
-	if err != nil || contacts == nil || profiles == nil {
-		t.Fatalf("pageStores: %v %v %v", contacts, profiles, err)
+	book, profiles, err := pageStores(ctx, j, dir)
+	if err != nil || book == nil || profiles == nil {
+		t.Fatalf("pageStores: %v %v %v", book, profiles, err)
 	}
+	contacts := serve.BookContacts{Book: book}
 	if err := contacts.Set(ctx, "alice", serve.Contact{Name: "boss", Address: "boss@example.org", Phone: "+4915112345678"}); err != nil {
 		t.Fatal(err)
 	}

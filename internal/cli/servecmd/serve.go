@@ -328,6 +328,7 @@ func run(c *cli.Context, o opts) (err error) {
 	// cannot be interrupted, nor its memory bounded, in this process.
 	pdfs := pdfpool.New(pdfpool.Options{MemoryLimit: o.PDFMemory})
 	defer pdfs.Close()
+	guesses := throttle.New(throttle.Options{}) // wrong passwords, on the sign-in page and sendsms
 	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Chromium: chrome, PDF: pdfs, Users: us, RequireUsers: !isLoopback(host),
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
@@ -335,7 +336,7 @@ func run(c *cli.Context, o opts) (err error) {
 		Webhooks: webhook.NewSender(policy, o.Webhook), WebhookPolicy: policy,
 		WebhookSync: o.WebhookSync,
 		Version:     version(), Log: log, Routes: o.Routes,
-		Accounts: us, Throttle: throttle.New(throttle.Options{}), SessionTTL: o.Session,
+		Accounts: us, Throttle: guesses, SessionTTL: o.Session,
 		Journal: j, History: j, KeepRecords: o.KeepRecords}
 	if o.NoWebhooks {
 		so.Webhooks, so.WebhookPolicy = nil, nil
@@ -344,15 +345,20 @@ func run(c *cli.Context, o opts) (err error) {
 	if o.DebugData {
 		so.Routes.DebugData = debugData(c, o.Routes.Disabled, chrome != nil)
 	}
-	if so.Contacts, so.Profiles, err = pageStores(ctx, j, o.Data); err != nil {
+	book, profiles, err := pageStores(ctx, j, o.Data)
+	if err != nil {
 		return err
 	}
+	so.Contacts, so.Profiles = serve.BookContacts{Book: book}, profiles
 	texts, err := openSMS(ctx, base.JournalPath(c), o.SMS, stderr, log)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, texts.stop()) }()
-	so.SMS = texts.stores.Store
+	if err := texts.service(ctx, j, us, book, policy, o.Webhook); err != nil {
+		return err
+	}
+	texts.options(&so, us, guesses)
 	if shared != nil {
 		so.Shared, so.SharedName, so.SharedEvents = shared, o.Name, workerLog(log)
 		so.History = shared

@@ -11,9 +11,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"calq/convert/contacts"
 	"calq/internal/cli/base"
 	"calq/internal/cli/smscmd"
 	"calq/internal/dburl"
+	"calq/internal/serve"
+	"calq/internal/serve/sendsms"
+	"calq/internal/serve/smsapi"
+	"calq/internal/serve/users"
+	"calq/internal/serve/webhook"
+	"calq/sched/journal"
 	"calq/sched"
 	"calq/sms"
 	"calq/sms/store"
@@ -61,12 +68,14 @@ func readSMSOpts(c *cli.Context) (smsOpts, error) {
 var holdRetry = 30 * time.Second
 
 // smsSide is SMS in calq serve: the stores on the journal or the shared
-// outbox and, when the server has modems, the daemon holding them in
-// this process from start to stop.
+// outbox, SMS over HTTP on them (smsapi's Service, its pushes running
+// from start to stop) and, when the server has modems, the daemon
+// holding them in this process from start to stop.
 type smsSide struct {
 	stores *sms.Stores
 	o      smsOpts
 	log    *slog.Logger
+	svc    *smsapi.Service
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -94,14 +103,58 @@ func openSMS(ctx context.Context, db string, o smsOpts, stderr io.Writer, log *s
 	return &smsSide{stores: ss, o: o, log: log, failed: make(chan error, 1)}, nil
 }
 
-// start starts the daemon when the server has modems, else says who
-// sends what the server queues.
+// service builds SMS over HTTP on the outbox, its own table in j (calq
+// serve's journal), the users' rights in us and numbers in book; its
+// pushes go through policy with the conversions' webhooks' retries.
+// The in-process daemon wakes its pushes at each change.
+func (s *smsSide) service(ctx context.Context, j *journal.Journal, us *users.Store, book *contacts.Book,
+	policy *webhook.Policy, push webhook.Options) error {
+	svc, err := smsapi.New(ctx, smsapi.Options{Store: s.stores.Store, Journal: j, Rights: us, Book: contacts.Owners{Book: book},
+		Policy: policy, Rate: s.o.Rate, Quota: s.o.Quota, Push: push, Log: s.log})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	s.svc, s.o.Daemon.Changed = svc, svc.Wake
+	return nil
+}
+
+// options puts SMS over HTTP in the server's options: calq's JSON API
+// and Kannel's sendsms (authenticated as us's users and keys, slowed
+// like sign-ins by th), conversion jobs' smsTo, and the pages.
+func (s *smsSide) options(so *serve.Options, us *users.Store, th sendsms.Throttle) {
+	so.Surfaces = append(so.Surfaces, s.svc, &sendsms.Handler{Sender: s.svc, Users: us, Throttle: th, Log: s.log})
+	so.Texter = s.svc.Texts()
+	so.SMSPages = smsPages{Service: s.svc, rights: us}
+	so.SMS = s.stores.Store
+}
+
+// smsPages is the Service as the pages take it: they also ask whether a
+// user may send, to offer the SMS page.
+type smsPages struct {
+	*smsapi.Service
+	rights smsapi.Rights
+}
+
+// Allowed says whether u was given the right to send SMS.
+func (p smsPages) Allowed(ctx context.Context, u users.User) (bool, error) {
+	if u.Name == "" {
+		return false, nil
+	}
+	r, err := p.rights.SMSRights(ctx, u.Name)
+	return r.Allowed, err
+}
+
+// start runs the pushes and, when the server has modems, the daemon;
+// without, it says who sends what the server queues.
 func (s *smsSide) start(ctx context.Context) {
+	ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if s.svc != nil {
+		s.wg.Go(func() { s.svc.Run(ctx) })
+	}
 	if len(s.o.Daemon.Specs) == 0 {
 		s.handingOver(ctx)
 		return
 	}
-	ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.wg.Go(func() {
 		if err := s.hold(ctx); err != nil {
 			s.failed <- fmt.Errorf("serve: sms daemon: %w", err)
@@ -161,7 +214,8 @@ func (s *smsSide) daemonRuns(ctx context.Context) (bool, error) {
 // than the server's stop.
 func (s *smsSide) Failed() <-chan error { return s.failed }
 
-// stop stops the daemon (releasing the modems) and closes the stores.
+// stop stops the pushes and the daemon (releasing the modems) and
+// closes the stores.
 func (s *smsSide) stop() error {
 	if s.cancel != nil {
 		s.cancel()
