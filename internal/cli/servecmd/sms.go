@@ -20,8 +20,8 @@ import (
 	"calq/internal/serve/smsapi"
 	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
-	"calq/sched/journal"
 	"calq/sched"
+	"calq/sched/journal"
 	"calq/sms"
 	"calq/sms/store"
 )
