@@ -151,7 +151,14 @@ func TestSMSHoldTakesOver(t *testing.T) {
 	<-ready
 
 	logs := make(lineLog, 100)
-	side, err := openSMS(ctx, db, smsOpts{Daemon: sms.DaemonOptions{Specs: specs, SendEvery: 20 * time.Millisecond, PollEvery: -1}},
+	changed := make(chan struct{}, 1)
+	side, err := openSMS(ctx, db, smsOpts{Daemon: sms.DaemonOptions{Specs: specs, SendEvery: 20 * time.Millisecond, PollEvery: -1,
+		Changed: func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}}},
 		io.Discard, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -169,9 +176,12 @@ func TestSMSHoldTakesOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	pdus.await(t, `"pdu"`)
-	tick := time.NewTicker(10 * time.Millisecond) // the outbox tells no one of its changes
-	defer tick.Stop()
-	for m := (store.SMSMessage{State: store.SMSQueued}); m.State == store.SMSQueued || m.State == store.SMSSending; <-tick.C {
+	for m := (store.SMSMessage{State: store.SMSQueued}); m.State == store.SMSQueued || m.State == store.SMSSending; {
+		select {
+		case <-changed:
+		case <-time.After(time.Minute):
+			t.Fatalf("message %d still %s a minute after its PDU went out", ids[0], m.State)
+		}
 		if m, err = other.Store.SMS(ctx, ids[0]); err != nil {
 			t.Fatal(err)
 		}
