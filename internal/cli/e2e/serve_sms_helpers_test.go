@@ -149,12 +149,12 @@ func (r *receiver) await(t *testing.T, what string, want func(hookCall) bool) ho
 // process, on pseudo-terminals calq serve opens), with a user allowed to
 // send.
 type smsRig struct {
-	emu  *emu.Emulator
-	pdus *pduLog
-	dir  string
-	db   string
-	key  string
-	args []string // calq serve's arguments
+	emu   *emu.Emulator
+	pdus  *pduLog
+	dir   string
+	db    string
+	key   string
+	args  []string // calq serve's arguments
 	serve *serveProc
 }
 
