@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"calq/internal/dburl"
 	"calq/sms/emu"
 )
 
@@ -178,8 +180,13 @@ func newSMSRig(t *testing.T, o emu.Options, db string, setArgs []string, serveAr
 		db = filepath.Join(dir, "calq.db")
 	}
 	r := &smsRig{emu: e, pdus: pdus, dir: dir, db: db}
-	r.key = serveUser(t, dir, db, "ann")
-	calqOut(t, serveEnv(dir), append([]string{"users", "set", "--db", db, "ann", "--sms", "--sms-rate", "1000"}, setArgs...)...)
+	users := []string{"--db", db}
+	if dburl.IsPostgres(db) {
+		users = nil // calq serve keeps its users in this machine's journal
+	}
+	calqOut(t, serveEnv(dir), append([]string{"users", "add", "ann"}, users...)...)
+	r.key = strings.TrimSpace(calqOut(t, serveEnv(dir), append([]string{"users", "key", "ann"}, users...)...))
+	calqOut(t, serveEnv(dir), append(append([]string{"users", "set", "ann", "--sms", "--sms-rate", "1000"}, users...), setArgs...)...)
 	r.args = []string{"--send-every", "50ms", "--poll-every", "200ms", "--webhook-allow", "127.0.0.1", "--instances", "1"}
 	for _, d := range e.Devices() {
 		r.args = append(r.args, "--device", d)
