@@ -63,6 +63,10 @@ type DaemonOptions struct {
 	// It runs on the daemon's goroutines, may be called often and must
 	// return at once.
 	Changed func()
+	// Queued, when set, makes the daemon read the outbox at once when
+	// it receives (calq serve signals each message its API queues),
+	// rather than at its next SendEvery.
+	Queued <-chan struct{}
 }
 
 func (o DaemonOptions) withDefaults() DaemonOptions {
@@ -168,6 +172,7 @@ func sendLoop(ctx context.Context, dd *daemonDispatcher, o DaemonOptions) {
 			return
 		case <-t.C:
 		case <-dd.wake:
+		case <-o.Queued:
 		}
 	}
 }
