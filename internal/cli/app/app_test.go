@@ -240,7 +240,7 @@ func importRule(pkg, imp string) string {
 	}
 	isBench := func(p string) bool {
 		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench", "calq/internal/serve/servebench",
-			"calq/internal/serve/webbench"}, p)
+			"calq/internal/serve/webbench", "calq/internal/serve/smshttpbench"}, p)
 	}
 	isCLI := func(p string) bool { return strings.HasPrefix(p, "calq/internal/cli/") }
 	group := func(p string) string { // "convertcmd" for calq/internal/cli/convertcmd, or ""

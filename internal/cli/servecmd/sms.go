@@ -109,33 +109,16 @@ func openSMS(ctx context.Context, db string, o smsOpts, stderr io.Writer, log *s
 // The in-process daemon wakes its pushes at each change.
 func (s *smsSide) service(ctx context.Context, j *journal.Journal, us *users.Store, book *contacts.Book,
 	policy *webhook.Policy, push webhook.Options) error {
-	queued := make(chan struct{}, 1)
-	svc, err := smsapi.New(ctx, smsapi.Options{Store: queuing{Store: s.stores.Store, queued: queued}, Journal: j, Rights: us, Book: contacts.Owners{Book: book},
+	// Each message the API queues wakes the daemon of this process,
+	// which would otherwise find it only at its next --send-every.
+	box := sms.NewQueuing(s.stores.Store)
+	svc, err := smsapi.New(ctx, smsapi.Options{Store: box, Journal: j, Rights: us, Book: contacts.Owners{Book: book},
 		Policy: policy, Rate: s.o.Rate, Quota: s.o.Quota, Push: push, Log: s.log})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	s.svc, s.o.Daemon.Changed, s.o.Daemon.Queued = svc, svc.Wake, queued
+	s.svc, s.o.Daemon.Changed, s.o.Daemon.Queued = svc, svc.Wake, box.Queued()
 	return nil
-}
-
-// queuing is the outbox as the Service writes to it: each message it
-// queues wakes the daemon of this process, which would otherwise find it
-// only at its next --send-every.
-type queuing struct {
-	*store.Store
-	queued chan struct{}
-}
-
-func (q queuing) AddSMS(ctx context.Context, msgs []store.SMSMessage) ([]int64, error) {
-	ids, err := q.Store.AddSMS(ctx, msgs)
-	if err == nil {
-		select {
-		case q.queued <- struct{}{}:
-		default: // a read is due already: it finds these too
-		}
-	}
-	return ids, err
 }
 
 // options puts SMS over HTTP in the server's options: calq's JSON API
