@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -81,20 +82,40 @@ func (s *Service) scanMessage(ctx context.Context, o owned) error {
 	if err != nil {
 		return fmt.Errorf("sms %d: %w", o.ID, err)
 	}
-	return s.owe(ctx, ps, func(ctx context.Context, tx *sql.Tx) error {
-		if !final {
-			return nil
-		}
+	if !final {
+		return s.owe(ctx, ps, true, nil)
+	}
+	keys := make([]string, len(ps))
+	for i, p := range ps {
+		keys[i] = p.Key
+	}
+	err = s.owe(ctx, ps, false, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE smsapi_messages SET watching = 0 WHERE message = ?`, o.ID)
 		return err
 	})
+	if err == nil {
+		for _, k := range keys { // no longer watched: its keys come up no more
+			s.known.Delete(k)
+		}
+	}
+	return err
 }
 
 // owe records ps (each once, whatever was owed before under its key)
 // and then runs also, in one transaction.
-func (s *Service) owe(ctx context.Context, ps []owed, also func(ctx context.Context, tx *sql.Tx) error) error {
+// Keys this Service recorded already with remember are skipped (a
+// watched message's events come up in every round, until it is final);
+// nothing to record and no also is no write at all.
+func (s *Service) owe(ctx context.Context, ps []owed, remember bool, also func(ctx context.Context, tx *sql.Tx) error) error {
+	ps = slices.DeleteFunc(ps, func(p owed) bool { _, ok := s.known.Load(p.Key); return ok })
+	if len(ps) == 0 && also == nil {
+		return nil
+	}
+	if also == nil {
+		also = func(context.Context, *sql.Tx) error { return nil }
+	}
 	now := sqltime.Text(s.now())
-	return s.opts.Journal.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.opts.Journal.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for _, p := range ps {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO smsapi_pushes (key, method, url, ctype, body, next)
 				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`, p.Key, p.Method, p.URL, p.ContentType, p.Body, now); err != nil {
@@ -103,6 +124,12 @@ func (s *Service) owe(ctx context.Context, ps []owed, also func(ctx context.Cont
 		}
 		return also(ctx, tx)
 	})
+	for _, p := range ps {
+		if err == nil && remember {
+			s.known.Store(p.Key, struct{}{})
+		}
+	}
+	return err
 }
 
 // deliverDue tries the owed pushes that are due, and returns when the
