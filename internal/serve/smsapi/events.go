@@ -51,8 +51,8 @@ func (s *Service) events(o owned, m Message) ([]owed, bool, error) {
 	}
 	if final {
 		e := Event{Type: "sms.final", ID: m.ID, To: m.To, State: state, Reason: reason, Time: m.Updated}
-		kind := 0
-		if state != "delivered" && state != store.SMSSent && state != "undelivered" {
+		kind := 0 // Kannel has no type for the end itself: a rejection only
+		if state == store.SMSFailed || state == store.SMSCancelled {
 			kind = kannel.SMSCRejected
 		}
 		if err := add(fmt.Sprintf("%d/final", m.ID), e, kind); err != nil {

@@ -24,6 +24,15 @@ func reply(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// answer replies v with status, or err when it is not nil.
+func (s *Service) answer(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	reply(w, status, v)
+}
+
 // fail answers err with the status its kind maps to.
 func (s *Service) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
