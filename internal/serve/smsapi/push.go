@@ -133,20 +133,37 @@ func (s *Service) owe(ctx context.Context, ps []owed, remember bool, also func(c
 }
 
 // deliverDue tries the owed pushes that are due, and returns when the
-// next one is (zero: none owed).
+// next one is (zero: none owed). The pushes to one URL go in the order
+// they were owed, one at a time, a push to retry stopping the rest of
+// them until its retry (duePushes keeps them back meanwhile), so that a
+// report URL never hears a message's final state before its report;
+// different URLs go at once, pushWorkers at most.
 func (s *Service) deliverDue(ctx context.Context) (time.Time, error) {
 	due, err := s.duePushes(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
+	var urls []string
+	byURL := map[string][]pushRow{}
+	for _, p := range due {
+		if _, ok := byURL[p.URL]; !ok {
+			urls = append(urls, p.URL)
+		}
+		byURL[p.URL] = append(byURL[p.URL], p)
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, pushWorkers)
-	errs := make([]error, len(due))
-	for i, p := range due {
+	errs := make([]error, len(urls))
+	for i, u := range urls {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			errs[i] = s.try(ctx, p)
+			for _, p := range byURL[u] {
+				ok, err := s.try(ctx, p)
+				if errs[i] = err; !ok {
+					return
+				}
+			}
 		})
 	}
 	wg.Wait()
@@ -164,8 +181,11 @@ type pushRow struct {
 }
 
 func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
-	rows, err := s.opts.Journal.Query(ctx, `SELECT key, method, url, ctype, body, attempts FROM smsapi_pushes
-		WHERE state = 'owed' AND next <= ? ORDER BY next LIMIT ?`, sqltime.Text(s.now()), pushBatch)
+	now := sqltime.Text(s.now())
+	rows, err := s.opts.Journal.Query(ctx, `SELECT key, method, url, ctype, body, attempts FROM smsapi_pushes p
+		WHERE state = 'owed' AND next <= ?1 AND NOT EXISTS (SELECT 1 FROM smsapi_pushes q
+			WHERE q.state = 'owed' AND q.url = p.url AND q.rowid < p.rowid AND q.next > ?1)
+		ORDER BY rowid LIMIT ?2`, now, pushBatch)
 	if err != nil {
 		return nil, fmt.Errorf("read owed sms pushes: %w", err)
 	}
@@ -183,11 +203,11 @@ func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
 
 // try makes one attempt of p and records its outcome: delivered, owed
 // again after a backoff, or given up (logged) after the last attempt or
-// a failure not worth retrying.
-func (s *Service) try(ctx context.Context, p pushRow) error {
+// a failure not worth retrying. done is false while p is owed still.
+func (s *Service) try(ctx context.Context, p pushRow) (done bool, _ error) {
 	retry, after, err := s.sender.Try(ctx, p.Method, p.URL, p.ContentType, p.Body)
 	if ctx.Err() != nil {
-		return nil // not an attempt: owed as it was
+		return false, nil // not an attempt: owed as it was
 	}
 	n := p.Attempts + 1
 	state, next, reason := "delivered", s.now(), ""
@@ -199,11 +219,12 @@ func (s *Service) try(ctx context.Context, p pushRow) error {
 		state, reason = "failed", err.Error()
 		s.opts.Log.Warn("sms push given up", "key", p.Key, "attempts", n, "err", err)
 	}
-	return s.opts.Journal.Update(context.WithoutCancel(ctx), func(ctx context.Context, tx *sql.Tx) error {
+	werr := s.opts.Journal.Update(context.WithoutCancel(ctx), func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE smsapi_pushes SET state = ?, attempts = ?, next = ?, error = ? WHERE key = ?`,
 			state, n, sqltime.Text(next), nullIfEmpty(reason), p.Key)
 		return err
 	})
+	return state != "owed" && werr == nil, werr
 }
 
 func nullIfEmpty(s string) any {

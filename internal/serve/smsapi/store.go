@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS smsapi_pushes (
 	error    TEXT
 );
 CREATE INDEX IF NOT EXISTS smsapi_pushes_owed ON smsapi_pushes (next) WHERE state = 'owed';
+CREATE INDEX IF NOT EXISTS smsapi_pushes_url ON smsapi_pushes (url) WHERE state = 'owed';
 CREATE TABLE IF NOT EXISTS smsapi_cursors (
 	name  TEXT PRIMARY KEY,
 	value INTEGER NOT NULL
