@@ -178,11 +178,12 @@ func (s *Service) deliverDue(ctx context.Context) (time.Time, error) {
 type pushRow struct {
 	owed
 	Attempts int
+	Next     string // as the table holds it, for claim
 }
 
 func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
 	now := sqltime.Text(s.now())
-	rows, err := s.opts.Journal.Query(ctx, `SELECT key, method, url, ctype, body, attempts FROM smsapi_pushes p
+	rows, err := s.opts.Journal.Query(ctx, `SELECT key, method, url, ctype, body, attempts, next FROM smsapi_pushes p
 		WHERE state = 'owed' AND next <= ?1 AND NOT EXISTS (SELECT 1 FROM smsapi_pushes q
 			WHERE q.state = 'owed' AND q.url = p.url AND q.rowid < p.rowid AND q.next > ?1)
 		ORDER BY rowid LIMIT ?2`, now, pushBatch)
@@ -193,7 +194,7 @@ func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
 	var out []pushRow
 	for rows.Next() {
 		var p pushRow
-		if err := rows.Scan(&p.Key, &p.Method, &p.URL, &p.ContentType, &p.Body, &p.Attempts); err != nil {
+		if err := rows.Scan(&p.Key, &p.Method, &p.URL, &p.ContentType, &p.Body, &p.Attempts, &p.Next); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
@@ -205,6 +206,9 @@ func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
 // again after a backoff, or given up (logged) after the last attempt or
 // a failure not worth retrying. done is false while p is owed still.
 func (s *Service) try(ctx context.Context, p pushRow) (done bool, _ error) {
+	if ok, err := s.claim(ctx, p); !ok || err != nil {
+		return false, err
+	}
 	retry, after, err := s.sender.Try(ctx, p.Method, p.URL, p.ContentType, p.Body)
 	if ctx.Err() != nil {
 		return false, nil // not an attempt: owed as it was
@@ -225,6 +229,31 @@ func (s *Service) try(ctx context.Context, p pushRow) (done bool, _ error) {
 		return err
 	})
 	return state != "owed" && werr == nil, werr
+}
+
+// claimLease is how long a claimed push is kept from other Services on
+// the journal: longer than an attempt (webhook's AttemptTimeout, 30 s by
+// default). A Service that dies while trying one leaves it owed, due
+// again after the lease.
+const claimLease = 2 * time.Minute
+
+// claim takes p for this Service, unless another Service on the journal
+// (another calq serve process) took it since it was read: p.Next is
+// moved past the lease only if it is still what was read.
+func (s *Service) claim(ctx context.Context, p pushRow) (bool, error) {
+	var n int64
+	err := s.opts.Journal.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE smsapi_pushes SET next = ? WHERE key = ? AND state = 'owed' AND next = ?`,
+			sqltime.Text(s.now().Add(claimLease)), p.Key, p.Next)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim sms push %s: %w", p.Key, err)
+	}
+	return n == 1, nil
 }
 
 func nullIfEmpty(s string) any {

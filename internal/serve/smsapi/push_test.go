@@ -181,3 +181,33 @@ func TestPushInbound(t *testing.T) {
 		t.Errorf("bob got %v, want nothing", types(got))
 	}
 }
+
+// TestPushOnceAcrossServices: two Services on one journal (two calq
+// serve processes) deliver each push once.
+func TestPushOnceAcrossServices(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	other, err := New(ctx, e.opts)
+	must(t, err)
+	for i := range 10 {
+		id := e.send("alice", fmt.Sprintf(`{"to":"+49170123456%d","text":"hi","reportUrl":"%s/%d"}`, i, rc.URL, i))[0].ID
+		_, err := e.box.CancelSMS(ctx, id)
+		must(t, err)
+	}
+	for _, svc := range []*Service{e.svc, other} { // both owe them
+		must(t, svc.scanOutbox(ctx))
+	}
+	var wg sync.WaitGroup
+	for _, svc := range []*Service{e.svc, other} {
+		wg.Go(func() {
+			if _, err := svc.deliverDue(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := rc.events(); len(got) != 10 {
+		t.Errorf("the target got %d events, want 10: each final state once", len(got))
+	}
+}
