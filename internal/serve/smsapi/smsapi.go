@@ -56,8 +56,11 @@
 //
 // Send: one write transaction for the limits, one outbox insert, one
 // write to bind them. Run: each round reads every message still watched
-// (its outbox row and reports) and the inbox from its cursor, and writes
-// only new pushes; Wake starts a round at once.
+// (its outbox row and reports) and the inbox from its cursor, writes only
+// new pushes, and claims each push in a write before trying it (so that
+// calq serve processes on one journal deliver it once); pushes to one
+// URL go in order, one at a time, different URLs at once. Wake starts a
+// round at once; Run must be running for anything to be pushed.
 package smsapi
 
 import (
