@@ -25,7 +25,7 @@ type receiver struct {
 	got      chan Event
 }
 
-func newReceiver(t *testing.T, statuses ...int) *receiver {
+func newReceiver(t testing.TB, statuses ...int) *receiver {
 	rc := &receiver{statuses: statuses, got: make(chan Event, 100)}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
