@@ -3,6 +3,7 @@ package smsapi
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"calq/internal/sqltime"
+	"calq/sms/store"
 )
 
 // pushBatch is how many owed pushes one round tries, at most
@@ -78,7 +80,7 @@ func (s *Service) scanMessage(ctx context.Context, o owned) error {
 	if err != nil {
 		return err
 	}
-	ps, final, err := s.events(o, msg)
+	ps, final, err := s.events(o, msg, asksReports(m))
 	if err != nil {
 		return fmt.Errorf("sms %d: %w", o.ID, err)
 	}
@@ -254,6 +256,15 @@ func (s *Service) claim(ctx context.Context, p pushRow) (bool, error) {
 		return false, fmt.Errorf("claim sms push %s: %w", p.Key, err)
 	}
 	return n == 1, nil
+}
+
+// asksReports reads from m's options whether it asked the network for
+// status reports.
+func asksReports(m store.SMSMessage) bool {
+	var o struct {
+		Report bool `json:"report"`
+	}
+	return json.Unmarshal([]byte(m.Options), &o) == nil && o.Report
 }
 
 func nullIfEmpty(s string) any {
