@@ -180,7 +180,7 @@ type Event struct {
 // /sms/inbox), newest first, a page at a time.
 type Filter struct {
 	State  string    // "" any
-	To     string    // a number; "" any
+	To     string    // the other party: the recipient, or for the inbox the sender; "" any
 	Since  time.Time // zero: any
 	Before int64     // ids below this one (the previous page's Next); 0 from the newest
 	Limit  int       // 0: 50; at most 500
