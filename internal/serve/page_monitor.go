@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
 	"time"
 
 	"calq/internal/serve/monitor"
@@ -105,7 +106,10 @@ func newMonitorView(snap monitor.Snapshot, msg string) monitorView {
 	return v
 }
 
-func init() { pageFuncs["signal"] = signal }
+func init() {
+	pageFuncs["signal"] = signal
+	pageFuncs["token"] = func(s string) string { return strings.ReplaceAll(s, " ", "-") }
+}
 
 // signal is a modem's AT+CSQ rssi for people: "17 of 31 (−79 dBm)";
 // 99 is the modem's "not known", below 0 "not asked".

@@ -307,7 +307,7 @@ func TestMonitorModems(t *testing.T) {
 	status, page := pageGet(t, root, ts.URL+"/admin/monitor", nil)
 	text := html.UnescapeString(page)
 	for _, want := range []string{`<tr data-modem="m1">`, "/dev/ttyUSB0", "registered", "(home)", "17 of 31 (\u221279\u00a0dBm)", "Quectel EC25",
-		"gw1", "pid 4242", `<span class="state state-pin rejected">pin rejected</span> <span class="reason">the SIM refused the PIN</span>`,
+		"gw1", "pid 4242", `<span class="state state-pin-rejected">pin rejected</span> <span class="reason">the SIM refused the PIN</span>`,
 		"not registered", "not asked", "<h2>SMS queue</h2>", "<td>outbox</td><td>sent</td><td>120</td>", "<td>inbox</td><td>messages</td><td>7</td>"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the monitoring page has no %q", want)
