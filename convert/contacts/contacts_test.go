@@ -106,12 +106,7 @@ func TestResolveRecipients(t *testing.T) {
 	j := openBook(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), newClock()))
 	must(t, j.Add(ctx, "boss", "boss@example.com"))
 	must(t, j.Add(ctx, "audit team", "audit@example.org"))
-	tests := []struct {
-		name string
-		list []string
-		want []string
-		err  string
-	}{
+	tests := []resolveCase{
 		{"none", nil, nil, ""},
 		{"names", []string{"boss", "audit team"}, []string{"boss@example.com", "audit@example.org"}, ""},
 		{"addresses kept in order", []string{"z@example.com", "boss", "Ann <ann@example.com>"},
@@ -123,16 +118,31 @@ func TestResolveRecipients(t *testing.T) {
 		{"bad address and unknown", []string{"x@", "eve"}, nil, "resolve recipients: " +
 			`recipient "x@" is not an email address (mail: missing '@' or angle-addr)` + "\n" + `no such contact: "eve"`},
 	}
+	checkResolve(t, "ResolveRecipients", j.ResolveRecipients, tests)
+}
+
+// resolveCase is a list of recipients and what a resolver makes of it.
+type resolveCase struct {
+	name string
+	list []string
+	want []string
+	err  string
+}
+
+// checkResolve runs resolve, named name, on each case, and on an
+// unknown name, which must be ErrNoContact.
+func checkResolve(t *testing.T, name string, resolve func(context.Context, []string) ([]string, error), tests []resolveCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := j.ResolveRecipients(ctx, tt.list)
+			got, err := resolve(context.Background(), tt.list)
 			if !reflect.DeepEqual(got, tt.want) || errString(err) != tt.err {
-				t.Errorf("ResolveRecipients(%q) = %q, %v, want %q, %q", tt.list, got, err, tt.want, tt.err)
+				t.Errorf("%s(%q) = %q, %v, want %q, %q", name, tt.list, got, err, tt.want, tt.err)
 			}
 		})
 	}
-	if _, err := j.ResolveRecipients(ctx, []string{"nobody"}); !errors.Is(err, ErrNoContact) {
-		t.Errorf("ResolveRecipients(unknown) error = %v, want ErrNoContact", err)
+	if _, err := resolve(context.Background(), []string{"nobody"}); !errors.Is(err, ErrNoContact) {
+		t.Errorf("%s(unknown) error = %v, want ErrNoContact", name, err)
 	}
 }
 

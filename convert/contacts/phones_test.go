@@ -62,12 +62,7 @@ func TestResolvePhones(t *testing.T) {
 	must(t, b.Add(ctx, "mum", "0151 11 22 33"))
 	must(t, b.Add(ctx, "boss", "boss@example.com"))
 	must(t, b.Add(ctx, "112", "boss@example.com")) // a name that reads as a number
-	tests := []struct {
-		name string
-		list []string
-		want []string
-		err  string
-	}{
+	tests := []resolveCase{
 		{"none", nil, nil, ""},
 		{"names and numbers in order", []string{"mum", "+44 20 7946 0000", "bob"}, []string{"0151112233", "+442079460000", "+491512345678"}, ""},
 		{"spaces trimmed", []string{" mum "}, []string{"0151112233"}, ""},
@@ -79,17 +74,7 @@ func TestResolvePhones(t *testing.T) {
 		{"bad number and unknown", []string{"+49 CALL", "eve"}, nil, "resolve phone numbers: " +
 			`recipient "+49 CALL" is not a phone number: 'C' is not a digit` + "\n" + `no such contact: "eve"`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := b.ResolvePhones(ctx, tt.list)
-			if !reflect.DeepEqual(got, tt.want) || errString(err) != tt.err {
-				t.Errorf("ResolvePhones(%q) = %q, %v, want %q, %q", tt.list, got, err, tt.want, tt.err)
-			}
-		})
-	}
-	if _, err := b.ResolvePhones(ctx, []string{"nobody"}); !errors.Is(err, ErrNoContact) {
-		t.Errorf("ResolvePhones(unknown) error = %v, want ErrNoContact", err)
-	}
+	checkResolve(t, "ResolvePhones", b.ResolvePhones, tests)
 	// Owners reads each user's book: alice's mum is not the local one.
 	alice := b.Owner("alice")
 	must(t, alice.Add(ctx, "mum", "+33 6 12 34 56 78"))

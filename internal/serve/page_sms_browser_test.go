@@ -14,7 +14,6 @@ import (
 	"calq/internal/serve/smsapi"
 	"calq/sms"
 	"calq/sms/pdu"
-	"calq/sms/store"
 )
 
 // TestSMSCounterMatchesCompose: the SMS page's counter, in the browser,
@@ -91,15 +90,7 @@ func TestSMSPageInBrowser(t *testing.T) {
 		{ID: 2, Modem: "m1", From: "+491511112222", To: "+4915199999", Text: "了解です、三時に伺います 👍", Received: t1.Add(2 * time.Hour), Parts: 1, Total: 1},
 		{ID: 1, Modem: "m2", From: "+33612345678", Text: "Le colis est arrivé, merci beaucoup pour votre aide précieuse hier après-midi.", Received: t1, Parts: 2, Total: 2},
 	}
-	f.modems = []sms.DaemonModem{
-		{ModemStatus: sms.ModemStatus{Name: "m1", Device: "/dev/ttyUSB0", State: sms.ModemReady, Maker: "Quectel", Model: "EC25",
-			Registered: true, Registration: "home", Signal: 21}, PID: 4242, Host: "gw1.example.org", Updated: t1},
-		{ModemStatus: sms.ModemStatus{Name: "m2", Device: "/dev/ttyUSB1", State: sms.ModemReady, Maker: "SIMCOM", Model: "SIM7600E",
-			Registered: true, Registration: "roaming", Signal: 9}, PID: 4242, Host: "gw1.example.org", Updated: t1},
-		{ModemStatus: sms.ModemStatus{Name: "m3", Device: "/dev/ttyUSB2", State: sms.ModemPINRejected, Signal: -1,
-			Error: "the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more"}, PID: 4242, Host: "gw1.example.org", Updated: t1},
-	}
-	f.counts = store.Counts{Outbox: map[string]int{"queued": 3, "sent": 120, "failed": 2}, Inbox: 7, Reports: 110}
+	f.modems, f.counts = sampleModems(), sampleCounts
 	ts := smsPageServer(t, f)
 	shots := screenshotDir(t)
 	if os.Getenv("CALQ_SMS_SHOTS") != "" {

@@ -34,6 +34,30 @@ func smsPageServer(t *testing.T, f *fakeSMS) *testServer {
 	return ts
 }
 
+// smsAlice is an SMS page server over f and alice's signed-in client.
+func smsAlice(t *testing.T, f *fakeSMS) (*testServer, *http.Client) {
+	t.Helper()
+	ts := smsPageServer(t, f)
+	alice := browserClient(t)
+	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	return ts, alice
+}
+
+// sampleModems are a modem that works, one on a roaming network with a
+// weak signal, and one whose SIM refused its PIN.
+func sampleModems() []sms.DaemonModem {
+	return []sms.DaemonModem{
+		{ModemStatus: sms.ModemStatus{Name: "m1", Device: "/dev/ttyUSB0", State: sms.ModemReady, Maker: "Quectel", Model: "EC25",
+			Registered: true, Registration: "home", Signal: 17}, PID: 4242, Host: "gw1", Updated: t1},
+		{ModemStatus: sms.ModemStatus{Name: "m2", Device: "/dev/ttyUSB1", State: sms.ModemReady, Maker: "SIMCOM", Model: "SIM7600E",
+			Registered: true, Registration: "roaming", Signal: 9}, PID: 4242, Host: "gw1", Updated: t1},
+		{ModemStatus: sms.ModemStatus{Name: "m3", Device: "/dev/ttyUSB2", State: sms.ModemPINRejected, Signal: -1,
+			Error: "the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more"}, PID: 4242, Host: "gw1", Updated: t1},
+	}
+}
+
+var sampleCounts = store.Counts{Outbox: map[string]int{"queued": 3, "sent": 120, "failed": 2}, Inbox: 7, Reports: 110}
+
 var t1 = time.Date(2026, 11, 29, 9, 30, 0, 0, time.UTC)
 
 func mr(n int) *int { return &n }
@@ -60,9 +84,7 @@ func TestSMSPageRender(t *testing.T) {
 	f := newFakeSMS("alice")
 	f.outbox = sampleOutbox()
 	f.inbox = []smsapi.Inbound{{ID: 9, Modem: "m1", From: "+491511112222", To: "+4915199999", Text: "了解です 👍", Received: t1, Parts: 1, Total: 1}}
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	status, page := pageGet(t, alice, ts.URL+"/messages", nil)
 	if status != http.StatusOK {
 		t.Fatalf("GET /messages: %d\n%s", status, page)
@@ -148,9 +170,7 @@ func TestSMSPageWho(t *testing.T) {
 // is complete.
 func TestSMSPageSend(t *testing.T) {
 	f := newFakeSMS("alice")
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	form := url.Values{"to": {"mum, +44 20 7946 0000 ,"}, "text": {"Hallo\r\nMama 👋"}, "flash": {"on"}, "report": {"on"},
 		"at": {"2026-12-24T18:00"}, "priority": {"P1"}}
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/messages", strings.NewReader(form.Encode()))
@@ -236,9 +256,7 @@ func TestSMSPageSend(t *testing.T) {
 // TestSMSPageCrossSite: a form posted from another site sends nothing.
 func TestSMSPageCrossSite(t *testing.T) {
 	f := newFakeSMS("alice")
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/messages", strings.NewReader(url.Values{"to": {"mum"}, "text": {"x"}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
@@ -255,9 +273,7 @@ func TestSMSPageCrossSite(t *testing.T) {
 // again when a message changes, and ends once none may change.
 func TestSMSEvents(t *testing.T) {
 	f := newFakeSMS("alice")
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	if _, err := f.Send(context.Background(), users.User{Name: "alice"}, smsapi.Request{To: []string{"+491511112222"}, Text: "平和"}); err != nil {
 		t.Fatal(err)
 	}
@@ -294,20 +310,14 @@ func TestSMSEvents(t *testing.T) {
 // modem list that cannot be read is a sentence in its place.
 func TestMonitorModems(t *testing.T) {
 	f := newFakeSMS()
-	f.modems = []sms.DaemonModem{
-		{ModemStatus: sms.ModemStatus{Name: "m1", Device: "/dev/ttyUSB0", State: sms.ModemReady, Maker: "Quectel", Model: "EC25",
-			Registered: true, Registration: "home", Signal: 17}, PID: 4242, Host: "gw1", Updated: t1},
-		{ModemStatus: sms.ModemStatus{Name: "m2", Device: "/dev/ttyUSB1", State: sms.ModemPINRejected, Signal: -1,
-			Error: "the SIM refused the PIN"}, PID: 4242, Host: "gw1", Updated: t1},
-	}
-	f.counts = store.Counts{Outbox: map[string]int{"queued": 3, "sent": 120, "failed": 2}, Inbox: 7, Reports: 110}
+	f.modems, f.counts = sampleModems(), sampleCounts
 	ts := smsPageServer(t, f)
 	root := browserClient(t)
 	signIn(t, root, ts.URL, "root", "root-secret-pw")
 	status, page := pageGet(t, root, ts.URL+"/admin/monitor", nil)
 	text := html.UnescapeString(page)
 	for _, want := range []string{`<tr data-modem="m1">`, "/dev/ttyUSB0", "registered", "(home)", "17 of 31 (\u221279\u00a0dBm)", "Quectel EC25",
-		"gw1", "pid 4242", `<span class="state state-pin-rejected">pin rejected</span> <span class="reason">the SIM refused the PIN</span>`,
+		"gw1", "pid 4242", `<span class="state state-pin-rejected">pin rejected</span> <span class="reason">the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more</span>`,
 		"not registered", "not asked", "<h2>SMS queue</h2>", "<td>outbox</td><td>sent</td><td>120</td>", "<td>inbox</td><td>messages</td><td>7</td>"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the monitoring page has no %q", want)
