@@ -56,7 +56,8 @@ func sampleModems() []sms.DaemonModem {
 	}
 }
 
-var sampleCounts = store.Counts{Outbox: map[string]int{"queued": 3, "sent": 120, "failed": 2}, Inbox: 7, Reports: 110}
+var sampleCounts = store.Counts{Outbox: map[string]int{"queued": 3, "sent": 120, "failed": 2, "unknown": 1}, Inbox: 7, Reports: 110,
+	ByModem: map[string]map[string]int{"m1": {"sent": 100, "failed": 1}, "m2": {"sent": 20, "failed": 1, "unknown": 1}}}
 
 var t1 = time.Date(2026, 11, 29, 9, 30, 0, 0, time.UTC)
 
@@ -318,7 +319,8 @@ func TestMonitorModems(t *testing.T) {
 	text := html.UnescapeString(page)
 	for _, want := range []string{`<tr data-modem="m1">`, "/dev/ttyUSB0", "registered", "(home)", "17 of 31 (\u221279\u00a0dBm)", "Quectel EC25",
 		"gw1", "pid 4242", `<span class="state state-pin-rejected">pin rejected</span> <span class="reason">the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more</span>`,
-		"not registered", "not asked", "<h2>SMS queue</h2>", "<td>outbox</td><td>sent</td><td>120</td>", "<td>inbox</td><td>messages</td><td>7</td>"} {
+		"not registered", "not asked", "<h2>SMS queue</h2>",
+		`<td class="sent">100</td>`, `<td class="failed">1 <span class="hint">and 1 unknown</span></td>`, `<td class="sent">0</td>`, "<td>outbox</td><td>sent</td><td>120</td>", "<td>inbox</td><td>messages</td><td>7</td>"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the monitoring page has no %q", want)
 		}
