@@ -130,7 +130,7 @@ func TestSMSPageInBrowser(t *testing.T) {
 	}
 	// The network accepts and reports: the page shows it by itself.
 	f.update(4, func(m *smsapi.Message) {
-		m.State, m.Modem = "delivered", "m2"
+		m.State, m.Modem = "sent", "m2"
 		m.Parts[0] = smsapi.Part{Seq: 1, State: "accepted", Modem: "m2", MR: mr(7), Updated: time.Now(),
 			Reports: []smsapi.Report{{Seq: 1, Outcome: "delivered", Discharged: time.Now(), Received: time.Now()}}}
 	})

@@ -67,7 +67,7 @@ func mr(n int) *int { return &n }
 // one and a queued one.
 func sampleOutbox() []smsapi.Message {
 	return []smsapi.Message{
-		{ID: 1, User: "alice", To: "+491511112222", Text: "会議は三時からです。資料を持ってきてください。", State: "delivered", Modem: "m1",
+		{ID: 1, User: "alice", To: "+491511112222", Text: "会議は三時からです。資料を持ってきてください。", State: "sent", Modem: "m1",
 			Created: t1, Updated: t1.Add(time.Minute), Parts: []smsapi.Part{
 				{Seq: 1, State: "accepted", Modem: "m1", MR: mr(17), Updated: t1, Reports: []smsapi.Report{{Seq: 1, Status: 0, Outcome: "delivered", Discharged: t1.Add(30 * time.Second), Received: t1.Add(31 * time.Second)}}},
 				{Seq: 2, State: "accepted", Modem: "m1", MR: mr(18), Updated: t1, Reports: []smsapi.Report{{Seq: 2, Status: 0, Outcome: "delivered", Received: t1.Add(32 * time.Second)}}}}},
@@ -97,7 +97,8 @@ func TestSMSPageRender(t *testing.T) {
 		`<option value="mum">+491511112222</option>`, `<option value="山田">09012345678</option>`,
 		"会議は三時からです。資料を持ってきてください。", `<span class="hint">ref 17</span>`, `<span class="hint">ref 18</span>`,
 		`<div class="report" data-outcome="delivered">`, "the network refused it: CMS ERROR 38 (network out of order)",
-		"了解です 👍", `<tr class="message" data-id="2" data-state="failed">`,
+		"了解です 👍", `<tr class="message" data-id="2" data-state="failed" data-delivery="">`,
+		`<tr class="message" data-id="1" data-state="sent" data-delivery="delivered">`,
 		`id="outbox" data-live="false"`, // every message is settled
 	} {
 		if !strings.Contains(text, want) {
@@ -208,13 +209,15 @@ func TestSMSPageSend(t *testing.T) {
 			`The time to send at, "tomorrow", is not a date and time (2006-01-02T15:04).`, false},
 		{"bad priority", url.Values{"to": {"mum"}, "text": {"x"}, "priority": {"P9"}}, nil, 400, `The priority "P9" is not one of P0, P1, P2 and P3.`, false},
 		{"unknown contact", url.Values{"to": {"mum, eve"}, "text": {"x"}},
-			&smsapi.InputError{Field: "to", Value: "mum, eve", Err: errors.New(`resolve phone numbers: no such contact: "eve"`)}, 400,
-			`Nothing was sent: the recipients "mum, eve": resolve phone numbers: no such contact: "eve".`, true},
+			&smsapi.InputError{Field: "to", Value: "eve", Err: errors.New(`is neither a number ("eve" is not a phone number: 'e' is not a digit) nor a contact with a phone number: no such contact`)}, 400,
+			`Nothing was sent: the recipient "eve" is neither a number ("eve" is not a phone number: 'e' is not a digit) nor a contact with a phone number: no such contact.`, true},
+		{"no recipient", url.Values{"to": {"mum"}, "text": {"x"}}, &smsapi.InputError{Field: "to", Err: errors.New("names no recipient")}, 400,
+			"Nothing was sent: the list of recipients names no recipient.", true},
 		{"too long", url.Values{"to": {"mum"}, "text": {"x"}},
-			&smsapi.InputError{Field: "text", Value: "xxx", Err: errors.New("message needs more than 255 parts (300)")}, 400,
-			"Nothing was sent: the text cannot be sent: message needs more than 255 parts (300).", true},
-		{"not allowed", url.Values{"to": {"mum"}, "text": {"x"}}, smsapi.ErrNotAllowed, 403,
-			"Nothing was sent: you may not send SMS.", true},
+			&smsapi.InputError{Field: "text", Value: "xxx", Err: errors.New("needs more than 255 parts (300)")}, 400,
+			"Nothing was sent: the text needs more than 255 parts (300).", true},
+		{"not allowed", url.Values{"to": {"mum"}, "text": {"x"}}, fmt.Errorf("%w: user alice was not given the right", smsapi.ErrNotAllowed), 403,
+			"Nothing was sent: you may not send SMS. An administrator gives the right with calq users set alice --sms.", true},
 		{"quota", url.Values{"to": {"mum"}, "text": {"x"}},
 			&smsapi.QuotaError{Which: "daily quota", Limit: 100, Reset: time.Now().Add(time.Hour)}, 429,
 			"Nothing was sent: your SMS daily quota of 100 is reached. It resets at ", true},
@@ -293,12 +296,12 @@ func TestSMSEvents(t *testing.T) {
 		t.Fatalf("first event %+v, want the queued message, live", first)
 	}
 	f.update(1, func(m *smsapi.Message) {
-		m.State = "delivered"
+		m.State = "sent"
 		m.Parts[0].State, m.Parts[0].MR = "accepted", mr(42)
 		m.Parts[0].Reports = []smsapi.Report{{Seq: 1, Outcome: "delivered", Received: time.Now()}}
 	})
 	last := <-events
-	if last.Live || !strings.Contains(last.Outbox, `data-state="delivered"`) || !strings.Contains(last.Outbox, "ref 42") {
+	if last.Live || !strings.Contains(last.Outbox, `data-delivery="delivered"`) || !strings.Contains(last.Outbox, "ref 42") {
 		t.Errorf("event after delivery %+v, want the delivered message, not live", last)
 	}
 	if e, ok := <-events; ok {
@@ -334,5 +337,33 @@ func TestMonitorModems(t *testing.T) {
 	_, page = pageGet(t, root, ts.URL+"/admin/monitor", nil)
 	if !strings.Contains(page, `<p class="error" id="modems-error">`) || !strings.Contains(page, "calq serve could not read the modems") {
 		t.Errorf("a modem list that cannot be read is not said:\n%s", page)
+	}
+}
+
+// TestDelivery: a message's reports, part by part, as one word.
+func TestDelivery(t *testing.T) {
+	rep := func(outcomes ...string) smsapi.Part {
+		p := smsapi.Part{}
+		for _, o := range outcomes {
+			p.Reports = append(p.Reports, smsapi.Report{Outcome: o})
+		}
+		return p
+	}
+	tests := []struct {
+		name  string
+		parts []smsapi.Part
+		want  string
+	}{
+		{"no parts", nil, ""},
+		{"no reports", []smsapi.Part{rep(), rep()}, ""},
+		{"all delivered", []smsapi.Part{rep("pending", "delivered"), rep("delivered")}, "delivered"},
+		{"one waits", []smsapi.Part{rep("delivered"), rep()}, "pending"},
+		{"one pending", []smsapi.Part{rep("delivered"), rep("pending")}, "pending"},
+		{"one failed", []smsapi.Part{rep("delivered"), rep("pending", "failed")}, "not delivered"},
+	}
+	for _, tt := range tests {
+		if got := delivery(smsapi.Message{Parts: tt.parts}); got != tt.want {
+			t.Errorf("%s: delivery = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
