@@ -4,11 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"log"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"calq/internal/sqltime"
+	"calq/sched/journal"
 )
 
 // TestPhones: a contact holds an address, a number or both; Add changes
@@ -117,4 +121,37 @@ func TestPhonesMigration(t *testing.T) {
 	checkContacts(t, local.Owner("alice"), []Contact{{Name: "team", Address: "team@example.org", Added: t0}})
 	must(t, local.Owner("alice").Add(ctx, "team", "+1 555 0100"))
 	checkContacts(t, local.Owner("alice"), []Contact{{Name: "team", Address: "team@example.org", Phone: "+15550100", Added: t0}})
+}
+
+func ExampleBook_ResolvePhones() {
+	dir, err := os.MkdirTemp("", "journal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	jn, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer jn.Close()
+	b, err := Open(ctx, jn)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	if err := b.Set(ctx, Contact{Name: "mum", Address: "mum@example.com", Phone: "+49 151 2345-678"}); err != nil {
+		log.Fatal(err)
+	}
+	if err := b.Add(ctx, "boss", "boss@example.com"); err != nil {
+		log.Fatal(err)
+	}
+	to, err := b.ResolvePhones(ctx, []string{"mum", "(030) 123 456"})
+	fmt.Println(to, err)
+	_, err = b.ResolvePhones(ctx, []string{"boss", "bob"})
+	fmt.Println(err)
+	// Output:
+	// [+491512345678 030123456] <nil>
+	// resolve phone numbers: contact "boss" has no phone number, only an email address
+	// no such contact: "bob"
 }

@@ -153,6 +153,15 @@ func TestSMSPageWho(t *testing.T) {
 	if _, page := pageGet(t, clients["root"], ts.URL+"/messages", nil); strings.Contains(page, `id="sms-form"`) {
 		t.Errorf("root, who may not send, is shown the form")
 	}
+	// The address book offers to write to a contact with a number, and
+	// the link fills the form.
+	_, page := pageGet(t, clients["alice"], ts.URL+"/contacts", nil)
+	if !strings.Contains(page, `<a href="/messages?to=mum#sms-form">Send SMS</a>`) || strings.Contains(page, `/messages?to=boss`) {
+		t.Errorf("alice's address book does not link mum, and only mum, to the SMS page:\n%s", page)
+	}
+	if _, page := pageGet(t, clients["alice"], ts.URL+"/messages?to=mum", nil); !strings.Contains(page, `id="sms-to" list="sms-contacts" value="mum"`) {
+		t.Errorf("/messages?to=mum does not fill the recipients:\n%s", page)
+	}
 
 	off := pageServer(t, nil)
 	c := browserClient(t)
