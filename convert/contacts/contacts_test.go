@@ -207,21 +207,9 @@ func TestContactsClosed(t *testing.T) {
 // The address book behind calq contacts, and recipients that mix names
 // and addresses.
 func ExampleBook_ResolveRecipients() {
-	dir, err := os.MkdirTemp("", "journal")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	j, done := exampleBook()
+	defer done()
 	ctx := context.Background()
-	jn, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer jn.Close()
-	j, err := Open(ctx, jn)
-	if err != nil {
-		log.Fatal(err)
-	}
 
 	if err := j.Add(ctx, "boss", "Big Boss <boss@example.com>"); err != nil {
 		log.Fatal(err)
@@ -233,6 +221,23 @@ func ExampleBook_ResolveRecipients() {
 	// Output:
 	// [boss@example.com audit@example.org] <nil>
 	// resolve recipients: no such contact: "bob"
+}
+
+// exampleBook opens the local book of a new journal in a temporary
+// directory; done closes it and removes the directory.
+func exampleBook() (b *Book, done func()) {
+	dir, err := os.MkdirTemp("", "journal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	jn, err := journal.Open(context.Background(), filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if b, err = Open(context.Background(), jn); err != nil {
+		log.Fatal(err)
+	}
+	return b, func() { jn.Close(); os.RemoveAll(dir) }
 }
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"calq/internal/sqltime"
-	"calq/sched/journal"
 )
 
 // TestPhones: a contact holds an address, a number or both; Add changes
@@ -123,23 +121,12 @@ func TestPhonesMigration(t *testing.T) {
 	checkContacts(t, local.Owner("alice"), []Contact{{Name: "team", Address: "team@example.org", Phone: "+15550100", Added: t0}})
 }
 
+// Phone numbers in the address book, and SMS recipients that mix names
+// and numbers.
 func ExampleBook_ResolvePhones() {
-	dir, err := os.MkdirTemp("", "journal")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	b, done := exampleBook()
+	defer done()
 	ctx := context.Background()
-	jn, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer jn.Close()
-	b, err := Open(ctx, jn)
-	if err != nil {
-		log.Fatal(err)
-	}
-
 	if err := b.Set(ctx, Contact{Name: "mum", Address: "mum@example.com", Phone: "+49 151 2345-678"}); err != nil {
 		log.Fatal(err)
 	}
