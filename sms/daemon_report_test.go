@@ -3,6 +3,8 @@ package sms
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -89,5 +91,38 @@ func TestDaemonReports(t *testing.T) {
 				t.Errorf("inbox: %+v, %v; want the one report", es, err)
 			}
 		})
+	}
+}
+
+// TestDaemonReportsAfterRedial: a modem dialled again by its health check
+// (it did not answer at the start) is watched too: its report is filed
+// as soon as it is announced.
+func TestDaemonReportsAfterRedial(t *testing.T) {
+	r := newRig(t, emu.Options{Modems: 1, Seed: 1})
+	late := filepath.Join(r.dir, "ttyUSB0") // appears later, as a modem plugged in
+	filed := make(chan struct{}, 1)
+	startDaemonWith(t, r, []ModemSpec{{Name: "m0", Device: late}}, nil, func(o *DaemonOptions) {
+		o.PollEvery = time.Hour
+		o.Changed = func() {
+			if strings.Contains(r.outboxSnapshot(), "report delivered") {
+				select {
+				case filed <- struct{}{}:
+				default:
+				}
+			}
+		}
+	})
+	o := r.opts([]string{"+4915112345678"}, "after the redial")
+	o.Report, o.NoWait, o.Modems = true, true, nil
+	if _, err := Send(context.Background(), o); outcomeOf(err) != "queued" {
+		t.Fatalf("Send: %v, want it queued for the daemon", err)
+	}
+	if err := os.Symlink(r.e.Devices()[0], late); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-filed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no report filed within 10s: %s", r.outboxSnapshot())
 	}
 }

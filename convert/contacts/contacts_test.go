@@ -106,12 +106,7 @@ func TestResolveRecipients(t *testing.T) {
 	j := openBook(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), newClock()))
 	must(t, j.Add(ctx, "boss", "boss@example.com"))
 	must(t, j.Add(ctx, "audit team", "audit@example.org"))
-	tests := []struct {
-		name string
-		list []string
-		want []string
-		err  string
-	}{
+	tests := []resolveCase{
 		{"none", nil, nil, ""},
 		{"names", []string{"boss", "audit team"}, []string{"boss@example.com", "audit@example.org"}, ""},
 		{"addresses kept in order", []string{"z@example.com", "boss", "Ann <ann@example.com>"},
@@ -123,16 +118,31 @@ func TestResolveRecipients(t *testing.T) {
 		{"bad address and unknown", []string{"x@", "eve"}, nil, "resolve recipients: " +
 			`recipient "x@" is not an email address (mail: missing '@' or angle-addr)` + "\n" + `no such contact: "eve"`},
 	}
+	checkResolve(t, "ResolveRecipients", j.ResolveRecipients, tests)
+}
+
+// resolveCase is a list of recipients and what a resolver makes of it.
+type resolveCase struct {
+	name string
+	list []string
+	want []string
+	err  string
+}
+
+// checkResolve runs resolve, named name, on each case, and on an
+// unknown name, which must be ErrNoContact.
+func checkResolve(t *testing.T, name string, resolve func(context.Context, []string) ([]string, error), tests []resolveCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := j.ResolveRecipients(ctx, tt.list)
+			got, err := resolve(context.Background(), tt.list)
 			if !reflect.DeepEqual(got, tt.want) || errString(err) != tt.err {
-				t.Errorf("ResolveRecipients(%q) = %q, %v, want %q, %q", tt.list, got, err, tt.want, tt.err)
+				t.Errorf("%s(%q) = %q, %v, want %q, %q", name, tt.list, got, err, tt.want, tt.err)
 			}
 		})
 	}
-	if _, err := j.ResolveRecipients(ctx, []string{"nobody"}); !errors.Is(err, ErrNoContact) {
-		t.Errorf("ResolveRecipients(unknown) error = %v, want ErrNoContact", err)
+	if _, err := resolve(context.Background(), []string{"nobody"}); !errors.Is(err, ErrNoContact) {
+		t.Errorf("%s(unknown) error = %v, want ErrNoContact", name, err)
 	}
 }
 
@@ -197,21 +207,9 @@ func TestContactsClosed(t *testing.T) {
 // The address book behind calq contacts, and recipients that mix names
 // and addresses.
 func ExampleBook_ResolveRecipients() {
-	dir, err := os.MkdirTemp("", "journal")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	j, done := exampleBook()
+	defer done()
 	ctx := context.Background()
-	jn, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer jn.Close()
-	j, err := Open(ctx, jn)
-	if err != nil {
-		log.Fatal(err)
-	}
 
 	if err := j.Add(ctx, "boss", "Big Boss <boss@example.com>"); err != nil {
 		log.Fatal(err)
@@ -223,6 +221,23 @@ func ExampleBook_ResolveRecipients() {
 	// Output:
 	// [boss@example.com audit@example.org] <nil>
 	// resolve recipients: no such contact: "bob"
+}
+
+// exampleBook opens the local book of a new journal in a temporary
+// directory; done closes it and removes the directory.
+func exampleBook() (b *Book, done func()) {
+	dir, err := os.MkdirTemp("", "journal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	jn, err := journal.Open(context.Background(), filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if b, err = Open(context.Background(), jn); err != nil {
+		log.Fatal(err)
+	}
+	return b, func() { jn.Close(); os.RemoveAll(dir) }
 }
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"log"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -62,12 +64,7 @@ func TestResolvePhones(t *testing.T) {
 	must(t, b.Add(ctx, "mum", "0151 11 22 33"))
 	must(t, b.Add(ctx, "boss", "boss@example.com"))
 	must(t, b.Add(ctx, "112", "boss@example.com")) // a name that reads as a number
-	tests := []struct {
-		name string
-		list []string
-		want []string
-		err  string
-	}{
+	tests := []resolveCase{
 		{"none", nil, nil, ""},
 		{"names and numbers in order", []string{"mum", "+44 20 7946 0000", "bob"}, []string{"0151112233", "+442079460000", "+491512345678"}, ""},
 		{"spaces trimmed", []string{" mum "}, []string{"0151112233"}, ""},
@@ -79,17 +76,7 @@ func TestResolvePhones(t *testing.T) {
 		{"bad number and unknown", []string{"+49 CALL", "eve"}, nil, "resolve phone numbers: " +
 			`recipient "+49 CALL" is not a phone number: 'C' is not a digit` + "\n" + `no such contact: "eve"`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := b.ResolvePhones(ctx, tt.list)
-			if !reflect.DeepEqual(got, tt.want) || errString(err) != tt.err {
-				t.Errorf("ResolvePhones(%q) = %q, %v, want %q, %q", tt.list, got, err, tt.want, tt.err)
-			}
-		})
-	}
-	if _, err := b.ResolvePhones(ctx, []string{"nobody"}); !errors.Is(err, ErrNoContact) {
-		t.Errorf("ResolvePhones(unknown) error = %v, want ErrNoContact", err)
-	}
+	checkResolve(t, "ResolvePhones", b.ResolvePhones, tests)
 	// Owners reads each user's book: alice's mum is not the local one.
 	alice := b.Owner("alice")
 	must(t, alice.Add(ctx, "mum", "+33 6 12 34 56 78"))
@@ -132,4 +119,26 @@ func TestPhonesMigration(t *testing.T) {
 	checkContacts(t, local.Owner("alice"), []Contact{{Name: "team", Address: "team@example.org", Added: t0}})
 	must(t, local.Owner("alice").Add(ctx, "team", "+1 555 0100"))
 	checkContacts(t, local.Owner("alice"), []Contact{{Name: "team", Address: "team@example.org", Phone: "+15550100", Added: t0}})
+}
+
+// Phone numbers in the address book, and SMS recipients that mix names
+// and numbers.
+func ExampleBook_ResolvePhones() {
+	b, done := exampleBook()
+	defer done()
+	ctx := context.Background()
+	if err := b.Set(ctx, Contact{Name: "mum", Address: "mum@example.com", Phone: "+49 151 2345-678"}); err != nil {
+		log.Fatal(err)
+	}
+	if err := b.Add(ctx, "boss", "boss@example.com"); err != nil {
+		log.Fatal(err)
+	}
+	to, err := b.ResolvePhones(ctx, []string{"mum", "(030) 123 456"})
+	fmt.Println(to, err)
+	_, err = b.ResolvePhones(ctx, []string{"boss", "bob"})
+	fmt.Println(err)
+	// Output:
+	// [+491512345678 030123456] <nil>
+	// resolve phone numbers: contact "boss" has no phone number, only an email address
+	// no such contact: "bob"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
 	"time"
 
 	"calq/internal/serve/monitor"
@@ -23,9 +24,16 @@ type monitorView struct {
 // daemons hold, as they last recorded them, and the queue; each part
 // that cannot be read says so in its place.
 type smsMonitor struct {
-	Modems    []sms.DaemonModem
+	Modems    []modemRow
 	ModemsErr string
 	QueueErr  string
+}
+
+// modemRow is a modem with the outbox's messages it sent, and those that
+// failed with it or whose outcome it left unknown (store.Counts.ByModem).
+type modemRow struct {
+	sms.DaemonModem
+	Sent, Failed, Unknown int
 }
 
 // monitorPage is the administrator's view of the server: the LibreOffice
@@ -69,14 +77,19 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 // smsMonitor reads the modems and the SMS queue (into snap).
 func (s *Server) smsMonitor(r *http.Request, snap *monitor.Snapshot) *smsMonitor {
 	m := &smsMonitor{}
-	var err error
-	if m.Modems, err = s.opts.SMSPages.Modems(r.Context()); err != nil {
+	modems, err := s.opts.SMSPages.Modems(r.Context())
+	if err != nil {
 		_, m.ModemsErr, _ = s.internalError("read the modems", err)
 	}
-	if c, err := s.opts.SMSPages.Queue(r.Context()); err != nil {
+	c, err := s.opts.SMSPages.Queue(r.Context())
+	if err != nil {
 		_, m.QueueErr, _ = s.internalError("count the SMS queue", err)
 	} else {
 		snap.SMS = &c
+	}
+	for _, d := range modems {
+		by := c.ByModem[d.Name]
+		m.Modems = append(m.Modems, modemRow{DaemonModem: d, Sent: by["sent"] + by["delivered"], Failed: by["failed"], Unknown: by["unknown"]})
 	}
 	return m
 }
@@ -105,7 +118,10 @@ func newMonitorView(snap monitor.Snapshot, msg string) monitorView {
 	return v
 }
 
-func init() { pageFuncs["signal"] = signal }
+func init() {
+	pageFuncs["signal"] = signal
+	pageFuncs["token"] = func(s string) string { return strings.ReplaceAll(s, " ", "-") }
+}
 
 // signal is a modem's AT+CSQ rssi for people: "17 of 31 (−79 dBm)";
 // 99 is the modem's "not known", below 0 "not asked".

@@ -133,7 +133,7 @@ func (s *Server) smsSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	acc, err := s.opts.SMSPages.Send(r.Context(), user(r), req)
 	if err != nil {
-		status, msg, retry := s.smsRefusal(err)
+		status, msg, retry := s.smsRefusal(err, user(r).Name)
 		if retry > 0 {
 			w.Header().Set("Retry-After", retryAfter(retry))
 		}
@@ -175,25 +175,33 @@ func smsRequest(f smsForm, loc *time.Location) (req smsapi.Request, msg string) 
 	return req, strings.Join(missing, " ")
 }
 
-// smsRefusal is why Send refused, as a page says it: the status, one
-// sentence, and for a quota how long until a message fits again.
-func (s *Server) smsRefusal(err error) (status int, msg string, retry time.Duration) {
+// smsRefusal is why Send refused name's message, as a page says it: the
+// status, one sentence, and for a quota how long until a message fits
+// again. An InputError's Err is a predicate ("is empty"), said of the
+// field and its value.
+func (s *Server) smsRefusal(err error, name string) (status int, msg string, retry time.Duration) {
 	var ie *smsapi.InputError
 	var qe *smsapi.QuotaError
 	switch {
 	case errors.Is(err, smsapi.ErrNotAllowed):
-		return http.StatusForbidden, "Nothing was sent: you may not send SMS. An administrator gives the right with calq users set NAME --sms.", 0
+		return http.StatusForbidden, "Nothing was sent: you may not send SMS. An administrator gives the right with calq users set " + name + " --sms.", 0
 	case errors.As(err, &ie):
-		label := map[string]string{"to": "the recipients", "text": "the text", "at": "the time to send at",
-			"priority": "the priority", "validity": "the validity"}[ie.Field]
-		if label == "" {
-			label = "the field " + ie.Field
-		}
 		why := strings.ReplaceAll(strings.TrimSuffix(ie.Err.Error(), "."), "\n", "; ")
-		if ie.Field == "text" {
-			return http.StatusBadRequest, "Nothing was sent: " + label + " cannot be sent: " + why + ".", 0
+		var field string
+		switch {
+		case ie.Field == "text":
+			field = "the text" // the whole text again is no help
+		case ie.Field == "to" && ie.Value == "":
+			field = "the list of recipients"
+		default:
+			label := map[string]string{"to": "the recipient", "at": "the time to send at", "priority": "the priority",
+				"validity": "the validity", "coding": "the coding"}[ie.Field]
+			if label == "" {
+				label = "the field " + ie.Field
+			}
+			field = fmt.Sprintf("%s %q", label, ie.Value)
 		}
-		return http.StatusBadRequest, fmt.Sprintf("Nothing was sent: %s %q: %s.", label, ie.Value, why), 0
+		return http.StatusBadRequest, "Nothing was sent: " + field + " " + why + ".", 0
 	case errors.As(err, &qe):
 		d := max(qe.Reset.Sub(s.opts.now()), time.Second)
 		return http.StatusTooManyRequests, fmt.Sprintf("Nothing was sent: your SMS %s of %d is reached. It resets at %s.",
@@ -203,20 +211,53 @@ func (s *Server) smsRefusal(err error) (status int, msg string, retry time.Durat
 	return status, msg + ". Nothing was sent.", retry
 }
 
+func init() { pageFuncs["delivery"] = delivery }
+
+// delivery is what m's status reports say of it as a whole: "delivered"
+// when every part's last report says so, "not delivered" when one says
+// it failed, "pending" while the others wait; "" without reports (none
+// asked for, or none yet).
+func delivery(m smsapi.Message) string {
+	reported, delivered := false, true
+	for _, p := range m.Parts {
+		if len(p.Reports) == 0 {
+			delivered = false
+			continue
+		}
+		reported = true
+		switch p.Reports[len(p.Reports)-1].Outcome {
+		case "failed":
+			return "not delivered"
+		case "delivered":
+		default:
+			delivered = false
+		}
+	}
+	switch {
+	case !reported:
+		return ""
+	case delivered:
+		return "delivered"
+	}
+	return "pending"
+}
+
 // smsReportWait is how long after it was sent the SMS page keeps
 // listening for a message's status reports: networks send them within
 // seconds or minutes, and a message that asked for none gets none.
 const smsReportWait = 10 * time.Minute
 
 // unsettled says whether m may still change by itself at now: not yet
-// with the network, or sent less than smsReportWait ago and not yet
-// reported delivered or failed.
+// with the network, or sent less than smsReportWait ago with a part
+// that has no final report (delivered or failed) yet.
 func unsettled(m smsapi.Message, now time.Time) bool {
 	switch m.State {
-	case "failed", "cancelled", "unknown", "delivered", "expired":
+	case "failed", "cancelled", "unknown":
 		return false
 	case "sent":
-		return now.Sub(m.Updated) < smsReportWait
+		return now.Sub(m.Updated) < smsReportWait && slices.ContainsFunc(m.Parts, func(p smsapi.Part) bool {
+			return len(p.Reports) == 0 || p.Reports[len(p.Reports)-1].Outcome == "pending"
+		})
 	}
 	return true
 }

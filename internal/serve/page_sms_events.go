@@ -33,16 +33,10 @@ func (s *Server) smsEvents(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, http.StatusNotFound, "calq serve sends no SMS: it was started without modems or an SMS outbox.")
 		return
 	}
-	flusher, ok := w.(http.Flusher)
+	flusher, ok := s.startEvents(w, r)
 	if !ok {
-		s.problem(w, r, http.StatusInternalServerError, "This connection cannot stream events.")
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	end := time.NewTimer(smsStreamFor)
 	defer end.Stop()
 	tick := time.NewTicker(smsPollEvery)

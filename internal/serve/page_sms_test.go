@@ -34,6 +34,31 @@ func smsPageServer(t *testing.T, f *fakeSMS) *testServer {
 	return ts
 }
 
+// smsAlice is an SMS page server over f and alice's signed-in client.
+func smsAlice(t *testing.T, f *fakeSMS) (*testServer, *http.Client) {
+	t.Helper()
+	ts := smsPageServer(t, f)
+	alice := browserClient(t)
+	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	return ts, alice
+}
+
+// sampleModems are a modem that works, one on a roaming network with a
+// weak signal, and one whose SIM refused its PIN.
+func sampleModems() []sms.DaemonModem {
+	return []sms.DaemonModem{
+		{ModemStatus: sms.ModemStatus{Name: "m1", Device: "/dev/ttyUSB0", State: sms.ModemReady, Maker: "Quectel", Model: "EC25",
+			Registered: true, Registration: "home", Signal: 17}, PID: 4242, Host: "gw1", Updated: t1},
+		{ModemStatus: sms.ModemStatus{Name: "m2", Device: "/dev/ttyUSB1", State: sms.ModemReady, Maker: "SIMCOM", Model: "SIM7600E",
+			Registered: true, Registration: "roaming", Signal: 9}, PID: 4242, Host: "gw1", Updated: t1},
+		{ModemStatus: sms.ModemStatus{Name: "m3", Device: "/dev/ttyUSB2", State: sms.ModemPINRejected, Signal: -1,
+			Error: "the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more"}, PID: 4242, Host: "gw1", Updated: t1},
+	}
+}
+
+var sampleCounts = store.Counts{Outbox: map[string]int{"queued": 3, "sent": 120, "failed": 2, "unknown": 1}, Inbox: 7, Reports: 110,
+	ByModem: map[string]map[string]int{"m1": {"sent": 100, "failed": 1}, "m2": {"sent": 20, "failed": 1, "unknown": 1}}}
+
 var t1 = time.Date(2026, 11, 29, 9, 30, 0, 0, time.UTC)
 
 func mr(n int) *int { return &n }
@@ -42,7 +67,7 @@ func mr(n int) *int { return &n }
 // one and a queued one.
 func sampleOutbox() []smsapi.Message {
 	return []smsapi.Message{
-		{ID: 1, User: "alice", To: "+491511112222", Text: "会議は三時からです。資料を持ってきてください。", State: "delivered", Modem: "m1",
+		{ID: 1, User: "alice", To: "+491511112222", Text: "会議は三時からです。資料を持ってきてください。", State: "sent", Modem: "m1",
 			Created: t1, Updated: t1.Add(time.Minute), Parts: []smsapi.Part{
 				{Seq: 1, State: "accepted", Modem: "m1", MR: mr(17), Updated: t1, Reports: []smsapi.Report{{Seq: 1, Status: 0, Outcome: "delivered", Discharged: t1.Add(30 * time.Second), Received: t1.Add(31 * time.Second)}}},
 				{Seq: 2, State: "accepted", Modem: "m1", MR: mr(18), Updated: t1, Reports: []smsapi.Report{{Seq: 2, Status: 0, Outcome: "delivered", Received: t1.Add(32 * time.Second)}}}}},
@@ -60,9 +85,7 @@ func TestSMSPageRender(t *testing.T) {
 	f := newFakeSMS("alice")
 	f.outbox = sampleOutbox()
 	f.inbox = []smsapi.Inbound{{ID: 9, Modem: "m1", From: "+491511112222", To: "+4915199999", Text: "了解です 👍", Received: t1, Parts: 1, Total: 1}}
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	status, page := pageGet(t, alice, ts.URL+"/messages", nil)
 	if status != http.StatusOK {
 		t.Fatalf("GET /messages: %d\n%s", status, page)
@@ -74,7 +97,8 @@ func TestSMSPageRender(t *testing.T) {
 		`<option value="mum">+491511112222</option>`, `<option value="山田">09012345678</option>`,
 		"会議は三時からです。資料を持ってきてください。", `<span class="hint">ref 17</span>`, `<span class="hint">ref 18</span>`,
 		`<div class="report" data-outcome="delivered">`, "the network refused it: CMS ERROR 38 (network out of order)",
-		"了解です 👍", `<tr class="message" data-id="2" data-state="failed">`,
+		"了解です 👍", `<tr class="message" data-id="2" data-state="failed" data-delivery="">`,
+		`<tr class="message" data-id="1" data-state="sent" data-delivery="delivered">`,
 		`id="outbox" data-live="false"`, // every message is settled
 	} {
 		if !strings.Contains(text, want) {
@@ -129,6 +153,15 @@ func TestSMSPageWho(t *testing.T) {
 	if _, page := pageGet(t, clients["root"], ts.URL+"/messages", nil); strings.Contains(page, `id="sms-form"`) {
 		t.Errorf("root, who may not send, is shown the form")
 	}
+	// The address book offers to write to a contact with a number, and
+	// the link fills the form.
+	_, page := pageGet(t, clients["alice"], ts.URL+"/contacts", nil)
+	if !strings.Contains(page, `<a href="/messages?to=mum#sms-form">Send SMS</a>`) || strings.Contains(page, `/messages?to=boss`) {
+		t.Errorf("alice's address book does not link mum, and only mum, to the SMS page:\n%s", page)
+	}
+	if _, page := pageGet(t, clients["alice"], ts.URL+"/messages?to=mum", nil); !strings.Contains(page, `id="sms-to" list="sms-contacts" value="mum"`) {
+		t.Errorf("/messages?to=mum does not fill the recipients:\n%s", page)
+	}
 
 	off := pageServer(t, nil)
 	c := browserClient(t)
@@ -148,9 +181,7 @@ func TestSMSPageWho(t *testing.T) {
 // is complete.
 func TestSMSPageSend(t *testing.T) {
 	f := newFakeSMS("alice")
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	form := url.Values{"to": {"mum, +44 20 7946 0000 ,"}, "text": {"Hallo\r\nMama 👋"}, "flash": {"on"}, "report": {"on"},
 		"at": {"2026-12-24T18:00"}, "priority": {"P1"}}
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/messages", strings.NewReader(form.Encode()))
@@ -187,13 +218,15 @@ func TestSMSPageSend(t *testing.T) {
 			`The time to send at, "tomorrow", is not a date and time (2006-01-02T15:04).`, false},
 		{"bad priority", url.Values{"to": {"mum"}, "text": {"x"}, "priority": {"P9"}}, nil, 400, `The priority "P9" is not one of P0, P1, P2 and P3.`, false},
 		{"unknown contact", url.Values{"to": {"mum, eve"}, "text": {"x"}},
-			&smsapi.InputError{Field: "to", Value: "mum, eve", Err: errors.New(`resolve phone numbers: no such contact: "eve"`)}, 400,
-			`Nothing was sent: the recipients "mum, eve": resolve phone numbers: no such contact: "eve".`, true},
+			&smsapi.InputError{Field: "to", Value: "eve", Err: errors.New(`is neither a number ("eve" is not a phone number: 'e' is not a digit) nor a contact with a phone number: no such contact`)}, 400,
+			`Nothing was sent: the recipient "eve" is neither a number ("eve" is not a phone number: 'e' is not a digit) nor a contact with a phone number: no such contact.`, true},
+		{"no recipient", url.Values{"to": {"mum"}, "text": {"x"}}, &smsapi.InputError{Field: "to", Err: errors.New("names no recipient")}, 400,
+			"Nothing was sent: the list of recipients names no recipient.", true},
 		{"too long", url.Values{"to": {"mum"}, "text": {"x"}},
-			&smsapi.InputError{Field: "text", Value: "xxx", Err: errors.New("message needs more than 255 parts (300)")}, 400,
-			"Nothing was sent: the text cannot be sent: message needs more than 255 parts (300).", true},
-		{"not allowed", url.Values{"to": {"mum"}, "text": {"x"}}, smsapi.ErrNotAllowed, 403,
-			"Nothing was sent: you may not send SMS.", true},
+			&smsapi.InputError{Field: "text", Value: "xxx", Err: errors.New("needs more than 255 parts (300)")}, 400,
+			"Nothing was sent: the text needs more than 255 parts (300).", true},
+		{"not allowed", url.Values{"to": {"mum"}, "text": {"x"}}, fmt.Errorf("%w: user alice was not given the right", smsapi.ErrNotAllowed), 403,
+			"Nothing was sent: you may not send SMS. An administrator gives the right with calq users set alice --sms.", true},
 		{"quota", url.Values{"to": {"mum"}, "text": {"x"}},
 			&smsapi.QuotaError{Which: "daily quota", Limit: 100, Reset: time.Now().Add(time.Hour)}, 429,
 			"Nothing was sent: your SMS daily quota of 100 is reached. It resets at ", true},
@@ -236,9 +269,7 @@ func TestSMSPageSend(t *testing.T) {
 // TestSMSPageCrossSite: a form posted from another site sends nothing.
 func TestSMSPageCrossSite(t *testing.T) {
 	f := newFakeSMS("alice")
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/messages", strings.NewReader(url.Values{"to": {"mum"}, "text": {"x"}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
@@ -255,9 +286,7 @@ func TestSMSPageCrossSite(t *testing.T) {
 // again when a message changes, and ends once none may change.
 func TestSMSEvents(t *testing.T) {
 	f := newFakeSMS("alice")
-	ts := smsPageServer(t, f)
-	alice := browserClient(t)
-	signIn(t, alice, ts.URL, "alice", "alice-secret-pw")
+	ts, alice := smsAlice(t, f)
 	if _, err := f.Send(context.Background(), users.User{Name: "alice"}, smsapi.Request{To: []string{"+491511112222"}, Text: "平和"}); err != nil {
 		t.Fatal(err)
 	}
@@ -276,12 +305,12 @@ func TestSMSEvents(t *testing.T) {
 		t.Fatalf("first event %+v, want the queued message, live", first)
 	}
 	f.update(1, func(m *smsapi.Message) {
-		m.State = "delivered"
+		m.State = "sent"
 		m.Parts[0].State, m.Parts[0].MR = "accepted", mr(42)
 		m.Parts[0].Reports = []smsapi.Report{{Seq: 1, Outcome: "delivered", Received: time.Now()}}
 	})
 	last := <-events
-	if last.Live || !strings.Contains(last.Outbox, `data-state="delivered"`) || !strings.Contains(last.Outbox, "ref 42") {
+	if last.Live || !strings.Contains(last.Outbox, `data-delivery="delivered"`) || !strings.Contains(last.Outbox, "ref 42") {
 		t.Errorf("event after delivery %+v, want the delivered message, not live", last)
 	}
 	if e, ok := <-events; ok {
@@ -294,21 +323,16 @@ func TestSMSEvents(t *testing.T) {
 // modem list that cannot be read is a sentence in its place.
 func TestMonitorModems(t *testing.T) {
 	f := newFakeSMS()
-	f.modems = []sms.DaemonModem{
-		{ModemStatus: sms.ModemStatus{Name: "m1", Device: "/dev/ttyUSB0", State: sms.ModemReady, Maker: "Quectel", Model: "EC25",
-			Registered: true, Registration: "home", Signal: 17}, PID: 4242, Host: "gw1", Updated: t1},
-		{ModemStatus: sms.ModemStatus{Name: "m2", Device: "/dev/ttyUSB1", State: sms.ModemPINRejected, Signal: -1,
-			Error: "the SIM refused the PIN"}, PID: 4242, Host: "gw1", Updated: t1},
-	}
-	f.counts = store.Counts{Outbox: map[string]int{"queued": 3, "sent": 120, "failed": 2}, Inbox: 7, Reports: 110}
+	f.modems, f.counts = sampleModems(), sampleCounts
 	ts := smsPageServer(t, f)
 	root := browserClient(t)
 	signIn(t, root, ts.URL, "root", "root-secret-pw")
 	status, page := pageGet(t, root, ts.URL+"/admin/monitor", nil)
 	text := html.UnescapeString(page)
 	for _, want := range []string{`<tr data-modem="m1">`, "/dev/ttyUSB0", "registered", "(home)", "17 of 31 (\u221279\u00a0dBm)", "Quectel EC25",
-		"gw1", "pid 4242", `<span class="state state-pin rejected">pin rejected</span> <span class="reason">the SIM refused the PIN</span>`,
-		"not registered", "not asked", "<h2>SMS queue</h2>", "<td>outbox</td><td>sent</td><td>120</td>", "<td>inbox</td><td>messages</td><td>7</td>"} {
+		"gw1", "pid 4242", `<span class="state state-pin-rejected">pin rejected</span> <span class="reason">the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more</span>`,
+		"not registered", "not asked", "<h2>SMS queue</h2>",
+		`<td class="sent">100</td>`, `<td class="failed">1 <span class="hint">and 1 unknown</span></td>`, `<td class="sent">0</td>`, "<td>outbox</td><td>sent</td><td>120</td>", "<td>inbox</td><td>messages</td><td>7</td>"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the monitoring page has no %q", want)
 		}
@@ -322,5 +346,33 @@ func TestMonitorModems(t *testing.T) {
 	_, page = pageGet(t, root, ts.URL+"/admin/monitor", nil)
 	if !strings.Contains(page, `<p class="error" id="modems-error">`) || !strings.Contains(page, "calq serve could not read the modems") {
 		t.Errorf("a modem list that cannot be read is not said:\n%s", page)
+	}
+}
+
+// TestDelivery: a message's reports, part by part, as one word.
+func TestDelivery(t *testing.T) {
+	rep := func(outcomes ...string) smsapi.Part {
+		p := smsapi.Part{}
+		for _, o := range outcomes {
+			p.Reports = append(p.Reports, smsapi.Report{Outcome: o})
+		}
+		return p
+	}
+	tests := []struct {
+		name  string
+		parts []smsapi.Part
+		want  string
+	}{
+		{"no parts", nil, ""},
+		{"no reports", []smsapi.Part{rep(), rep()}, ""},
+		{"all delivered", []smsapi.Part{rep("pending", "delivered"), rep("delivered")}, "delivered"},
+		{"one waits", []smsapi.Part{rep("delivered"), rep()}, "pending"},
+		{"one pending", []smsapi.Part{rep("delivered"), rep("pending")}, "pending"},
+		{"one failed", []smsapi.Part{rep("delivered"), rep("pending", "failed")}, "not delivered"},
+	}
+	for _, tt := range tests {
+		if got := delivery(smsapi.Message{Parts: tt.parts}); got != tt.want {
+			t.Errorf("%s: delivery = %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

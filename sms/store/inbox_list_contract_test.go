@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -36,21 +37,9 @@ func testInboxEntriesCursor(t *testing.T, s contract, _ *clock) {
 			for _, e := range es {
 				got = append(got, e.ID)
 			}
-			if err != nil || !equalIDs(got, tt.want) {
+			if err != nil || !slices.Equal(got, tt.want) {
 				t.Errorf("InboxEntries(%+v) = %v, %v, want %v", tt.f, got, err, tt.want)
 			}
 		})
 	}
-}
-
-func equalIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

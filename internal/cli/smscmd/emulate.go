@@ -33,8 +33,8 @@ func emulateCommand() *cli.Command {
 			"says, it comes as +CDS: <length> and the PDU (ds=1), or is stored in SIM\n" +
 			"memory and announced with +CDSI: \"SM\",<index> (ds=2, what calq sets), or\n" +
 			"stored silently (ds=0, the emulator's default); AT+CMGL and AT+CMGR list it.\n" +
-			`--report-log appends a JSON line {"device","mr","to","status","via","index","at","pdu"}` + "\n" +
-			"per report as it goes out.\n\n" +
+			"--report-log appends a JSON line per report as it goes out:\n" +
+			`{"device","mr","to","status","via","index","at","pdu"}.` + "\n\n" +
 			"--pin gives each SIM a PIN: it counts wrong entries, says the tries left\n" +
 			"(AT+CPINR), blocks after 3 (AT+CPIN? says SIM PUK, a PIN entry gets +CME\n" +
 			`ERROR: 12) until AT+CPIN="<--puk>","<new PIN>", and answers AT+CCID. --sim-log` + "\n" +

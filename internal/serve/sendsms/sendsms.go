@@ -65,6 +65,11 @@ func (h *Handler) Register(m *http.ServeMux, auth func(http.Handler) http.Handle
 // message) once its messages are in the outbox, else Kannel's status
 // and sentence (see kannel.Error and sendError).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead { // the mux gives GET's HEAD: a HEAD must send nothing
+		w.Header().Set("Allow", "GET, POST")
+		h.refuse(w, &kannel.Error{Status: http.StatusMethodNotAllowed, Reply: "Method not allowed, rejected", Reason: "sendsms takes GET or POST"})
+		return
+	}
 	v, err := params(w, r)
 	if err != nil {
 		h.refuse(w, err)

@@ -34,6 +34,7 @@ func TestTranscript(t *testing.T) {
 			header: map[string]string{"Content-Type": "text/plain; charset=UTF-8", "X-Kannel-Username": "bob", "X-Kannel-Password": "{bob}",
 				"X-Kannel-To": "+41791234567", "X-Kannel-Coding": "2", "X-Kannel-DLR-Mask": "2", "X-Kannel-DLR-Url": "http://h/?d=%d"},
 			body: "Grüße from the body"},
+		{name: "HEAD sends nothing", method: "HEAD", target: q + "username=bob&password={bob}&to=079&text=hi"},
 		{name: "no credentials", method: "GET", target: q + "to=079&text=hi"},
 		{name: "a wrong key", method: "GET", target: q + "username=bob&password=calq_nope&to=079&text=hi"},
 		{name: "another user's key", method: "GET", target: q + "username=bob&password={alice}&to=079&text=hi"},

@@ -54,6 +54,8 @@ func TestIsolation(t *testing.T) {
 		{"bob", "/sms/inbox", []string{"to modem-bob"}},
 		{"carol", "/sms/inbox", nil},
 		{"root", "/sms/inbox", []string{"to modem-bob", "to modem-alice"}},
+		{"root", "/sms/inbox?from=030123456", []string{"to modem-bob", "to modem-alice"}},
+		{"root", "/sms/inbox?from=%2B4930999999", nil},
 	}
 	for _, l := range lists {
 		status, b, _ := e.do(l.user, "GET", l.path, "")

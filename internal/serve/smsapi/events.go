@@ -24,9 +24,10 @@ type owed struct {
 }
 
 // events are the pushes message m owes to o's target as it is now, and
-// whether m reached its final state (no more will come).
-func (s *Service) events(o owned, m Message) ([]owed, bool, error) {
-	final, state, reason := finalState(m, s.now())
+// whether m reached its final state (no more will come); reports says
+// whether m asked the network for status reports.
+func (s *Service) events(o owned, m Message, reports bool) ([]owed, bool, error) {
+	final, state, reason := finalState(m, reports, s.now())
 	var out []owed
 	add := func(key string, e Event, kind int) error {
 		p, err := pushOf(o, m, key, e, kind)
@@ -51,8 +52,8 @@ func (s *Service) events(o owned, m Message) ([]owed, bool, error) {
 	}
 	if final {
 		e := Event{Type: "sms.final", ID: m.ID, To: m.To, State: state, Reason: reason, Time: m.Updated}
-		kind := 0
-		if state != "delivered" && state != store.SMSSent && state != "undelivered" {
+		kind := 0 // Kannel has no type for the end itself: a rejection only
+		if state == store.SMSFailed || state == store.SMSCancelled {
 			kind = kannel.SMSCRejected
 		}
 		if err := add(fmt.Sprintf("%d/final", m.ID), e, kind); err != nil {
@@ -63,16 +64,17 @@ func (s *Service) events(o owned, m Message) ([]owed, bool, error) {
 }
 
 // finalState says whether m will change no more, and how it ended:
-// failed, unknown or cancelled as the outbox says; once sent, delivered
-// or undelivered from its parts' reports, or sent when they did not
-// come within ReportWait.
-func finalState(m Message, now time.Time) (bool, string, string) {
-	switch m.State {
-	case store.SMSQueued:
+// failed, unknown or cancelled as the outbox says; sent, when it asked
+// for no reports; else delivered or undelivered from its parts' reports,
+// or sent when they did not come within ReportWait.
+func finalState(m Message, reports bool, now time.Time) (bool, string, string) {
+	switch {
+	case m.State == store.SMSQueued:
 		return false, "", ""
-	case store.SMSSent:
-	default:
+	case m.State != store.SMSSent:
 		return true, m.State, m.Reason
+	case !reports:
+		return true, store.SMSSent, ""
 	}
 	for _, p := range m.Parts {
 		r := lastReport(p)

@@ -25,7 +25,7 @@ var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 // bob may send, carol may not, root is an administrator who may), their
 // keys, and an HTTP server with the API behind the users' keys.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	path  string
 	jn    *journal.Journal
 	box   *store.Store
@@ -37,7 +37,7 @@ type env struct {
 	opts  Options
 }
 
-func newEnv(t *testing.T, tweak func(*Options)) *env {
+func newEnv(t testing.TB, tweak func(*Options)) *env {
 	t.Helper()
 	e := &env{t: t, path: filepath.Join(t.TempDir(), "calq.db"), clock: testclock.New(t0), keys: map[string]string{}}
 	e.open(tweak)

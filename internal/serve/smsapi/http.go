@@ -24,11 +24,22 @@ func reply(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// answer replies v with status, or err when it is not nil.
+func (s *Service) answer(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	reply(w, status, v)
+}
+
 // fail answers err with the status its kind maps to.
 func (s *Service) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status := statusOf(err)
+	status, msg := statusOf(err), err.Error()
 	if status == http.StatusInternalServerError {
+		// The cause may name files and databases: the log has it.
 		s.opts.Log.Error("sms api", "method", r.Method, "path", r.URL.Path, "err", err)
+		msg = "internal error: calq serve's log has the cause"
 	}
 	var qe *QuotaError
 	if errors.As(err, &qe) {
@@ -38,7 +49,7 @@ func (s *Service) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 	}
-	reply(w, status, apiError{Status: status, Message: err.Error()})
+	reply(w, status, apiError{Status: status, Message: msg})
 }
 
 func statusOf(err error) int {

@@ -55,7 +55,7 @@ func (s *Service) scanInbox(ctx context.Context) error {
 		}
 	}
 	last := es[len(es)-1].ID
-	return s.owe(ctx, ps, func(ctx context.Context, tx *sql.Tx) error {
+	return s.owe(ctx, ps, false, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO smsapi_cursors (name, value) VALUES (?, ?)
 			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, inboxCursor, last)
 		return err

@@ -84,8 +84,8 @@ func (s *Service) compose(ctx context.Context, u users.User, r Request) ([]store
 	if err != nil {
 		return nil, "", err
 	}
-	if push != "" {
-		o.Report = true
+	if r.Push.Kind == PushJSON {
+		o.Report = true // a report URL is for the reports (a Kannel client says with its mask)
 	}
 	if strings.TrimSpace(r.Text) == "" {
 		return nil, "", &InputError{Field: "text", Value: r.Text, Err: errors.New("is empty")}

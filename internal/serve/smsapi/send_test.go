@@ -118,6 +118,10 @@ func TestSendLimits(t *testing.T) {
 		!strings.HasPrefix(got.Message, "SMS daily quota of 3 reached; it resets at 2026-11-30T00:00:00Z") {
 		t.Errorf("fourth POST of the day = %d %s Retry-After %q, want 429 naming the daily quota", status, b, h.Get("Retry-After"))
 	}
+	status, b, _ = e.do("bob", "POST", "/sms", `{"to":["+491701234567","+491701234568","+491701234569"],"text":"hi"}`)
+	if got := decodeJSON[apiError](t, b); status != http.StatusBadRequest || got.Message != `to "3 recipients": is more than the user's limit of 2 messages a minute` {
+		t.Errorf("POST of more recipients than the rate = %d %s, want 400: waiting would not help", status, b)
+	}
 	e.clock.Set(time.Date(2026, 11, 30, 0, 0, 1, 0, time.UTC))
 	e.send("alice", body)
 	must(t, e.users.SetSMSRights(context.Background(), "alice", users.SMSRights{Allowed: true, Quota: 100, Rate: 1}))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"calq/internal/serve/users"
@@ -71,6 +72,7 @@ type Service struct {
 	box    Outbox
 	sender *webhook.Sender
 	wake   chan struct{}
+	known  sync.Map // keys of the pushes this Service owed (push.go's owe)
 }
 
 // New opens (creating or upgrading) the Service's table in o.Journal.

@@ -5,15 +5,10 @@ import "net/http"
 // handleList is GET /sms?state=&to=&since=&before=&limit=: the user's
 // messages, newest first, {"items":[...],"next":N}.
 func (s *Service) handleList(w http.ResponseWriter, r *http.Request) {
+	var page Page[Message]
 	f, err := filterOf(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	if err == nil {
+		page, err = s.List(r.Context(), userOf(r), f)
 	}
-	page, err := s.List(r.Context(), userOf(r), f)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	reply(w, http.StatusOK, page)
+	s.answer(w, r, http.StatusOK, page, err)
 }

@@ -44,17 +44,12 @@ func (r *recipients) UnmarshalJSON(b []byte) error {
 // handleSend is POST /sms: 202 with [{id,to,parts,state}] once the
 // messages are in the outbox.
 func (s *Service) handleSend(w http.ResponseWriter, r *http.Request) {
+	var acc []Accepted
 	req, err := readSend(w, r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	if err == nil {
+		acc, err = s.Send(r.Context(), userOf(r), req)
 	}
-	acc, err := s.Send(r.Context(), userOf(r), req)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	reply(w, http.StatusAccepted, acc)
+	s.answer(w, r, http.StatusAccepted, acc, err)
 }
 
 // readSend reads and checks the body's syntax (Send checks the rest).

@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS smsapi_pushes (
 	error    TEXT
 );
 CREATE INDEX IF NOT EXISTS smsapi_pushes_owed ON smsapi_pushes (next) WHERE state = 'owed';
+CREATE INDEX IF NOT EXISTS smsapi_pushes_url ON smsapi_pushes (url) WHERE state = 'owed';
 CREATE TABLE IF NOT EXISTS smsapi_cursors (
 	name  TEXT PRIMARY KEY,
 	value INTEGER NOT NULL
@@ -78,8 +79,12 @@ func (s *Service) reserve(ctx context.Context, user string, n, rate, quota int, 
 		return nil
 	})
 	var qe *QuotaError
-	if errors.As(err, &qe) {
+	var ie *InputError
+	switch {
+	case errors.As(err, &qe):
 		return nil, qe
+	case errors.As(err, &ie):
+		return nil, ie
 	}
 	if err != nil {
 		return nil, fmt.Errorf("record sms of %s: %w", user, err)
@@ -90,6 +95,15 @@ func (s *Service) reserve(ctx context.Context, user string, n, rate, quota int, 
 // checkLimits is reserve's count: the rate over the last minute, the
 // quota since the UTC day began.
 func checkLimits(ctx context.Context, tx *sql.Tx, user string, n, rate, quota int, now time.Time) error {
+	for _, l := range []struct {
+		limit int
+		per   string
+	}{{rate, "a minute"}, {quota, "a day"}} {
+		if l.limit > 0 && n > l.limit { // would never fit: not a matter of waiting
+			return &InputError{Field: "to", Value: fmt.Sprintf("%d recipients", n),
+				Err: fmt.Errorf("is more than the user's limit of %d messages %s", l.limit, l.per)}
+		}
+	}
 	minute := now.Add(-time.Minute)
 	var inMinute int
 	var oldest sql.NullString
