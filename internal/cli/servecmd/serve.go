@@ -132,7 +132,18 @@ func Command() *cli.Command {
 			"journal and --data: a client fetches a result from the server it sent the\n" +
 			"request to. Documents opened with a password and pdfengines/convert stay on\n" +
 			"this server's instances. A database that is down at the start, or goes away,\n" +
-			"is waited for, with one line when it is lost and one when it is back.",
+			"is waited for, with one line when it is lost and one when it is back.\n\n" +
+			"SMS over HTTP, for users given the right (calq users set NAME --sms): POST /sms,\n" +
+			"GET /sms, GET /sms/ID, DELETE /sms/ID, GET /sms/inbox, Kannel's /cgi-bin/sendsms,\n" +
+			"the SMS page, and smsTo on a conversion (numbers or contact names, texted when\n" +
+			"the job ends). Messages go to the outbox calq sms uses on --db (with postgres://,\n" +
+			"the shared outbox). With --device (repeatable) or [[sms.modem]] in the config\n" +
+			"file the server holds the modems, as calq sms daemon does, from its start to its\n" +
+			"stop; while another calq sms daemon holds them it only queues, that daemon sends,\n" +
+			"and the server takes them over once it stops. Without modems it only queues, for\n" +
+			"a calq sms daemon on the same --db (or, with postgres://, on any host). A user\n" +
+			"sends at most --sms-rate messages a minute and --sms-quota a day unless calq users\n" +
+			"set NAME --sms-rate/--sms-quota says otherwise.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:3000", EnvVars: []string{"CALQ_LISTEN"}, Usage: "listen on `ADDR` (host:port)"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in `FILE` (PEM; with --tls-key)"},
