@@ -24,7 +24,8 @@ type DaemonOptions struct {
 	// are due (those calq sms send hands over); 1s when zero.
 	SendEvery time.Duration
 	// PollEvery is how often the modems are polled for received messages
-	// (Receive); 10s when zero, negative never.
+	// (Receive), besides at once when one announces something; 10s when
+	// zero, negative never (and announcements are ignored).
 	PollEvery time.Duration
 	Recv      RecvOptions
 
@@ -54,6 +55,18 @@ type DaemonOptions struct {
 	// Warn receives problems that stop nothing: a failed poll, a modem
 	// that did not answer at start. Dropped when nil.
 	Warn func(error)
+	// Changed, when set, is called after each change the daemon makes to
+	// the outbox (a part sending, accepted with its reference, pending
+	// again or failed; a message settled) and each inbox entry it files
+	// (a message, a status report), so that a reader (calq serve's push
+	// loop: smsapi.Service.Wake) looks now rather than at its next poll.
+	// It runs on the daemon's goroutines, may be called often and must
+	// return at once.
+	Changed func()
+	// Queued, when set, makes the daemon read the outbox at once when
+	// it receives (calq serve signals each message its API queues),
+	// rather than at its next SendEvery.
+	Queued <-chan struct{}
 }
 
 func (o DaemonOptions) withDefaults() DaemonOptions {
@@ -78,7 +91,9 @@ func (o DaemonOptions) withDefaults() DaemonOptions {
 // life), sends the queued messages as they become due, polls the modems
 // for received messages every PollEvery (they are filed in the journal's
 // inbox; o.Recv.Handle, when set, hands them out, else calq sms recv
-// --offline does), redials a modem that vanished (the pool's health
+// --offline does) and at once when a modem announces one (+CMTI, +CDSI;
+// or hands it out, +CMT, +CDS: that PDU is recorded and filed like the
+// listed ones), redials a modem that vanished (the pool's health
 // checks) and writes the metrics file. It returns nil when ctx ends, after
 // releasing the modems and the hold; an error when it could not start
 // (ErrModemHeld: another daemon holds a modem).
@@ -115,7 +130,8 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 			o.Warn(merr) // a side output: the daemon's own outcome stands
 		}
 	}()
-	dd, err := newDaemonDispatcher(pool, o)
+	st := notifying(o.Store, o.Changed)
+	dd, err := newDaemonDispatcher(pool, st, o)
 	if err != nil {
 		return err
 	}
@@ -130,7 +146,9 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 		o.Ready()
 	}
 	if o.PollEvery > 0 {
-		wg.Go(func() { pollLoop(ctx, pool, o, dm) })
+		an := newAnnounced(o.Warn)
+		pool.watchURC(an.watch)
+		wg.Go(func() { receiveLoop(ctx, pool, st, o, dm, an) })
 	}
 	sendLoop(ctx, dd, o)
 	return nil
@@ -154,25 +172,7 @@ func sendLoop(ctx context.Context, dd *daemonDispatcher, o DaemonOptions) {
 			return
 		case <-t.C:
 		case <-dd.wake:
-		}
-	}
-}
-
-// pollLoop receives from the modems every PollEvery until ctx ends. It
-// runs beside the sending: the modems serialise their commands.
-func pollLoop(ctx context.Context, pool *Pool, o DaemonOptions, dm *daemonMetrics) {
-	t := time.NewTicker(o.PollEvery)
-	defer t.Stop()
-	for {
-		got, err := daemonReceive(ctx, pool.Conns(), o.Store, o.Recv)
-		dm.polled(len(got), err)
-		if err != nil && ctx.Err() == nil {
-			o.Warn(fmt.Errorf("daemon: receive: %w", err))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+		case <-o.Queued:
 		}
 	}
 }
@@ -181,12 +181,12 @@ func pollLoop(ctx context.Context, pool *Pool, o DaemonOptions, dm *daemonMetric
 // out: the entries stay new in the journal's inbox, for calq sms recv
 // (which then needs no modem: --offline) to hand out. The PDUs still leave
 // the modems once recorded, so the SIM never fills.
-func daemonReceive(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions) ([]Inbound, error) {
+func daemonReceive(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions, direct map[string][]string) ([]Inbound, error) {
 	if o.Handle != nil {
-		return Receive(ctx, conns, j, o)
+		return receive(ctx, conns, j, o, direct)
 	}
 	o = o.withDefaults()
 	o.Keep = false
-	errs, _ := pollAndFile(ctx, conns, j, o)
+	errs, _ := pollAndFile(ctx, conns, j, o, direct)
 	return nil, errors.Join(errs...)
 }

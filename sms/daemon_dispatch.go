@@ -25,8 +25,8 @@ type daemonDispatcher struct {
 }
 
 // newDaemonDispatcher is newDispatcher with the inflight bookkeeping.
-func newDaemonDispatcher(pool *Pool, o DaemonOptions) (*daemonDispatcher, error) {
-	so := SendOptions{Journal: o.Journal, Store: o.Store, AllowDuplicates: o.AllowDuplicates, Retries: o.Retries,
+func newDaemonDispatcher(pool *Pool, st Store, o DaemonOptions) (*daemonDispatcher, error) {
+	so := SendOptions{Journal: o.Journal, Store: st, AllowDuplicates: o.AllowDuplicates, Retries: o.Retries,
 		Backoff: o.Backoff, FailLimit: o.FailLimit, Cooldown: o.Cooldown, HealthEvery: o.HealthEvery,
 		Metrics: o.Metrics, Events: o.Events}
 	dd := &daemonDispatcher{inflight: map[int64]bool{}, wake: make(chan struct{}, 1)}

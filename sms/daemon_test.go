@@ -33,6 +33,12 @@ func startDaemon(t *testing.T, r *rig) *daemonRun {
 // startDaemonOn starts Daemon on specs, with warn as DaemonOptions.Warn.
 func startDaemonOn(t *testing.T, r *rig, specs []ModemSpec, warn func(error)) *daemonRun {
 	t.Helper()
+	return startDaemonWith(t, r, specs, warn, nil)
+}
+
+// startDaemonWith is startDaemonOn with tweak applied to the options.
+func startDaemonWith(t *testing.T, r *rig, specs []ModemSpec, warn func(error), tweak func(*DaemonOptions)) *daemonRun {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &daemonRun{cancel: cancel, done: make(chan error, 1), events: make(chan sched.Event, 256)}
 	ready := make(chan struct{})
@@ -47,6 +53,9 @@ func startDaemonOn(t *testing.T, r *rig, specs []ModemSpec, warn func(error)) *d
 			default: // the test reads only what it waits for
 			}
 		}}
+	if tweak != nil {
+		tweak(&o)
+	}
 	go func() { d.done <- Daemon(ctx, o) }()
 	t.Cleanup(func() { d.stop(t) })
 	select {
@@ -256,4 +265,43 @@ func TestDaemonRedials(t *testing.T) {
 	if err != nil || m.State != store.SMSSent || m.Modem != "m0" {
 		t.Fatalf("got %s through %q, %v; want sent through m0", m.State, m.Modem, err)
 	}
+}
+
+// TestDaemonQueued: a signal on DaemonOptions.Queued makes the daemon
+// read the outbox at once, not at its next SendEvery (calq serve signals
+// each message its API queued).
+func TestDaemonQueued(t *testing.T) {
+	r := newRig(t, emu2())
+	queued := make(chan struct{}, 1)
+	st := listingStore{Store: r.st, listed: make(chan struct{}, 10)}
+	d := startDaemonWith(t, r, r.opts(nil, "").Modems, nil, func(o *DaemonOptions) {
+		o.SendEvery, o.Queued, o.Store = time.Hour, queued, st
+	})
+	<-st.listed // the first read, at the start, found nothing
+	ids, _, err := Enqueue(context.Background(), r.st, r.opts([]string{"+491701234567"}, "at once"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued <- struct{}{}
+	select {
+	case <-st.listed:
+	case <-time.After(time.Minute):
+		t.Fatal("no read of the outbox within a minute of the signal; SendEvery is an hour")
+	}
+	d.waitEvent(t, sched.EventDone)
+	if m, err := r.st.SMS(context.Background(), ids[0]); err != nil || m.State != store.SMSSent {
+		t.Fatalf("got %s, %v; want sent", m.State, err)
+	}
+}
+
+// listingStore tells of each read of the outbox's queued messages, once
+// it is done.
+type listingStore struct {
+	Store
+	listed chan struct{}
+}
+
+func (s listingStore) ListSMS(ctx context.Context, f store.SMSFilter) ([]store.SMSMessage, error) {
+	defer func() { s.listed <- struct{}{} }()
+	return s.Store.ListSMS(ctx, f)
 }

@@ -13,7 +13,8 @@
 //     before deleting it from the modem, reassemble long messages and file
 //     status reports; RunExec hands each entry to a command.
 //   - Daemon holds modems for hours: it sends what the outbox has due and
-//     polls for what arrives. DaemonHolds, DaemonModems and SpecsOfDaemon
+//     receives what arrives, at once when a modem announces it (+CMTI,
+//     +CDSI, +CMT, +CDS) and every PollEvery. DaemonHolds, DaemonModems and SpecsOfDaemon
 //     let other processes find it through the journal.
 //   - Open opens what SMS keeps at a database (Stores): a journal file,
 //     or a shared PostgreSQL outbox plus this machine's journal for it

@@ -24,6 +24,8 @@ type Pool struct {
 	conns  []*Conn // nil where a modem is closed
 	broken []bool  // to be dialled again
 	atOpt  at.Options
+	watch  func(*Conn, string) // see watchURC; nil while nobody watches
+	fwd    sync.WaitGroup      // the goroutines that call watch
 }
 
 // OpenPool dials every modem at once. It returns the pool, which holds
@@ -96,14 +98,43 @@ func (p *Pool) redial(ctx context.Context, i int) error {
 	}
 	p.mu.Lock()
 	p.conns[i], p.broken[i] = c, false
+	p.forward(c)
 	p.mu.Unlock()
 	return nil
 }
 
-// Close closes every modem of the pool.
-func (p *Pool) Close() error {
+// watchURC has fn called with every unsolicited line (see at.Modem.URC)
+// of the pool's open modems, and of each modem a redial opens later, on
+// one goroutine per modem until the modem is closed. fn must return
+// soon: the modem's lines wait meanwhile.
+func (p *Pool) watchURC(fn func(c *Conn, line string)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.watch = fn
+	for i, c := range p.conns {
+		if c != nil && !p.broken[i] {
+			p.forward(c)
+		}
+	}
+}
+
+// forward starts c's watcher, if there is a watch; p.mu is held. It
+// ends when c's reader stops (c closed, or its device gone).
+func (p *Pool) forward(c *Conn) {
+	fn := p.watch
+	if fn == nil {
+		return
+	}
+	p.fwd.Go(func() {
+		for line := range c.Modem.URC() {
+			fn(c, line)
+		}
+	})
+}
+
+// Close closes every modem of the pool and waits for their watchers.
+func (p *Pool) Close() error {
+	p.mu.Lock()
 	var errs []error
 	for i, c := range p.conns {
 		if c != nil {
@@ -111,6 +142,8 @@ func (p *Pool) Close() error {
 			p.conns[i] = nil
 		}
 	}
+	p.mu.Unlock()
+	p.fwd.Wait()
 	return errors.Join(errs...)
 }
 
@@ -185,6 +218,9 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p st
 	if err := w.box.SMSPartSending(ctx, id, p.Seq, w.name); err != nil {
 		if errors.Is(err, store.ErrClaimLost) {
 			return sched.Permanent(err) // the message is another daemon's now
+		}
+		if errors.Is(err, store.ErrNotQueued) {
+			return nil // cancelled since it was read: nothing went out
 		}
 		return err
 	}

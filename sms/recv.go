@@ -65,8 +65,13 @@ func (o RecvOptions) withDefaults() RecvOptions {
 // few journal writes per PDU; it must not run concurrently with itself on
 // one journal.
 func Receive(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions) ([]Inbound, error) {
+	return receive(ctx, conns, j, o, nil)
+}
+
+// receive is Receive with the PDUs that came directly (see pollAndFile).
+func receive(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions, direct map[string][]string) ([]Inbound, error) {
 	o = o.withDefaults()
-	errs, stop := pollAndFile(ctx, conns, j, o)
+	errs, stop := pollAndFile(ctx, conns, j, o, direct)
 	if stop {
 		return nil, errors.Join(errs...)
 	}
@@ -81,11 +86,15 @@ func Receive(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions) ([]Inbo
 // (these and those an interrupted run left unfiled) and reassembles long
 // messages. A modem that fails is reported and the others still run; stop
 // says that nothing more should be done (ctx ended, or filing failed).
-func pollAndFile(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions) (errs []error, stop bool) {
+// direct holds, by modem name, PDUs that came with +CDS or +CMT rather
+// than in the modem's memory; those recorded are removed from it.
+func pollAndFile(ctx context.Context, conns []*Conn, j Inbox, o RecvOptions, direct map[string][]string) (errs []error, stop bool) {
 	for _, c := range conns {
-		if err := recvPoll(ctx, c.Spec.Name, c.Modem, j, o); err != nil {
+		if err := recvPoll(ctx, c.Spec.Name, c.Modem, j, o, direct[c.Spec.Name]); err != nil {
 			errs = append(errs, fmt.Errorf("modem %s: %w", c.Spec.Name, err))
+			continue
 		}
+		delete(direct, c.Spec.Name)
 	}
 	if ctx.Err() != nil {
 		return append(errs, ctx.Err()), true
@@ -105,9 +114,10 @@ type recvModem interface {
 	Delete(ctx context.Context, index int) error
 }
 
-// recvPoll lists modem's received messages, records them and deletes them.
-// Messages stored to send (stat 2 and 3) are not ours to take: they stay.
-func recvPoll(ctx context.Context, name string, m recvModem, j Inbox, o RecvOptions) error {
+// recvPoll lists modem's received messages, records them with the PDUs
+// that came directly (+CDS, +CMT) and deletes them. Messages stored to
+// send (stat 2 and 3) are not ours to take: they stay.
+func recvPoll(ctx context.Context, name string, m recvModem, j Inbox, o RecvOptions, direct []string) error {
 	stored, err := m.List(ctx)
 	if err != nil {
 		return err
@@ -118,11 +128,18 @@ func recvPoll(ctx context.Context, name string, m recvModem, j Inbox, o RecvOpti
 			listed = append(listed, store.InboxSlot{Slot: s.Index, PDU: s.PDU})
 		}
 	}
+	listed = withDirect(listed, direct)
 	recorded, err := j.RecordInboxPDUs(ctx, name, listed, o.Now())
 	if err != nil || o.Keep {
 		return err
 	}
 	for _, p := range recorded {
+		if p.Slot == DirectSlot { // in no memory: nothing to delete
+			if err := j.MarkInboxDeleted(ctx, p.ID, o.Now()); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := m.Delete(ctx, p.Slot); err != nil {
 			return fmt.Errorf("delete slot %d (recorded as PDU %d): %w", p.Slot, p.ID, err)
 		}

@@ -52,7 +52,7 @@ func TestReceiveCrashBeforeDelete(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	j := recvOpen(t, path)
-	err := recvPoll(ctx, "m0", m, j, RecvOptions{}.withDefaults())
+	err := recvPoll(ctx, "m0", m, j, RecvOptions{}.withDefaults(), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("stopped run: error %v, want context.Canceled", err)
 	}
@@ -95,7 +95,7 @@ func TestReceiveCrashBeforeDelete(t *testing.T) {
 func recvReceiveFake(j Inbox, m *recvFakeModem) ([]Inbound, error) {
 	ctx := context.Background()
 	o := RecvOptions{}.withDefaults()
-	if err := recvPoll(ctx, "m0", m, j, o); err != nil {
+	if err := recvPoll(ctx, "m0", m, j, o, nil); err != nil {
 		return nil, err
 	}
 	return Receive(ctx, nil, j, o)

@@ -1,6 +1,8 @@
-// Package contacts is the address book that calq convert --mail-to reads:
-// short names for e-mail addresses, kept in a table of the journal's file
-// (its own, created by its migrations), checked and resolved here.
+// Package contacts is the address book that calq convert --mail-to and
+// SMS read: short names for an e-mail address, a phone number or both,
+// kept in a table of the journal's file (its own, created by its
+// migrations), checked and resolved here (ResolveRecipients for mail,
+// ResolvePhones for SMS; each reads the owner's book once).
 //
 // The table holds several books, one per owner: the local book (owner
 // ""), which calq contacts and calq convert --mail-to use, and one per
@@ -19,6 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"calq/internal/phone"
 	"calq/internal/sqltime"
 )
 
@@ -48,6 +51,12 @@ DROP TABLE contacts;
 ALTER TABLE contacts_v2 RENAME TO contacts;
 `
 
+// phonesSchema, version 3, gives each contact a phone number beside its
+// address: a contact holds an address, a number or both ("" for none).
+const phonesSchema = `
+ALTER TABLE contacts ADD COLUMN phone TEXT NOT NULL DEFAULT ''; -- normalized (phone.Normalize); "" none
+`
+
 // DB is what Book needs of the journal (*journal.Journal has it).
 type DB interface {
 	Migrate(ctx context.Context, pkg string, migrations []string) error
@@ -66,7 +75,7 @@ type Book struct {
 // Open creates or upgrades the address books' table in db and returns
 // the local book, the one calq contacts keeps.
 func Open(ctx context.Context, db DB) (*Book, error) {
-	if err := db.Migrate(ctx, "contacts", []string{contactsSchema, ownersSchema}); err != nil {
+	if err := db.Migrate(ctx, "contacts", []string{contactsSchema, ownersSchema, phonesSchema}); err != nil {
 		return nil, fmt.Errorf("open the address book: %w", err)
 	}
 	now := time.Now
@@ -91,7 +100,7 @@ var ErrNoContact = errors.New("no such contact")
 
 // ContactError is a contact name or address that cannot be stored.
 type ContactError struct {
-	Field string // "name" or "address"
+	Field string // "name", "address" or "phone"
 	Value string
 	Err   error // what is wrong, as a predicate: "is empty"
 }
@@ -99,28 +108,89 @@ type ContactError struct {
 func (e *ContactError) Error() string { return fmt.Sprintf("%s %q %v", e.Field, e.Value, e.Err) }
 func (e *ContactError) Unwrap() error { return e.Err }
 
-// Contact is an entry of the address book: a short name for an address.
+// Contact is an entry of the address book: a short name for an e-mail
+// address, a phone number or both.
 type Contact struct {
 	Name    string    `json:"name"`
-	Address string    `json:"address"`
-	Added   time.Time `json:"added"` // when it was added or last changed, UTC
+	Address string    `json:"address"`         // a bare e-mail address; "" none
+	Phone   string    `json:"phone,omitempty"` // normalized (phone.Normalize); "" none
+	Added   time.Time `json:"added"`           // when it was added or last changed, UTC
 }
 
-// CheckContact checks a contact's name and address and returns the bare
-// address ("Jo <jo@example.com>" gives "jo@example.com"). A name is not
-// empty, has no '@' (which marks an address where names and addresses
-// mix, as in ResolveRecipients), no ',' (which separates recipients in a
-// list), no control characters and no surrounding spaces. Its errors are
-// *ContactError.
-func CheckContact(name, address string) (string, error) {
+// CheckContact checks a contact's name and address and returns the
+// address as the book keeps it, and its field: an entry with an '@' is
+// an e-mail address, kept bare ("Jo <jo@example.com>" gives
+// "jo@example.com", field "address"); any other a phone number, kept
+// normalized ("+49 151 2345-678" gives "+491512345678", field "phone").
+// A name is not empty, has no '@' (which marks an address where names
+// and addresses mix, as in ResolveRecipients), no ',' (which separates
+// recipients in a list), no control characters and no surrounding
+// spaces. Its errors are *ContactError.
+func CheckContact(name, address string) (field, value string, err error) {
 	if err := checkName(name); err != nil {
-		return "", &ContactError{"name", name, err}
+		return "", "", &ContactError{"name", name, err}
 	}
-	addr, err := parseAddress(address)
-	if err != nil {
-		return "", &ContactError{"address", address, err}
+	return checkAddress(address)
+}
+
+// checkAddress reads an e-mail address or a phone number (see
+// CheckContact).
+func checkAddress(s string) (field, value string, err error) {
+	if strings.Contains(s, "@") {
+		addr, err := parseAddress(s)
+		if err != nil {
+			return "", "", &ContactError{"address", s, err}
+		}
+		return "address", addr, nil
 	}
-	return addr, nil
+	n, err := phone.Normalize(s)
+	switch {
+	case err == nil:
+		return "phone", n, nil
+	case looksLikeNumber(s):
+		return "", "", numberError(s, err)
+	}
+	return "", "", &ContactError{"address", s, errors.New("is not an email address or a phone number")}
+}
+
+// numberError is phone.Normalize's error err about s as a
+// *ContactError, which names s itself.
+func numberError(s string, err error) error {
+	_, why, _ := strings.Cut(err.Error(), "is not a phone number: ")
+	return &ContactError{"phone", s, fmt.Errorf("is not a phone number: %s", why)}
+}
+
+// looksLikeNumber says whether s was meant as a phone number: it begins
+// with a digit or a '+' (after spaces and an opening parenthesis).
+func looksLikeNumber(s string) bool {
+	s = strings.TrimLeft(s, " (")
+	return s != "" && (s[0] == '+' || s[0] >= '0' && s[0] <= '9')
+}
+
+// checkEntry checks a whole contact as Set takes it and returns it with
+// its address bare and its number normalized.
+func checkEntry(c Contact) (Contact, error) {
+	if err := checkName(c.Name); err != nil {
+		return c, &ContactError{"name", c.Name, err}
+	}
+	if c.Address == "" && c.Phone == "" {
+		return c, &ContactError{"address", "", errors.New("is empty, and so is the phone number: give one or both")}
+	}
+	if c.Address != "" {
+		addr, err := parseAddress(c.Address)
+		if err != nil {
+			return c, &ContactError{"address", c.Address, err}
+		}
+		c.Address = addr
+	}
+	if c.Phone != "" {
+		n, err := phone.Normalize(c.Phone)
+		if err != nil {
+			return c, numberError(c.Phone, err)
+		}
+		c.Phone = n
+	}
+	return c, nil
 }
 
 // parseAddress returns the bare address in s.
@@ -148,17 +218,41 @@ func checkName(name string) error {
 	return nil
 }
 
-// Add records address under name, replacing the address that name
-// had. See CheckContact for the names and addresses it accepts.
+// Add records address, an e-mail address or a phone number, under name:
+// it replaces the address (or the number) name had and keeps the other.
+// See CheckContact for the names and addresses it accepts.
 func (b *Book) Add(ctx context.Context, name, address string) error {
-	addr, err := CheckContact(name, address)
+	field, value, err := CheckContact(name, address)
 	if err != nil {
 		return fmt.Errorf("add contact: %w", err)
 	}
+	var c Contact
+	if field == "phone" {
+		c.Phone = value
+	} else {
+		c.Address = value
+	}
+	// field is one of two constants: never from the input.
+	return b.write(ctx, name, c, `ON CONFLICT (owner, name) DO UPDATE SET `+field+` = excluded.`+field+`, added = excluded.added`)
+}
+
+// Set records c, replacing both the address and the phone number its
+// name had; one of them may be "", not both.
+func (b *Book) Set(ctx context.Context, c Contact) error {
+	c, err := checkEntry(c)
+	if err != nil {
+		return fmt.Errorf("set contact: %w", err)
+	}
+	return b.write(ctx, c.Name, c, `ON CONFLICT (owner, name) DO UPDATE SET address = excluded.address,
+		phone = excluded.phone, added = excluded.added`)
+}
+
+// write inserts contact c under name, or does conflict to the one there.
+func (b *Book) write(ctx context.Context, name string, c Contact, conflict string) error {
 	added := sqltime.Text(b.now())
-	err = b.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO contacts (owner, name, address, added) VALUES (?1, ?2, ?3, ?4)
-			ON CONFLICT (owner, name) DO UPDATE SET address = ?3, added = ?4`, b.owner, name, addr, added)
+	err := b.db.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO contacts (owner, name, address, phone, added) VALUES (?, ?, ?, ?, ?) `+conflict,
+			b.owner, name, c.Address, c.Phone, added)
 		return err
 	})
 	if err != nil {
@@ -230,7 +324,7 @@ func (b *Book) List(ctx context.Context) ([]Contact, error) {
 // query returns the book's contacts that match the condition and, sorted
 // by name: and is "" or " AND ..." with its arguments in args.
 func (b *Book) query(ctx context.Context, and string, args ...any) ([]Contact, error) {
-	rows, err := b.db.Query(ctx, `SELECT name, address, added FROM contacts WHERE owner = ?`+and+` ORDER BY name`,
+	rows, err := b.db.Query(ctx, `SELECT name, address, phone, added FROM contacts WHERE owner = ?`+and+` ORDER BY name`,
 		append([]any{b.owner}, args...)...)
 	if err != nil {
 		return nil, err
@@ -240,7 +334,7 @@ func (b *Book) query(ctx context.Context, and string, args ...any) ([]Contact, e
 	for rows.Next() {
 		var c Contact
 		var added sql.NullString
-		if err := rows.Scan(&c.Name, &c.Address, &added); err != nil {
+		if err := rows.Scan(&c.Name, &c.Address, &c.Phone, &added); err != nil {
 			return nil, err
 		}
 		if c.Added, err = sqltime.Parse(added); err != nil {
@@ -254,45 +348,69 @@ func (b *Book) query(ctx context.Context, and string, args ...any) ([]Contact, e
 // ResolveRecipients turns a list of recipients, each a contact name or an
 // address (an entry with an '@'), into bare addresses, in order and
 // without repeats. Unknown names are an error naming them all, wrapping
-// ErrNoContact; bad addresses are errors naming them.
+// ErrNoContact; bad addresses, and contacts that hold only a phone
+// number, are errors naming them.
 func (b *Book) ResolveRecipients(ctx context.Context, list []string) ([]string, error) {
-	cs, err := b.query(ctx, "")
+	book, err := b.byName(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("resolve recipients: %w", err)
 	}
-	book := make(map[string]string, len(cs))
-	for _, c := range cs {
-		book[c.Name] = c.Address
+	out, err := resolveAll(list, func(r string) (string, error) { return resolveMail(book, r) })
+	if err != nil {
+		return nil, fmt.Errorf("resolve recipients: %w", err)
 	}
-	var addrs, unknown []string
+	return out, nil
+}
+
+// byName is the book's contacts by name.
+func (b *Book) byName(ctx context.Context) (map[string]Contact, error) {
+	cs, err := b.query(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	book := make(map[string]Contact, len(cs))
+	for _, c := range cs {
+		book[c.Name] = c
+	}
+	return book, nil
+}
+
+// resolveAll resolves each entry of list with one, in order and without
+// repeats; the entries one finds no contact for (ErrNoContact) are
+// named together in one error, after the others' errors.
+func resolveAll(list []string, one func(string) (string, error)) ([]string, error) {
+	var out, unknown []string
 	var errs []error
 	for _, r := range list {
-		addr, err := resolve(book, r)
+		v, err := one(strings.TrimSpace(r))
 		switch {
 		case errors.Is(err, ErrNoContact):
-			unknown = append(unknown, fmt.Sprintf("%q", r))
+			unknown = append(unknown, fmt.Sprintf("%q", strings.TrimSpace(r)))
 		case err != nil:
 			errs = append(errs, err)
-		case !slices.Contains(addrs, addr):
-			addrs = append(addrs, addr)
+		case !slices.Contains(out, v):
+			out = append(out, v)
 		}
 	}
 	if len(unknown) > 0 {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrNoContact, strings.Join(unknown, ", ")))
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("resolve recipients: %w", errors.Join(errs...))
+		return nil, errors.Join(errs...)
 	}
-	return addrs, nil
+	return out, nil
 }
 
-func resolve(book map[string]string, r string) (string, error) {
-	r = strings.TrimSpace(r)
+func resolveMail(book map[string]Contact, r string) (string, error) {
 	if !strings.Contains(r, "@") {
-		if addr, ok := book[r]; ok {
-			return addr, nil
+		c, ok := book[r]
+		switch {
+		case !ok:
+			return "", ErrNoContact
+		case c.Address == "":
+			return "", fmt.Errorf("contact %q has no email address, only a phone number", r)
 		}
-		return "", ErrNoContact
+		return c.Address, nil
 	}
 	addr, err := parseAddress(r)
 	if err != nil {

@@ -31,8 +31,8 @@ func TestContacts(t *testing.T) {
 	c.Set(t0.Add(time.Hour))
 	must(t, j.Add(ctx, "bob", "robert@example.org")) // re-adding changes it
 	want := []Contact{
-		{"Alice Liddell", "alice@example.com", t0},
-		{"bob", "robert@example.org", t0.Add(time.Hour)},
+		{Name: "Alice Liddell", Address: "alice@example.com", Added: t0},
+		{Name: "bob", Address: "robert@example.org", Added: t0.Add(time.Hour)},
 	}
 	checkContacts(t, j, want)
 
@@ -54,27 +54,33 @@ func checkContacts(t *testing.T, j *Book, want []Contact) {
 
 func TestCheckContact(t *testing.T) {
 	tests := []struct {
-		name, cname, address, want, err string
+		name, cname, address, field, want, err string
 	}{
-		{"bare", "ops", "ops@example.com", "ops@example.com", ""},
-		{"display name", "ops", `"Ops, Team" <ops@example.com>`, "ops@example.com", ""},
-		{"spaces and unicode", "Zoë Ops", "zoe@example.com", "zoe@example.com", ""},
-		{"empty name", "", "a@example.com", "", `name "" is empty`},
-		{"spaces around", " ops", "a@example.com", "", `name " ops" begins or ends with a space`},
-		{"at sign", "ops@example.com", "ops@example.com", "", `name "ops@example.com" contains '@' or ','`},
-		{"comma", "a,b", "a@example.com", "", `name "a,b" contains '@' or ','`},
-		{"control", "a\tb", "a@example.com", "", `name "a\tb" contains a control character`},
-		{"latin-1", "Jos\xe9", "a@example.com", "", `name "Jos\xe9" is not UTF-8 text`},
-		{"no at", "ops", "ops", "", `address "ops" is not an email address (mail: missing '@' or angle-addr)`},
-		{"two addresses", "ops", "a@example.com, b@example.com", "",
+		{"bare", "ops", "ops@example.com", "address", "ops@example.com", ""},
+		{"display name", "ops", `"Ops, Team" <ops@example.com>`, "address", "ops@example.com", ""},
+		{"spaces and unicode", "Zoë Ops", "zoe@example.com", "address", "zoe@example.com", ""},
+		{"CJK name", "山田 太郎", "yamada@example.jp", "address", "yamada@example.jp", ""},
+		{"phone", "ops", "+49 151 2345-678", "phone", "+491512345678", ""},
+		{"national phone", "ops", "(0151) 234.56.78", "phone", "01512345678", ""},
+		{"empty name", "", "a@example.com", "", "", `name "" is empty`},
+		{"spaces around", " ops", "a@example.com", "", "", `name " ops" begins or ends with a space`},
+		{"at sign", "ops@example.com", "ops@example.com", "", "", `name "ops@example.com" contains '@' or ','`},
+		{"comma", "a,b", "a@example.com", "", "", `name "a,b" contains '@' or ','`},
+		{"control", "a\tb", "a@example.com", "", "", `name "a\tb" contains a control character`},
+		{"latin-1", "Jos\xe9", "a@example.com", "", "", `name "Jos\xe9" is not UTF-8 text`},
+		{"no at", "ops", "ops", "", "", `address "ops" is not an email address or a phone number`},
+		{"bad number", "ops", "+49 151 CALL-ME", "", "", `phone "+49 151 CALL-ME" is not a phone number: 'C' is not a digit`},
+		{"short number", "ops", "12", "", "", `phone "12" is not a phone number: 2 digits, want 3 to 20`},
+		{"two addresses", "ops", "a@example.com, b@example.com", "", "",
 			`address "a@example.com, b@example.com" is not an email address (mail: expected single address, got ", b@example.com")`},
-		{"empty address", "ops", "", "", `address "" is not an email address (mail: no address)`},
+		{"bad address", "ops", "x@", "", "", `address "x@" is not an email address (mail: missing '@' or angle-addr)`},
+		{"empty address", "ops", "", "", "", `address "" is not an email address or a phone number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := CheckContact(tt.cname, tt.address)
-			if got != tt.want || errString(err) != tt.err {
-				t.Errorf("CheckContact(%q, %q) = %q, %v, want %q, %q", tt.cname, tt.address, got, err, tt.want, tt.err)
+			field, got, err := CheckContact(tt.cname, tt.address)
+			if field != tt.field || got != tt.want || errString(err) != tt.err {
+				t.Errorf("CheckContact(%q, %q) = %q, %q, %v, want %q, %q, %q", tt.cname, tt.address, field, got, err, tt.field, tt.want, tt.err)
 			}
 			var ce *ContactError
 			if err != nil && !errors.As(err, &ce) {
@@ -100,12 +106,7 @@ func TestResolveRecipients(t *testing.T) {
 	j := openBook(t, openJournal(t, filepath.Join(t.TempDir(), "calq.db"), newClock()))
 	must(t, j.Add(ctx, "boss", "boss@example.com"))
 	must(t, j.Add(ctx, "audit team", "audit@example.org"))
-	tests := []struct {
-		name string
-		list []string
-		want []string
-		err  string
-	}{
+	tests := []resolveCase{
 		{"none", nil, nil, ""},
 		{"names", []string{"boss", "audit team"}, []string{"boss@example.com", "audit@example.org"}, ""},
 		{"addresses kept in order", []string{"z@example.com", "boss", "Ann <ann@example.com>"},
@@ -117,16 +118,31 @@ func TestResolveRecipients(t *testing.T) {
 		{"bad address and unknown", []string{"x@", "eve"}, nil, "resolve recipients: " +
 			`recipient "x@" is not an email address (mail: missing '@' or angle-addr)` + "\n" + `no such contact: "eve"`},
 	}
+	checkResolve(t, "ResolveRecipients", j.ResolveRecipients, tests)
+}
+
+// resolveCase is a list of recipients and what a resolver makes of it.
+type resolveCase struct {
+	name string
+	list []string
+	want []string
+	err  string
+}
+
+// checkResolve runs resolve, named name, on each case, and on an
+// unknown name, which must be ErrNoContact.
+func checkResolve(t *testing.T, name string, resolve func(context.Context, []string) ([]string, error), tests []resolveCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := j.ResolveRecipients(ctx, tt.list)
+			got, err := resolve(context.Background(), tt.list)
 			if !reflect.DeepEqual(got, tt.want) || errString(err) != tt.err {
-				t.Errorf("ResolveRecipients(%q) = %q, %v, want %q, %q", tt.list, got, err, tt.want, tt.err)
+				t.Errorf("%s(%q) = %q, %v, want %q, %q", name, tt.list, got, err, tt.want, tt.err)
 			}
 		})
 	}
-	if _, err := j.ResolveRecipients(ctx, []string{"nobody"}); !errors.Is(err, ErrNoContact) {
-		t.Errorf("ResolveRecipients(unknown) error = %v, want ErrNoContact", err)
+	if _, err := resolve(context.Background(), []string{"nobody"}); !errors.Is(err, ErrNoContact) {
+		t.Errorf("%s(unknown) error = %v, want ErrNoContact", name, err)
 	}
 }
 
@@ -148,7 +164,7 @@ func TestContactsUpgrade(t *testing.T) {
 	if err != nil || len(recs) != 1 {
 		t.Errorf("List() after upgrade = %d jobs, %v, want 1", len(recs), err)
 	}
-	checkContacts(t, j, []Contact{{"ops", "ops@example.com", t0}})
+	checkContacts(t, j, []Contact{{Name: "ops", Address: "ops@example.com", Added: t0}})
 }
 
 // TestContactsConcurrent adds contacts from many goroutines and two
@@ -191,21 +207,9 @@ func TestContactsClosed(t *testing.T) {
 // The address book behind calq contacts, and recipients that mix names
 // and addresses.
 func ExampleBook_ResolveRecipients() {
-	dir, err := os.MkdirTemp("", "journal")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	j, done := exampleBook()
+	defer done()
 	ctx := context.Background()
-	jn, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer jn.Close()
-	j, err := Open(ctx, jn)
-	if err != nil {
-		log.Fatal(err)
-	}
 
 	if err := j.Add(ctx, "boss", "Big Boss <boss@example.com>"); err != nil {
 		log.Fatal(err)
@@ -217,6 +221,23 @@ func ExampleBook_ResolveRecipients() {
 	// Output:
 	// [boss@example.com audit@example.org] <nil>
 	// resolve recipients: no such contact: "bob"
+}
+
+// exampleBook opens the local book of a new journal in a temporary
+// directory; done closes it and removes the directory.
+func exampleBook() (b *Book, done func()) {
+	dir, err := os.MkdirTemp("", "journal")
+	if err != nil {
+		log.Fatal(err)
+	}
+	jn, err := journal.Open(context.Background(), filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if b, err = Open(context.Background(), jn); err != nil {
+		log.Fatal(err)
+	}
+	return b, func() { jn.Close(); os.RemoveAll(dir) }
 }
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -270,9 +291,9 @@ func TestOwners(t *testing.T) {
 	must(t, alice.Add(ctx, "team", "team@example.com"))
 	must(t, bob.Add(ctx, "boss", "bob-boss@example.com"))
 
-	checkContacts(t, local, []Contact{{"boss", "local@example.com", t0}})
-	checkContacts(t, alice, []Contact{{"boss", "alice-boss@example.com", t0}, {"team", "team@example.com", t0}})
-	checkContacts(t, bob, []Contact{{"boss", "bob-boss@example.com", t0}})
+	checkContacts(t, local, []Contact{{Name: "boss", Address: "local@example.com", Added: t0}})
+	checkContacts(t, alice, []Contact{{Name: "boss", Address: "alice-boss@example.com", Added: t0}, {Name: "team", Address: "team@example.com", Added: t0}})
+	checkContacts(t, bob, []Contact{{Name: "boss", Address: "bob-boss@example.com", Added: t0}})
 	checkContacts(t, local.Owner("carol"), nil)
 	if b := alice.Owner(""); b.owner != "" {
 		t.Errorf("alice.Owner(\"\") is the book of %q, want the local book", b.owner)
@@ -298,7 +319,7 @@ func TestOwners(t *testing.T) {
 		}
 	}
 
-	if c, err := alice.Get(ctx, "team"); err != nil || c != (Contact{"team", "team@example.com", t0}) {
+	if c, err := alice.Get(ctx, "team"); err != nil || c != (Contact{Name: "team", Address: "team@example.com", Added: t0}) {
 		t.Errorf("alice.Get(team) = %v, %v", c, err)
 	}
 	if _, err := bob.Get(ctx, "team"); !errors.Is(err, ErrNoContact) || err.Error() != `get contact "team": no such contact` {
@@ -309,14 +330,14 @@ func TestOwners(t *testing.T) {
 	}
 	must(t, bob.Remove(ctx, "boss"))
 	checkContacts(t, bob, nil)
-	checkContacts(t, local, []Contact{{"boss", "local@example.com", t0}})
-	checkContacts(t, alice, []Contact{{"boss", "alice-boss@example.com", t0}, {"team", "team@example.com", t0}})
+	checkContacts(t, local, []Contact{{Name: "boss", Address: "local@example.com", Added: t0}})
+	checkContacts(t, alice, []Contact{{Name: "boss", Address: "alice-boss@example.com", Added: t0}, {Name: "team", Address: "team@example.com", Added: t0}})
 
 	if n, err := alice.RemoveAll(ctx); n != 2 || err != nil {
 		t.Errorf("alice.RemoveAll() = %d, %v, want 2", n, err)
 	}
 	checkContacts(t, alice, nil)
-	checkContacts(t, local, []Contact{{"boss", "local@example.com", t0}})
+	checkContacts(t, local, []Contact{{Name: "boss", Address: "local@example.com", Added: t0}})
 }
 
 // TestOwnersMigration opens a journal whose contacts table is version 1,
@@ -334,7 +355,7 @@ func TestOwnersMigration(t *testing.T) {
 	must(t, jn.Close())
 
 	local := openBook(t, openJournal(t, path, newClock()))
-	want := []Contact{{"audit team", "audit@example.org", t0}, {"boss", "boss@example.com", t0}}
+	want := []Contact{{Name: "audit team", Address: "audit@example.org", Added: t0}, {Name: "boss", Address: "boss@example.com", Added: t0}}
 	checkContacts(t, local, want)
 	checkContacts(t, local.Owner("alice"), nil)
 	must(t, local.Owner("alice").Add(ctx, "boss", "mine@example.com"))

@@ -12,10 +12,6 @@ import (
 	"calq/internal/serve/users"
 )
 
-type ctxKey int
-
-const userKey ctxKey = 0
-
 // usersTTL is how long calq serve trusts that it has users once it
 // counted some: a request without credentials reads nothing from the
 // journal meanwhile.
@@ -59,7 +55,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		}
 		u, err := s.apiUser(r)
 		if err == nil {
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey, u)))
+			next.ServeHTTP(w, r.WithContext(users.WithUser(r.Context(), u)))
 			return
 		}
 		exist, cerr := s.usersExist(r.Context(), s.opts.Users)
@@ -143,7 +139,7 @@ func (s *Server) usersExist(ctx context.Context, us Users) (bool, error) {
 
 // user is the request's user; the zero User without authentication.
 func user(r *http.Request) users.User {
-	u, _ := r.Context().Value(userKey).(users.User)
+	u, _ := users.FromContext(r.Context())
 	return u
 }
 
@@ -172,7 +168,7 @@ func (s *Server) streamLimit(next http.HandlerFunc) http.HandlerFunc {
 		if full {
 			w.Header().Set("Retry-After", "10")
 			s.problem(w, r, http.StatusTooManyRequests, fmt.Sprintf(
-				"Too many live job pages: you have %d open. Close some, then reload this one.", maxStreamsPerUser))
+				"Too many live pages (a job's, the SMS page): you have %d open. Close some, then reload this one.", maxStreamsPerUser))
 			return
 		}
 		defer func() {

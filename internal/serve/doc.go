@@ -44,8 +44,9 @@
 // sign-in (page_auth.go) reads at most 8 KiB, is charged to the throttle
 // before its password is hashed, and its hash waits for a place of
 // users.Hashes (4 at once, 19 MiB each, the memory given back after a
-// burst) or is refused with 429. A user holds at most 16 live job pages
-// (event streams). The connections and HTTP/2 streams are bounded by
+// burst) or is refused with 429. A user holds at most 16 live pages
+// (event streams: a job's, the SMS page's, which reads the first page of
+// the user's messages once a second and ends within 30 minutes). The connections and HTTP/2 streams are bounded by
 // calq serve's HTTP server (internal/cli/servecmd).
 //
 // With Options.Shared (a PostgreSQL queue) the conversions go through the

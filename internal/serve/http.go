@@ -57,6 +57,9 @@ func (s *Server) routes() (err error) {
 		m.Handle("GET "+s.metricsPath(), s.auth(s.metrics.handler()))
 	}
 	s.pageRoutes(m)
+	for _, sf := range s.opts.Surfaces {
+		sf.Register(m, s.auth)
+	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/forms/") {
 			if _, pattern := m.Handler(&http.Request{Method: http.MethodPost, URL: r.URL, Host: r.Host}); pattern != "/" {

@@ -94,7 +94,10 @@ func (s *Server) task(ctx context.Context, route string, f *form.Form, u users.U
 			return t, refuse(ctx, "mailTo", err.Error(), "Mail to: "+err.Error()+". Use an address, or a name from your address book.")
 		}
 	}
-	return t, nil
+	if f.Has("smsTo") {
+		t.SMSTo = form.Recipients(f.Value("smsTo"))
+	}
+	return t, s.checkSMSTo(ctx, u, t.SMSTo)
 }
 
 // baseTask is what a request's fields go over: the user's own profile

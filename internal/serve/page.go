@@ -44,14 +44,17 @@ type Accounts interface {
 // Contacts is each user's address book, as the pages edit it.
 type Contacts interface {
 	List(ctx context.Context, owner string) ([]Contact, error)
-	Add(ctx context.Context, owner, name, address string) error
+	// Set adds c, or replaces the address and the number its name had.
+	Set(ctx context.Context, owner string, c Contact) error
 	Remove(ctx context.Context, owner, name string) error
 }
 
-// Contact is an entry of an address book.
+// Contact is an entry of an address book: an e-mail address, a phone
+// number or both ("" for none).
 type Contact struct {
 	Name    string
 	Address string
+	Phone   string
 }
 
 // Profiles is each user's conversion profiles (*profiles.Store has it).
@@ -78,6 +81,7 @@ type page struct {
 	Error   string // shown above the content
 	Notice  string
 	Refresh bool // reload every 2 s without JavaScript
+	SMS     bool // the menu links to the SMS page (smsNav)
 	Data    any
 }
 
@@ -186,6 +190,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	if p.User.Name == "" {
 		p.User = user(r)
 	}
+	p.SMS = s.smsNav(r, p.User)
 	tp, err := pageTemplates.get(name)
 	var buf bytes.Buffer
 	if err == nil {
@@ -241,6 +246,9 @@ func (s *Server) pageRoutes(m *http.ServeMux) {
 	signed("GET /job/{id}/zip", s.jobZip)
 	signed("POST /job/{id}/mail", s.jobMail)
 	signed("GET /history", s.historyPage)
+	signed("GET /messages", s.smsPage)
+	signed("POST /messages", s.smsSubmit)
+	signed("GET /messages/events", s.streamLimit(s.smsEvents))
 	signed("GET /contacts", s.contactsPage)
 	signed("POST /contacts", s.contactsSubmit)
 	signed("GET /profiles", s.profilesPage)
@@ -276,7 +284,7 @@ func (s *Server) session(next http.HandlerFunc, admin bool) http.HandlerFunc {
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), userKey, u))
+		r = r.WithContext(users.WithUser(r.Context(), u))
 		if admin && !u.Admin {
 			s.problem(w, r, http.StatusForbidden, "Forbidden: this page is for administrators.")
 			return

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -17,9 +18,11 @@ type contactsView struct {
 	Edit     Contact // the form's values after a refusal
 }
 
-// contactsPage is the user's own address book.
+// contactsPage is the user's own address book; ?edit=NAME fills the
+// form with one of its contacts.
 func (s *Server) contactsPage(w http.ResponseWriter, r *http.Request) {
-	s.showContacts(w, r, http.StatusOK, "", "", Contact{})
+	edit := Contact{Name: r.URL.Query().Get("edit")}
+	s.showContacts(w, r, http.StatusOK, "", "", edit)
 }
 
 func (s *Server) showContacts(w http.ResponseWriter, r *http.Request, status int, notice, msg string, edit Contact) {
@@ -30,6 +33,13 @@ func (s *Server) showContacts(w http.ResponseWriter, r *http.Request, status int
 	cs, err := s.opts.Contacts.List(r.Context(), user(r).Name)
 	if err != nil && msg == "" {
 		status, msg, _ = s.internalError("read the address book", err)
+	}
+	if edit.Address == "" && edit.Phone == "" {
+		for _, c := range cs {
+			if c.Name == edit.Name {
+				edit = c
+			}
+		}
 	}
 	s.render(w, r, status, "contacts", page{Title: "Address book", Nav: "contacts", Notice: notice, Error: msg,
 		Data: contactsView{Contacts: cs, Edit: edit}})
@@ -46,24 +56,45 @@ func (s *Server) contactsSubmit(w http.ResponseWriter, r *http.Request) {
 		s.showContacts(w, r, http.StatusBadRequest, "", err.Error(), Contact{})
 		return
 	}
-	c := Contact{Name: strings.TrimSpace(r.PostForm.Get("name")), Address: strings.TrimSpace(r.PostForm.Get("address"))}
+	c := Contact{Name: strings.TrimSpace(r.PostForm.Get("name")), Address: strings.TrimSpace(r.PostForm.Get("address")),
+		Phone: strings.TrimSpace(r.PostForm.Get("phone"))}
 	u := user(r).Name
 	var err error
 	var notice string
 	switch r.PostForm.Get("action") {
 	case "save":
-		err, notice = s.opts.Contacts.Add(r.Context(), u, c.Name, c.Address), "Saved "+c.Name+"."
+		err, notice = s.opts.Contacts.Set(r.Context(), u, c), "Saved "+c.Name+"."
 	case "remove":
 		err, notice = s.opts.Contacts.Remove(r.Context(), u, c.Name), "Removed "+c.Name+"."
 	default:
-		err = fmt.Errorf("unknown action %q", r.PostForm.Get("action"))
+		err = fmt.Errorf("unknown action %q: the form's buttons are save and remove", r.PostForm.Get("action"))
 	}
 	if err != nil {
 		status, msg := s.refusedChange("change the address book", err)
+		if status == http.StatusBadRequest {
+			msg = contactRefusal(err)
+		}
 		s.showContacts(w, r, status, "", msg, c)
 		return
 	}
 	s.showContacts(w, r, http.StatusOK, notice, "", Contact{})
+}
+
+// contactRefusal is a refused change of the address book as a sentence.
+func contactRefusal(err error) string {
+	var ce *contacts.ContactError
+	var what string
+	switch {
+	case errors.As(err, &ce):
+		field := map[string]string{"name": "The name", "address": "The email address", "phone": "The phone number"}[ce.Field]
+		what = fmt.Sprintf("%s %q %v", field, ce.Value, ce.Err)
+	case errors.Is(err, contacts.ErrNoContact):
+		what = "There is no such contact"
+	default:
+		what = err.Error()
+		what = strings.ToUpper(what[:1]) + what[1:]
+	}
+	return "Not saved: " + strings.TrimSuffix(what, ".") + "."
 }
 
 type profilesView struct {
@@ -184,14 +215,15 @@ func (b BookContacts) List(ctx context.Context, owner string) ([]Contact, error)
 	cs, err := b.Book.Owner(owner).List(ctx)
 	out := make([]Contact, len(cs))
 	for i, c := range cs {
-		out[i] = Contact{Name: c.Name, Address: c.Address}
+		out[i] = Contact{Name: c.Name, Address: c.Address, Phone: c.Phone}
 	}
 	return out, err
 }
 
-// Add adds or changes a contact of owner's book.
-func (b BookContacts) Add(ctx context.Context, owner, name, address string) error {
-	return b.Book.Owner(owner).Add(ctx, name, address)
+// Set adds or changes a contact of owner's book: its address and its
+// number.
+func (b BookContacts) Set(ctx context.Context, owner string, c Contact) error {
+	return b.Book.Owner(owner).Set(ctx, contacts.Contact{Name: c.Name, Address: c.Address, Phone: c.Phone})
 }
 
 // Remove removes a contact of owner's book.

@@ -162,6 +162,23 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "job", p)
 }
 
+// startEvents begins a response of server-sent events: no buffering on
+// the way, no write deadline. It answers a page saying why, and false,
+// when the connection cannot stream.
+func (s *Server) startEvents(w http.ResponseWriter, r *http.Request) (http.Flusher, bool) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		s.problem(w, r, http.StatusInternalServerError, "This connection cannot stream events.")
+		return nil, false
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	return flusher, true
+}
+
 // jobEvents streams a job's progress as server-sent events ("progress",
 // a JSON progressView) until it is final.
 func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
@@ -169,16 +186,10 @@ func (s *Server) jobEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	flusher, ok := w.(http.Flusher)
+	flusher, ok := s.startEvents(w, r)
 	if !ok {
-		s.problem(w, r, http.StatusInternalServerError, "This connection cannot stream events.")
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	var last []byte
 	for {
 		s.mu.Lock()

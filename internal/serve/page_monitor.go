@@ -1,17 +1,39 @@
 package serve
 
 import (
+	"fmt"
 	"html/template"
 	"net/http"
+	"strings"
 	"time"
 
 	"calq/internal/serve/monitor"
+	"calq/sms"
 )
 
 type monitorView struct {
 	Snap   monitor.Snapshot
 	Charts []template.HTML
 	Err    string
+	// SMS is the modems and the SMS queue, when calq serve sends SMS
+	// (Options.SMSPages); nil otherwise.
+	SMS *smsMonitor
+}
+
+// smsMonitor is what the monitoring page shows of SMS: the modems the
+// daemons hold, as they last recorded them, and the queue; each part
+// that cannot be read says so in its place.
+type smsMonitor struct {
+	Modems    []modemRow
+	ModemsErr string
+	QueueErr  string
+}
+
+// modemRow is a modem with the outbox's messages it sent, and those that
+// failed with it or whose outcome it left unknown (store.Counts.ByModem).
+type modemRow struct {
+	sms.DaemonModem
+	Sent, Failed, Unknown int
 }
 
 // monitorPage is the administrator's view of the server: the LibreOffice
@@ -24,8 +46,8 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Pool != nil {
 		src.Instances = s.opts.Pool.Stats
 	}
-	if s.opts.SMS != nil {
-		src.SMS = s.opts.SMS
+	if s.opts.SMS != nil && s.opts.SMSPages == nil {
+		src.SMS = s.opts.SMS // else smsMonitor reads the queue SMS over HTTP uses, which may be a shared one
 	}
 	var snap monitor.Snapshot
 	var msg string
@@ -46,7 +68,30 @@ func (s *Server) monitorPage(w http.ResponseWriter, r *http.Request) {
 		_, msg, _ = s.internalError("collect the monitoring figures", err)
 	}
 	v := newMonitorView(snap, msg)
+	if s.opts.SMSPages != nil {
+		v.SMS = s.smsMonitor(r, &v.Snap)
+	}
 	s.render(w, r, http.StatusOK, "monitor", page{Title: "Monitoring", Nav: "monitor", Error: v.Err, Data: v})
+}
+
+// smsMonitor reads the modems and the SMS queue (into snap).
+func (s *Server) smsMonitor(r *http.Request, snap *monitor.Snapshot) *smsMonitor {
+	m := &smsMonitor{}
+	modems, err := s.opts.SMSPages.Modems(r.Context())
+	if err != nil {
+		_, m.ModemsErr, _ = s.internalError("read the modems", err)
+	}
+	c, err := s.opts.SMSPages.Queue(r.Context())
+	if err != nil {
+		_, m.QueueErr, _ = s.internalError("count the SMS queue", err)
+	} else {
+		snap.SMS = &c
+	}
+	for _, d := range modems {
+		by := c.ByModem[d.Name]
+		m.Modems = append(m.Modems, modemRow{DaemonModem: d, Sent: by["sent"] + by["delivered"], Failed: by["failed"], Unknown: by["unknown"]})
+	}
+	return m
 }
 
 // newMonitorView is snap as the monitoring page shows it, with msg
@@ -71,4 +116,21 @@ func newMonitorView(snap monitor.Snapshot, msg string) monitorView {
 			monitor.Chart("p95 conversion time, "+w.name, p95, monitor.ChartOptions{Unit: "s", Location: time.Local, Width: 340, Height: 180}))
 	}
 	return v
+}
+
+func init() {
+	pageFuncs["signal"] = signal
+	pageFuncs["token"] = func(s string) string { return strings.ReplaceAll(s, " ", "-") }
+}
+
+// signal is a modem's AT+CSQ rssi for people: "17 of 31 (−79 dBm)";
+// 99 is the modem's "not known", below 0 "not asked".
+func signal(rssi int) string {
+	switch {
+	case rssi < 0:
+		return "not asked"
+	case rssi == 99 || rssi > 31:
+		return "not known"
+	}
+	return fmt.Sprintf("%d of 31 (\u2212%d\u00a0dBm)", rssi, 113-2*rssi)
 }

@@ -12,6 +12,7 @@ import (
 	"calq/convert/contacts"
 	bt "calq/internal/browsertest"
 	"calq/internal/config"
+	"calq/internal/phone"
 	"calq/internal/serve/profiles"
 	"calq/internal/serve/users"
 	"calq/internal/serve/web"
@@ -34,7 +35,8 @@ var patternInputs = map[string]func(t *testing.T, value string) error{
 		}
 		return book.Owner("alice").Add(context.Background(), v, "someone@example.org")
 	},
-	"users.html name": func(t *testing.T, v string) error { return users.CheckName(v) },
+	"contacts.html phone": func(t *testing.T, v string) error { _, err := phone.Normalize(v); return err },
+	"users.html name":     func(t *testing.T, v string) error { return users.CheckName(v) },
 	"profiles.html name": func(t *testing.T, v string) error {
 		ps, err := profiles.Open(t.TempDir())
 		if err != nil {
@@ -63,7 +65,9 @@ func TestPatternsMeanTheServer(t *testing.T) {
 	}
 	samples := []string{"alice", "a", "Ops.Team_2-x", "ops@example.com", "a-b", "-", "a b", "a/b", "a:b", "zoë", "",
 		"a\tb", "a\x01", "../x", "a]b", "a\\b", "a,b", " a", "a ", "Directeur général (finances)",
-		strings.Repeat("x", 64), strings.Repeat("x", 65)}
+		strings.Repeat("x", 64), strings.Repeat("x", 65),
+		"+49 151 2345-678", "(0151) 234.56.78", "0151/2345678", "0151\u00a02345678", "112", "12", "+49 CALL", "++49123", "49+151",
+		"123456789012345678901", "12345678901234567890", " +4711 "}
 	found := 0
 	for _, name := range names {
 		b, err := fs.ReadFile(web.Templates, name)
@@ -133,6 +137,7 @@ func TestPatternsInBrowser(t *testing.T) {
 		{"/admin/users", "#add-name", []string{"carol", "ops@example.com", "a-b_c.d"}, []string{"car ol", "a/b", "zoë", "a:b"}},
 		{"/profiles", `#profile-form input[name="name"]`, []string{"legal", "a-b_c.d"}, []string{"le gal", "../x", "a@b"}},
 		{"/contacts", `#contact-form input[name="name"]`, []string{"boss", "Directeur général (finances)", "x"}, []string{"a@b", "a,b", " lead", "lead "}},
+		{"/contacts", `#contact-phone`, []string{"+49 151 2345-678", "(0151) 234.56.78", "0151/2345678", "112"}, []string{"12", "+49 CALL", "++49123", "123456789012345678901"}},
 	}
 	for _, tt := range tests {
 		if _, err := bt.Navigate(ctx, ts.URL+tt.page); err != nil {

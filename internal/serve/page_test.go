@@ -444,7 +444,7 @@ func TestProfilesAndContactsPages(t *testing.T) {
 		{"save a profile", alice, "/profiles", url.Values{"action": {"save"}, "name": {"legal"}, "watermark": {"CONFIDENTIAL"}, "title": {"Alice's title"}}, 200, "legal"},
 		{"bad profile name", alice, "/profiles", url.Values{"action": {"save"}, "name": {"../x"}}, 400, "../x"},
 		{"bad pdfa", alice, "/profiles", url.Values{"action": {"save"}, "name": {"p"}, "pdfa": {"7"}}, 400, "PDF/A"},
-		{"unknown action", alice, "/contacts", url.Values{"action": {"drop"}}, 400, "unknown action"},
+		{"unknown action", alice, "/contacts", url.Values{"action": {"drop"}}, 400, "Unknown action"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -184,18 +184,25 @@ func finalStates(states []jobs.FileState, st jobs.State, msg string) []jobs.File
 const (
 	deliverWebhook = "webhook"
 	deliverMail    = "mail"
+	deliverSMS     = "sms"
 )
 
-// owes lists what a job that just ended must deliver: its webhook, and
-// for a result its mail.
+// owes lists what a job that just ended must deliver: its webhook, for
+// a result its mail, and unless it was cancelled its SMS.
 func owes(j *jobs.Job) []string {
 	var owed []string
 	if len(j.Request.Webhook) > 0 {
 		owed = append(owed, deliverWebhook)
 	}
 	var t Task
-	if j.State == jobs.Done && json.Unmarshal(j.Request.Options, &t) == nil && len(t.MailTo) > 0 {
+	if json.Unmarshal(j.Request.Options, &t) != nil {
+		return owed
+	}
+	if j.State == jobs.Done && len(t.MailTo) > 0 {
 		owed = append(owed, deliverMail)
+	}
+	if j.State != jobs.Cancelled && len(t.SMSTo) > 0 {
+		owed = append(owed, deliverSMS)
 	}
 	return owed
 }
@@ -229,6 +236,8 @@ func (s *Server) deliver(j jobs.Job) {
 				err = s.notify(&j)
 			case deliverMail:
 				err = s.mail(s.base, &j)
+			case deliverSMS:
+				err = s.text(s.base, &j)
 			}
 			if err == nil {
 				continue
@@ -277,7 +286,7 @@ func permanent(err error) bool {
 	if errors.As(err, &se) && se.Status >= 400 && se.Status < 500 && se.Status != 408 && se.Status != 429 {
 		return true
 	}
-	return errors.Is(err, webhook.ErrRefused)
+	return errors.Is(err, webhook.ErrRefused) || smsRefused(err)
 }
 
 // redeliver tries again what finished jobs still owe.

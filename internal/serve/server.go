@@ -22,11 +22,14 @@ import (
 	"calq/internal/serve/form"
 	"calq/internal/serve/jobs"
 	"calq/internal/serve/monitor"
+	"calq/internal/serve/smsapi"
 	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
 	"calq/sched"
 	"calq/sched/history"
 	"calq/sched/pgqueue"
+	"calq/sms"
+	"calq/sms/store"
 )
 
 // Options configure a Server. Zero values are the defaults.
@@ -116,6 +119,35 @@ type Options struct {
 	SharedName string
 	// SharedEvents hears what the server's worker does; nil: nothing.
 	SharedEvents func(pgqueue.WorkerEvent)
+
+	// Surfaces are the public surfaces kept in packages of their own
+	// (SMS over HTTP, Kannel's sendsms): each registers its routes on the
+	// server's mux, under the root path, beside the server's own.
+	Surfaces []Surface
+	// Texter sends a job's SMS when it ends (the smsTo field); nil:
+	// smsTo is refused.
+	Texter Texter
+	// SMSPages is what the SMS page, the address book's phone numbers and
+	// the monitoring page's modems read and do; nil: no SMS page.
+	SMSPages SMSPages
+}
+
+// Surface is a public surface of calq serve in a package of its own. Its
+// Register adds its routes to m; auth wraps a handler in the server's
+// authentication (API keys, browser sessions, cross-site writes refused),
+// which puts the request's user in its context (users.FromContext). A
+// route that authenticates by itself (Kannel's username and password)
+// is registered without auth.
+type Surface interface {
+	Register(m *http.ServeMux, auth func(http.Handler) http.Handler)
+}
+
+// Texter sends an SMS on a user's behalf: Check, when a request naming
+// smsTo is accepted (the user's right to send, the recipients: numbers
+// or contact names of the user's address book); Send when its job ends.
+type Texter interface {
+	Check(ctx context.Context, u users.User, to []string) error
+	Send(ctx context.Context, u users.User, to []string, text string) error
 }
 
 // Mailer mails results: Check, when a request is accepted, that the
@@ -440,4 +472,18 @@ func class(r *http.Request) (sched.Class, error) {
 		return 0, fmt.Errorf("header Calq-Priority %q: %w", v, err)
 	}
 	return c, nil
+}
+
+// SMSPages is what the browser's pages read and do about SMS: the SMS
+// page (send, the user's outbox with each message's parts and reports,
+// the inbox) and the monitoring page's modems and SMS queue
+// (*smsapi.Service does). Allowed says whether u may send (the SMS page
+// and its menu entry are for those users, and for administrators).
+type SMSPages interface {
+	Allowed(ctx context.Context, u users.User) (bool, error)
+	Send(ctx context.Context, u users.User, r smsapi.Request) ([]smsapi.Accepted, error)
+	List(ctx context.Context, u users.User, f smsapi.Filter) (smsapi.Page[smsapi.Message], error)
+	Inbox(ctx context.Context, u users.User, f smsapi.Filter) (smsapi.Page[smsapi.Inbound], error)
+	Modems(ctx context.Context) ([]sms.DaemonModem, error)
+	Queue(ctx context.Context) (store.Counts, error)
 }

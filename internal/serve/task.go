@@ -34,6 +34,9 @@ type Task struct {
 	Split  *pdf.SplitSpec `json:"split,omitempty"`
 	Post   pdf.Post       `json:"post"`
 	MailTo []string       `json:"mail_to,omitempty"`
+	// SMSTo are the recipients of the SMS the job's end sends (calq's
+	// smsTo field, on every route): numbers or contact names.
+	SMSTo []string `json:"sms_to,omitempty"`
 	// Title is the title of the profile the job used, for names.
 	Title string `json:"title,omitempty"`
 	// Partial keeps the PDFs of the files that converted when others

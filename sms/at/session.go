@@ -26,7 +26,7 @@ const probeAttempts = 3
 // AT+CMEE=1, AT+CPIN? (and unlock if the SIM asks for its PIN: WithPIN, or
 // an Unlocker that remembers refused PINs; nil fails with ErrPINRequired),
 // AT+CMGF=0, AT+CSCA?,
-// AT+CPMS, AT+CNMI=2,1,0,2,0, AT+CREG?, AT+CEREG?, AT+CSQ, AT+CGMI, AT+CGMM,
+// AT+CPMS, AT+CNMI=2,1,0,2,0 (or 2,1,0,1,0, see routeIndications), AT+CREG?, AT+CEREG?, AT+CSQ, AT+CGMI, AT+CGMM,
 // AT+CGSN. Only a failing AT, ATE0, PIN or PDU mode fails Init; the rest is
 // informational and modems differ in what they support.
 func (m *Modem) Init(ctx context.Context, unlock Unlocker) (Info, error) {
@@ -50,7 +50,7 @@ func (m *Modem) Init(ctx context.Context, unlock Unlocker) (Info, error) {
 	info.SMSC = quoted(field(m.optional(ctx, "AT+CSCA?"), "+CSCA", 0))
 	s := strconv.Quote(m.opt.Storage)
 	m.optional(ctx, "AT+CPMS="+s+","+s+","+s)
-	m.optional(ctx, "AT+CNMI=2,1,0,2,0")
+	m.routeIndications(ctx)
 	info.CREG = atoi(field(m.optional(ctx, "AT+CREG?"), "+CREG", 1), -1)
 	info.CEREG = atoi(field(m.optional(ctx, "AT+CEREG?"), "+CEREG", 1), -1)
 	info.Registered, info.RegStatus = registration(info.CREG, info.CEREG)
@@ -59,6 +59,19 @@ func (m *Modem) Init(ctx context.Context, unlock Unlocker) (Info, error) {
 	info.Model = ident(m.optional(ctx, "AT+CGMM"), "+CGMM")
 	info.IMEI = ident(m.optional(ctx, "AT+CGSN"), "+CGSN")
 	return info, ctx.Err()
+}
+
+// routeIndications asks the modem to store what arrives and say where
+// (+CMTI, and +CDSI for status reports: AT+CNMI=2,1,0,2,0). A modem that
+// cannot store status reports is asked to hand them out with +CDS
+// (<ds>=1) instead: its default (often <ds>=0) may drop them, and
+// calq's daemon records a +CDS's PDU as it arrives. A modem that refuses
+// both keeps its own setting.
+func (m *Modem) routeIndications(ctx context.Context) {
+	if _, err := m.Command(ctx, "AT+CNMI=2,1,0,2,0"); err != nil {
+		m.logf("ignored: %v", err)
+		m.optional(ctx, "AT+CNMI=2,1,0,1,0")
+	}
 }
 
 // probe sends AT until the modem answers OK.

@@ -151,3 +151,46 @@ func TestInitProbeRetry(t *testing.T) {
 		t.Fatalf("Init: %v", err)
 	}
 }
+
+// TestInitReportRouting: a modem that cannot store status reports (AT+CNMI
+// with <ds>=2 refused) is asked to hand them out with +CDS (<ds>=1)
+// rather than keep the default, which may drop them; one that refuses
+// both is left as it is.
+func TestInitReportRouting(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cnmi  []step
+		after int // tailSteps from which the rest runs
+	}{
+		{"ds=2 refused, ds=1 taken", []step{
+			{expect: "AT+CNMI=2,1,0,2,0\r", reply: errLine("+CMS ERROR: 303")},
+			{expect: "AT+CNMI=2,1,0,1,0\r", reply: ok()},
+		}, 4},
+		{"both refused", []step{
+			{expect: "AT+CNMI=2,1,0,2,0\r", reply: errLine("+CMS ERROR: 303")},
+			{expect: "AT+CNMI=2,1,0,1,0\r", reply: errLine("ERROR")},
+		}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tail := tailSteps(false)
+			steps := append(append(append(readySteps(), tail[:3]...), tc.cnmi...), tail[tc.after:]...)
+			tr := newTranscript(t, steps...)
+			info, err := tr.Init(context.Background(), nil)
+			if err != nil || info != wantInfo {
+				t.Fatalf("Init = %+v, %v; want %+v", info, err, wantInfo)
+			}
+			tr.finish(t)
+		})
+	}
+}
+
+// readySteps are Init's first steps with echo off and a SIM that is ready.
+func readySteps() []step {
+	return []step{
+		{expect: "\x1b"},
+		{expect: "AT\r", reply: ok()},
+		{expect: "ATE0\r", reply: ok()},
+		{expect: "AT+CMEE=1\r", reply: ok()},
+		{expect: "AT+CPIN?\r", reply: ok("+CPIN: READY")},
+	}
+}

@@ -10,8 +10,11 @@
 // AT+CSQ, AT+CGMI/CGMM/CGMR/CGSN/CIMI, AT+CSCS, AT+CMGS with the "> "
 // prompt, AT+CMGL, AT+CMGR and AT+CMGD. Every SMS-SUBMIT accepted is
 // acknowledged with "+CMGS: <mr>" and appended to Options.Log as a JSON
-// line {"device","mr","pdu"}; DELIVER PDUs planted with Options.Inbox or
-// Plant are stored in the SIM memory and announced with +CMTI. Faults
+// line {"device","mr","pdu"}; one that asks for a status report gets it
+// after Options.ReportDelay, delivered or failed (ReportFailRate), by
+// +CDS or stored and announced by +CDSI as AT+CNMI says. DELIVER PDUs
+// planted with Options.Inbox or Plant are stored in the SIM memory and
+// announced with +CMTI. Faults
 // (delays, +CMS ERROR, missing prompts and results, unsolicited lines
 // inside responses, a vanished device) are injected with Inject.
 //
@@ -57,6 +60,26 @@ type Options struct {
 	// SIMLog receives one JSON line (SIMRecord) per AT+CPIN and AT+CPINR
 	// command, the PIN left out.
 	SIMLog io.Writer
+
+	// A SUBMIT that asks for a status report (TP-SRR) gets one
+	// ReportDelay after its +CMGS (0: at once, right after it), as
+	// AT+CNMI's <ds> says: 1 hands it out with +CDS, 2 stores it and
+	// announces it with +CDSI, 0 stores it silently (see report.go).
+	ReportDelay time.Duration
+	// CDSOnly makes AT+CNMI refuse <ds>=2 (+CMS ERROR: 303), as modems
+	// that cannot store status reports do: they hand them out with +CDS.
+	CDSOnly bool
+	// ReportFailRate is the probability that a report says the message
+	// failed (TP-ST ReportFailed) rather than delivered (0). Seed seeds
+	// it too.
+	ReportFailRate float64
+	// ReportLog receives one JSON line (ReportRecord) per status report,
+	// when it goes out.
+	ReportLog io.Writer
+	// Now is the clock of the reports' time stamps; time.Now when nil.
+	Now func() time.Time
+	// After replaces time.After for ReportDelay, for tests.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Fault is a misbehaviour injected into one modem with Inject. It applies
@@ -96,7 +119,7 @@ func Start(ctx context.Context, o Options) (*Emulator, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
-	log, simLog := &logWriter{w: o.Log}, &logWriter{w: o.SIMLog}
+	log, simLog, repLog := &logWriter{w: o.Log}, &logWriter{w: o.SIMLog}, &logWriter{w: o.ReportLog}
 	seed := o.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -109,6 +132,7 @@ func Start(ctx context.Context, o Options) (*Emulator, error) {
 			return nil, fmt.Errorf("emu: modem %d: %w", i, err)
 		}
 		m := newModem(i, p, &o, log, simLog, rand.New(rand.NewPCG(seed, uint64(i))))
+		m.repLog, m.bg = repLog, &e.wg
 		e.modems = append(e.modems, m)
 		e.byPath[p.path] = m
 	}
@@ -136,8 +160,12 @@ func (o *Options) normalize() error {
 	switch {
 	case o.Modems < 0:
 		return fmt.Errorf("emu: %d modems", o.Modems)
-	case o.FailRate < 0 || o.FailRate > 1:
+	case !(o.FailRate >= 0 && o.FailRate <= 1): // NaN too
 		return fmt.Errorf("emu: fail rate %v is not between 0 and 1", o.FailRate)
+	case !(o.ReportFailRate >= 0 && o.ReportFailRate <= 1):
+		return fmt.Errorf("emu: report fail rate %v is not between 0 and 1", o.ReportFailRate)
+	case o.ReportDelay < 0:
+		return fmt.Errorf("emu: negative report delay %v", o.ReportDelay)
 	case o.Latency < 0:
 		return fmt.Errorf("emu: negative latency %v", o.Latency)
 	case o.Capacity < 0 || o.Capacity > 255:
@@ -151,6 +179,12 @@ func (o *Options) normalize() error {
 	}
 	if o.SMSC == "" {
 		o.SMSC = "+491710760000"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.After == nil {
+		o.After = time.After
 	}
 	if n := (len(o.Inbox) + o.Modems - 1) / o.Modems; n > o.Capacity {
 		return fmt.Errorf("emu: %d inbox PDUs need %d slots per modem, capacity is %d", len(o.Inbox), n, o.Capacity)

@@ -179,3 +179,37 @@ func vectorDelivers(t *testing.T) (hexes, texts []string) {
 	}
 	return hexes, texts
 }
+
+// TestGammuStatusReport: gammu sends a text asking for a delivery
+// report; the emulator stores the report (AT+CNMI as gammu leaves it) and
+// gammu getallsms shows it, delivered or failed as the fail rate says.
+func TestGammuStatusReport(t *testing.T) {
+	tooltest.Require(t, "gammu")
+	for _, tc := range []struct {
+		name string
+		rate float64
+		want string
+	}{
+		{"delivered", 0, "Delivery status      : Delivered"},
+		{"failed", 1, "Details              : Permanent error, Remote procedure error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // gammu spends seconds in its own pauses
+			e, log := start(t, Options{ReportFailRate: tc.rate, Seed: 1})
+			gammu(t, e.Devices()[0], "sendsms", "TEXT", "+4915112345678", "-report", "-text", "report me")
+			recs := log.records(t)
+			if len(recs) != 1 {
+				t.Fatalf("%d PDUs logged, want 1", len(recs))
+			}
+			if m, err := pdu.Decode(recs[0].PDU, pdu.MO); err != nil || !m.SRR {
+				t.Fatalf("gammu's SUBMIT %s: %+v, %v; want TP-SRR set", recs[0].PDU, m, err)
+			}
+			out := gammu(t, e.Devices()[0], "getallsms")
+			for _, want := range []string{"SMS status report", `Remote number        : "+4915112345678"`, tc.want} {
+				if !strings.Contains(out, want) {
+					t.Errorf("gammu getallsms does not show %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}

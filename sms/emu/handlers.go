@@ -194,12 +194,15 @@ func cnmi(m *modem, op string, args []string) ([]string, error) {
 		c := m.cnmi
 		return []string{fmt.Sprintf("+CNMI: %d,%d,%d,%d,%d", c[0], c[1], c[2], c[3], c[4])}, nil
 	case "=?":
+		if m.opts.CDSOnly {
+			return []string{"+CNMI: (0-2),(0-3),(0-3),(0,1),(0,1)"}, nil
+		}
 		return []string{"+CNMI: (0-2),(0-3),(0-3),(0-2),(0,1)"}, nil
 	case "=":
 		var c [5]int
 		for i := range c {
 			n, err := intArg(args, i, 0)
-			if err != nil || n < 0 || n > 3 {
+			if err != nil || n < 0 || n > 3 || i == 3 && n == 2 && m.opts.CDSOnly {
 				return nil, cmsErr(303)
 			}
 			c[i] = n

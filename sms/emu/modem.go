@@ -43,6 +43,8 @@ type modem struct {
 	log    *logWriter
 	simLog *logWriter
 	rng    *rand.Rand // used by the serving goroutine only
+	repLog *logWriter
+	bg     *sync.WaitGroup // the emulator's: delayed reports run on it
 	gone   chan struct{}
 	once   sync.Once
 
@@ -59,6 +61,7 @@ type modem struct {
 	creg    [3]int // CREG, CEREG, CGREG <n>
 	mr      int
 	slots   []slot
+	waiting int // delayed reports not yet out
 	faults  []Fault
 	startup []int // +CMTI indexes announced after the first command
 
@@ -243,24 +246,32 @@ func (m *modem) store(pdu string, startup bool) (int, error) {
 		return 0, err
 	}
 	m.mu.Lock()
-	i := 0
-	for i < len(m.slots) && m.slots[i].used {
-		i++
-	}
-	if i == len(m.slots) {
+	i, err := m.put(pdu)
+	if err != nil {
 		m.mu.Unlock()
-		return 0, errMemoryFull
+		return 0, err
 	}
-	m.slots[i] = slot{used: true, stat: 0, pdu: strings.ToUpper(pdu)}
 	notify := m.cnmi[0] != 0 && m.cnmi[1] != 0
 	if startup && notify {
-		m.startup = append(m.startup, i+1)
+		m.startup = append(m.startup, i)
 	}
 	m.mu.Unlock()
 	if !startup && notify {
-		m.write(fmt.Sprintf("\r\n+CMTI: \"SM\",%d\r\n", i+1))
+		m.write(fmt.Sprintf("\r\n+CMTI: \"SM\",%d\r\n", i))
 	}
-	return i + 1, nil
+	return i, nil
+}
+
+// put stores pdu, unread, in the first free slot and returns its 1-based
+// index; m.mu is held.
+func (m *modem) put(pdu string) (int, error) {
+	for i := range m.slots {
+		if !m.slots[i].used {
+			m.slots[i] = slot{used: true, stat: 0, pdu: strings.ToUpper(pdu)}
+			return i + 1, nil
+		}
+	}
+	return 0, errMemoryFull
 }
 
 // announce raises the +CMTI of the startup inbox, once.

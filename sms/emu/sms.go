@@ -34,7 +34,7 @@ func (m *modem) startSubmit(args []string, f Fault) error {
 // submit handles the PDU that Ctrl-Z ended: it checks that the length
 // matches AT+CMGS=<n> and that it is a SUBMIT (or COMMAND), waits for the
 // latency, then logs it and answers +CMGS: <mr>, unless a fault or
-// FailRate says otherwise.
+// FailRate says otherwise; then the status report it asks for, if any.
 func (m *modem) submit(ctx context.Context, pdu string) {
 	f := m.pending
 	m.pending = Fault{}
@@ -49,9 +49,13 @@ func (m *modem) submit(ctx context.Context, pdu string) {
 	switch {
 	case err != nil:
 		m.respond(nil, m.finalFor(err), f.URC)
-	case f.NoResult: // logged, never answered
+		return
+	case f.NoResult: // logged, never answered; the network has it
 	default:
 		m.respond([]string{fmt.Sprintf("+CMGS: %d", mr)}, "OK", f.URC)
+	}
+	if r, ok := m.owedReport(pdu, mr); ok {
+		m.sendReport(ctx, r)
 	}
 }
 

@@ -49,3 +49,18 @@ func ExampleDecode() {
 	// STATUS-REPORT 39 +43626575117 67 2010-02-18T11:47:50+01:00
 	// pdu: da at octet 5: PDU ends too early: 6 more octets needed, 1 left
 }
+
+func ExampleEncodeStatusReport() {
+	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	h, err := pdu.EncodeStatusReport(pdu.StatusReport{SMSC: "+491710760000", MR: 7,
+		RA: pdu.Address{Number: "+4915112345678", TOA: pdu.TOAInternational}, SCTS: at, DT: at.Add(2 * time.Second)})
+	if err != nil {
+		panic(err)
+	}
+	m, _ := pdu.Decode(h, pdu.MT)
+	fmt.Println(h)
+	fmt.Println(m.Type, m.MR, m.RA, m.ST, m.DT.Format(time.RFC3339))
+	// Output:
+	// 079194710167000006070D91945111325476F8523010210000005230102100200000
+	// STATUS-REPORT 7 +4915112345678 0 2025-03-01T12:00:02Z
+}

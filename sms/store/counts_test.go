@@ -6,19 +6,20 @@ import (
 	"testing"
 )
 
-// TestCounts: the outbox by state, the inbox by kind; an empty store
-// counts nothing.
+// TestCounts: the outbox by state and by modem and state, the inbox by
+// kind; an empty store counts nothing.
 func TestCounts(t *testing.T) { eachStore(t, testCounts) }
 
 func testCounts(t *testing.T, s contract, _ *clock) {
 	ctx := context.Background()
-	if c, err := s.Counts(ctx); err != nil || len(c.Outbox) != 0 || c.Inbox != 0 || c.Reports != 0 {
+	if c, err := s.Counts(ctx); err != nil || len(c.Outbox) != 0 || len(c.ByModem) != 0 || c.Inbox != 0 || c.Reports != 0 {
 		t.Fatalf("Counts of an empty store = %+v, %v; want nothing", c, err)
 	}
 	one := []SMSPart{part(1, 1)}
 	ids, err := s.AddSMS(ctx, []SMSMessage{{To: "+4911", Text: "a", Parts: one}, {To: "+4922", Text: "b", Parts: one},
-		{To: "+4933", Text: "c", Parts: one}})
+		{To: "+4933", Text: "c", Parts: one}, {To: "+4944", Text: "d", Parts: one}})
 	must(t, err)
+	must(t, s.SMSPartFailed(ctx, ids[3], 1, SMSFailed, "m1", "CMS ERROR 38"))
 	if _, err := s.FinishSMS(ctx, ids[0], SMSFailed, "no credit"); err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +40,12 @@ func testCounts(t *testing.T, s contract, _ *clock) {
 	}
 	c, err := s.Counts(ctx)
 	must(t, err)
-	want := map[string]int{SMSQueued: 1, SMSSent: 1, SMSFailed: 1}
+	want := map[string]int{SMSQueued: 1, SMSSent: 1, SMSFailed: 2}
 	if !maps.Equal(c.Outbox, want) || c.Inbox != 2 || c.Reports != 1 {
 		t.Errorf("Counts = %+v, want outbox %v, 2 messages and 1 report in", c, want)
+	}
+	wantModems := map[string]map[string]int{"m0": {SMSSent: 1}, "m1": {SMSFailed: 1}}
+	if !maps.EqualFunc(c.ByModem, wantModems, maps.Equal) {
+		t.Errorf("Counts.ByModem = %v, want %v (the message failed before any modem had it is nobody's)", c.ByModem, wantModems)
 	}
 }

@@ -197,6 +197,8 @@ func TestImportRule(t *testing.T) {
 		{"calq/internal/cli/schedcmd", "calq/internal/cli/smscmd", true},
 		{"calq/internal/cli/smscmd", "calq/internal/cli/workercmd", true},
 		{"calq/internal/cli/workercmd", "calq/internal/cli/smscmd", false},
+		{"calq/internal/cli/servecmd", "calq/internal/cli/smscmd", false},
+		{"calq/internal/cli/servecmd", "calq/internal/cli/convertcmd", true},
 		{"calq/internal/cli/base", "calq/internal/cli/smscmd", true},
 		{"calq/internal/cli/base", "calq/internal/cli/app", true},
 		{"calq/sms", "calq/internal/cli/base", true},
@@ -238,7 +240,7 @@ func importRule(pkg, imp string) string {
 	}
 	isBench := func(p string) bool {
 		return slices.Contains([]string{"calq/sched/schedbench", "calq/sms/smsbench", "calq/convert/convertbench", "calq/internal/serve/servebench",
-			"calq/internal/serve/webbench"}, p)
+			"calq/internal/serve/webbench", "calq/internal/serve/smshttpbench"}, p)
 	}
 	isCLI := func(p string) bool { return strings.HasPrefix(p, "calq/internal/cli/") }
 	group := func(p string) string { // "convertcmd" for calq/internal/cli/convertcmd, or ""
@@ -258,8 +260,8 @@ func importRule(pkg, imp string) string {
 		return "the command line is the top layer: nothing under it imports it"
 	case imp == "calq/internal/cli/app" && pkg != "calq" && pkg != "calq/internal/cli/e2e":
 		return "app is the top of the command line: only main starts it"
-	case group(imp) != "" && group(pkg) != "" && !(pkg == "calq/internal/cli/workercmd" && imp == "calq/internal/cli/smscmd"):
-		return "a command group imports no other group (workercmd may import smscmd for the modem flags)"
+	case group(imp) != "" && group(pkg) != "" && !((pkg == "calq/internal/cli/workercmd" || pkg == "calq/internal/cli/servecmd") && imp == "calq/internal/cli/smscmd"):
+		return "a command group imports no other group (workercmd and servecmd may import smscmd for the modem and daemon flags)"
 	case pkg == "calq/internal/cli/base" && isCLI(imp):
 		return "base is under every command: it imports no group"
 	case from == "sched" && to != "" && to != "sched":

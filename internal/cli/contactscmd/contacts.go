@@ -16,9 +16,10 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "contacts",
 		Usage: "keep the address book that calq convert --mail-to reads",
-		Description: "Contacts are short names for email addresses, kept in the journal (--db).\n" +
-			"Wherever calq takes recipients, a name stands for its address and an entry\n" +
-			"with an '@' is an address as is. Each user of calq serve has a book of their\n" +
+		Description: "Contacts are short names for email addresses and phone numbers, kept in\n" +
+			"the journal (--db). Wherever calq takes recipients, a name stands for its address\n" +
+			"(or, for SMS through calq serve, its number) and an entry with an '@' is an\n" +
+			"address as is, one that reads as a phone number a number. Each user of calq serve has a book of their\n" +
 			"own, which --user NAME reads and changes instead of the local book.",
 		Flags:       []cli.Flag{base.DBFlag()},
 		Subcommands: []*cli.Command{addCommand(), listCommand(), removeCommand()},

@@ -38,14 +38,41 @@ type serveProc struct {
 // syncBuffer is a bytes.Buffer safe for a process's writes and a test's
 // reads at once.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu   sync.Mutex
+	b    bytes.Buffer
+	more chan struct{} // closed at the next write (await)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.more != nil {
+		close(s.more)
+		s.more = nil
+	}
 	return s.b.Write(p)
+}
+
+// await waits until the buffer holds want, at most d; false if it does not.
+func (s *syncBuffer) await(want string, d time.Duration) bool {
+	deadline := time.After(d)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), want) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.more == nil {
+			s.more = make(chan struct{})
+		}
+		more := s.more
+		s.mu.Unlock()
+		select {
+		case <-more:
+		case <-deadline:
+			return false
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {

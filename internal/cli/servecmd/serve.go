@@ -74,6 +74,7 @@ type opts struct {
 	RestartAfter   int           // LibreOffice conversions before an instance restarts
 	StartTimeout   time.Duration // for a LibreOffice instance to start
 	Chromium       chromiumOpts
+	SMS            smsOpts
 }
 
 // Command is calq serve.
@@ -131,7 +132,18 @@ func Command() *cli.Command {
 			"journal and --data: a client fetches a result from the server it sent the\n" +
 			"request to. Documents opened with a password and pdfengines/convert stay on\n" +
 			"this server's instances. A database that is down at the start, or goes away,\n" +
-			"is waited for, with one line when it is lost and one when it is back.",
+			"is waited for, with one line when it is lost and one when it is back.\n\n" +
+			"SMS over HTTP, for users given the right (calq users set NAME --sms): POST /sms,\n" +
+			"GET /sms, GET /sms/ID, DELETE /sms/ID, GET /sms/inbox, Kannel's /cgi-bin/sendsms,\n" +
+			"the SMS page, and smsTo on a conversion (numbers or contact names, texted when\n" +
+			"the job ends). Messages go to the outbox calq sms uses on --db (with postgres://,\n" +
+			"the shared outbox). With --device (repeatable) or [[sms.modem]] in the config\n" +
+			"file the server holds the modems, as calq sms daemon does, from its start to its\n" +
+			"stop; while another calq sms daemon holds them it only queues, that daemon sends,\n" +
+			"and the server takes them over once it stops. Without modems it only queues, for\n" +
+			"a calq sms daemon on the same --db (or, with postgres://, on any host). A user\n" +
+			"sends at most --sms-rate messages a minute and --sms-quota a day unless calq users\n" +
+			"set NAME --sms-rate/--sms-quota says otherwise.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:3000", EnvVars: []string{"CALQ_LISTEN"}, Usage: "listen on `ADDR` (host:port)"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in `FILE` (PEM; with --tls-key)"},
@@ -163,7 +175,7 @@ func Command() *cli.Command {
 			&cli.StringFlag{Name: "name", Usage: "with --db postgres://: the name of this server in the shared queue's jobs it converts (calq history groups by it)", DefaultText: "the host's name"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log only failures"},
 		},
-			append(routeFlags(), chromiumFlags()...)...),
+			append(append(routeFlags(), chromiumFlags()...), smsFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if err := applyGotenbergEnv(c, os.LookupEnv); err != nil {
 				return err
@@ -245,12 +257,17 @@ func readOpts(c *cli.Context, lookup func(string) (string, bool)) (opts, error) 
 	if c.Args().Present() {
 		errs.Add(fmt.Errorf("unexpected argument %q", c.Args().First()))
 	}
-	return o, errs.Err(c)
+	if err := errs.Err(c); err != nil {
+		return o, err
+	}
+	var err error
+	o.SMS, err = readSMSOpts(c)
+	return o, err
 }
 
 // run serves until the context ends (SIGINT, SIGTERM), then stops as
 // the description says.
-func run(c *cli.Context, o opts) error {
+func run(c *cli.Context, o opts) (err error) {
 	ctx := c.Context
 	stderr := c.App.ErrWriter
 	log := newLogger(stderr, o)
@@ -322,6 +339,7 @@ func run(c *cli.Context, o opts) error {
 	// cannot be interrupted, nor its memory bounded, in this process.
 	pdfs := pdfpool.New(pdfpool.Options{MemoryLimit: o.PDFMemory})
 	defer pdfs.Close()
+	guesses := throttle.New(throttle.Options{}) // wrong passwords, on the sign-in page and sendsms
 	so := serve.Options{Data: o.Data, Jobs: js, Pool: pool, Chromium: chrome, PDF: pdfs, Users: us, RequireUsers: !isLoopback(host),
 		Profile: configProfiles(cfg), Mail: mailer(ctx, cfg, j),
 		Limits: o.Limits, RequestTimeout: o.RequestTimeout, FileTimeout: o.FileTimeout, Keep: o.Keep,
@@ -329,7 +347,7 @@ func run(c *cli.Context, o opts) error {
 		Webhooks: webhook.NewSender(policy, o.Webhook), WebhookPolicy: policy,
 		WebhookSync: o.WebhookSync,
 		Version:     version(), Log: log, Routes: o.Routes,
-		Accounts: us, Throttle: throttle.New(throttle.Options{}), SessionTTL: o.Session,
+		Accounts: us, Throttle: guesses, SessionTTL: o.Session,
 		Journal: j, History: j, KeepRecords: o.KeepRecords}
 	if o.NoWebhooks {
 		so.Webhooks, so.WebhookPolicy = nil, nil
@@ -338,9 +356,20 @@ func run(c *cli.Context, o opts) error {
 	if o.DebugData {
 		so.Routes.DebugData = debugData(c, o.Routes.Disabled, chrome != nil)
 	}
-	if so.Contacts, so.Profiles, so.SMS, err = pageStores(ctx, j, o.Data); err != nil {
+	book, profiles, err := pageStores(ctx, j, o.Data)
+	if err != nil {
 		return err
 	}
+	so.Contacts, so.Profiles = serve.BookContacts{Book: book}, profiles
+	texts, err := openSMS(ctx, base.JournalPath(c), o.SMS, stderr, log)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, texts.stop()) }()
+	if err := texts.service(ctx, j, us, book, policy, o.Webhook); err != nil {
+		return err
+	}
+	texts.options(&so, us, guesses)
 	if shared != nil {
 		so.Shared, so.SharedName, so.SharedEvents = shared, o.Name, workerLog(log)
 		so.History = shared
@@ -369,6 +398,7 @@ func run(c *cli.Context, o opts) error {
 	if shared != nil {
 		fmt.Fprintf(stderr, "calq serve: converting through the shared queue %s, and serving it\n", shared)
 	}
+	texts.start(ctx)
 	errc := make(chan error, 1)
 	go func() {
 		if o.TLSCert != "" {
@@ -382,6 +412,7 @@ func run(c *cli.Context, o opts) error {
 	case <-ctx.Done():
 	case <-s.Failed():
 		err = s.Err()
+	case err = <-texts.Failed():
 	}
 	fmt.Fprintf(stderr, "calq serve: stopping; running conversions get %v\n", o.Grace)
 	// The jobs stop (within the grace) while the HTTP side waits for

@@ -21,8 +21,9 @@ func daemonCommand() *cli.Command {
 			"holds them: calq sms send then only records its messages and the daemon sends\n" +
 			"them (send waits for the outcome unless --no-wait, which exits 4). Every\n" +
 			"--send-every the daemon reads the outbox for queued messages that are due;\n" +
-			"every --poll-every it polls the modems for received messages and status\n" +
-			"reports, which stay new in the journal for calq sms recv --offline. A modem\n" +
+			"every --poll-every, and at once when a modem announces one (+CMTI, +CDSI)\n" +
+			"or hands it out (+CMT, +CDS), it receives messages and status reports,\n" +
+			"which stay new in the journal for calq sms recv --offline. A modem\n" +
 			"whose device vanished is dialled again by a health check. With --metrics-file\n" +
 			"it writes Prometheus metrics every 15 s and on exit.\n\n" +
 			"A modem that does not answer at the start is reported and dialled again\n" +
@@ -31,13 +32,7 @@ func daemonCommand() *cli.Command {
 			"with one line when it is lost and one when it is back.\n\n" +
 			"Exit status 130 when interrupted (SIGINT, SIGTERM), after releasing the\n" +
 			"modems; 1 when it could not start, e.g. another daemon holds a modem.",
-		Flags: append(ModemFlags(),
-			&cli.DurationFlag{Name: "send-every", Value: time.Second, Usage: "read the outbox this often"},
-			&cli.DurationFlag{Name: "poll-every", Value: 10 * time.Second, Usage: "poll the modems for received messages this often"},
-			&cli.DurationFlag{Name: "part-timeout", Value: sms.DefaultReassemblyTimeout,
-				Usage: "file a long message's parts as they are `AFTER` this long"},
-			&cli.BoolFlag{Name: "allow-duplicates", Usage: "resend parts whose outcome is unknown"},
-			&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Usage: "retries of a message after transient errors"},
+		Flags: append(append(ModemFlags(), DaemonFlags("")...),
 			&cli.StringFlag{Name: "metrics-file", EnvVars: []string{"CALQ_METRICS_FILE"}, Usage: "write Prometheus metrics to `FILE` (textfile collector format)"},
 			base.DBFlag()),
 		Action: smsDaemonAction,
@@ -64,12 +59,49 @@ func smsDaemonAction(c *cli.Context) error {
 
 // smsDaemonOptions reads the flags of calq sms daemon.
 func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
+	o, err := DaemonOptions(c)
+	if err != nil {
+		return o, err
+	}
+	if c.Args().Present() {
+		return o, base.Usagef(c, "unexpected argument %q", c.Args().First())
+	}
+	if o.MetricsFile = c.String("metrics-file"); o.MetricsFile != "" {
+		if err := base.CheckFileWritable("--metrics-file", o.MetricsFile); err != nil {
+			return o, base.Usagef(c, "%w", err)
+		}
+		o.Metrics = sched.NewMetrics()
+	}
+	if len(o.Specs) == 0 {
+		return o, base.Usagef(c, "no modems: give --device, or [[sms.modem]] in the config file")
+	}
+	return o, nil
+}
+
+// DaemonFlags are the flags of the daemon's work besides the modems'
+// (DeviceFlags), which DaemonOptions reads: calq sms daemon's and calq
+// serve's, which holds the modems too. category groups them in the
+// help ("" none).
+func DaemonFlags(category string) []cli.Flag {
+	return []cli.Flag{
+		&cli.DurationFlag{Name: "send-every", Value: time.Second, Category: category, Usage: "read the SMS outbox this often"},
+		&cli.DurationFlag{Name: "poll-every", Value: 10 * time.Second, Category: category, Usage: "poll the modems for received messages this often"},
+		&cli.DurationFlag{Name: "part-timeout", Value: sms.DefaultReassemblyTimeout, Category: category,
+			Usage: "file a long message's parts as they are `AFTER` this long"},
+		&cli.BoolFlag{Name: "allow-duplicates", Category: category, Usage: "resend SMS parts whose outcome is unknown"},
+		&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Category: category, Usage: "retries of an SMS after transient errors"},
+	}
+}
+
+// DaemonOptions reads DaemonFlags and the modems (ModemSpecs) into the
+// options of sms.Daemon, whose warnings and modem events go to the
+// command's stderr. No modem is no error here: the caller says whether
+// it needs one.
+func DaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	o := sms.DaemonOptions{SendEvery: c.Duration("send-every"), PollEvery: c.Duration("poll-every"),
-		AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries"), MetricsFile: c.String("metrics-file"),
+		AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries"),
 		Recv: sms.RecvOptions{ReassemblyTimeout: c.Duration("part-timeout")}}
 	switch {
-	case c.Args().Present():
-		return o, base.Usagef(c, "unexpected argument %q", c.Args().First())
 	case o.SendEvery <= 0 || o.PollEvery <= 0 || o.Recv.ReassemblyTimeout <= 0:
 		return o, base.Usagef(c, "--send-every, --poll-every and --part-timeout must be positive")
 	case o.Retries < 0:
@@ -80,16 +112,7 @@ func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	}
 	o.Warn, o.Events = base.ModemLog(c.App.ErrWriter, "calq: warning: ")
 	o.Recv.Warn = o.Warn
-	if o.MetricsFile != "" {
-		if err := base.CheckFileWritable("--metrics-file", o.MetricsFile); err != nil {
-			return o, base.Usagef(c, "%w", err)
-		}
-		o.Metrics = sched.NewMetrics()
-	}
 	var err error
 	o.Specs, o.AT, err = ModemSpecs(c)
-	if err == nil && len(o.Specs) == 0 {
-		err = base.Usagef(c, "no modems: give --device, or [[sms.modem]] in the config file")
-	}
 	return o, err
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,6 +27,14 @@ func emulateCommand() *cli.Command {
 			"Every PDU accepted with +CMGS: <mr> is appended to --log as a JSON line\n" +
 			`{"device","mr","pdu"}. --inbox holds hex DELIVER PDUs (SMSC field first),` + "\n" +
 			"one per line, dealt round-robin to the modems and announced with +CMTI.\n\n" +
+			"A PDU that asks for a status report (TP-SRR) gets one --report-delay after\n" +
+			"its +CMGS: delivered (TP-ST 0), or failed (TP-ST 64, remote procedure error)\n" +
+			"with probability --report-fail-rate (seeded by --seed). As AT+CNMI's <ds>\n" +
+			"says, it comes as +CDS: <length> and the PDU (ds=1), or is stored in SIM\n" +
+			"memory and announced with +CDSI: \"SM\",<index> (ds=2, what calq sets), or\n" +
+			"stored silently (ds=0, the emulator's default); AT+CMGL and AT+CMGR list it.\n" +
+			"--report-log appends a JSON line per report as it goes out:\n" +
+			`{"device","mr","to","status","via","index","at","pdu"}.` + "\n\n" +
 			"--pin gives each SIM a PIN: it counts wrong entries, says the tries left\n" +
 			"(AT+CPINR), blocks after 3 (AT+CPIN? says SIM PUK, a PIN entry gets +CME\n" +
 			`ERROR: 12) until AT+CPIN="<--puk>","<new PIN>", and answers AT+CCID. --sim-log` + "\n" +
@@ -37,7 +46,10 @@ func emulateCommand() *cli.Command {
 			&cli.Float64Flag{Name: "fail-rate", Usage: "probability `P` of +CMS ERROR: 500 for a PDU"},
 			&cli.StringFlag{Name: "log", Usage: "append accepted PDUs to `FILE` as JSON lines"},
 			&cli.StringFlag{Name: "inbox", Usage: "plant the hex DELIVER PDUs of `FILE`, one per line"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed of --fail-rate's random numbers; 0 picks one"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed of --fail-rate's and --report-fail-rate's random numbers; 0 picks one"},
+			&cli.DurationFlag{Name: "report-delay", Value: 2 * time.Second, Usage: "time from +CMGS to the status report a PDU asks for; 0 at once"},
+			&cli.Float64Flag{Name: "report-fail-rate", Usage: "probability `P` that a status report says failed"},
+			&cli.StringFlag{Name: "report-log", Usage: "append each status report to `FILE` as JSON lines"},
 			&cli.StringFlag{Name: "pin", Usage: "each SIM asks for `PIN` (4 to 8 digits)"},
 			&cli.StringFlag{Name: "puk", Usage: "the SIMs' `PUK` (8 digits; default 12345678)"},
 			&cli.StringFlag{Name: "sim-log", Usage: "append each AT+CPIN and AT+CPINR to `FILE` as JSON lines"},
@@ -65,7 +77,8 @@ func emulateCommand() *cli.Command {
 // the files they name.
 func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 	o := emu.Options{Modems: c.Int("modems"), Latency: c.Duration("latency"),
-		FailRate: c.Float64("fail-rate"), Seed: c.Uint64("seed"), PIN: c.String("pin"), PUK: c.String("puk")}
+		FailRate: c.Float64("fail-rate"), Seed: c.Uint64("seed"), PIN: c.String("pin"), PUK: c.String("puk"),
+		ReportDelay: c.Duration("report-delay"), ReportFailRate: c.Float64("report-fail-rate")}
 	switch {
 	case c.Args().Present():
 		return o, nil, base.Usagef(c, "unexpected argument %q", c.Args().First())
@@ -73,8 +86,12 @@ func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 		return o, nil, base.Usagef(c, "--modems: %d is not between 1 and 1024", o.Modems)
 	case o.Latency < 0:
 		return o, nil, base.Usagef(c, "--latency: %v is negative", o.Latency)
-	case o.FailRate < 0 || o.FailRate > 1:
+	case !(o.FailRate >= 0 && o.FailRate <= 1): // NaN too
 		return o, nil, base.Usagef(c, "--fail-rate: %v is not between 0 and 1", o.FailRate)
+	case o.ReportDelay < 0:
+		return o, nil, base.Usagef(c, "--report-delay: %v is negative", o.ReportDelay)
+	case !(o.ReportFailRate >= 0 && o.ReportFailRate <= 1):
+		return o, nil, base.Usagef(c, "--report-fail-rate: %v is not between 0 and 1", o.ReportFailRate)
 	case o.PIN != "" && !digits(o.PIN, 4, 8):
 		return o, nil, base.Usagef(c, "--pin: want 4 to 8 digits")
 	case o.PUK != "" && !digits(o.PUK, 8, 8):
@@ -101,7 +118,7 @@ func emulateOptions(c *cli.Context) (emu.Options, func(), error) {
 	for _, l := range []struct {
 		flag string
 		w    *io.Writer
-	}{{"log", &o.Log}, {"sim-log", &o.SIMLog}} {
+	}{{"log", &o.Log}, {"sim-log", &o.SIMLog}, {"report-log", &o.ReportLog}} {
 		name := c.String(l.flag)
 		if name == "" {
 			continue

@@ -21,26 +21,32 @@ import (
 // smsSendAction does, without opening a store or a modem.
 func parseSend(t *testing.T, args []string, stdin string) (sms.SendOptions, error) {
 	t.Helper()
-	cmd := sendCommand()
 	var (
-		got     sms.SendOptions
-		err     error
-		touched bool
+		got sms.SendOptions
+		err error
 	)
+	runLeaf(t, sendCommand(), args, stdin, func(c *cli.Context) { got, err = smsSendOptions(c) })
+	return got, err
+}
+
+// runLeaf runs cmd's flag parsing on args and stdin with read as its
+// Action, in place of the real one, and fails the test unless read ran.
+func runLeaf(t *testing.T, cmd *cli.Command, args []string, stdin string, read func(*cli.Context)) {
+	t.Helper()
+	ran := false
 	cmd.Action = func(c *cli.Context) error {
-		got, err = smsSendOptions(c)
-		touched = true
+		read(c)
+		ran = true
 		return nil
 	}
 	app := &cli.App{Name: "calq", Commands: []*cli.Command{cmd}, Reader: strings.NewReader(stdin),
 		Writer: io.Discard, ErrWriter: io.Discard}
-	if rerr := app.Run(append([]string{"calq", "send"}, args...)); rerr != nil {
-		t.Fatalf("calq send %q: %v", args, rerr)
+	if err := app.Run(append([]string{"calq", cmd.Name}, args...)); err != nil {
+		t.Fatalf("calq %s %q: %v", cmd.Name, args, err)
 	}
-	if !touched {
-		t.Fatalf("calq send %q: the Action did not run", args)
+	if !ran {
+		t.Fatalf("calq %s %q: the Action did not run", cmd.Name, args)
 	}
-	return got, err
 }
 
 // TestSendOptions: each argument line gives the sms.SendOptions Send runs

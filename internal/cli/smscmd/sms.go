@@ -37,13 +37,20 @@ func Command() *cli.Command {
 	}
 }
 
-// ModemFlags are the flags that choose modems.
+// ModemFlags are the flags that choose modems: DeviceFlags and --config.
 func ModemFlags() []cli.Flag {
+	return append(DeviceFlags(""), base.ConfigFlag())
+}
+
+// DeviceFlags are ModemFlags without --config, for a command that has
+// its own (calq serve); category groups them in the help ("" none).
+func DeviceFlags(category string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "device", Aliases: []string{"d"}, Usage: "the modem's serial `DEVICE` (repeatable); default: [[sms.modem]] in the config"},
-		base.ConfigFlag(),
-		&cli.DurationFlag{Name: "prompt-timeout", Value: 10 * time.Second, Usage: "wait this long for the '>' prompt"},
-		&cli.DurationFlag{Name: "result-timeout", Value: 60 * time.Second, Usage: "wait this long for +CMGS after the PDU (then the outcome is unknown)"},
+		&cli.StringSliceFlag{Name: "device", Aliases: []string{"d"}, Category: category,
+			Usage: "the modem's serial `DEVICE` (repeatable); default: [[sms.modem]] in the config"},
+		&cli.DurationFlag{Name: "prompt-timeout", Value: 10 * time.Second, Category: category, Usage: "wait this long for the modem's '>' prompt"},
+		&cli.DurationFlag{Name: "result-timeout", Value: 60 * time.Second, Category: category,
+			Usage: "wait this long for +CMGS after the PDU (then the outcome is unknown)"},
 	}
 }
 

@@ -83,7 +83,7 @@ func Chromium(route string, f *Form) (ChromiumOptions, error) {
 	if kind == "convert" {
 		o.Post.Flatten = f.Bool("flatten") // calq's: Gotenberg's Chromium routes ignore it
 	}
-	o.MailTo = mailTo(f.Value("mailTo"))
+	o.MailTo = Recipients(f.Value("mailTo"))
 	return o, f.Err()
 }
 

@@ -86,7 +86,7 @@ func LibreOffice(f *Form) (LibreOfficeOptions, error) {
 	f.BoolOr("nativePdfFormats", true) // how Gotenberg makes PDF/A; calq always lets LibreOffice
 	o.Merge = f.Bool("merge")
 	o.Post.Flatten = f.Bool("flatten")
-	o.MailTo = mailTo(f.Value("mailTo"))
+	o.MailTo = Recipients(f.Value("mailTo"))
 	return o, f.Err()
 }
 
@@ -113,8 +113,9 @@ func (f *Form) badPageRanges(v string) {
 		" to the document " + quote(doc) + ". Check the 'nativePageRanges' form field; valid values look like '1-4', '2' or '1,3,5-7'."})
 }
 
-// mailTo splits calq's mailTo field into its trimmed, non-empty entries.
-func mailTo(v string) []string {
+// Recipients splits a field of recipients (calq's mailTo and smsTo:
+// comma-separated) into its trimmed, non-empty entries.
+func Recipients(v string) []string {
 	var to []string
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {
