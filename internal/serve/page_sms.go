@@ -13,6 +13,13 @@ import (
 	"calq/internal/serve/users"
 )
 
+// smsFormMax bounds the SMS page's form: room for the longest message
+// there is, 255 parts of 153 septets, each a character that the form
+// sends as six bytes (é is two bytes of UTF-8, each %XX; a line end is
+// %0D%0A), and its recipients. readForm's 64 KiB is not: 255 parts of
+// UCS-2 CJK take 150 KiB.
+const smsFormMax = 256 << 10
+
 // smsPageSize is how many messages, sent and received, the SMS page
 // shows at once; older ones are a link away.
 const smsPageSize = 20
@@ -119,8 +126,8 @@ func (s *Server) smsSubmit(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, http.StatusNotFound, "calq serve sends no SMS: it was started without modems or an SMS outbox.")
 		return
 	}
-	if err := readForm(w, r); err != nil {
-		s.showSMS(w, r, http.StatusBadRequest, page{Error: err.Error()}, smsForm{Priority: "P2"})
+	if err := readFormMax(w, r, smsFormMax); err != nil {
+		s.showSMS(w, r, http.StatusBadRequest, page{Error: err.Error() + "."}, smsForm{Priority: "P2"})
 		return
 	}
 	v := r.PostForm

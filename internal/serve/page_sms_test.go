@@ -266,6 +266,23 @@ func TestSMSPageSend(t *testing.T) {
 	}
 }
 
+// TestSMSPageLongest: the longest message there is (255 parts of
+// UCS-2, each character three bytes of UTF-8 and nine in the form)
+// reaches Send whole; a form larger than any message is refused.
+func TestSMSPageLongest(t *testing.T) {
+	f := newFakeSMS("alice")
+	ts, alice := smsAlice(t, f)
+	longest := strings.Repeat("界", 67*255)
+	status, page := pagePost(t, alice, ts.URL+"/messages", url.Values{"to": {"mum"}, "text": {longest}})
+	if calls := f.calls(); status != http.StatusSeeOther || len(calls) != 1 || calls[0].Req.Text != longest {
+		t.Errorf("the longest message: %d, Send got %d calls, want its whole text\n%.500s", status, len(calls), page)
+	}
+	status, page = pagePost(t, alice, ts.URL+"/messages", url.Values{"to": {"mum"}, "text": {strings.Repeat("界", 30000)}})
+	if status != http.StatusBadRequest || !strings.Contains(page, "The form could not be read") || len(f.calls()) != 1 {
+		t.Errorf("a form larger than any message: %d, %d Send calls\n%.500s", status, len(f.calls()), page)
+	}
+}
+
 // TestSMSPageCrossSite: a form posted from another site sends nothing.
 func TestSMSPageCrossSite(t *testing.T) {
 	f := newFakeSMS("alice")
