@@ -242,3 +242,34 @@ func TestSMSToOwed(t *testing.T) {
 		t.Errorf("after the restart's send: pending %v, want nothing", got.Pending)
 	}
 }
+
+// TestEndText: the SMS of a job's end says its short id, its state and
+// its files converted and failed, in words a phone shows in one part.
+func TestEndText(t *testing.T) {
+	files := func(states ...string) []jobs.FileState {
+		var fs []jobs.FileState
+		for _, s := range states {
+			fs = append(fs, jobs.FileState{State: s})
+		}
+		return fs
+	}
+	id := "3f2a9c1e0b7d4a5f8e6c2b1a0d9f8e7c"
+	tests := []struct {
+		name string
+		job  jobs.Job
+		want string
+	}{
+		{"done", jobs.Job{ID: id, State: jobs.Done, Files: files(jobs.FileDone, jobs.FileDone)},
+			"calq: job 3f2a9c1e done: 2 files converted, 0 failed"},
+		{"a page's job with a failed file", jobs.Job{ID: id, State: jobs.Done, Files: files(jobs.FileDone, jobs.FileFailed)},
+			"calq: job 3f2a9c1e done: 1 file converted, 1 failed"},
+		{"failed", jobs.Job{ID: id, State: jobs.Failed, Files: files(jobs.FileFailed, jobs.FileFailed, jobs.FileFailed)},
+			"calq: job 3f2a9c1e failed: 0 files converted, 3 failed"},
+		{"a web page's job", jobs.Job{ID: id, State: jobs.Done}, "calq: job 3f2a9c1e done"},
+	}
+	for _, tt := range tests {
+		if got := endText(&tt.job); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
