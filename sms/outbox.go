@@ -2,6 +2,7 @@ package sms
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ type messageOptions struct {
 	Report   bool   `json:"report,omitempty"`
 	Validity string `json:"validity,omitempty"`
 	Priority string `json:"priority"`
+	Coding   string `json:"coding,omitempty"` // SendOptions.Coding; "" chosen
 }
 
 // Compose encodes text for each recipient and returns the outbox records,
@@ -31,36 +33,74 @@ func Compose(to []string, text string, o SendOptions) ([]store.SMSMessage, []pdu
 	if len(to) == 0 {
 		return nil, nil, errors.New("compose: no recipients")
 	}
-	if i := strings.IndexByte(text, 0); i >= 0 {
-		// PostgreSQL's text takes no NUL, and SQLite would keep it where
-		// PostgreSQL fails: refused the same on both, before anything is
-		// recorded.
-		return nil, nil, fmt.Errorf("compose: the text holds a NUL character (U+0000) at byte %d; no phone shows it", i)
-	}
-	var changes []pdu.Change
-	if o.Transliterate && !pdu.FitsGSM(text) {
-		if t, ch := pdu.Transliterate(text); pdu.FitsGSM(t) {
-			text, changes = t, ch
-		}
-	}
-	opts, err := json.Marshal(messageOptions{Flash: o.Flash, Report: o.Report,
-		Validity: durationText(o.Validity), Priority: o.Priority.String()})
+	text, changes, err := composeText(text, o)
 	if err != nil {
 		return nil, nil, err
 	}
+	opts, err := json.Marshal(messageOptions{Flash: o.Flash, Report: o.Report,
+		Validity: durationText(o.Validity), Priority: o.Priority.String(), Coding: o.Coding})
+	if err != nil {
+		return nil, nil, err
+	}
+	stored := text
+	if o.Coding == "8bit" {
+		stored = hex.EncodeToString([]byte(text))
+	}
 	msgs := make([]store.SMSMessage, 0, len(to))
 	for _, r := range to {
-		parts, _, err := pdu.EncodeSubmit(r, text, pdu.SubmitOptions{Flash: o.Flash, Report: o.Report, Validity: o.Validity})
+		parts, err := composeParts(r, text, o)
 		if err != nil {
 			return nil, nil, fmt.Errorf("compose for %s: %w", r, err)
 		}
-		m := store.SMSMessage{To: r, Text: text, Options: string(opts), NotBefore: o.At}
+		m := store.SMSMessage{To: r, Text: stored, Options: string(opts), NotBefore: o.At}
 		for _, p := range parts {
 			m.Parts = append(m.Parts, store.SMSPart{Seq: p.Seq, Total: p.Total, Ref: p.Ref, Hex: p.Hex, TPDULength: p.TPDULength})
 		}
 		msgs = append(msgs, m)
 	}
 	return msgs, changes, nil
+}
+
+// composeText checks text against o.Coding, transliterating it when o
+// asks and that makes it fit GSM 7-bit. 8-bit data is taken as it is.
+func composeText(text string, o SendOptions) (string, []pdu.Change, error) {
+	switch o.Coding {
+	case "8bit":
+		return text, nil, nil
+	case "", "gsm7", "ucs2":
+	default:
+		return "", nil, fmt.Errorf(`compose: coding %q: want "", "gsm7", "ucs2" or "8bit"`, o.Coding)
+	}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		// PostgreSQL's text takes no NUL, and SQLite would keep it where
+		// PostgreSQL fails: refused the same on both, before anything is
+		// recorded.
+		return "", nil, fmt.Errorf("compose: the text holds a NUL character (U+0000) at byte %d; no phone shows it", i)
+	}
+	var changes []pdu.Change
+	if o.Transliterate && o.Coding != "ucs2" && !pdu.FitsGSM(text) {
+		if t, ch := pdu.Transliterate(text); pdu.FitsGSM(t) {
+			text, changes = t, ch
+		}
+	}
+	if o.Coding == "gsm7" && !pdu.FitsGSM(text) {
+		for i, r := range []rune(text) {
+			if !pdu.FitsGSM(string(r)) {
+				return "", nil, fmt.Errorf("compose: GSM 7-bit lacks %q (%U) at character %d of the text", string(r), r, i+1)
+			}
+		}
+	}
+	return text, changes, nil
+}
+
+// composeParts encodes one recipient's PDUs in o.Coding.
+func composeParts(to, text string, o SendOptions) ([]pdu.Part, error) {
+	so := pdu.SubmitOptions{Flash: o.Flash, Report: o.Report, Validity: o.Validity, UCS2: o.Coding == "ucs2"}
+	if o.Coding == "8bit" {
+		return pdu.EncodeSubmitData(to, []byte(text), so)
+	}
+	parts, _, err := pdu.EncodeSubmit(to, text, so)
+	return parts, err
 }
 
 func durationText(d time.Duration) string {

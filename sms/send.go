@@ -30,10 +30,16 @@ type SendOptions struct {
 	// when that makes the whole text fit (one part holds 160 rather than
 	// 70 characters); each change is reported through Warn.
 	Transliterate bool
-	Report        bool          // ask for a status report
-	Validity      time.Duration // relative validity; 0 for the network's default
-	Priority      sched.Class   // the zero Class is P2
-	At            time.Time     // not before this time (the engine's calendar queue holds it)
+	// Coding is the alphabet: "" chooses (GSM 7-bit when the text fits,
+	// else UCS-2); "gsm7" refuses a text GSM 7-bit lacks characters of
+	// (after Transliterate); "ucs2" sends UCS-2 even when GSM 7-bit would
+	// do; "8bit" sends the text's bytes as 8-bit data (the outbox stores
+	// them as hex, as the inbox shows received data).
+	Coding   string
+	Report   bool          // ask for a status report
+	Validity time.Duration // relative validity; 0 for the network's default
+	Priority sched.Class   // the zero Class is P2
+	At       time.Time     // not before this time (the engine's calendar queue holds it)
 
 	// NoWait records the messages and returns at once: a daemon, or a
 	// Send with Queued, sends them.

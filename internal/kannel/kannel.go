@@ -1,6 +1,8 @@
 // Package kannel is what calq shares with Kannel's HTTP interfaces: the
-// parameters of sendsms, its replies, the dlr-mask bits and the escape
-// codes of a dlr-url. It is pure: no I/O.
+// parameters of sendsms (ParseSend, Decode), its replies (Reply,
+// *Error), the dlr-mask bits and the escape codes of a dlr-url
+// (CheckURL, Expand). It is pure: no I/O; every function is safe for
+// concurrent use and costs time linear in its input.
 package kannel
 
 import "time"
@@ -13,6 +15,15 @@ const (
 	SMSCAccepted = 8  // accepted by the SMSC (ACK)
 	SMSCRejected = 16 // rejected by the SMSC (NACK)
 )
+
+// AllTypes is every dlr-mask bit Kannel defines; a mask with others is
+// refused.
+const AllTypes = Delivered | NotDelivered | Queued | SMSCAccepted | SMSCRejected
+
+// NetworkTypes are the report types that only a status report from the
+// network gives (the others come from the modem's answer to AT+CMGS): a
+// mask with one of them asks the network for status reports.
+const NetworkTypes = Delivered | NotDelivered | Queued
 
 // DLR is what a dlr-url's escape codes are replaced with for one report.
 type DLR struct {
@@ -29,16 +40,4 @@ type DLR struct {
 	MClass    int       // %m; -1 none
 	Charset   string    // %C
 	User      string    // %n: the sendsms user
-}
-
-// Expand returns tmpl with its escape codes replaced by d's values,
-// URL-escaped as Kannel does. tmpl has passed CheckURL.
-func Expand(tmpl string, d DLR) string {
-	panic("kannel: not built yet")
-}
-
-// CheckURL checks a dlr-url: an absolute http or https URL whose escape
-// codes are all Kannel's; the error names the first that is not.
-func CheckURL(tmpl string) error {
-	panic("kannel: not built yet")
 }

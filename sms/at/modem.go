@@ -233,10 +233,15 @@ func (m *Modem) logf(format string, args ...any) {
 // redact masks the PIN in AT+CPIN="1234" for logs and errors.
 // redact masks the PIN of an AT+CPIN=... anywhere in s (a command, its
 // echo, a late echo logged as dropped), whatever the case.
+// The search compares bytes in place: strings.ToUpper(s) may be longer
+// than s (each byte that is not UTF-8 becomes a 3-byte U+FFFD), so an
+// index into it would cut s elsewhere, showing digits of the PIN.
 func redact(s string) string {
-	i := strings.Index(strings.ToUpper(s), "+CPIN=")
-	if i < 0 {
-		return s
+	const cmd = "+CPIN="
+	for i := 0; i+len(cmd) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(cmd)], cmd) {
+			return s[:i+len(cmd)] + `"****"`
+		}
 	}
-	return s[:i+len("+CPIN=")] + `"****"`
+	return s
 }

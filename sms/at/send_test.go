@@ -253,6 +253,10 @@ func TestRedact(t *testing.T) {
 		`< at+cpin="4711" (echo)`:                          `< at+cpin="****"`,
 		`dropped "AT+CPIN=\"4711\"": no command in flight`: `dropped "AT+CPIN="****"`,
 		`< +CPIN: READY`:                                   `< +CPIN: READY`,
+		// Bytes that are not UTF-8 before the command (line noise) must
+		// not shift where the PIN is cut: ToUpper would widen them.
+		"< \xff\xfeAT+CPIN=\"4711\"":           "< \xff\xfeAT+CPIN=\"****\"",
+		"\xff\xff\xff\xff\xffAT+CPIN=\"4711\"": "\xff\xff\xff\xff\xffAT+CPIN=\"****\"",
 	} {
 		if got := redact(in); got != want {
 			t.Errorf("redact(%q) = %q, want %q", in, got, want)

@@ -33,6 +33,7 @@ type SubmitOptions struct {
 	Ref           int           // concatenation reference 1-65535; 0 chooses one at random
 	Force16bitRef bool          // a 16-bit reference even when Ref fits 8 bits
 	Transliterate bool          // replace characters outside GSM 7-bit (see Transliterate)
+	UCS2          bool          // UCS-2 even when the text fits GSM 7-bit
 }
 
 // Part is one encoded PDU of a message.
@@ -72,7 +73,7 @@ func EncodeSubmit(to, text string, o SubmitOptions) ([]Part, []Change, error) {
 			text, changes = t, ch
 		}
 	}
-	enc, units := textUnits(text)
+	enc, units := textUnits(text, o.UCS2)
 	parts, err := encodeSubmit(to, enc, units, o)
 	return parts, changes, err
 }
@@ -94,9 +95,9 @@ type unit struct {
 	r rune // -1 for data
 }
 
-func textUnits(text string) (string, []unit) {
+func textUnits(text string, ucs2 bool) (string, []unit) {
 	units := make([]unit, 0, len(text))
-	if FitsGSM(text) {
+	if !ucs2 && FitsGSM(text) {
 		for _, r := range text {
 			units = append(units, unit{b: toGSM[r], r: r})
 		}
@@ -336,7 +337,7 @@ func EncodeDeliver(from, text string, scts time.Time, o DeliverOptions) ([]strin
 	if o.Flash {
 		class = Class0
 	}
-	enc, units := textUnits(text)
+	enc, units := textUnits(text, false)
 	segs, concat, err := plan(enc, units, o.Ref, o.Force16bitRef)
 	if err != nil {
 		return nil, err
