@@ -186,6 +186,9 @@ func (w *modemWorker) sendPart(ctx context.Context, j *sched.Job, id int64, p st
 		if errors.Is(err, store.ErrClaimLost) {
 			return sched.Permanent(err) // the message is another daemon's now
 		}
+		if errors.Is(err, store.ErrNotQueued) {
+			return nil // cancelled since it was read: nothing went out
+		}
 		return err
 	}
 	mr, err := c.Modem.SendPDU(ctx, p.Hex, p.TPDULength)

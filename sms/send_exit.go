@@ -40,14 +40,23 @@ func outcome(res Result, runErr error) error {
 		err = fmt.Errorf("%w: %d of %d messages may have been sent; see calq sms status", ErrUnknown, n[store.SMSUnknown], total)
 	case n[store.SMSQueued] > 0:
 		err = fmt.Errorf("%w: %d of %d messages wait for a retry", ErrQueued, n[store.SMSQueued], total)
-	case n[store.SMSFailed] > 0 && n[store.SMSSent] > 0:
-		err = fmt.Errorf("%w: %d of %d messages failed", exitcode.ErrPartial, n[store.SMSFailed], total)
-	case n[store.SMSFailed] > 0:
-		err = fmt.Errorf("%d of %d messages failed", n[store.SMSFailed], total)
+	case n[store.SMSFailed]+n[store.SMSCancelled] > 0 && n[store.SMSSent] > 0:
+		err = fmt.Errorf("%w: %s", exitcode.ErrPartial, failedOf(n, total))
+	case n[store.SMSFailed]+n[store.SMSCancelled] > 0:
+		err = errors.New(failedOf(n, total))
 	default:
 		return nil
 	}
 	return errors.Join(err, runErr)
+}
+
+// failedOf says how many of total messages failed, or were cancelled
+// (through calq serve's DELETE /sms/{id}) before any part went out.
+func failedOf(n map[string]int, total int) string {
+	if n[store.SMSCancelled] == 0 {
+		return fmt.Sprintf("%d of %d messages failed", n[store.SMSFailed], total)
+	}
+	return fmt.Sprintf("%d of %d messages failed or were cancelled", n[store.SMSFailed]+n[store.SMSCancelled], total)
 }
 
 // classify is an error that happened before any message had an outcome:

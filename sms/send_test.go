@@ -121,6 +121,8 @@ func TestExitCodes(t *testing.T) {
 		{"some failed", msgs("sent", "failed"), "partial"},
 		{"queued", msgs("sent", "queued", "failed"), "queued"},
 		{"unknown wins", msgs("queued", "unknown", "failed"), "unknown"},
+		{"all cancelled", msgs("cancelled"), "failure"},
+		{"some cancelled", msgs("sent", "cancelled"), "partial"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := outcomeOf(outcome(tc.res, nil)); got != tc.want {

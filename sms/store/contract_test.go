@@ -22,6 +22,7 @@ type contract interface {
 	SMSPartUnknownRetry(ctx context.Context, id int64, seq int, modem, reason string) error
 	SettleSMS(ctx context.Context, id int64) (bool, error)
 	FinishSMS(ctx context.Context, id int64, state, reason string) (bool, error)
+	CancelSMS(ctx context.Context, id int64) (bool, error)
 
 	RecordInboxPDUs(ctx context.Context, modem string, listed []InboxSlot, at time.Time) ([]InboxPDU, error)
 	MarkInboxDeleted(ctx context.Context, id int64, at time.Time) error
@@ -31,6 +32,7 @@ type contract interface {
 	InboxParts(ctx context.Context) ([]InboxPart, error)
 	AddInboxEntry(ctx context.Context, e InboxEntry, pduIDs []int64) (int64, error)
 	NewInboxEntries(ctx context.Context) ([]InboxEntry, error)
+	InboxEntries(ctx context.Context, f InboxFilter) ([]InboxEntry, error)
 	MarkInboxDelivered(ctx context.Context, id int64, at time.Time) error
 	MatchReport(ctx context.Context, modem string, mr int, ra string, since time.Time) (InboxEntry, bool, error)
 

@@ -87,7 +87,12 @@ func (m *Mem) SettleSMS(_ context.Context, id int64) (bool, error) {
 
 // SMSPartSending implements Store.SMSPartSending.
 func (m *Mem) SMSPartSending(_ context.Context, id int64, seq int, modem string) error {
-	m.setPartState(id, seq, SMSSending, modem)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if msg := m.msg(id); msg != nil && msg.State != SMSQueued {
+		return fmt.Errorf("sms %d part %d sending: %w", id, seq, ErrNotQueued)
+	}
+	m.setPartStateLocked(id, seq, SMSSending, modem)
 	return nil
 }
 
@@ -100,6 +105,10 @@ func (m *Mem) SMSPartPending(_ context.Context, id int64, seq int) error {
 func (m *Mem) setPartState(id int64, seq int, state, modem string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.setPartStateLocked(id, seq, state, modem)
+}
+
+func (m *Mem) setPartStateLocked(id int64, seq int, state, modem string) {
 	p := m.part(id, seq)
 	if p != nil && (p.State == SMSPending || p.State == SMSSending || p.State == SMSUnknown) {
 		p.State, p.Modem, p.Updated = state, cmp.Or(modem, p.Modem), stored(m.now())

@@ -237,6 +237,11 @@ func (s *Store) setPartState(ctx context.Context, id int64, seq int, state, mode
 				return err
 			}
 		}
+		if state == SMSSending {
+			if err := checkQueued(ctx, tx, id); err != nil {
+				return err
+			}
+		}
 		_, err := tx.ExecContext(ctx, `UPDATE sms_parts SET state = ?3, modem = COALESCE(NULLIF(?4, ''), modem), updated = ?5
 			WHERE message_id = ?1 AND seq = ?2 AND state IN ('pending', 'sending', 'unknown')`, id, seq, state, modem, now)
 		return err

@@ -108,6 +108,9 @@ func describe(u users.User) string {
 	if u.Disabled {
 		what = append(what, "disabled")
 	}
+	if u.SMS {
+		what = append(what, "sms")
+	}
 	if len(what) == 0 {
 		return ""
 	}

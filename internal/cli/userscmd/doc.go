@@ -1,4 +1,5 @@
 // Package userscmd is calq users: who may call calq serve (add, list,
-// remove, set) and their API keys (key), kept in the journal by
-// calq/internal/serve/users. Command is the group; one file per leaf.
+// show, remove, set, with their SMS rights in sms.go) and their API keys
+// (key), kept in the journal by calq/internal/serve/users. Command is the
+// group; one file per leaf.
 package userscmd

@@ -20,13 +20,18 @@ func setCommand() *cli.Command {
 			"first line of FILE ('-' standard input). A new password signs the user out of\n" +
 			"the web pages everywhere. --disable keeps the user from signing in and from\n" +
 			"using its API keys, and signs it out; --enable lets it in again. Its keys,\n" +
-			"password and jobs stay. An unknown NAME is an error. A missing journal is an\n" +
-			"error, never created.",
-		Flags: append(userFlags(), passwordFileFlag(),
+			"password and jobs stay. --sms lets the user send SMS through calq serve\n" +
+			"(--no-sms: not), --sms-rate N and --sms-quota N bound it to N messages a\n" +
+			"minute and a day (UTC; 0: calq serve's --sms-rate and --sms-quota),\n" +
+			"--sms-number (repeatable) names the modems, by name or number, whose received\n" +
+			"messages are the user's (GET /sms/inbox), and --sms-inbound-url URL receives\n" +
+			"each of them as a JSON POST. An unknown NAME is an error. A missing journal is\n" +
+			"an error, never created.",
+		Flags: append(append(userFlags(), passwordFileFlag(),
 			&cli.BoolFlag{Name: "password", Usage: "ask for a new password on the terminal"},
 			&cli.BoolFlag{Name: "disable", Usage: "disable the user: no sign-in, no API key works"},
 			&cli.BoolFlag{Name: "enable", Usage: "enable a disabled user"},
-		),
+		), smsFlags()...),
 		Action: func(c *cli.Context) error {
 			name, err := nameArg(c)
 			if err != nil {
@@ -39,12 +44,16 @@ func setCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			sms, err := readSMS(c)
+			if err != nil {
+				return err
+			}
 			pw, err := setPassword(c, name)
 			if err != nil {
 				return err
 			}
 			return withStore(c, func(s *users.Store) error {
-				u, err := setUser(c, s, name, profile, pw)
+				u, err := setUser(c, s, name, profile, pw, sms)
 				if err != nil {
 					return err
 				}
@@ -59,8 +68,8 @@ func setCommand() *cli.Command {
 // contradict each other.
 func checkSetFlags(c *cli.Context) error {
 	switch {
-	case !anySet(c, "admin", "profile", "password", "password-file", "disable", "enable"):
-		return base.Usagef(c, "nothing to change: give --admin, --profile, --password, --password-file, --disable or --enable")
+	case !anySet(c, append([]string{"admin", "profile", "password", "password-file", "disable", "enable"}, smsFlagNames...)...):
+		return base.Usagef(c, "nothing to change: give --admin, --profile, --password, --password-file, --disable, --enable or an --sms flag")
 	case c.Bool("password") && c.IsSet("password-file"):
 		return base.Usagef(c, "--password and --password-file exclude each other")
 	case c.Bool("disable") && c.Bool("enable"):
@@ -94,9 +103,9 @@ func setPassword(c *cli.Context, name string) (string, error) {
 	return "", nil
 }
 
-// setUser applies the flags given, and the new password pw ("" none), to
-// the user named name and returns it.
-func setUser(c *cli.Context, s *users.Store, name, profile, pw string) (users.User, error) {
+// setUser applies the flags given, the new password pw ("" none) and the
+// SMS rights' change to the user named name and returns it.
+func setUser(c *cli.Context, s *users.Store, name, profile, pw string, sms smsChange) (users.User, error) {
 	var steps []func() error
 	if c.IsSet("admin") {
 		steps = append(steps, func() error { return s.SetAdmin(c.Context, name, c.Bool("admin")) })
@@ -109,6 +118,9 @@ func setUser(c *cli.Context, s *users.Store, name, profile, pw string) (users.Us
 	}
 	if c.Bool("disable") || c.Bool("enable") {
 		steps = append(steps, func() error { return s.SetDisabled(c.Context, name, c.Bool("disable")) })
+	}
+	if sms.any() {
+		steps = append(steps, func() error { return sms.apply(c.Context, s, name) })
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

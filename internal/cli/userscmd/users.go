@@ -23,7 +23,7 @@ func Command() *cli.Command {
 			"neither. A key is printed once, when calq users key makes it: calq keeps\n" +
 			"only its SHA-256. Of a password calq keeps only an argon2id hash.",
 		Flags:       []cli.Flag{base.DBFlag()},
-		Subcommands: []*cli.Command{addCommand(), listCommand(), removeCommand(), setCommand(), keyCommand()},
+		Subcommands: []*cli.Command{addCommand(), listCommand(), showCommand(), removeCommand(), setCommand(), keyCommand()},
 	}
 }
 

@@ -3,8 +3,9 @@ package smsapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"net/http"
+	"sync"
 	"time"
 
 	"calq/internal/serve/users"
@@ -49,71 +50,89 @@ type Options struct {
 	Log  *slog.Logger
 }
 
+// Outbox is what the Service needs of Options.Store beyond sms.Store:
+// cancelling, counting, and reading the inbox by cursor (*store.Store and
+// store.Mem have them).
+type Outbox interface {
+	sms.Store
+	CancelSMS(ctx context.Context, id int64) (bool, error)
+	Counts(ctx context.Context) (store.Counts, error)
+	InboxEntries(ctx context.Context, f store.InboxFilter) ([]store.InboxEntry, error)
+}
+
+// Limits of one request, checked before anything is recorded.
+const (
+	MaxBody       = 64 << 10 // bytes of a POST /sms body
+	MaxRecipients = 100      // recipients of one request
+)
+
 // Service is SMS over HTTP. Its methods are safe for concurrent use.
 type Service struct {
-	opts Options
+	opts   Options
+	box    Outbox
+	sender *webhook.Sender
+	wake   chan struct{}
+	known  sync.Map // keys of the pushes this Service owed (push.go's owe)
 }
 
 // New opens (creating or upgrading) the Service's table in o.Journal.
 func New(ctx context.Context, o Options) (*Service, error) {
-	return nil, errors.New("smsapi: not built yet")
+	box, ok := o.Store.(Outbox)
+	switch {
+	case o.Store == nil || o.Journal == nil || o.Rights == nil:
+		return nil, errors.New("smsapi: Store, Journal and Rights are required")
+	case !ok:
+		return nil, fmt.Errorf("smsapi: the store %T cannot cancel messages or read the inbox by cursor", o.Store)
+	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = time.Second
+	}
+	if o.Now == nil {
+		o.Now = o.Journal.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := o.Journal.Migrate(ctx, "smsapi", migrations); err != nil {
+		return nil, fmt.Errorf("open the sms api's tables: %w", err)
+	}
+	s := &Service{opts: o, box: box, sender: webhook.NewSender(o.Policy, o.Push), wake: make(chan struct{}, 1)}
+	if err := s.startCursor(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.recoverBindings(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
-// Send checks r against u's rights, rate and quota and the recipients
-// and text, and records one message per recipient in the outbox (and
-// its push target in the Service's table) before it returns; nothing is
-// recorded when any check fails.
-func (s *Service) Send(ctx context.Context, u users.User, r Request) ([]Accepted, error) {
-	return nil, errors.New("smsapi: not built yet")
-}
-
-// Get returns message id if u may see it (its sender, or an
-// administrator); ErrNotFound otherwise.
-func (s *Service) Get(ctx context.Context, u users.User, id int64) (Message, error) {
-	return Message{}, errors.New("smsapi: not built yet")
-}
-
-// List returns u's messages (an administrator's: everyone's) that f
-// selects, newest first.
-func (s *Service) List(ctx context.Context, u users.User, f Filter) (Page[Message], error) {
-	return Page[Message]{}, errors.New("smsapi: not built yet")
-}
-
-// Cancel cancels message id if no part of it is with a modem yet
-// (ErrNotPending otherwise) and returns it as it is then.
-func (s *Service) Cancel(ctx context.Context, u users.User, id int64) (Message, error) {
-	return Message{}, errors.New("smsapi: not built yet")
-}
-
-// Inbox returns the received messages addressed to u's numbers (an
-// administrator's: all), newest first.
-func (s *Service) Inbox(ctx context.Context, u users.User, f Filter) (Page[Inbound], error) {
-	return Page[Inbound]{}, errors.New("smsapi: not built yet")
-}
+func (s *Service) now() time.Time { return s.opts.Now() }
 
 // Wake tells the push loop that the outbox or the inbox changed (a
 // daemon in the same process received a status report or a message),
 // so that it reads them now rather than at its next PollEvery.
-func (s *Service) Wake() {}
-
-// Run reads the outbox and the inbox for what the Service owes (status
-// reports, final states, received messages) and delivers it, until ctx
-// ends; what is owed is in the journal first, so a restart delivers it.
-func (s *Service) Run(ctx context.Context) error {
-	<-ctx.Done()
-	return nil
+func (s *Service) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake is pending already: it will read everything
+	}
 }
 
 // Check and Text let conversion jobs send an SMS when they end
 // (serve.Texter): Check when the request is accepted, Text when the job
 // ends.
 func (s *Service) Check(ctx context.Context, u users.User, to []string) error {
-	return errors.New("smsapi: not built yet")
+	if _, err := s.allowed(ctx, u); err != nil {
+		return err
+	}
+	_, err := s.recipients(ctx, u, to)
+	return err
 }
 
 // Text sends text to the recipients to on behalf of u.
 func (s *Service) Text(ctx context.Context, u users.User, to []string, text string) error {
-	return errors.New("smsapi: not built yet")
+	_, err := s.Send(ctx, u, Request{To: to, Text: text})
+	return err
 }
 
 // Modems returns the modems the daemons hold, as they last saw them,
@@ -124,11 +143,23 @@ func (s *Service) Modems(ctx context.Context) ([]sms.DaemonModem, error) {
 
 // Queue counts the outbox and the inbox, for the monitoring page.
 func (s *Service) Queue(ctx context.Context) (store.Counts, error) {
-	return store.Counts{}, errors.New("smsapi: not built yet")
+	return s.box.Counts(ctx)
 }
 
-func (s *Service) handleSend(w http.ResponseWriter, r *http.Request)   {}
-func (s *Service) handleList(w http.ResponseWriter, r *http.Request)   {}
-func (s *Service) handleInbox(w http.ResponseWriter, r *http.Request)  {}
-func (s *Service) handleGet(w http.ResponseWriter, r *http.Request)    {}
-func (s *Service) handleCancel(w http.ResponseWriter, r *http.Request) {}
+// Texts is s as serve.Texter takes it, for the smsTo of conversion jobs
+// (serve.Options.Texter = svc.Texts()): Check, and Send of a plain text.
+func (s *Service) Texts() Texts { return Texts{s} }
+
+// Texts sends a conversion job's SMS through a Service (see
+// Service.Texts).
+type Texts struct{ s *Service }
+
+// Check is Service.Check.
+func (t Texts) Check(ctx context.Context, u users.User, to []string) error {
+	return t.s.Check(ctx, u, to)
+}
+
+// Send is Service.Text.
+func (t Texts) Send(ctx context.Context, u users.User, to []string, text string) error {
+	return t.s.Text(ctx, u, to, text)
+}

@@ -15,10 +15,55 @@
 //
 // Kannel's sendsms (package sendsms) sends through the same Service with
 // a Push of kind PushKannel.
+//
+// # Rules
+//
+//   - Who sends: a user given the right (calq users set NAME --sms),
+//     administrators too; a server without users sends nothing (sending
+//     costs money), 403 naming the command that grants the right.
+//   - Limits: at most Rate messages a minute (sliding) and Quota a UTC day
+//     per user (its rights', else Options'), a message per recipient,
+//     counted in the journal in the transaction that records them, so
+//     that concurrent requests, and calq serve processes on one journal,
+//     never both take the last place; 429 with Retry-After and the limit
+//     and its reset in the message. A request has at most MaxRecipients
+//     recipients and a body of MaxBody bytes; its text at most 255 parts.
+//   - POST /sms's JSON: to (a string or a list: numbers, or contact names
+//     of the user's book), text, flash, validity (a Go duration: "90m",
+//     "2h"; 5 minutes to 63 weeks), report, at (RFC 3339), priority
+//     (P0..P3), transliterate, reportUrl (http or https, through the
+//     webhook policy; it asks for status reports). Errors are
+//     {"status":N,"message":"FIELD \"VALUE\": reason"}.
+//   - Visibility: a user sees its messages; another's id is 404, never
+//     403. Administrators see every message (GET /sms lists those sent
+//     through calq serve). GET /sms/inbox is the received messages of the
+//     modems the user's rights name (a modem's name, or its number when
+//     the modem is named by it); all of them for administrators.
+//   - Pushes (JSON POST of an Event): sms.accepted when the network took a
+//     part (its reference), sms.report for each part's status report,
+//     sms.final once: failed, unknown or cancelled as the outbox says; once
+//     sent, delivered or undelivered from the reports, or sent when none
+//     came within ReportWait. Kannel's dlr-url gets a GET for the types of
+//     its dlr-mask: 8 when a part was accepted, 1/2/4 from a report's
+//     outcome, 16 when the message failed or
+//     was cancelled. sms.inbound to the user's
+//     inbound URL for each message received from the Service's first
+//     start on. Each push is owed in the journal before its first try,
+//     tried with Options.Push's backoff until delivered or its attempts
+//     run out (then logged and kept as failed).
+//
+// # Cost
+//
+// Send: one write transaction for the limits, one outbox insert, one
+// write to bind them. Run: each round reads every message still watched
+// (its outbox row and reports) and the inbox from its cursor, writes only
+// new pushes, and claims each push in a write before trying it (so that
+// calq serve processes on one journal deliver it once); pushes to one
+// URL go in order, one at a time, different URLs at once. Wake starts a
+// round at once; Run must be running for anything to be pushed.
 package smsapi
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -114,7 +159,8 @@ type Inbound struct {
 	Total    int       `json:"total"`
 }
 
-// Event is what a JSON push carries: "sms.report" for each status
+// Event is what a JSON push carries: "sms.accepted" when the network
+// accepted a part (Part and MR set), "sms.report" for each status
 // report, "sms.final" once the message reached its final state, and
 // "sms.inbound" for a received message (Inbound set).
 type Event struct {
@@ -123,6 +169,8 @@ type Event struct {
 	To      string    `json:"to,omitempty"`
 	State   string    `json:"state,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
+	Part    int       `json:"part,omitempty"`      // sms.accepted: the part's seq
+	MR      *int      `json:"reference,omitempty"` // sms.accepted: the network's message reference
 	Report  *Report   `json:"report,omitempty"`
 	Inbound *Inbound  `json:"inbound,omitempty"`
 	Time    time.Time `json:"time"`
@@ -132,7 +180,7 @@ type Event struct {
 // /sms/inbox), newest first, a page at a time.
 type Filter struct {
 	State  string    // "" any
-	To     string    // a number; "" any
+	To     string    // the other party: the recipient, or for the inbox the sender; "" any
 	Since  time.Time // zero: any
 	Before int64     // ids below this one (the previous page's Next); 0 from the newest
 	Limit  int       // 0: 50; at most 500
@@ -189,5 +237,3 @@ func userOf(r *http.Request) users.User {
 	u, _ := users.FromContext(r.Context())
 	return u
 }
-
-var _ = context.Background

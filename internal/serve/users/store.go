@@ -145,7 +145,7 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (int64, err
 // aliased u; userColumns is the query of all users.
 const (
 	userSelect = `SELECT u.name, u.admin, u.profile, u.created,
-	(SELECT count(*) FROM user_keys c WHERE c.user = u.name), u.password != '', u.disabled`
+	(SELECT count(*) FROM user_keys c WHERE c.user = u.name), u.password != '', u.disabled, u.sms`
 	userColumns = userSelect + ` FROM users u`
 )
 
@@ -243,7 +243,7 @@ func (s *Store) userRow(ctx context.Context, query string, arg any, extra ...any
 func scanUser(rows *sql.Rows, extra ...any) (User, error) {
 	var u User
 	var created sql.NullString
-	if err := rows.Scan(append([]any{&u.Name, &u.Admin, &u.Profile, &created, &u.Keys, &u.Password, &u.Disabled}, extra...)...); err != nil {
+	if err := rows.Scan(append([]any{&u.Name, &u.Admin, &u.Profile, &created, &u.Keys, &u.Password, &u.Disabled, &u.SMS}, extra...)...); err != nil {
 		return User{}, err
 	}
 	var err error

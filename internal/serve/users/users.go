@@ -87,7 +87,7 @@ type Store struct {
 
 // Open creates or upgrades the tables of users and keys in db.
 func Open(ctx context.Context, db DB) (*Store, error) {
-	if err := db.Migrate(ctx, "users", []string{schema, schemaV2}); err != nil {
+	if err := db.Migrate(ctx, "users", []string{schema, schemaV2, schemaV3}); err != nil {
 		return nil, fmt.Errorf("open the users: %w", err)
 	}
 	now := time.Now
@@ -128,6 +128,8 @@ type User struct {
 	// Disabled users can neither sign in nor use their API keys; they
 	// keep their keys, jobs and password for when they are enabled again.
 	Disabled bool `json:"disabled"`
+	// SMS says whether the user may send SMS (SMSRights has the rest).
+	SMS bool `json:"sms"`
 }
 
 // NameError is a user name or profile name that cannot be stored.
