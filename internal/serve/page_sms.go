@@ -11,7 +11,15 @@ import (
 
 	"calq/internal/serve/smsapi"
 	"calq/internal/serve/users"
+	"calq/sms/pdu"
 )
+
+// smsFormMax bounds the SMS page's form: room for the longest message
+// there is, 255 parts of 153 septets, each a character that the form
+// sends as six bytes (é is two bytes of UTF-8, each %XX; a line end is
+// %0D%0A), and its recipients. readForm's 64 KiB is not: 255 parts of
+// UCS-2 CJK take 150 KiB.
+const smsFormMax = 256 << 10
 
 // smsPageSize is how many messages, sent and received, the SMS page
 // shows at once; older ones are a link away.
@@ -119,8 +127,8 @@ func (s *Server) smsSubmit(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, http.StatusNotFound, "calq serve sends no SMS: it was started without modems or an SMS outbox.")
 		return
 	}
-	if err := readForm(w, r); err != nil {
-		s.showSMS(w, r, http.StatusBadRequest, page{Error: err.Error()}, smsForm{Priority: "P2"})
+	if err := readFormMax(w, r, smsFormMax); err != nil {
+		s.showSMS(w, r, http.StatusBadRequest, page{Error: err.Error() + "."}, smsForm{Priority: "P2"})
 		return
 	}
 	v := r.PostForm
@@ -185,6 +193,8 @@ func (s *Server) smsRefusal(err error, name string) (status int, msg string, ret
 	switch {
 	case errors.Is(err, smsapi.ErrNotAllowed):
 		return http.StatusForbidden, "Nothing was sent: you may not send SMS. An administrator gives the right with calq users set " + name + " --sms.", 0
+	case errors.Is(err, pdu.ErrTooLong):
+		return http.StatusBadRequest, "Nothing was sent: the text is too long: a message takes at most 255 parts (the count under the text says how many it needs).", 0
 	case errors.As(err, &ie):
 		why := strings.ReplaceAll(strings.TrimSuffix(ie.Err.Error(), "."), "\n", "; ")
 		var field string

@@ -15,6 +15,7 @@ import (
 	"calq/internal/serve/smsapi"
 	"calq/internal/serve/users"
 	"calq/sms"
+	"calq/sms/pdu"
 	"calq/sms/store"
 )
 
@@ -222,9 +223,12 @@ func TestSMSPageSend(t *testing.T) {
 			`Nothing was sent: the recipient "eve" is neither a number ("eve" is not a phone number: 'e' is not a digit) nor a contact with a phone number: no such contact.`, true},
 		{"no recipient", url.Values{"to": {"mum"}, "text": {"x"}}, &smsapi.InputError{Field: "to", Err: errors.New("names no recipient")}, 400,
 			"Nothing was sent: the list of recipients names no recipient.", true},
+		{"text refused", url.Values{"to": {"mum"}, "text": {"x"}},
+			&smsapi.InputError{Field: "text", Value: "x\x00", Err: errors.New("holds a NUL character")}, 400,
+			"Nothing was sent: the text holds a NUL character.", true},
 		{"too long", url.Values{"to": {"mum"}, "text": {"x"}},
-			&smsapi.InputError{Field: "text", Value: "xxx", Err: errors.New("needs more than 255 parts (300)")}, 400,
-			"Nothing was sent: the text needs more than 255 parts (300).", true},
+			&smsapi.InputError{Field: "text", Value: "xxx", Err: fmt.Errorf("compose for +49151: pdu: %w (300)", pdu.ErrTooLong)}, 400,
+			"Nothing was sent: the text is too long: a message takes at most 255 parts (the count under the text says how many it needs).", true},
 		{"not allowed", url.Values{"to": {"mum"}, "text": {"x"}}, fmt.Errorf("%w: user alice was not given the right", smsapi.ErrNotAllowed), 403,
 			"Nothing was sent: you may not send SMS. An administrator gives the right with calq users set alice --sms.", true},
 		{"quota", url.Values{"to": {"mum"}, "text": {"x"}},
@@ -263,6 +267,23 @@ func TestSMSPageSend(t *testing.T) {
 				t.Errorf("the form lost its recipients %q", to)
 			}
 		})
+	}
+}
+
+// TestSMSPageLongest: the longest message there is (255 parts of
+// UCS-2, each character three bytes of UTF-8 and nine in the form)
+// reaches Send whole; a form larger than any message is refused.
+func TestSMSPageLongest(t *testing.T) {
+	f := newFakeSMS("alice")
+	ts, alice := smsAlice(t, f)
+	longest := strings.Repeat("界", 67*255)
+	status, page := pagePost(t, alice, ts.URL+"/messages", url.Values{"to": {"mum"}, "text": {longest}})
+	if calls := f.calls(); status != http.StatusSeeOther || len(calls) != 1 || calls[0].Req.Text != longest {
+		t.Errorf("the longest message: %d, Send got %d calls, want its whole text\n%.500s", status, len(calls), page)
+	}
+	status, page = pagePost(t, alice, ts.URL+"/messages", url.Values{"to": {"mum"}, "text": {strings.Repeat("界", 30000)}})
+	if status != http.StatusBadRequest || !strings.Contains(page, "The form could not be read") || len(f.calls()) != 1 {
+		t.Errorf("a form larger than any message: %d, %d Send calls\n%.500s", status, len(f.calls()), page)
 	}
 }
 
