@@ -180,21 +180,28 @@ func TestSMSToSent(t *testing.T) {
 	}
 }
 
+// jobStore opens the jobs of a journal in dir, closed when t ends.
+func jobStore(t *testing.T, dir string) *jobs.Store {
+	t.Helper()
+	j, err := journal.Open(context.Background(), filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	js, err := jobs.Open(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
 // TestSMSToOwed: a job's SMS that could not be handed over is owed in
 // the journal, and a server started again on it sends it; then nothing
 // is owed.
 func TestSMSToOwed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	js, err := jobs.Open(ctx, j)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jobStore(t, dir)
 	down := newTexter()
 	down.fail = errors.New("the outbox is not there")
 	o := Options{Data: filepath.Join(dir, "data"), Jobs: js, Texter: down}
