@@ -10,7 +10,6 @@ import (
 
 	"calq/convert/pdf"
 	"calq/internal/serve/jobs"
-	"calq/sched/journal"
 )
 
 // TestCrashedJobs: at its start, calq serve counts the death that left a
@@ -20,15 +19,7 @@ import (
 func TestCrashedJobs(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	js, err := jobs.Open(ctx, j)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jobStore(t, dir)
 	data := filepath.Join(dir, "data")
 	opts, _ := json.Marshal(Task{Post: pdf.Post{Rotate: &pdf.Rotation{Angle: 90}}})
 	pages := filepath.Join(repoTestdata, "convert", "pages_3.pdf")

@@ -11,6 +11,7 @@ import (
 
 	"calq/internal/serve/smsapi"
 	"calq/internal/serve/users"
+	"calq/sms/pdu"
 )
 
 // smsFormMax bounds the SMS page's form: room for the longest message
@@ -192,6 +193,8 @@ func (s *Server) smsRefusal(err error, name string) (status int, msg string, ret
 	switch {
 	case errors.Is(err, smsapi.ErrNotAllowed):
 		return http.StatusForbidden, "Nothing was sent: you may not send SMS. An administrator gives the right with calq users set " + name + " --sms.", 0
+	case errors.Is(err, pdu.ErrTooLong):
+		return http.StatusBadRequest, "Nothing was sent: the text is too long: a message takes at most 255 parts (the count under the text says how many it needs).", 0
 	case errors.As(err, &ie):
 		why := strings.ReplaceAll(strings.TrimSuffix(ie.Err.Error(), "."), "\n", "; ")
 		var field string

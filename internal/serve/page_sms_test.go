@@ -15,6 +15,7 @@ import (
 	"calq/internal/serve/smsapi"
 	"calq/internal/serve/users"
 	"calq/sms"
+	"calq/sms/pdu"
 	"calq/sms/store"
 )
 
@@ -222,9 +223,12 @@ func TestSMSPageSend(t *testing.T) {
 			`Nothing was sent: the recipient "eve" is neither a number ("eve" is not a phone number: 'e' is not a digit) nor a contact with a phone number: no such contact.`, true},
 		{"no recipient", url.Values{"to": {"mum"}, "text": {"x"}}, &smsapi.InputError{Field: "to", Err: errors.New("names no recipient")}, 400,
 			"Nothing was sent: the list of recipients names no recipient.", true},
+		{"text refused", url.Values{"to": {"mum"}, "text": {"x"}},
+			&smsapi.InputError{Field: "text", Value: "x\x00", Err: errors.New("holds a NUL character")}, 400,
+			"Nothing was sent: the text holds a NUL character.", true},
 		{"too long", url.Values{"to": {"mum"}, "text": {"x"}},
-			&smsapi.InputError{Field: "text", Value: "xxx", Err: errors.New("needs more than 255 parts (300)")}, 400,
-			"Nothing was sent: the text needs more than 255 parts (300).", true},
+			&smsapi.InputError{Field: "text", Value: "xxx", Err: fmt.Errorf("compose for +49151: pdu: %w (300)", pdu.ErrTooLong)}, 400,
+			"Nothing was sent: the text is too long: a message takes at most 255 parts (the count under the text says how many it needs).", true},
 		{"not allowed", url.Values{"to": {"mum"}, "text": {"x"}}, fmt.Errorf("%w: user alice was not given the right", smsapi.ErrNotAllowed), 403,
 			"Nothing was sent: you may not send SMS. An administrator gives the right with calq users set alice --sms.", true},
 		{"quota", url.Values{"to": {"mum"}, "text": {"x"}},

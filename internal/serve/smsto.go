@@ -84,5 +84,8 @@ func endText(j *jobs.Job) string {
 	if len(id) > 8 {
 		id = id[:8]
 	}
+	if len(j.Files) == 0 { // a web page's job: no file of the client's
+		return fmt.Sprintf("calq: job %s %s", id, j.State)
+	}
 	return fmt.Sprintf("calq: job %s %s: %s converted, %d failed", id, j.State, plural(done, "file"), failed)
 }

@@ -180,21 +180,28 @@ func TestSMSToSent(t *testing.T) {
 	}
 }
 
+// jobStore opens the jobs of a journal in dir, closed when t ends.
+func jobStore(t *testing.T, dir string) *jobs.Store {
+	t.Helper()
+	j, err := journal.Open(context.Background(), filepath.Join(dir, "calq.db"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	js, err := jobs.Open(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
 // TestSMSToOwed: a job's SMS that could not be handed over is owed in
 // the journal, and a server started again on it sends it; then nothing
 // is owed.
 func TestSMSToOwed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	j, err := journal.Open(ctx, filepath.Join(dir, "calq.db"), journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	js, err := jobs.Open(ctx, j)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := jobStore(t, dir)
 	down := newTexter()
 	down.fail = errors.New("the outbox is not there")
 	o := Options{Data: filepath.Join(dir, "data"), Jobs: js, Texter: down}
@@ -240,5 +247,36 @@ func TestSMSToOwed(t *testing.T) {
 	s.delivered(ctx, v.ID)
 	if got, _ := js.Get(ctx, "*", v.ID); len(got.Pending) != 0 {
 		t.Errorf("after the restart's send: pending %v, want nothing", got.Pending)
+	}
+}
+
+// TestEndText: the SMS of a job's end says its short id, its state and
+// its files converted and failed, in words a phone shows in one part.
+func TestEndText(t *testing.T) {
+	files := func(states ...string) []jobs.FileState {
+		var fs []jobs.FileState
+		for _, s := range states {
+			fs = append(fs, jobs.FileState{State: s})
+		}
+		return fs
+	}
+	id := "3f2a9c1e0b7d4a5f8e6c2b1a0d9f8e7c"
+	tests := []struct {
+		name string
+		job  jobs.Job
+		want string
+	}{
+		{"done", jobs.Job{ID: id, State: jobs.Done, Files: files(jobs.FileDone, jobs.FileDone)},
+			"calq: job 3f2a9c1e done: 2 files converted, 0 failed"},
+		{"a page's job with a failed file", jobs.Job{ID: id, State: jobs.Done, Files: files(jobs.FileDone, jobs.FileFailed)},
+			"calq: job 3f2a9c1e done: 1 file converted, 1 failed"},
+		{"failed", jobs.Job{ID: id, State: jobs.Failed, Files: files(jobs.FileFailed, jobs.FileFailed, jobs.FileFailed)},
+			"calq: job 3f2a9c1e failed: 0 files converted, 3 failed"},
+		{"a web page's job", jobs.Job{ID: id, State: jobs.Done}, "calq: job 3f2a9c1e done"},
+	}
+	for _, tt := range tests {
+		if got := endText(&tt.job); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,19 +91,20 @@ func TestServeSMSKilled(t *testing.T) {
 
 // TestServeSMSModemPulled: a modem pulled out while it sends a long
 // message leaves the message sent, or failed with a reason, no part of
-// it twice; a message sent after it is settled too (the server does not
-// stop on a vanished modem).
+// it twice; a message sent after it goes out through the other modem
+// (the health check takes the vanished one out within --health-every,
+// before the message's retries run out).
 func TestServeSMSModemPulled(t *testing.T) {
 	hooks := newReceiver(t)
 	r := newSMSRig(t, emu.Options{Modems: 2, Latency: 200 * time.Millisecond}, "", nil)
 	pulled := make(chan string, 1)
+	var once sync.Once
 	r.pdus.mu.Lock()
 	r.pdus.hook = func(p pduRecord) {
-		select {
-		case pulled <- p.Device: // the first PDU's modem, while it waits for +CMGS
+		once.Do(func() { // the first PDU's modem, while it waits for +CMGS
+			pulled <- p.Device
 			go r.emu.Inject(p.Device, emu.Fault{Vanish: true})
-		default:
-		}
+		})
 	}
 	r.pdus.mu.Unlock()
 	long := strings.Repeat("calq e2e: a modem pulled out mid-message. ", 9) // 3 parts
@@ -131,6 +133,10 @@ func TestServeSMSModemPulled(t *testing.T) {
 		t.Fatalf("dlr-url's id %q: %v", dlr.Query.Get("id"), err)
 	}
 	r.checkSettled(t, append(ids, next))
+	if dlr.Query.Get("type") != "8" {
+		t.Errorf("the message after the modem was pulled: dlr type %s (%s), want 8: accepted through the other modem",
+			dlr.Query.Get("type"), dlr.Query.Get("answer"))
+	}
 	t.Logf("modem %s pulled; the long message %v, the next: dlr type %s, %s", gone, first, dlr.Query.Get("type"), dlr.Query.Get("answer"))
 }
 

@@ -127,24 +127,8 @@ func (s *smsSide) service(ctx context.Context, j *journal.Journal, us *users.Sto
 func (s *smsSide) options(so *serve.Options, us *users.Store, th sendsms.Throttle) {
 	so.Surfaces = append(so.Surfaces, s.svc, &sendsms.Handler{Sender: s.svc, Users: us, Throttle: th, Log: s.log})
 	so.Texter = s.svc.Texts()
-	so.SMSPages = smsPages{Service: s.svc, rights: us}
+	so.SMSPages = s.svc
 	so.SMS = s.stores.Store
-}
-
-// smsPages is the Service as the pages take it: they also ask whether a
-// user may send, to offer the SMS page.
-type smsPages struct {
-	*smsapi.Service
-	rights smsapi.Rights
-}
-
-// Allowed says whether u was given the right to send SMS.
-func (p smsPages) Allowed(ctx context.Context, u users.User) (bool, error) {
-	if u.Name == "" {
-		return false, nil
-	}
-	r, err := p.rights.SMSRights(ctx, u.Name)
-	return r.Allowed, err
 }
 
 // start runs the pushes and, when the server has modems, the daemon;

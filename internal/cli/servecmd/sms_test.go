@@ -59,6 +59,8 @@ func TestSMSSettings(t *testing.T) {
 				d := o.Daemon
 				return [5]any{d.SendEvery, d.PollEvery, d.Retries, d.AllowDuplicates, d.Recv.ReassemblyTimeout}
 			}},
+		{"health checks: every 2s, free while a modem answers", []string{"--config", empty},
+			2 * time.Second, func(o smsOpts) any { return o.Daemon.HealthEvery }},
 		{"rate and quota", []string{"--config", empty, "--sms-rate", "600", "--sms-quota", "100000"},
 			[2]any{600, 100000}, func(o smsOpts) any { return [2]any{o.Rate, o.Quota} }},
 	}
@@ -83,7 +85,7 @@ func TestSMSSettingsRefused(t *testing.T) {
 		want string
 	}{
 		{"a device that is not there", []string{"--device", "/dev/calq-no-such-modem"}, "/dev/calq-no-such-modem"},
-		{"send every", []string{"--send-every", "0s"}, "--send-every, --poll-every and --part-timeout must be positive"},
+		{"send every", []string{"--send-every", "0s"}, "--send-every, --poll-every, --part-timeout and --health-every must be positive"},
 		{"retries", []string{"--retries", "-1"}, "--retries: -1 is negative"},
 		{"rate", []string{"--sms-rate", "0"}, "--sms-rate 0, --sms-quota 500: want 1 or more"},
 		{"quota", []string{"--sms-quota", "-5"}, "--sms-rate 20, --sms-quota -5: want 1 or more"},

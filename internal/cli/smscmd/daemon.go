@@ -90,6 +90,8 @@ func DaemonFlags(category string) []cli.Flag {
 			Usage: "file a long message's parts as they are `AFTER` this long"},
 		&cli.BoolFlag{Name: "allow-duplicates", Category: category, Usage: "resend SMS parts whose outcome is unknown"},
 		&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Category: category, Usage: "retries of an SMS after transient errors"},
+		&cli.DurationFlag{Name: "health-every", Value: 2 * time.Second, Category: category,
+			Usage: "check the modems this often: one that vanished is taken out, its messages go to the others, and it is dialled again (free while a modem answers)"},
 	}
 }
 
@@ -99,11 +101,11 @@ func DaemonFlags(category string) []cli.Flag {
 // it needs one.
 func DaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
 	o := sms.DaemonOptions{SendEvery: c.Duration("send-every"), PollEvery: c.Duration("poll-every"),
-		AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries"),
+		AllowDuplicates: c.Bool("allow-duplicates"), Retries: c.Int("retries"), HealthEvery: c.Duration("health-every"),
 		Recv: sms.RecvOptions{ReassemblyTimeout: c.Duration("part-timeout")}}
 	switch {
-	case o.SendEvery <= 0 || o.PollEvery <= 0 || o.Recv.ReassemblyTimeout <= 0:
-		return o, base.Usagef(c, "--send-every, --poll-every and --part-timeout must be positive")
+	case o.SendEvery <= 0 || o.PollEvery <= 0 || o.Recv.ReassemblyTimeout <= 0 || o.HealthEvery <= 0:
+		return o, base.Usagef(c, "--send-every, --poll-every, --part-timeout and --health-every must be positive")
 	case o.Retries < 0:
 		return o, base.Usagef(c, "--retries: %d is negative", o.Retries)
 	}
