@@ -18,6 +18,7 @@ const ReportWait = 48 * time.Hour
 // owed is one push: what it reports (key, once) and the request.
 type owed struct {
 	Key         string
+	Group       string // pushes of one group go in order: a report URL, or a Kannel message's dlr-url calls
 	Method, URL string
 	ContentType string
 	Body        []byte
@@ -44,7 +45,7 @@ func (s *Service) events(o owned, m Message, reports bool) ([]owed, bool, error)
 			}
 		}
 		for _, r := range p.Reports {
-			e := Event{Type: "sms.report", ID: m.ID, To: m.To, State: r.Outcome, Report: &r, Time: r.Received}
+			e := Event{Type: "sms.report", ID: m.ID, To: m.To, State: r.Outcome, Part: p.Seq, MR: p.MR, Report: &r, Time: r.Received}
 			if err := add(fmt.Sprintf("%d/report/%d/%d", m.ID, p.Seq, r.Status), e, reportType(r.Outcome)); err != nil {
 				return nil, false, err
 			}
@@ -120,11 +121,15 @@ func pushOf(o owned, m Message, key string, e Event, kind int) (owed, error) {
 		if kind == 0 || o.Push.Mask&kind == 0 {
 			return owed{}, nil
 		}
-		return owed{Key: key, Method: http.MethodGet, URL: kannel.Expand(o.Push.URL, dlrOf(m, e, kind))}, nil
+		return owed{Key: key, Group: fmt.Sprintf("kannel/%d", m.ID), Method: http.MethodGet, URL: kannel.Expand(o.Push.URL, dlrOf(m, e, kind))}, nil
 	}
 	b, err := json.Marshal(e)
-	return owed{Key: key, Method: http.MethodPost, URL: o.Push.URL, ContentType: "application/json", Body: b}, err
+	return owed{Key: key, Group: o.Push.URL, Method: http.MethodPost, URL: o.Push.URL, ContentType: "application/json", Body: b}, err
 }
+
+// smppStat is a report outcome as the stat: of an SMSC's delivery
+// receipt, which Kannel passes on in %A.
+var smppStat = map[string]string{"delivered": "DELIVRD", "pending": "ENROUTE", "failed": "UNDELIV"}
 
 // dlrOf fills Kannel's escape codes for e.
 func dlrOf(m Message, e Event, kind int) kannel.DLR {
@@ -135,7 +140,7 @@ func dlrOf(m Message, e Event, kind int) kannel.DLR {
 	}
 	switch {
 	case e.Report != nil:
-		d.SMSCReply = fmt.Sprintf("stat:%s err:%03d", e.Report.Outcome, e.Report.Status)
+		d.SMSCReply = fmt.Sprintf("id:%s stat:%s err:%03d", d.ForeignID, smppStat[e.Report.Outcome], e.Report.Status)
 	case kind == kannel.SMSCRejected:
 		d.SMSCReply = "NACK/" + e.Reason
 	}

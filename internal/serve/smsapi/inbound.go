@@ -50,7 +50,7 @@ func (s *Service) scanInbox(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			ps = append(ps, owed{Key: fmt.Sprintf("inbound/%d/%s", e.ID, name), Method: http.MethodPost, URL: r.InboundURL,
+			ps = append(ps, owed{Key: fmt.Sprintf("inbound/%d/%s", e.ID, name), Group: r.InboundURL, Method: http.MethodPost, URL: r.InboundURL,
 				ContentType: "application/json", Body: b})
 		}
 	}

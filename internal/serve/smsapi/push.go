@@ -119,8 +119,8 @@ func (s *Service) owe(ctx context.Context, ps []owed, remember bool, also func(c
 	now := sqltime.Text(s.now())
 	err := s.opts.Journal.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		for _, p := range ps {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO smsapi_pushes (key, method, url, ctype, body, next)
-				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`, p.Key, p.Method, p.URL, p.ContentType, p.Body, now); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO smsapi_pushes (key, grp, method, url, ctype, body, next)
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`, p.Key, p.Group, p.Method, p.URL, p.ContentType, p.Body, now); err != nil {
 				return err
 			}
 		}
@@ -135,32 +135,33 @@ func (s *Service) owe(ctx context.Context, ps []owed, remember bool, also func(c
 }
 
 // deliverDue tries the owed pushes that are due, and returns when the
-// next one is (zero: none owed). The pushes to one URL go in the order
-// they were owed, one at a time, a push to retry stopping the rest of
-// them until its retry (duePushes keeps them back meanwhile), so that a
-// report URL never hears a message's final state before its report;
-// different URLs go at once, pushWorkers at most.
+// next one is (zero: none owed). The pushes of one group (a report or
+// inbound URL; a Kannel message's dlr-url calls, whose URLs differ) go in
+// the order they were owed, one at a time, a push to retry stopping the
+// rest of them until its retry (duePushes keeps them back meanwhile), so
+// that a report URL never hears a message's final state before its
+// report; different groups go at once, pushWorkers at most.
 func (s *Service) deliverDue(ctx context.Context) (time.Time, error) {
 	due, err := s.duePushes(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
-	var urls []string
-	byURL := map[string][]pushRow{}
+	var groups []string
+	byGroup := map[string][]pushRow{}
 	for _, p := range due {
-		if _, ok := byURL[p.URL]; !ok {
-			urls = append(urls, p.URL)
+		if _, ok := byGroup[p.Group]; !ok {
+			groups = append(groups, p.Group)
 		}
-		byURL[p.URL] = append(byURL[p.URL], p)
+		byGroup[p.Group] = append(byGroup[p.Group], p)
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, pushWorkers)
-	errs := make([]error, len(urls))
-	for i, u := range urls {
+	errs := make([]error, len(groups))
+	for i, g := range groups {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			for _, p := range byURL[u] {
+			for _, p := range byGroup[g] {
 				ok, err := s.try(ctx, p)
 				if errs[i] = err; !ok {
 					return
@@ -185,9 +186,9 @@ type pushRow struct {
 
 func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
 	now := sqltime.Text(s.now())
-	rows, err := s.opts.Journal.Query(ctx, `SELECT key, method, url, ctype, body, attempts, next FROM smsapi_pushes p
+	rows, err := s.opts.Journal.Query(ctx, `SELECT key, grp, method, url, ctype, body, attempts, next FROM smsapi_pushes p
 		WHERE state = 'owed' AND next <= ?1 AND NOT EXISTS (SELECT 1 FROM smsapi_pushes q
-			WHERE q.state = 'owed' AND q.url = p.url AND q.rowid < p.rowid AND q.next > ?1)
+			WHERE q.state = 'owed' AND q.grp = p.grp AND q.rowid < p.rowid AND q.next > ?1)
 		ORDER BY rowid LIMIT ?2`, now, pushBatch)
 	if err != nil {
 		return nil, fmt.Errorf("read owed sms pushes: %w", err)
@@ -196,7 +197,7 @@ func (s *Service) duePushes(ctx context.Context) ([]pushRow, error) {
 	var out []pushRow
 	for rows.Next() {
 		var p pushRow
-		if err := rows.Scan(&p.Key, &p.Method, &p.URL, &p.ContentType, &p.Body, &p.Attempts, &p.Next); err != nil {
+		if err := rows.Scan(&p.Key, &p.Group, &p.Method, &p.URL, &p.ContentType, &p.Body, &p.Attempts, &p.Next); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

@@ -161,7 +161,7 @@ type Inbound struct {
 
 // Event is what a JSON push carries: "sms.accepted" when the network
 // accepted a part (Part and MR set), "sms.report" for each status
-// report, "sms.final" once the message reached its final state, and
+// report (Report, Part and MR set), "sms.final" once the message reached its final state, and
 // "sms.inbound" for a received message (Inbound set).
 type Event struct {
 	Type    string    `json:"type"`
@@ -169,8 +169,8 @@ type Event struct {
 	To      string    `json:"to,omitempty"`
 	State   string    `json:"state,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
-	Part    int       `json:"part,omitempty"`      // sms.accepted: the part's seq
-	MR      *int      `json:"reference,omitempty"` // sms.accepted: the network's message reference
+	Part    int       `json:"part,omitempty"`      // sms.accepted, sms.report: the part's seq
+	MR      *int      `json:"reference,omitempty"` // sms.accepted, sms.report: the network's message reference
 	Report  *Report   `json:"report,omitempty"`
 	Inbound *Inbound  `json:"inbound,omitempty"`
 	Time    time.Time `json:"time"`

@@ -38,6 +38,7 @@ CREATE INDEX IF NOT EXISTS smsapi_messages_created ON smsapi_messages (user, cre
 CREATE INDEX IF NOT EXISTS smsapi_messages_watching ON smsapi_messages (message) WHERE watching = 1;
 CREATE TABLE IF NOT EXISTS smsapi_pushes (
 	key      TEXT PRIMARY KEY,
+	grp      TEXT NOT NULL,               -- pushes of a group go in the order owed
 	method   TEXT NOT NULL,
 	url      TEXT NOT NULL,
 	ctype    TEXT NOT NULL DEFAULT '',
@@ -48,7 +49,7 @@ CREATE TABLE IF NOT EXISTS smsapi_pushes (
 	error    TEXT
 );
 CREATE INDEX IF NOT EXISTS smsapi_pushes_owed ON smsapi_pushes (next) WHERE state = 'owed';
-CREATE INDEX IF NOT EXISTS smsapi_pushes_url ON smsapi_pushes (url) WHERE state = 'owed';
+CREATE INDEX IF NOT EXISTS smsapi_pushes_grp ON smsapi_pushes (grp) WHERE state = 'owed';
 CREATE TABLE IF NOT EXISTS smsapi_cursors (
 	name  TEXT PRIMARY KEY,
 	value INTEGER NOT NULL
