@@ -135,6 +135,11 @@ func dlrOf(m Message, e Event, kind int) kannel.DLR {
 	}
 	switch {
 	case e.Report != nil:
+		for _, p := range m.Parts { // %F is the reported part's reference, as for its acceptance
+			if p.Seq == e.Report.Seq && p.MR != nil {
+				d.ForeignID = strconv.Itoa(*p.MR)
+			}
+		}
 		d.SMSCReply = fmt.Sprintf("stat:%s err:%03d", e.Report.Outcome, e.Report.Status)
 	case kind == kannel.SMSCRejected:
 		d.SMSCReply = "NACK/" + e.Reason

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"calq/internal/kannel"
 	"calq/internal/serve/users"
 	"calq/sched"
 	"calq/sms"
@@ -143,7 +144,7 @@ func looksNumeric(t string) bool {
 
 // sendOptions reads r's options as sms.Compose takes them.
 func sendOptions(r Request) (sms.SendOptions, error) {
-	o := sms.SendOptions{Flash: r.Flash, Report: r.Report, Transliterate: r.Transliterate, At: r.At}
+	o := sms.SendOptions{Flash: r.Flash, Report: r.Report, Transliterate: r.Transliterate, At: r.At, Coding: r.Coding}
 	if r.Validity != 0 {
 		if _, err := pdu.ValidityPeriod(r.Validity); err != nil {
 			return o, &InputError{Field: "validity", Value: r.Validity.String(), Err: err}
@@ -179,6 +180,9 @@ func (s *Service) checkPush(p Push) (string, error) {
 		return "", &InputError{Field: "push", Value: p.Kind, Err: errors.New("is not json or kannel")}
 	}
 	u, err := url.Parse(p.URL)
+	if p.Kind == PushKannel {
+		u, err = kannel.Target(p.URL) // its codes are no URL escapes; its scheme and host are every report's
+	}
 	if err == nil && (u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
 		err = errors.New("is not an absolute http or https URL")
 	}
