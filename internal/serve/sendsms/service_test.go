@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"calq/internal/serve/users"
 	"calq/internal/serve/webhook"
 	"calq/internal/testclock"
-	"calq/sched/journal"
 	"calq/sms/pdu"
 	"calq/sms/store"
 )
@@ -30,12 +28,8 @@ func TestThroughService(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a guard against a hang, not a timing
 	defer cancel()
 	c := testclock.New(t0)
-	jn, err := journal.Open(ctx, filepath.Join(t.TempDir(), "calq.db"), journal.Options{Now: c.Now})
-	must(t, err)
-	t.Cleanup(func() { jn.Close() })
+	jn, us := openUsers(t, c)
 	box, err := store.Open(ctx, jn)
-	must(t, err)
-	us, err := users.Open(ctx, jn)
 	must(t, err)
 	policy, err := webhook.NewPolicy([]string{"127.0.0.0/8"})
 	must(t, err)
