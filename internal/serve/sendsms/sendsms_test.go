@@ -88,23 +88,17 @@ func newFixture(t *testing.T, lim throttle.Options) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	c := testclock.New(t0)
-	jn, err := journal.Open(ctx, filepath.Join(t.TempDir(), "calq.db"), journal.Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jn.Close() })
-	us, err := users.Open(ctx, jn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, us := openUsers(t, c)
 	f := &fixture{rec: &recorder{now: c.Now}, keys: map[string]string{}}
 	for _, name := range []string{"bob", "alice", "mallory", "quinn", "carol"} {
 		if _, err := us.Add(ctx, users.User{Name: name}); err != nil {
 			t.Fatal(err)
 		}
-		if f.keys[name], err = us.NewKey(ctx, name); err != nil {
+		key, err := us.NewKey(ctx, name)
+		if err != nil {
 			t.Fatal(err)
 		}
+		f.keys[name] = key
 	}
 	if err := us.SetDisabled(ctx, "carol", true); err != nil {
 		t.Fatal(err)
@@ -117,6 +111,21 @@ func newFixture(t *testing.T, lim throttle.Options) *fixture {
 	f.srv = httptest.NewServer(m)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// openUsers opens a journal in a temp dir on clock c, and its users.
+func openUsers(t *testing.T, c *testclock.Clock) (*journal.Journal, *users.Store) {
+	t.Helper()
+	jn, err := journal.Open(context.Background(), filepath.Join(t.TempDir(), "calq.db"), journal.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jn.Close() })
+	us, err := users.Open(context.Background(), jn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jn, us
 }
 
 // exchange is one request of a transcript; {name} in target, headers

@@ -179,14 +179,10 @@ func (s *Service) checkPush(p Push) (string, error) {
 	default:
 		return "", &InputError{Field: "push", Value: p.Kind, Err: errors.New("is not json or kannel")}
 	}
-	target := p.URL
+	u, err := url.Parse(p.URL)
 	if p.Kind == PushKannel {
-		if err := kannel.CheckURL(p.URL); err != nil {
-			return "", &InputError{Field: field, Value: p.URL, Err: err}
-		}
-		target = kannel.Expand(p.URL, kannel.DLR{MClass: -1}) // its host, for the policy
+		u, err = kannel.Target(p.URL) // its codes are no URL escapes; its scheme and host are every report's
 	}
-	u, err := url.Parse(target)
 	if err == nil && (u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
 		err = errors.New("is not an absolute http or https URL")
 	}
