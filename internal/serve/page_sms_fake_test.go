@@ -112,6 +112,8 @@ func (f *fakeSMS) update(id int64, fn func(*smsapi.Message)) {
 	defer f.mu.Unlock()
 	for i := range f.outbox {
 		if f.outbox[i].ID == id {
+			// A new slice of parts: the lists handed out keep theirs.
+			f.outbox[i].Parts = slices.Clone(f.outbox[i].Parts)
 			fn(&f.outbox[i])
 			f.outbox[i].Updated = time.Now()
 		}
