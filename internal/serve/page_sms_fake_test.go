@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -162,4 +164,20 @@ func readAll(t *testing.T, resp *http.Response) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// sendForm posts the SMS page's form as c and wants the page's answer
+// to send the browser to the page again with the count queued.
+func sendForm(t *testing.T, c *http.Client, base string, form url.Values, queued int) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/messages", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := fmt.Sprintf("/messages?sent=%d", queued); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+		t.Fatalf("POST /messages: %d to %q, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), want)
+	}
 }
