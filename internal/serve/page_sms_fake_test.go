@@ -128,6 +128,20 @@ func (f *fakeSMS) calls() []sentCall {
 	return slices.Clone(f.sent)
 }
 
+// smsEventsOf opens the SMS page's stream as c and returns its events.
+func smsEventsOf(t *testing.T, c *http.Client, base string) <-chan smsLists {
+	t.Helper()
+	resp, err := c.Get(base + "/messages/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("GET /messages/events: %d %s", resp.StatusCode, ct)
+	}
+	return sseEvents(t, resp)
+}
+
 // sseEvents reads the "lists" events of an SMS page's stream until it
 // ends (the client's timeout bounds it).
 func sseEvents(t *testing.T, resp *http.Response) <-chan smsLists {

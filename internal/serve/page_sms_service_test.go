@@ -90,13 +90,7 @@ func TestSMSPageWithService(t *testing.T) {
 	if _, err := box.SMSPartAccepted(ctx, id, 1, "m1", 17); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/messages/events", nil)
-	resp, err := alice.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	first := <-sseEvents(t, resp)
+	first := <-smsEventsOf(t, alice, ts.URL)
 	row := `<tr class="message" data-id="` + strconv.FormatInt(id, 10) + `" data-state="sent"`
 	if !strings.Contains(first.Outbox, row) || !strings.Contains(first.Outbox, "ref 17") || !first.Live {
 		t.Errorf("the stream's lists: want %s with ref 17, live (the other is queued):\n%s", row, first.Outbox)

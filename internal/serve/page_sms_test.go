@@ -302,16 +302,7 @@ func TestSMSEvents(t *testing.T) {
 	if _, err := f.Send(context.Background(), users.User{Name: "alice"}, smsapi.Request{To: []string{"+491511112222"}, Text: "平和"}); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/messages/events", nil)
-	resp, err := alice.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
-		t.Fatalf("GET /messages/events: %d %s", resp.StatusCode, ct)
-	}
-	events := sseEvents(t, resp)
+	events := smsEventsOf(t, alice, ts.URL)
 	first := <-events
 	if !first.Live || !strings.Contains(first.Outbox, `data-state="queued"`) || !strings.Contains(first.Outbox, "平和") {
 		t.Fatalf("first event %+v, want the queued message, live", first)
