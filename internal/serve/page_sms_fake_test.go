@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -112,6 +114,8 @@ func (f *fakeSMS) update(id int64, fn func(*smsapi.Message)) {
 	defer f.mu.Unlock()
 	for i := range f.outbox {
 		if f.outbox[i].ID == id {
+			// A new slice of parts: the lists handed out keep theirs.
+			f.outbox[i].Parts = slices.Clone(f.outbox[i].Parts)
 			fn(&f.outbox[i])
 			f.outbox[i].Updated = time.Now()
 		}
@@ -122,6 +126,20 @@ func (f *fakeSMS) calls() []sentCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.sent)
+}
+
+// smsEventsOf opens the SMS page's stream as c and returns its events.
+func smsEventsOf(t *testing.T, c *http.Client, base string) <-chan smsLists {
+	t.Helper()
+	resp, err := c.Get(base + "/messages/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("GET /messages/events: %d %s", resp.StatusCode, ct)
+	}
+	return sseEvents(t, resp)
 }
 
 // sseEvents reads the "lists" events of an SMS page's stream until it
@@ -160,4 +178,20 @@ func readAll(t *testing.T, resp *http.Response) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// sendForm posts the SMS page's form as c and wants the page's answer
+// to send the browser to the page again with the count queued.
+func sendForm(t *testing.T, c *http.Client, base string, form url.Values, queued int) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/messages", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := fmt.Sprintf("/messages?sent=%d", queued); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+		t.Fatalf("POST /messages: %d to %q, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), want)
+	}
 }

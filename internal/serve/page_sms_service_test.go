@@ -65,16 +65,7 @@ func TestSMSPageWithService(t *testing.T) {
 	}
 
 	form := url.Values{"to": {"mum, +44 20 7946 0000"}, "text": {"会議は三時からです"}}
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/messages", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := alice.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/messages?sent=2" {
-		t.Fatalf("POST /messages: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
+	sendForm(t, alice, ts.URL, form, 2)
 	ms, err := box.ListSMS(ctx, store.SMSFilter{})
 	if err != nil || len(ms) != 2 {
 		t.Fatalf("the outbox holds %d messages (%v), want 2", len(ms), err)
@@ -99,13 +90,7 @@ func TestSMSPageWithService(t *testing.T) {
 	if _, err := box.SMSPartAccepted(ctx, id, 1, "m1", 17); err != nil {
 		t.Fatal(err)
 	}
-	req, _ = http.NewRequest(http.MethodGet, ts.URL+"/messages/events", nil)
-	resp, err = alice.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	first := <-sseEvents(t, resp)
+	first := <-smsEventsOf(t, alice, ts.URL)
 	row := `<tr class="message" data-id="` + strconv.FormatInt(id, 10) + `" data-state="sent"`
 	if !strings.Contains(first.Outbox, row) || !strings.Contains(first.Outbox, "ref 17") || !first.Live {
 		t.Errorf("the stream's lists: want %s with ref 17, live (the other is queued):\n%s", row, first.Outbox)

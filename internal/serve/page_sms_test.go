@@ -185,16 +185,7 @@ func TestSMSPageSend(t *testing.T) {
 	ts, alice := smsAlice(t, f)
 	form := url.Values{"to": {"mum, +44 20 7946 0000 ,"}, "text": {"Hallo\r\nMama 👋"}, "flash": {"on"}, "report": {"on"},
 		"at": {"2026-12-24T18:00"}, "priority": {"P1"}}
-	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/messages", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := alice.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/messages?sent=2" {
-		t.Fatalf("POST /messages: %d to %q, want 303 to /messages?sent=2", resp.StatusCode, resp.Header.Get("Location"))
-	}
+	sendForm(t, alice, ts.URL, form, 2)
 	want := smsapi.Request{To: []string{"mum", "+44 20 7946 0000"}, Text: "Hallo\nMama 👋", Flash: true, Report: true,
 		At: time.Date(2026, 12, 24, 18, 0, 0, 0, time.Local), Priority: "P1"}
 	if calls := f.calls(); len(calls) != 1 || calls[0].User != "alice" || !reflect.DeepEqual(calls[0].Req, want) {
@@ -311,16 +302,7 @@ func TestSMSEvents(t *testing.T) {
 	if _, err := f.Send(context.Background(), users.User{Name: "alice"}, smsapi.Request{To: []string{"+491511112222"}, Text: "平和"}); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/messages/events", nil)
-	resp, err := alice.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
-		t.Fatalf("GET /messages/events: %d %s", resp.StatusCode, ct)
-	}
-	events := sseEvents(t, resp)
+	events := smsEventsOf(t, alice, ts.URL)
 	first := <-events
 	if !first.Live || !strings.Contains(first.Outbox, `data-state="queued"`) || !strings.Contains(first.Outbox, "平和") {
 		t.Fatalf("first event %+v, want the queued message, live", first)
