@@ -38,7 +38,8 @@
 //     RoundRobin and LeastLoaded are there for comparison.
 //   - Failure. Errors are transient unless marked Permanent: a transient
 //     failure or a timeout is retried while the job's budget lasts, after
-//     Base·2^(n-1) ±20 %. A backend that fails a kind FailLimit (5) times
+//     Base·2^(n-1) ±20 %, on another backend than the one it failed on
+//     when another takes it (not a job pinned to its backend). A backend that fails a kind FailLimit (5) times
 //     in a row stops taking it when another backend can, and its queued
 //     jobs of that kind move there; a failed health check marks a backend
 //     down and moves its queue.

@@ -131,6 +131,10 @@ type Job struct {
 	Enqueued time.Time // when the job was first submitted
 
 	ready time.Time // when the job last became ready to run
+	// failedOn is the backend whose failure this retry follows: the retry
+	// goes to another when one takes the job (a dead device fails fast,
+	// so marginal-rate dispatch would rate it best and pick it again).
+	failedOn *backend
 }
 
 // Attempt is the outcome of one run of a job, as the engine reports it to

@@ -87,11 +87,29 @@ func (e *Engine) sleep(d time.Duration) bool {
 	return true
 }
 
+// retryAvoid is the backend a job becoming ready should not go to: the
+// one its last attempt failed on, when another takes the job; nil
+// otherwise (a first run, a job pinned to its backend, the only backend).
+// e.mu is held.
+func (e *Engine) retryAvoid(j *Job) *backend {
+	avoid := j.failedOn
+	j.failedOn = nil
+	if avoid == nil || j.Backend != "" {
+		return nil
+	}
+	for _, b := range e.backends {
+		if b != avoid && b.takes(j.Kind) {
+			return avoid
+		}
+	}
+	return nil
+}
+
 // fire acts on a due timer event; e.mu is held.
 func (e *Engine) fire(ev timerEvent, now time.Time) {
 	switch ev.kind {
 	case evReady:
-		e.route(ev.job, nil, now)
+		e.route(ev.job, e.retryAvoid(ev.job), now)
 	case evTimeout:
 		ev.run.hasTimeout = false
 		if ev.run.live && !ev.run.ran {

@@ -247,6 +247,7 @@ func (e *Engine) settle(res *result) {
 			e.notStarted(r.job)
 			return
 		}
+		r.job.failedOn = b
 		e.pushTimer(res.retryAt, timerEvent{kind: evReady, job: r.job})
 		return
 	}
