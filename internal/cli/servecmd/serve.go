@@ -366,7 +366,7 @@ func run(c *cli.Context, o opts) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, texts.stop()) }()
-	if err := texts.service(ctx, j, us, book, policy, o.Webhook); err != nil {
+	if err := texts.service(ctx, j, us, book, policy, o.Webhook, o.NoWebhooks); err != nil {
 		return err
 	}
 	texts.options(&so, us, guesses)

@@ -108,12 +108,12 @@ func openSMS(ctx context.Context, db string, o smsOpts, stderr io.Writer, log *s
 // pushes go through policy with the conversions' webhooks' retries.
 // The in-process daemon wakes its pushes at each change.
 func (s *smsSide) service(ctx context.Context, j *journal.Journal, us *users.Store, book *contacts.Book,
-	policy *webhook.Policy, push webhook.Options) error {
+	policy *webhook.Policy, push webhook.Options, noPush bool) error {
 	// Each message the API queues wakes the daemon of this process,
 	// which would otherwise find it only at its next --send-every.
 	box := sms.NewQueuing(s.stores.Store)
 	svc, err := smsapi.New(ctx, smsapi.Options{Store: box, Journal: j, Rights: us, Book: contacts.Owners{Book: book},
-		Policy: policy, Rate: s.o.Rate, Quota: s.o.Quota, Push: push, Log: s.log})
+		Policy: policy, NoPush: noPush, Rate: s.o.Rate, Quota: s.o.Quota, Push: push, Log: s.log})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

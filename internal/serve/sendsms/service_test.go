@@ -105,7 +105,7 @@ func TestThroughService(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
-		"GET /dlr/" + itoa(first.ID) + "?d=1&A=stat%3Adelivered+err%3A000&P=%2B41791234567&F=42&n=ann&i=gsm0&t=2026-11-29+20%3A00&k=Gr%C3%BC%C3%9Fe",
+		"GET /dlr/" + itoa(first.ID) + "?d=1&A=id%3A42+stat%3ADELIVRD+err%3A000&P=%2B41791234567&F=42&n=ann&i=gsm0&t=2026-11-29+20%3A00&k=Gr%C3%BC%C3%9Fe",
 		"GET /dlr/" + itoa(first.ID) + "?d=8&A=ACK%2F&P=%2B41791234567&F=42&n=ann&i=gsm0&t=2026-11-29+20%3A00&k=Gr%C3%BC%C3%9Fe",
 	}
 	if !slices.Equal(got, want) {

@@ -82,10 +82,14 @@ func (s *Service) inboundTargets(ctx context.Context) (map[string]users.SMSRight
 		if err != nil {
 			return nil, err
 		}
-		if r.InboundURL == "" {
+		if r.InboundURL == "" || s.opts.NoPush {
 			continue
 		}
-		if t, err := url.Parse(r.InboundURL); err != nil || s.opts.Policy.Check(t) != nil {
+		t, err := url.Parse(r.InboundURL)
+		if err == nil {
+			err = s.opts.Policy.Check(t)
+		}
+		if err != nil {
 			s.opts.Log.Warn("sms inbound webhook refused", "user", u.Name, "err", err)
 			continue
 		}

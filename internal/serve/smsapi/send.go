@@ -179,6 +179,9 @@ func (s *Service) checkPush(p Push) (string, error) {
 	default:
 		return "", &InputError{Field: "push", Value: p.Kind, Err: errors.New("is not json or kannel")}
 	}
+	if s.opts.NoPush {
+		return "", &InputError{Field: field, Value: p.URL, Err: errors.New("is not called: calq serve was started with --no-webhooks")}
+	}
 	u, err := url.Parse(p.URL)
 	if p.Kind == PushKannel {
 		u, err = kannel.Target(p.URL) // its codes are no URL escapes; its scheme and host are every report's

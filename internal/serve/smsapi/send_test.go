@@ -152,3 +152,20 @@ func TestSendLimitsConcurrent(t *testing.T) {
 		t.Errorf("accepted %d of 20 concurrent requests, outbox %d, want 5 and 5", accepted, e.outboxSize())
 	}
 }
+
+// TestSendNoPush: a server started with --no-webhooks calls no URL, so a
+// send that names one is refused (400 naming it) and nothing is queued,
+// as its conversions refuse a webhook; a send without one goes.
+func TestSendNoPush(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.NoPush = true })
+	status, b, _ := e.do("alice", "POST", "/sms", `{"to":"+491701234567","text":"hi","reportUrl":"https://example.com/r"}`)
+	if got := decodeJSON[apiError](t, b); status != http.StatusBadRequest || !strings.HasPrefix(got.Message, `reportUrl "https://example.com/r"`) || !strings.Contains(got.Message, "--no-webhooks") {
+		t.Errorf("POST /sms with a reportUrl = %d %s, want 400 naming it and --no-webhooks", status, b)
+	}
+	if n := e.outboxSize(); n != 0 {
+		t.Errorf("outbox holds %d messages after the refusal, want 0", n)
+	}
+	if acc := e.send("alice", `{"to":"+491701234567","text":"hi"}`); len(acc) != 1 {
+		t.Errorf("a send without a URL: %+v, want one message", acc)
+	}
+}

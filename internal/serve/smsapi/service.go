@@ -37,6 +37,9 @@ type Options struct {
 	// Policy decides which push targets may be reached (the conversions'
 	// webhook policy: public addresses plus --webhook-allow).
 	Policy *webhook.Policy
+	// NoPush refuses a send naming a URL to call (reportUrl, dlr-url)
+	// and calls no user's inbound webhook: calq serve --no-webhooks.
+	NoPush bool
 	// Rate and Quota are the defaults of a user whose rights leave them
 	// 0: messages a minute, messages a day (UTC).
 	Rate, Quota int
