@@ -13,6 +13,11 @@ import (
 	"calq/sms/at"
 )
 
+// DefaultHealthEvery is how often a daemon checks its modems unless
+// told: a check costs nothing while a modem answers, and a modem pulled
+// out is taken out within it rather than failing the messages given to it.
+const DefaultHealthEvery = 2 * time.Second
+
 // DaemonOptions are the options of Daemon; Journal and Specs are required.
 type DaemonOptions struct {
 	Journal *journal.Journal // the engine's jobs, the daemon's lease and its view of the modems
@@ -35,7 +40,10 @@ type DaemonOptions struct {
 	Backoff         sched.Backoff
 	FailLimit       int
 	Cooldown        time.Duration
-	HealthEvery     time.Duration
+	// HealthEvery is how often the modems are checked: one that vanished
+	// is taken out (its messages go to the others) and dialled again;
+	// DefaultHealthEvery when zero.
+	HealthEvery time.Duration
 
 	// Metrics, when set, are the engine's metrics plus the daemon's
 	// calq_sms_daemon_* series; they are written to MetricsFile (when set)
@@ -118,7 +126,7 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	pool, dialErr := OpenPool(ctx, withPINs(o.Specs, o.Store), o.AT)
 	defer func() { err = errors.Join(err, pool.Close()) }()
 	if dialErr != nil {
-		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, 30*time.Second)))
+		o.Warn(fmt.Errorf("%w (dialled again every %v)", dialErr, cmp.Or(o.HealthEvery, DefaultHealthEvery)))
 	}
 	if err := recordView(ctx, o.Journal, o.Specs, pool, dialErr); err != nil {
 		o.Warn(fmt.Errorf("record the modems' state for calq sms modems: %w", err))

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -27,7 +28,7 @@ type daemonDispatcher struct {
 // newDaemonDispatcher is newDispatcher with the inflight bookkeeping.
 func newDaemonDispatcher(pool *Pool, st Store, o DaemonOptions) (*daemonDispatcher, error) {
 	so := SendOptions{Journal: o.Journal, Store: st, AllowDuplicates: o.AllowDuplicates, Retries: o.Retries,
-		Backoff: o.Backoff, FailLimit: o.FailLimit, Cooldown: o.Cooldown, HealthEvery: o.HealthEvery,
+		Backoff: o.Backoff, FailLimit: o.FailLimit, Cooldown: o.Cooldown, HealthEvery: cmp.Or(o.HealthEvery, DefaultHealthEvery),
 		Metrics: o.Metrics, Events: o.Events}
 	dd := &daemonDispatcher{inflight: map[int64]bool{}, wake: make(chan struct{}, 1)}
 	d, err := newDispatcher(pool, so, dd.event)

@@ -90,7 +90,7 @@ func DaemonFlags(category string) []cli.Flag {
 			Usage: "file a long message's parts as they are `AFTER` this long"},
 		&cli.BoolFlag{Name: "allow-duplicates", Category: category, Usage: "resend SMS parts whose outcome is unknown"},
 		&cli.IntFlag{Name: "retries", Value: sched.DefaultRetries, Category: category, Usage: "retries of an SMS after transient errors"},
-		&cli.DurationFlag{Name: "health-every", Value: 2 * time.Second, Category: category,
+		&cli.DurationFlag{Name: "health-every", Value: sms.DefaultHealthEvery, Category: category,
 			Usage: "check the modems this often: one that vanished is taken out, its messages go to the others, and it is dialled again (free while a modem answers)"},
 	}
 }
