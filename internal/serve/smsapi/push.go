@@ -32,6 +32,9 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-s.wake:
+			if !s.busy() {
+				continue // the timer still runs the next poll
+			}
 		case <-t.C:
 		}
 		next, err := s.round(ctx)
@@ -50,42 +53,76 @@ func (s *Service) Run(ctx context.Context) error {
 // pushes due; it returns when the next owed push is due (zero: none).
 func (s *Service) round(ctx context.Context) (time.Time, error) {
 	errRecover := s.recoverBindings(ctx)
-	errOut := s.scanOutbox(ctx)
+	gen := s.sends.Load()
+	watching, errOut := s.scanOutbox(ctx)
+	if errOut == nil && s.sends.Load() == gen {
+		s.watched.Store(int64(watching))
+	}
 	errIn := s.scanInbox(ctx)
+	errTargets := s.readInbound(ctx)
 	next, errPush := s.deliverDue(ctx)
-	return next, errors.Join(errRecover, errOut, errIn, errPush)
+	s.owing.Store(!next.IsZero())
+	return next, errors.Join(errRecover, errOut, errIn, errTargets, errPush)
+}
+
+// busy says whether a Wake is worth a round: a message is watched, a
+// push is owed, or a user has an inbound webhook (a received message may
+// be theirs).
+func (s *Service) busy() bool {
+	return s.watched.Load() > 0 || s.owing.Load() || s.inbound.Load()
+}
+
+// readInbound notes, at most once a PollEvery, whether a user has an
+// inbound webhook.
+func (s *Service) readInbound(ctx context.Context) error {
+	if now := time.Now(); now.Sub(s.targetAt) >= s.opts.PollEvery {
+		targets, err := s.inboundTargets(ctx)
+		if err != nil {
+			return err
+		}
+		s.targetAt = now
+		s.inbound.Store(len(targets) > 0)
+	}
+	return nil
 }
 
 // scanOutbox owes the events of each message still watched, and stops
 // watching those that reached their final state, in one transaction
 // with the pushes their final state owes.
-func (s *Service) scanOutbox(ctx context.Context) error {
+// It returns how many are still watched.
+func (s *Service) scanOutbox(ctx context.Context) (int, error) {
 	os, err := s.owners(ctx, `WHERE watching = 1 AND message IS NOT NULL ORDER BY message`)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var errs []error
+	watching := 0
 	for _, o := range os {
-		errs = append(errs, s.scanMessage(ctx, o))
+		final, err := s.scanMessage(ctx, o)
+		if !final {
+			watching++
+		}
+		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return watching, errors.Join(errs...)
 }
 
-func (s *Service) scanMessage(ctx context.Context, o owned) error {
+// scanMessage owes o's events; final says it is no longer watched.
+func (s *Service) scanMessage(ctx context.Context, o owned) (bool, error) {
 	m, err := s.box.SMS(ctx, o.ID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	msg, err := s.message(ctx, o, m)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ps, final, err := s.events(o, msg, asksReports(m))
 	if err != nil {
-		return fmt.Errorf("sms %d: %w", o.ID, err)
+		return false, fmt.Errorf("sms %d: %w", o.ID, err)
 	}
 	if !final {
-		return s.owe(ctx, ps, true, nil)
+		return false, s.owe(ctx, ps, true, nil)
 	}
 	keys := make([]string, len(ps))
 	for i, p := range ps {
@@ -95,12 +132,13 @@ func (s *Service) scanMessage(ctx context.Context, o owned) error {
 		_, err := tx.ExecContext(ctx, `UPDATE smsapi_messages SET watching = 0 WHERE message = ?`, o.ID)
 		return err
 	})
-	if err == nil {
-		for _, k := range keys { // no longer watched: its keys come up no more
-			s.known.Delete(k)
-		}
+	if err != nil {
+		return false, err
 	}
-	return err
+	for _, k := range keys { // no longer watched: its keys come up no more
+		s.known.Delete(k)
+	}
+	return true, nil
 }
 
 // owe records ps (each once, whatever was owed before under its key)

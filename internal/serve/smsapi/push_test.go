@@ -196,7 +196,8 @@ func TestPushOnceAcrossServices(t *testing.T) {
 		must(t, err)
 	}
 	for _, svc := range []*Service{e.svc, other} { // both owe them
-		must(t, svc.scanOutbox(ctx))
+		_, err := svc.scanOutbox(ctx)
+		must(t, err)
 	}
 	var wg sync.WaitGroup
 	for _, svc := range []*Service{e.svc, other} {
@@ -209,5 +210,28 @@ func TestPushOnceAcrossServices(t *testing.T) {
 	wg.Wait()
 	if got := rc.events(); len(got) != 10 {
 		t.Errorf("the target got %d events, want 10: each final state once", len(got))
+	}
+}
+
+// TestPushOnWakeWhileWatched: a Wake runs a round only when it may owe
+// something (busy); a message sent with a report URL is watched, so the
+// Wake after its change pushes it at once, an hour before the next poll.
+func TestPushOnWakeWhileWatched(t *testing.T) {
+	rc := newReceiver(t)
+	e := newEnv(t, func(o *Options) { o.PollEvery = time.Hour })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- e.svc.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	e.svc.Wake() // nothing watched, owed or inbound: no round
+	id := e.send("alice", `{"to":"+491701234567","text":"hi","reportUrl":"`+rc.URL+`"}`)[0].ID
+	if !e.svc.busy() {
+		t.Fatalf("after a send with a report URL the Service is not busy: a Wake would push nothing")
+	}
+	_, err := e.box.CancelSMS(ctx, id)
+	must(t, err)
+	e.svc.Wake()
+	if ev := <-rc.got; ev.Type != "sms.final" || ev.ID != id || ev.State != "cancelled" {
+		t.Errorf("the push after the Wake = %+v, want sms.final cancelled of %d", ev, id)
 	}
 }

@@ -43,7 +43,11 @@ func (s *Service) Send(ctx context.Context, u users.User, r Request) ([]Accepted
 	if err := s.bind(context.WithoutCancel(ctx), seqs, ids); err != nil {
 		return nil, err
 	}
-	s.Wake()
+	if push != "" { // a message without one owes no push: no round for it
+		s.sends.Add(1)
+		s.watched.Add(int64(len(ids)))
+		s.Wake()
+	}
 	out := make([]Accepted, len(msgs))
 	for i, m := range msgs {
 		out[i] = Accepted{ID: ids[i], To: m.To, Parts: len(m.Parts), State: "queued"}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"calq/internal/serve/users"
@@ -76,6 +77,16 @@ type Service struct {
 	sender *webhook.Sender
 	wake   chan struct{}
 	known  sync.Map // keys of the pushes this Service owed (push.go's owe)
+
+	// What makes a Wake worth a round (push.go's busy): a daemon in
+	// this process wakes the Service at each change it makes, several
+	// per message, and a round costs reads of the journal that the
+	// daemon's writes wait for; rounds of PollEvery run regardless.
+	watched  atomic.Int64  // messages still watched, as the last round counted them, plus those sent since
+	sends    atomic.Uint64 // sends with a push, so that a round's count never hides a newer one
+	inbound  atomic.Bool   // some user has an inbound webhook
+	owing    atomic.Bool   // some push is owed
+	targetAt time.Time     // when inbound was last read (Run's goroutine only)
 }
 
 // New opens (creating or upgrading) the Service's table in o.Journal.
