@@ -99,7 +99,7 @@ func describeSMS(r users.SMSRights) string {
 		return "no"
 	}
 	what := []string{map[bool]string{true: "may send", false: "may not send"}[r.Allowed],
-		limit(r.Rate, "a minute"), limit(r.Quota, "a day")}
+		limit(r.Rate, "a minute", "--sms-rate"), limit(r.Quota, "a day", "--sms-quota")}
 	if len(r.Numbers) > 0 {
 		what = append(what, "numbers "+strings.Join(r.Numbers, " "))
 	}
@@ -109,9 +109,10 @@ func describeSMS(r users.SMSRights) string {
 	return strings.Join(what, ", ")
 }
 
-func limit(n int, per string) string {
+// limit is a rate or a quota; 0 is calq serve's flag's.
+func limit(n int, per, flag string) string {
 	if n == 0 {
-		return "default limit " + per
+		return "calq serve's " + flag + " " + per
 	}
 	return fmt.Sprintf("%d %s", n, per)
 }
