@@ -142,3 +142,19 @@ func (l *breakerLog) run(ctx context.Context) {
 		}
 	}
 }
+
+// BreakerMeaning says what a ModemStatus.Breaker state means, for people;
+// "" for a state it does not know.
+func BreakerMeaning(state string) string {
+	switch state {
+	case BreakerClosed:
+		return "takes messages"
+	case BreakerOpen:
+		return "taken out after failures in a row, until its cooldown ends"
+	case BreakerDown:
+		return "vanished (its health check failed); dialled again"
+	case BreakerFailing:
+		return "failing, but kept in: no other modem sends"
+	}
+	return ""
+}
