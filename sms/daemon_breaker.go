@@ -70,6 +70,7 @@ type breakerLog struct {
 
 	mu      sync.Mutex
 	cur     map[string]breaker
+	at      map[string]time.Time     // the time of the last event applied to each modem
 	pending map[string]breakerChange // changed since the last write
 	wake    chan struct{}            // something is pending
 }
@@ -77,7 +78,7 @@ type breakerLog struct {
 // newBreakerLog starts from the modems as recordView recorded them: the
 // ones not dialled are down (their health check dials them again).
 func newBreakerLog(jn *journal.Journal, specs []ModemSpec, pool *Pool, warn func(error)) *breakerLog {
-	l := &breakerLog{jn: jn, warn: warn, devices: map[string]string{}, cur: map[string]breaker{},
+	l := &breakerLog{jn: jn, warn: warn, devices: map[string]string{}, cur: map[string]breaker{}, at: map[string]time.Time{},
 		pending: map[string]breakerChange{}, wake: make(chan struct{}, 1)}
 	for _, s := range specs {
 		l.devices[s.Name] = s.Device
@@ -90,11 +91,25 @@ func newBreakerLog(jn *journal.Journal, specs []ModemSpec, pool *Pool, warn func
 }
 
 // event notes what ev changes of its modem's breaker; it never blocks.
+// The engine delivers events on several goroutines, so one may arrive
+// after a later one about the same modem: it is older than what the
+// breaker says already, and is ignored.
 func (l *breakerLog) event(ev sched.Event) {
 	if _, ok := l.devices[ev.Backend]; !ok {
 		return
 	}
+	switch ev.Type {
+	case sched.EventBackendDown, sched.EventBackendUp, sched.EventKindDisabled, sched.EventKindEnabled,
+		sched.EventKindKept, sched.EventDone:
+	default:
+		return
+	}
 	l.mu.Lock()
+	if ev.Time.Before(l.at[ev.Backend]) {
+		l.mu.Unlock()
+		return
+	}
+	l.at[ev.Backend] = ev.Time
 	old := l.cur[ev.Backend]
 	b := old.next(ev)
 	l.cur[ev.Backend] = b

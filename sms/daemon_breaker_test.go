@@ -44,6 +44,31 @@ func TestBreakerNext(t *testing.T) {
 	}
 }
 
+// TestBreakerLogLateEvent: an event that arrives after a later one about
+// the same modem (the engine delivers them on several goroutines) does
+// not undo it; what waits to be written is the latest state.
+func TestBreakerLogLateEvent(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 9, 30, 0, 0, time.UTC)
+	l := &breakerLog{devices: map[string]string{"m0": "/dev/ttyUSB0"}, cur: map[string]breaker{}, at: map[string]time.Time{},
+		pending: map[string]breakerChange{}, wake: make(chan struct{}, 1)}
+	for _, ev := range []sched.Event{
+		{Type: sched.EventKindEnabled, Backend: "m0", Time: t0.Add(time.Minute)},
+		{Type: sched.EventKindDisabled, Backend: "m0", Time: t0}, // late: ignored, else m0 would stay open
+		{Type: sched.EventBackendDown, Backend: "m0", Time: t0.Add(3 * time.Minute)},
+		{Type: sched.EventBackendUp, Backend: "m0", Time: t0.Add(2 * time.Minute)}, // late: ignored
+		{Type: sched.EventDone, Backend: "other", Time: t0.Add(4 * time.Minute)},   // not a modem of the daemon
+	} {
+		l.event(ev)
+	}
+	want := breakerChange{state: BreakerDown, since: t0.Add(3 * time.Minute)}
+	if got := l.pending["m0"]; got != want || len(l.pending) != 1 {
+		t.Errorf("got pending %+v, want only m0 %+v", l.pending, want)
+	}
+	if len(l.wake) != 1 {
+		t.Errorf("got %d wakes waiting, want 1", len(l.wake))
+	}
+}
+
 // TestDaemonRecordsBreaker: a modem that refuses every message is taken
 // out after FailLimit failures in a row, and the daemon's view says so
 // (calq sms modems, the monitoring page); after the cooldown it says the
