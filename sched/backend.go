@@ -15,7 +15,7 @@ type backend struct {
 	est      map[string]*serviceEstimate // per job kind
 	streak   map[string]int              // failures in a row per kind
 	disabled map[string]bool             // kinds the backend stopped taking
-	warned   map[string]bool             // kinds whose streak was reported without disabling
+	warned   map[string]bool             // kinds whose current streak was reported without disabling
 	series   *backendSeries              // its metrics; nil without
 }
 

@@ -262,6 +262,7 @@ func (e *Engine) track(b *backend, res *result) {
 	case res.state == StateDone:
 		b.learn(kind, res.finished.Sub(res.run.started).Seconds())
 		b.streak[kind] = 0
+		delete(b.warned, kind) // a new streak is reported again
 	case res.state == StateCancelled, res.permanent:
 	default:
 		b.streak[kind]++

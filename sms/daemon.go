@@ -131,6 +131,8 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	if err := recordView(ctx, o.Journal, o.Specs, pool, dialErr); err != nil {
 		o.Warn(fmt.Errorf("record the modems' state for calq sms modems: %w", err))
 	}
+	breakers := newBreakerLog(o.Journal, o.Specs, pool, o.Warn)
+	o.Events = breakers.withEvents(o.Events)
 	dm := newDaemonMetrics(o.Metrics)
 	stopMetrics := o.Metrics.WriteEvery(o.MetricsFile, o.MetricsEvery)
 	defer func() {
@@ -150,6 +152,7 @@ func Daemon(ctx context.Context, o DaemonOptions) (err error) {
 	defer func() { err = errors.Join(err, dd.close()) }()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Go(func() { breakers.run(ctx) })
 	if o.Ready != nil {
 		o.Ready()
 	}

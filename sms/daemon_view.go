@@ -39,10 +39,12 @@ type DaemonModem struct {
 // recordView records what the daemon learnt of each of its modems: the
 // modems it dialled, from their Init, the others with dialErr.
 func recordView(ctx context.Context, jn *journal.Journal, specs []ModemSpec, pool *Pool, dialErr error) error {
-	now := time.Now().UTC().Format(time.RFC3339Nano)
+	start := time.Now().UTC()
+	now := start.Format(time.RFC3339Nano)
 	var rows [][3]string
 	for _, s := range specs {
-		st := ModemStatus{Name: s.Name, Device: s.Device, State: ModemError, Signal: -1, Error: "did not answer"}
+		st := ModemStatus{Name: s.Name, Device: s.Device, State: ModemError, Signal: -1, Error: "did not answer",
+			Breaker: BreakerDown, BreakerSince: start}
 		if dialErr != nil {
 			st.Error = dialErr.Error()
 		}
@@ -50,7 +52,8 @@ func recordView(ctx context.Context, jn *journal.Journal, specs []ModemSpec, poo
 			if c.Spec.Device == s.Device {
 				in := c.Info
 				st = ModemStatus{Name: s.Name, Device: s.Device, State: ModemReady, Maker: in.Maker, Model: in.Model,
-					IMEI: in.IMEI, Registered: in.Registered, Registration: in.RegStatus, Signal: in.Signal, SMSC: in.SMSC}
+					IMEI: in.IMEI, Registered: in.Registered, Registration: in.RegStatus, Signal: in.Signal, SMSC: in.SMSC,
+					Breaker: BreakerClosed, BreakerSince: start}
 			}
 		}
 		b, err := json.Marshal(st)
@@ -70,6 +73,30 @@ func recordView(ctx context.Context, jn *journal.Journal, specs []ModemSpec, poo
 			}
 		}
 		return nil
+	})
+}
+
+// recordBreaker records the change of the breaker of the modem on device
+// in the daemon's view.
+func recordBreaker(ctx context.Context, jn *journal.Journal, device string, c breakerChange) error {
+	return jn.Update(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM sms_daemon_modems WHERE device = ?`, device).Scan(&status)
+		if err != nil {
+			return err
+		}
+		var st ModemStatus
+		if err := json.Unmarshal([]byte(status), &st); err != nil {
+			return err
+		}
+		st.Breaker, st.BreakerSince = c.state, c.since
+		b, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sms_daemon_modems SET status = ?, updated = ? WHERE device = ?`,
+			string(b), time.Now().UTC().Format(time.RFC3339Nano), device)
+		return err
 	})
 }
 

@@ -15,7 +15,8 @@
 //   - Daemon holds modems for hours: it sends what the outbox has due and
 //     receives what arrives, at once when a modem announces it (+CMTI,
 //     +CDSI, +CMT, +CDS) and every PollEvery. DaemonHolds, DaemonModems and SpecsOfDaemon
-//     let other processes find it through the journal.
+//     let other processes find it through the journal, with each modem's
+//     circuit breaker as the daemon records it (ModemStatus.Breaker).
 //   - Open opens what SMS keeps at a database (Stores): a journal file,
 //     or a shared PostgreSQL outbox plus this machine's journal for it
 //     (StatePath), forwarding what Spool kept while the server was down.

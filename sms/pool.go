@@ -315,7 +315,20 @@ type ModemStatus struct {
 	SMSC         string `json:"smsc,omitempty"`
 	Err          error  `json:"-"`
 	Error        string `json:"error,omitempty"`
+	// Breaker is what a daemon's circuit breaker makes of the modem (one
+	// of BreakerClosed, BreakerOpen, BreakerDown, BreakerFailing), since
+	// BreakerSince; empty where no daemon holds the modem.
+	Breaker      string    `json:"breaker,omitempty"`
+	BreakerSince time.Time `json:"breaker_since,omitzero"`
 }
+
+// The states of a daemon's circuit breaker in ModemStatus.Breaker.
+const (
+	BreakerClosed  = "closed"  // the modem takes messages
+	BreakerOpen    = "open"    // taken out after FailLimit failures in a row, until its cooldown ends
+	BreakerDown    = "down"    // its health check failed (it vanished); dialled again every HealthEvery
+	BreakerFailing = "failing" // FailLimit failures in a row, but kept in: no other modem sends
+)
 
 // The states of a modem in ModemStatus.
 const (

@@ -120,6 +120,7 @@ func newMonitorView(snap monitor.Snapshot, msg string) monitorView {
 
 func init() {
 	pageFuncs["signal"] = signal
+	pageFuncs["breakerMeaning"] = sms.BreakerMeaning
 	pageFuncs["token"] = func(s string) string { return strings.ReplaceAll(s, " ", "-") }
 }
 

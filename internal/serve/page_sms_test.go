@@ -49,9 +49,9 @@ func smsAlice(t *testing.T, f *fakeSMS) (*testServer, *http.Client) {
 func sampleModems() []sms.DaemonModem {
 	return []sms.DaemonModem{
 		{ModemStatus: sms.ModemStatus{Name: "m1", Device: "/dev/ttyUSB0", State: sms.ModemReady, Maker: "Quectel", Model: "EC25",
-			Registered: true, Registration: "home", Signal: 17}, PID: 4242, Host: "gw1", Updated: t1},
+			Registered: true, Registration: "home", Signal: 17, Breaker: sms.BreakerClosed, BreakerSince: t1.Add(-time.Hour)}, PID: 4242, Host: "gw1", Updated: t1},
 		{ModemStatus: sms.ModemStatus{Name: "m2", Device: "/dev/ttyUSB1", State: sms.ModemReady, Maker: "SIMCOM", Model: "SIM7600E",
-			Registered: true, Registration: "roaming", Signal: 9}, PID: 4242, Host: "gw1", Updated: t1},
+			Registered: true, Registration: "roaming", Signal: 9, Breaker: sms.BreakerOpen, BreakerSince: t1.Add(-time.Minute)}, PID: 4242, Host: "gw1", Updated: t1},
 		{ModemStatus: sms.ModemStatus{Name: "m3", Device: "/dev/ttyUSB2", State: sms.ModemPINRejected, Signal: -1,
 			Error: "the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more"}, PID: 4242, Host: "gw1", Updated: t1},
 	}
@@ -322,7 +322,7 @@ func TestSMSEvents(t *testing.T) {
 }
 
 // TestMonitorModems: the monitoring page shows each modem the daemons
-// hold (state, registration, signal, its daemon) and the SMS queue; a
+// hold (state, circuit breaker, registration, signal, its daemon) and the SMS queue; a
 // modem list that cannot be read is a sentence in its place.
 func TestMonitorModems(t *testing.T) {
 	f := newFakeSMS()
@@ -334,7 +334,10 @@ func TestMonitorModems(t *testing.T) {
 	text := html.UnescapeString(page)
 	for _, want := range []string{`<tr data-modem="m1">`, "/dev/ttyUSB0", "registered", "(home)", "17 of 31 (\u221279\u00a0dBm)", "Quectel EC25",
 		"gw1", "pid 4242", `<span class="state state-pin-rejected">pin rejected</span> <span class="reason">the SIM refused the PIN: calq sms modems --retry-pin m3 tries once more</span>`,
-		"not registered", "not asked", "<h2>SMS queue</h2>",
+		"not registered", "not asked", "<h2>SMS queue</h2>", "<th>Breaker</th>",
+		`<td class="breaker"><span class="state breaker-closed" title="takes messages">closed</span><div class="hint">since <time datetime="` + t1.Add(-time.Hour).Local().Format(time.RFC3339) + `">`,
+		`<span class="state breaker-open" title="taken out after failures in a row, until its cooldown ends">open</span><div class="hint">since <time datetime="` + t1.Add(-time.Minute).Local().Format(time.RFC3339) + `">`,
+		`<td class="breaker"><span class="hint">not recorded</span></td>`,
 		`<td class="sent">100</td>`, `<td class="failed">1 <span class="hint">and 1 unknown</span></td>`, `<td class="sent">0</td>`, "<td>outbox</td><td>sent</td><td>120</td>", "<td>inbox</td><td>messages</td><td>7</td>"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the monitoring page has no %q", want)

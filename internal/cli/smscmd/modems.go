@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -32,12 +33,17 @@ func modemsCommand() *cli.Command {
 			"Neither ever spends a SIM's last try: enter that PIN by hand.\n\n" +
 			"A modem a running calq sms daemon holds is not opened (that would wait for\n" +
 			"the daemon): it is shown as the daemon recorded it when it started, with the\n" +
-			"daemon's pid. Without --device or [[sms.modem]], the daemon's modems are shown.\n" +
+			"daemon's pid and its circuit breaker, since when: closed (the modem takes\n" +
+			"messages), open (taken out after 5 failures in a row, for a minute), down\n" +
+			"(it vanished: dialled again) or failing (failures in a row, but kept in: no\n" +
+			"other modem sends). Without --device or [[sms.modem]], the daemon's modems\n" +
+			"are shown.\n" +
 			"SIGNAL is in dBm with bars (AT+CSQ's rssi: -113 + 2·rssi dBm).\n\n" +
 			`--json prints a line per modem, {"message_type":"sms_modem","name","device",` + "\n" +
 			`"state","maker","model","imei","registered","registration","signal",` + "\n" +
 			`"signal_dbm","signal_bars","smsc","error","held_by_daemon":{"pid","host",` + "\n" +
-			`"updated"}}, state being "ready", "pin rejected" or "error"; unknown signal is null.` + "\n" +
+			`"updated"},"breaker","breaker_since"}, state being "ready", "pin rejected" or` + "\n" +
+			`"error"; unknown signal is null; breaker only for a daemon's modem.` + "\n" +
 			"Exit status 1 when a modem could not be opened.",
 		Flags: append(ModemFlags(),
 			&cli.StringFlag{Name: "retry-pin", Usage: "enter the PIN into modem `NAME`'s SIM once more, even one it refused"},
@@ -181,8 +187,12 @@ func signalText(rssi int) string {
 }
 
 func renderModems(c *cli.Context, rows []modemRow) error {
-	w := c.App.Writer
-	if c.Bool("json") {
+	return writeModems(c.App.Writer, rows, c.Bool("json"))
+}
+
+// writeModems writes rows as a table, or as JSON lines when asJSON.
+func writeModems(w io.Writer, rows []modemRow, asJSON bool) error {
+	if asJSON {
 		for _, r := range rows {
 			j := modemJSON{ModemStatus: r.ModemStatus}
 			if dbm, bars, ok := csqSignal(r.Signal); ok {
@@ -203,7 +213,7 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 	for _, r := range rows {
 		state := r.State
 		if r.daemon != nil {
-			state += fmt.Sprintf(" (calq sms daemon, pid %d)", r.daemon.PID)
+			state += fmt.Sprintf(" (calq sms daemon, pid %d%s)", r.daemon.PID, breakerText(r.ModemStatus))
 		}
 		if r.Err != nil || r.Error != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", base.SafeText(r.Name), base.SafeText(r.Device), state, base.SafeText(cmp.Or(r.Error, fmt.Sprint(r.Err))))
@@ -213,6 +223,19 @@ func renderModems(c *cli.Context, rows []modemRow) error {
 			base.OrDash(base.SafeText(r.Model)), base.OrDash(base.SafeText(r.IMEI)), base.OrDash(base.SafeText(r.Registration)), signalText(r.Signal), base.OrDash(base.SafeText(r.SMSC)))
 	}
 	return tw.Flush()
+}
+
+// breakerText is ", breaker open since 2026-11-29 09:30:00" for a modem
+// whose daemon recorded its circuit breaker, else "".
+func breakerText(m sms.ModemStatus) string {
+	if m.Breaker == "" {
+		return ""
+	}
+	s := ", breaker " + base.SafeText(m.Breaker)
+	if !m.BreakerSince.IsZero() {
+		s += " since " + m.BreakerSince.Local().Format(time.DateTime)
+	}
+	return s
 }
 
 // smsModemHolds lists the modems the daemons hold on a shared outbox
