@@ -59,17 +59,22 @@ func smsDaemonAction(c *cli.Context) error {
 
 // smsDaemonOptions reads the flags of calq sms daemon.
 func smsDaemonOptions(c *cli.Context) (sms.DaemonOptions, error) {
+	// The arguments and the metrics file first: checking them opens no
+	// device, as reading the modems' specs may.
+	if c.Args().Present() {
+		return sms.DaemonOptions{}, base.Usagef(c, "unexpected argument %q", c.Args().First())
+	}
+	metrics := c.String("metrics-file")
+	if metrics != "" {
+		if err := base.CheckFileWritable("--metrics-file", metrics); err != nil {
+			return sms.DaemonOptions{}, base.Usagef(c, "%w", err)
+		}
+	}
 	o, err := DaemonOptions(c)
 	if err != nil {
 		return o, err
 	}
-	if c.Args().Present() {
-		return o, base.Usagef(c, "unexpected argument %q", c.Args().First())
-	}
-	if o.MetricsFile = c.String("metrics-file"); o.MetricsFile != "" {
-		if err := base.CheckFileWritable("--metrics-file", o.MetricsFile); err != nil {
-			return o, base.Usagef(c, "%w", err)
-		}
+	if o.MetricsFile = metrics; metrics != "" {
 		o.Metrics = sched.NewMetrics()
 	}
 	if len(o.Specs) == 0 {
