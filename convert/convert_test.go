@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"calq/convert/pdf"
 	"calq/internal/exitcode"
@@ -52,6 +53,16 @@ func collect(t *testing.T, o Options) (Summary, map[string]FileResult, error) {
 		mu.Lock()
 		got[filepath.Base(f.Input)] = f
 		mu.Unlock()
+	}
+	// The default limits (60 s a file, 60 s for LibreOffice to start)
+	// are for a machine doing one thing; CI runs this package beside
+	// the others with both cores busy, where a small document once took
+	// longer. The limits themselves have their own tests.
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Minute
+	}
+	if o.LibreOffice.StartTimeout == 0 {
+		o.LibreOffice.StartTimeout = 3 * time.Minute
 	}
 	sum, err := Run(context.Background(), o)
 	return sum, got, err
