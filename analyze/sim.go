@@ -79,8 +79,9 @@ type SimResult struct {
 	// CIBatchMeans; CISamples is the number of replications or batches.
 	CIMethod  string `json:"ci_method"`
 	CISamples int    `json:"ci_samples"`
-	// Analytic is "M/M/c" or "M/M/c/K" when the metrics carry analytic
-	// values; Unstable says an M/M/c model has ρ ≥ 1 and so none.
+	// Analytic is "M/M/c", "M/M/c/K" or "M/G/1" when the metrics carry
+	// analytic values; Unstable says an M/M/c or M/G/1 model has ρ ≥ 1
+	// and so none.
 	Analytic string `json:"analytic,omitempty"`
 	Unstable bool   `json:"unstable,omitempty"`
 
@@ -293,13 +294,16 @@ func offeredLoad(o SimOptions) float64 {
 	return lambda * mean / float64(o.Servers)
 }
 
-// analytic returns the exact measures of an M/M/c or M/M/c/K model, in
-// the order of a tally's values (nil where there is none), or nothing for
-// other models, for an unstable M/M/c and for a load past MaxLoad; an
-// error only when ctx is cancelled.
+// analytic returns the exact measures of an M/M/c, M/M/c/K or M/G/1
+// model, in the order of a tally's values (nil where there is none), or
+// nothing for other models, for an unstable M/M/c or M/G/1 and for a load
+// past MaxLoad; an error only when ctx is cancelled.
 func analytic(ctx context.Context, o SimOptions) (name string, unstable bool, v [nMetrics]*float64, err error) {
-	if o.Arrivals.Kind != KindExp || o.Service.Kind != KindExp {
+	if o.Arrivals.Kind != KindExp || (o.Service.Kind != KindExp && (o.Servers > 1 || o.Capacity > 0)) {
 		return "", false, v, nil
+	}
+	if o.Service.Kind != KindExp {
+		return mg1Analytic(ctx, o)
 	}
 	lambda, mu, c := o.Arrivals.Rate, o.Service.Rate, o.Servers
 	if o.Capacity == 0 {

@@ -164,8 +164,9 @@ func TestSimulateMMcK(t *testing.T) {
 }
 
 // TestSimulateMG1: general service against Pollaczek-Khinchine, Wq =
-// λ·E[S²] / (2(1-ρ)), for constant and lognormal service; there is no
-// analytic column for them.
+// λ·E[S²] / (2(1-ρ)), for constant and lognormal service at two SCVs;
+// the analytic column is M/G/1's (MG1Dist), every measure within two
+// half-widths of it.
 func TestSimulateMG1(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -174,6 +175,7 @@ func TestSimulateMG1(t *testing.T) {
 		lambda  float64
 	}{
 		{"M/D/1 at rho 0.7", Service{Kind: KindConst, Mean: 1}, 0.7},
+		{"M/G/1 lognormal cv 0.5 at rho 0.8", Service{Kind: KindLognormal, Mean: 1, CV: 0.5}, 0.8},
 		{"M/G/1 lognormal cv 1.5 at rho 0.6", Service{Kind: KindLognormal, Mean: 2, CV: 1.5}, 0.3},
 	}
 	for _, tt := range tests {
@@ -191,9 +193,13 @@ func TestSimulateMG1(t *testing.T) {
 			if h := halfWidth(r.Rho); math.Abs(r.Rho.Mean-rho) > 2*h {
 				t.Errorf("utilisation = %.4f ± %.4f, want %.4f", r.Rho.Mean, h, rho)
 			}
-			if r.Analytic != "" || r.W.Analytic != nil {
-				t.Errorf("analytic %q, W's %v; want none for %s", r.Analytic, r.W.Analytic, r.Model)
+			if r.Analytic != "M/G/1" {
+				t.Fatalf("analytic %q, want M/G/1 for %s", r.Analytic, r.Model)
 			}
+			if got := *r.Wq.Analytic; math.Abs(got-wantWq) > 1e-12*wantWq {
+				t.Errorf("analytic Wq = %.15g, want %.15g", got, wantWq)
+			}
+			checkAgainstAnalytic(t, r)
 		})
 	}
 }
