@@ -16,6 +16,8 @@
 // MMc (the M/M/c measures, with P0 in log space and the waiting-time tail);
 // MMcK and MM1N (finite capacity, from normalised state weights, so exact
 // near and above ρ = 1); Size (staffing, linear in c); Poisson;
+// MG1 and MG1Dist (Pollaczek–Khinchine, exact, O(1)); GGc (Allen–Cunneen
+// and Kingman, approximations, O(c) through MMc);
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
 // passage); Simulate with ParseArrivals and ParseService (a discrete-event
 // simulation on sched's calendar queue); History (rates, confidence

@@ -143,3 +143,29 @@ func TestGGcAgainstSimulation(t *testing.T) {
 		})
 	}
 }
+
+// FuzzGeneral: MG1, MG1Dist and GGc give finite numbers (their results
+// encode as JSON) or ErrInput, for any λ, Ca², mean, SCV and c.
+func FuzzGeneral(f *testing.F) {
+	for _, x := range extremes {
+		for _, c := range []int{1, 3, MaxServers + 1, -1} {
+			f.Add(x, 1.0, 1.0, 1.0, c)
+			f.Add(0.5, x, 1.0, 1.0, c)
+			f.Add(0.5, 1.0, x, 1.0, c)
+			f.Add(0.5, 1.0, 1.0, x, c)
+		}
+	}
+	f.Add(1e-100, float64(MaxSCV), 0.99e100, float64(MaxSCV), 1)
+	f.Fuzz(func(t *testing.T, lambda, ca2, mean, scv float64, c int) {
+		ctx := t.Context()
+		m, err := MG1(ctx, lambda, mean, scv)
+		checkResult(t, "MG1", m, err)
+		d, err := MG1Dist(ctx, lambda, Service{Kind: KindLognormal, Mean: mean, CV: math.Sqrt(scv)})
+		checkResult(t, "MG1Dist", d, err)
+		if c > 1000 {
+			c = 1000 // the fuzzer would spend its time in Erlang B; MMc's own fuzz covers large c
+		}
+		g, err := GGc(ctx, lambda, ca2, mean, scv, c)
+		checkResult(t, "GGc", g, err)
+	})
+}

@@ -49,7 +49,7 @@ func ggcCommand() *cli.Command {
 			"approximations (the table's title and the JSON say which), best in heavy\n" +
 			"traffic; they are exact for M/M/c (Ca² = SCV = 1) and, at c = 1 with Poisson\n" +
 			"arrivals, for M/G/1 (see calq analyze mg1). Ca² = 1 is taken as Poisson.\n" +
-			"Against simulation (analyze's tests) they were within 10 % for Poisson\n" +
+			"Against simulation (analyze's tests) they were within about 10 % for Poisson\n" +
 			"arrivals and up to 26 % high for arrivals smoother than Poisson (Ca² = 0.25);\n" +
 			"check a case that matters with calq analyze simulate.\n\n" +
 			"The arrivals are --lambda with --ca2 (the SCV of the time between arrivals,\n" +

@@ -25,16 +25,18 @@ func simulateCommand() *cli.Command {
 			"Prints one row per measure (W, Wq, L, Lq, utilisation, P(wait), P(block) with a\n" +
 			"capacity, throughput) with its 95% confidence interval, Student t over the\n" +
 			"replications, or over 20 batches of one replication; an ANALYTIC column with\n" +
-			"the M/M/c or M/M/c/K values when arrivals and service are both exp (none for\n" +
-			"M/M/c at ρ ≥ 1, which is unstable); then Little's law, L measured over time\n" +
-			"against λ·W from the customers; then the response times (departure -\n" +
-			"arrival) of the last 10 customers to arrive in the last replication, and\n" +
-			"when they finished, counted from time 0 (the start of the batch).\n\n" +
+			"the M/M/c or M/M/c/K values when arrivals and service are both exp, or the\n" +
+			"M/G/1 values (Pollaczek-Khinchine, exact) for exp arrivals on one server with\n" +
+			"any service and no capacity (none at ρ ≥ 1, which is unstable); then Little's\n" +
+			"law, L measured over time against λ·W from the customers; then the response\n" +
+			"times (departure - arrival) of the last 10 customers to arrive in the last\n" +
+			"replication, and when they finished, counted from time 0 (the start of the\n" +
+			"batch).\n\n" +
 			"With --json, prints one object: model, arrivals, service, servers, capacity,\n" +
 			"customers, warmup, replications, seed, offered_load, ci_method\n" +
-			`("replications" or "batch_means"), ci_samples, analytic ("M/M/c", "M/M/c/K"` + "\n" +
-			"or absent), unstable, the measures w, wq, l, lq, rho, p_wait, p_block (with a\n" +
-			`capacity) and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
+			`("replications" or "batch_means"), ci_samples, analytic ("M/M/c", "M/M/c/K",` + "\n" +
+			`"M/G/1" or absent), unstable, the measures w, wq, l, lq, rho, p_wait, p_block` + "\n" +
+			`(with a capacity) and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
 			`{"l","lambda_w","rel_diff"}, last_responses, last_arrivals and events.` + "\n\n" +
 			"--progress prints \"calq: analyze simulate: replication N of M\" on stderr as\n" +
 			"each replication starts.\n\n" +
