@@ -203,7 +203,6 @@ func TestEngsetInput(t *testing.T) {
 	}
 }
 
-
 // TestEngsetCancel: at the largest sizes a cancel stops the loops.
 func TestEngsetCancel(t *testing.T) {
 	for _, o := range []EngsetOptions{
