@@ -18,7 +18,7 @@ func init() {
 	registerModel("engset-delay", func(t *testing.T, p modelParams) map[string]float64 {
 		r := engsetRow(t, p, EngsetDelay)
 		return map[string]float64{"p0": r.P0, "l": r.L, "lq": r.Lq, "w": r.W, "wq": r.Wq, "lambda_eff": r.LambdaEff,
-			"utilisation": r.Utilisation, "p_wait": r.PWait, "p_block": r.PBlock, "idle": r.Idle}
+			"utilisation": r.Utilisation, "p_wait": r.PWait, "p_block": r.PBlock, "idle": r.Idle, "log10_p0": r.Log10P0}
 	})
 }
 

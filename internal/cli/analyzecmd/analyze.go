@@ -34,6 +34,8 @@ func Command() *cli.Command {
 			resizeCommand(),
 			simulateCommand(),
 			historyCommand(),
+			engsetCommand(),
+			mminfCommand(),
 		},
 	}
 }
