@@ -12,6 +12,9 @@ const (
 	EngsetDelay
 )
 
+// MarshalText is the variant's name, for JSON.
+func (v EngsetVariant) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
 func (v EngsetVariant) String() string {
 	switch v {
 	case EngsetBlocking:
@@ -36,43 +39,57 @@ type EngsetOptions struct {
 	Capacity int
 }
 
-// EngsetResult holds the measures of a finite-source system. Beta is
-// α/μ, the load one idle source offers. Rates are per unit of time;
-// times in the unit of 1/α.
+// EngsetResult holds the measures of a finite-source system: those of
+// both variants, and those of its own (the other's are zero).
 type EngsetResult struct {
-	Variant  EngsetVariant `json:"-"`
-	Sources  int           `json:"sources"`
-	Alpha    float64       `json:"alpha"`
-	Mu       float64       `json:"mu"`
-	Servers  int           `json:"servers"`
-	Capacity int           `json:"capacity"` // K: Servers in the blocking variant
-	Beta     float64       `json:"beta"`
-	// Busy is the mean number of busy servers (the carried traffic, in
-	// Erlangs), Utilisation Busy/c, Throughput the completions per unit
-	// time (Busy·μ, which is also the rate of accepted requests).
-	Busy        float64 `json:"busy"`
-	Utilisation float64 `json:"utilisation"`
-	Throughput  float64 `json:"throughput"`
-	// Blocking variant. CallCongestion is Engset's B, the share of
-	// requests that find every server busy (what a source sees);
-	// TimeCongestion E the share of time every server is busy (what an
-	// observer sees); Offered the traffic the sources would offer if
-	// none were ever blocked, N·β/(1+β); TrafficCongestion the share of
-	// it that is lost, 1 - Busy/Offered; AttemptRate the rate of
-	// requests, blocked ones included, α·(N - Busy).
+	EngsetSystem
+	EngsetLoss
+	EngsetQueue
+}
+
+// EngsetSystem is what both variants report. Beta is α/μ, the load one
+// idle source offers; Capacity is K (the servers in the blocking
+// variant). Busy is the mean number of busy servers (the carried
+// traffic, in Erlangs), Utilisation Busy/c, Throughput the completions
+// per unit time (Busy·μ, also the rate of accepted requests). Rates are
+// per unit of time; times in the unit of 1/α.
+type EngsetSystem struct {
+	Variant     EngsetVariant `json:"variant"`
+	Sources     int           `json:"sources"`
+	Alpha       float64       `json:"alpha"`
+	Mu          float64       `json:"mu"`
+	Servers     int           `json:"servers"`
+	Capacity    int           `json:"capacity"`
+	Beta        float64       `json:"beta"`
+	Busy        float64       `json:"busy"`
+	Utilisation float64       `json:"utilisation"`
+	Throughput  float64       `json:"throughput"`
+}
+
+// EngsetLoss is the blocking variant's. CallCongestion is Engset's B,
+// the share of requests that find every server busy (what a source
+// sees); TimeCongestion E the share of time every server is busy (what
+// an observer sees); Offered the traffic the sources would offer if none
+// were ever blocked, N·β/(1+β); TrafficCongestion the share of it that
+// is lost, 1 - Busy/Offered; AttemptRate the rate of requests, blocked
+// ones included, α·(N - Busy).
+type EngsetLoss struct {
 	CallCongestion    float64 `json:"call_congestion"`
 	TimeCongestion    float64 `json:"time_congestion"`
 	Offered           float64 `json:"offered"`
 	TrafficCongestion float64 `json:"traffic_congestion"`
 	AttemptRate       float64 `json:"attempt_rate"`
-	// Delay variant. P0 is the probability the system is empty (Log10P0
-	// its decimal logarithm, exact where P0 underflows); L and Lq the
-	// mean numbers in the system and waiting; LambdaEff the rate of
-	// requests that enter, equal to Throughput; W and Wq the mean times
-	// in the system and waiting (L/λeff, Lq/λeff); PWait the share of
-	// entering requests that wait; PBlock the share of requests turned
-	// away because K are in the system (0 when K = N); Idle the mean
-	// number of sources outside the system, N - L.
+}
+
+// EngsetQueue is the delay variant's. P0 is the probability the system
+// is empty (Log10P0 its decimal logarithm, exact where P0 underflows); L
+// and Lq the mean numbers in the system and waiting; LambdaEff the rate
+// of requests that enter, equal to Throughput; W and Wq the mean times
+// in the system and waiting (L/λeff, Lq/λeff); PWait the share of
+// entering requests that wait; PBlock the share of requests turned away
+// because K are in the system (0 when K = N); Idle the mean number of
+// sources outside the system, N - L.
+type EngsetQueue struct {
 	P0        float64 `json:"p0"`
 	Log10P0   float64 `json:"log10_p0"`
 	L         float64 `json:"l"`
@@ -99,8 +116,8 @@ func Engset(ctx context.Context, o EngsetOptions) (EngsetResult, error) {
 	if err := o.check(); err != nil {
 		return EngsetResult{}, err
 	}
-	r := EngsetResult{Variant: o.Variant, Sources: o.Sources, Alpha: o.Alpha, Mu: o.Mu, Servers: o.Servers,
-		Capacity: o.Capacity, Beta: o.Alpha / o.Mu}
+	r := EngsetResult{EngsetSystem: EngsetSystem{Variant: o.Variant, Sources: o.Sources, Alpha: o.Alpha,
+		Mu: o.Mu, Servers: o.Servers, Capacity: o.Capacity, Beta: o.Alpha / o.Mu}}
 	if o.Variant == EngsetBlocking {
 		r.Capacity = o.Servers
 		return engsetBlocking(ctx, r)

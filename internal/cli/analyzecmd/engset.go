@@ -9,12 +9,11 @@ import (
 	"calq/internal/cli/base"
 )
 
-const engsetJSON = `--json prints one line {"message_type":"engset", "variant":"blocking", "sources",` + "\n" +
-	`"alpha", "mu", "servers", "beta", "call_congestion", "time_congestion", "offered",` + "\n" +
-	`"carried", "traffic_congestion", "attempt_rate", "utilisation", "throughput"}, or with` + "\n" +
-	`--delay {"message_type":"engset", "variant":"delay", "sources", "alpha", "mu", "servers",` + "\n" +
-	`"capacity", "beta", "p0", "log10_p0", "l", "lq", "w", "wq", "lambda_eff", "utilisation",` + "\n" +
-	`"p_wait", "p_block", "idle", "busy", "throughput"}.`
+const engsetJSON = `--json prints one line {"message_type":"engset", "variant":"blocking" or "delay",` + "\n" +
+	`"sources", "alpha", "mu", "servers", "capacity", "beta", "busy", "utilisation",` + "\n" +
+	`"throughput", then with --blocking "call_congestion", "time_congestion", "offered",` + "\n" +
+	`"traffic_congestion", "attempt_rate"; with --delay "p0", "log10_p0", "l", "lq", "w",` + "\n" +
+	`"wq", "lambda_eff", "p_wait", "p_block", "idle"}.`
 
 func engsetCommand() *cli.Command {
 	return &cli.Command{

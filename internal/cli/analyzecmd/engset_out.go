@@ -9,54 +9,19 @@ import (
 	"calq/internal/cli/base"
 )
 
-// engsetCommon are the fields of both variants' --json.
-type engsetCommon struct {
-	Variant     string  `json:"variant"`
-	Sources     int     `json:"sources"`
-	Alpha       float64 `json:"alpha"`
-	Mu          float64 `json:"mu"`
-	Servers     int     `json:"servers"`
-	Beta        float64 `json:"beta"`
-	Utilisation float64 `json:"utilisation"`
-	Throughput  float64 `json:"throughput"`
-}
-
-type engsetBlockingFields struct {
-	engsetCommon
-	CallCongestion    float64 `json:"call_congestion"`
-	TimeCongestion    float64 `json:"time_congestion"`
-	Offered           float64 `json:"offered"`
-	Carried           float64 `json:"carried"`
-	TrafficCongestion float64 `json:"traffic_congestion"`
-	AttemptRate       float64 `json:"attempt_rate"`
-}
-
-type engsetDelayFields struct {
-	engsetCommon
-	Capacity  int     `json:"capacity"`
-	P0        float64 `json:"p0"`
-	Log10P0   float64 `json:"log10_p0"`
-	L         float64 `json:"l"`
-	Lq        float64 `json:"lq"`
-	W         float64 `json:"w"`
-	Wq        float64 `json:"wq"`
-	LambdaEff float64 `json:"lambda_eff"`
-	PWait     float64 `json:"p_wait"`
-	PBlock    float64 `json:"p_block"`
-	Idle      float64 `json:"idle"`
-	Busy      float64 `json:"busy"`
-}
-
+// engsetOutput is calq analyze engset --json: the measures of both
+// variants and those of the one asked for.
 func engsetOutput(r analyze.EngsetResult) any {
-	common := engsetCommon{Variant: r.Variant.String(), Sources: r.Sources, Alpha: r.Alpha, Mu: r.Mu,
-		Servers: r.Servers, Beta: r.Beta, Utilisation: r.Utilisation, Throughput: r.Throughput}
 	if r.Variant == analyze.EngsetBlocking {
-		return engsetBlockingFields{engsetCommon: common, CallCongestion: r.CallCongestion,
-			TimeCongestion: r.TimeCongestion, Offered: r.Offered, Carried: r.Busy,
-			TrafficCongestion: r.TrafficCongestion, AttemptRate: r.AttemptRate}
+		return struct {
+			analyze.EngsetSystem
+			analyze.EngsetLoss
+		}{r.EngsetSystem, r.EngsetLoss}
 	}
-	return engsetDelayFields{engsetCommon: common, Capacity: r.Capacity, P0: r.P0, Log10P0: r.Log10P0, L: r.L,
-		Lq: r.Lq, W: r.W, Wq: r.Wq, LambdaEff: r.LambdaEff, PWait: r.PWait, PBlock: r.PBlock, Idle: r.Idle, Busy: r.Busy}
+	return struct {
+		analyze.EngsetSystem
+		analyze.EngsetQueue
+	}{r.EngsetSystem, r.EngsetQueue}
 }
 
 func writeEngset(c *cli.Context, r analyze.EngsetResult) error {
