@@ -1,6 +1,9 @@
 package analyze
 
-import "context"
+import (
+	"context"
+	"math"
+)
 
 // EngsetVariant says what happens to a request that finds every server
 // busy: it is lost (EngsetBlocking, the Engset loss system M/M/c/c/N) or
@@ -74,11 +77,16 @@ type EngsetSystem struct {
 // is lost, 1 - Busy/Offered; AttemptRate the rate of requests, blocked
 // ones included, α·(N - Busy).
 type EngsetLoss struct {
-	CallCongestion    float64 `json:"call_congestion"`
-	TimeCongestion    float64 `json:"time_congestion"`
-	Offered           float64 `json:"offered"`
-	TrafficCongestion float64 `json:"traffic_congestion"`
-	AttemptRate       float64 `json:"attempt_rate"`
+	CallCongestion float64 `json:"call_congestion"`
+	TimeCongestion float64 `json:"time_congestion"`
+	// Log10CallCongestion and Log10TimeCongestion are their decimal
+	// logarithms, exact also where they underflow float64 to 0 (null in
+	// JSON when the congestion is exactly 0: c ≥ N, or c > N-1).
+	Log10CallCongestion *float64 `json:"log10_call_congestion"`
+	Log10TimeCongestion *float64 `json:"log10_time_congestion"`
+	Offered             float64  `json:"offered"`
+	TrafficCongestion   float64  `json:"traffic_congestion"`
+	AttemptRate         float64  `json:"attempt_rate"`
 }
 
 // EngsetQueue is the delay variant's. P0 is the probability the system
@@ -169,6 +177,12 @@ func engsetBlocking(ctx context.Context, r EngsetResult) (EngsetResult, error) {
 	if r.CallCongestion, err = engsetTime(ctx, n-1, c, beta); err != nil {
 		return EngsetResult{}, err
 	}
+	if r.Log10TimeCongestion, err = log10Congestion(ctx, n, c, beta, r.TimeCongestion); err != nil {
+		return EngsetResult{}, err
+	}
+	if r.Log10CallCongestion, err = log10Congestion(ctx, n-1, c, beta, r.CallCongestion); err != nil {
+		return EngsetResult{}, err
+	}
 	// Flow balance: the idle sources N - Y request at α, a share 1 - B
 	// of them is served, and each stays 1/μ: Y = β(N - Y)(1 - B).
 	open := 1 - r.CallCongestion
@@ -196,4 +210,33 @@ func engsetTime(ctx context.Context, n, c int, beta float64) (float64, error) {
 		e = x / (float64(k) + x)
 	}
 	return e, nil
+}
+
+// log10Congestion is log10 of the time congestion e of n sources: from e
+// itself while it is above tinyB, else by the recurrence on ln(1/E),
+// ln(1/E(k)) = ln(1/E(k-1)) + r + ln(1 + e^-(r + ln(1/E(k-1)))) with
+// r = ln(k / ((n-k+1)β)); nil when e is exactly 0 (c > n).
+func log10Congestion(ctx context.Context, n, c int, beta, e float64) (*float64, error) {
+	if c > n {
+		return nil, nil
+	}
+	if e >= tinyB {
+		v := math.Log10(e)
+		return &v, nil
+	}
+	// The additions are compensated (Kahan): 10^7 roundings would cost
+	// about 7 digits.
+	inv, comp, lb := 0.0, 0.0, math.Log(beta)
+	for k := 1; k <= c; k++ {
+		if err := stopped(ctx, k); err != nil {
+			return nil, err
+		}
+		r := math.Log(float64(k)) - math.Log(float64(n-k+1)) - lb
+		d := r + math.Log1p(math.Exp(-(r + inv))) - comp
+		t := inv + d
+		comp = (t - inv) - d
+		inv = t
+	}
+	v := -inv / math.Ln10
+	return &v, nil
 }

@@ -12,8 +12,12 @@ import (
 func init() {
 	registerModel("engset-blocking", func(t *testing.T, p modelParams) map[string]float64 {
 		r := engsetRow(t, p, EngsetBlocking)
-		return map[string]float64{"call_congestion": r.CallCongestion, "time_congestion": r.TimeCongestion,
+		q := map[string]float64{"call_congestion": r.CallCongestion, "time_congestion": r.TimeCongestion,
 			"busy": r.Busy, "offered": r.Offered, "throughput": r.Throughput}
+		if r.Log10CallCongestion != nil && r.Log10TimeCongestion != nil {
+			q["log10_call_congestion"], q["log10_time_congestion"] = *r.Log10CallCongestion, *r.Log10TimeCongestion
+		}
+		return q
 	})
 	registerModel("engset-delay", func(t *testing.T, p modelParams) map[string]float64 {
 		r := engsetRow(t, p, EngsetDelay)
@@ -203,17 +207,29 @@ func TestEngsetInput(t *testing.T) {
 	}
 }
 
-// TestEngsetCancel: at the largest sizes a cancel stops the loops.
+// TestEngsetCancel: at the largest sizes a cancel stops each loop.
 func TestEngsetCancel(t *testing.T) {
-	for _, o := range []EngsetOptions{
-		{Sources: MaxCapacity, Alpha: 1, Mu: 1, Servers: MaxServers, Variant: EngsetBlocking},
-		{Sources: MaxCapacity, Alpha: 1e-3, Mu: 1, Servers: 1, Variant: EngsetDelay},
+	for _, tt := range []struct {
+		name string
+		run  func(ctx context.Context) error
+	}{
+		{"blocking", func(ctx context.Context) error {
+			_, err := Engset(ctx, EngsetOptions{Sources: MaxCapacity, Alpha: 1, Mu: 1, Servers: MaxServers, Variant: EngsetBlocking})
+			return err
+		}},
+		{"delay", func(ctx context.Context) error {
+			_, err := Engset(ctx, EngsetOptions{Sources: MaxCapacity, Alpha: 1e-3, Mu: 1, Servers: 1, Variant: EngsetDelay})
+			return err
+		}},
+		{"log10 congestion", func(ctx context.Context) error {
+			_, err := log10Congestion(ctx, MaxCapacity, MaxServers, 1e-7, 0)
+			return err
+		}},
 	} {
-		t.Run(o.Variant.String(), func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			const at = 3
 			ctx := newPollCtx(t, at)
-			_, err := Engset(ctx, o)
-			if !errors.Is(err, context.Canceled) {
+			if err := tt.run(ctx); !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
 			if ctx.polls != at {

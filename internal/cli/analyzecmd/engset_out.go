@@ -30,8 +30,8 @@ func writeEngset(c *cli.Context, r analyze.EngsetResult) error {
 		title := fmt.Sprintf("Engset loss M/M/%d/%d/%d: α = %s per idle source, μ = %s, β = α/μ = %s",
 			r.Servers, r.Servers, r.Sources, num(r.Alpha), num(r.Mu), num(r.Beta))
 		return base.WriteMeasures(w, title, []base.Measure{
-			{Name: "B   call congestion (share of requests blocked)", Value: num(r.CallCongestion)},
-			{Name: "E   time congestion (share of time all servers busy)", Value: num(r.TimeCongestion)},
+			{Name: "B   call congestion (share of requests blocked)", Value: prob(r.CallCongestion, orZero(r.Log10CallCongestion))},
+			{Name: "E   time congestion (share of time all servers busy)", Value: prob(r.TimeCongestion, orZero(r.Log10TimeCongestion))},
 			{Name: "offered traffic Nβ/(1+β), Erlangs", Value: num(r.Offered)},
 			{Name: "carried traffic (mean number busy), Erlangs", Value: num(r.Busy)},
 			{Name: "traffic congestion (share of the offered lost)", Value: num(r.TrafficCongestion)},
@@ -54,4 +54,12 @@ func writeEngset(c *cli.Context, r analyze.EngsetResult) error {
 		{Name: "P(block) share of requests turned away (K full)", Value: num(r.PBlock)},
 		{Name: "idle sources (mean, N - L)", Value: num(r.Idle)},
 	})
+}
+
+// orZero is *p, or 0 for nil (prob then prints the value itself).
+func orZero(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
