@@ -261,3 +261,15 @@ func FuzzEngset(f *testing.F) {
 		checkResult(t, "Engset", r, err)
 	})
 }
+
+// Forty clerks each send a document for conversion every 2 minutes of
+// their own work; two workers convert 10 a minute each. M/M/2 at λ = 40·0.5
+// would be unstable (ρ = 1); with finite sources the clerks slow down.
+func ExampleEngset() {
+	r, err := Engset(context.Background(), EngsetOptions{Sources: 40, Alpha: 0.5, Mu: 10, Servers: 2, Variant: EngsetDelay})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("W %.3f min, Wq %.3f min, utilisation %.3f, %.2f clerks waiting or served\n", r.W, r.Wq, r.Utilisation, r.L)
+	// Output: W 0.281 min, Wq 0.181 min, utilisation 0.877, 4.93 clerks waiting or served
+}
