@@ -15,7 +15,10 @@
 // exact to c = 10^6 and beyond) and LogErlangB (ln B where B underflows);
 // MMc (the M/M/c measures, with P0 in log space and the waiting-time tail);
 // MMcK and MM1N (finite capacity, from normalised state weights, so exact
-// near and above ρ = 1); Size (staffing, linear in c); Poisson;
+// near and above ρ = 1); Engset (finite sources, loss or delay: Engset's
+// recurrence, O(min(c, N)), or the machine-repair chain's rescaled sums,
+// O(K) and no array) and MMInf (M/M/∞, with the Poisson percentiles of
+// the number in service); Size (staffing, linear in c); Poisson;
 // MG1 and MG1Dist (Pollaczek–Khinchine, exact, O(1)); GGc (Allen–Cunneen
 // and Kingman, approximations, O(c) through MMc);
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first

@@ -36,6 +36,8 @@ func Command() *cli.Command {
 			resizeCommand(),
 			simulateCommand(),
 			historyCommand(),
+			engsetCommand(),
+			mminfCommand(),
 		},
 	}
 }

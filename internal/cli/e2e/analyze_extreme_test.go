@@ -90,6 +90,12 @@ func analyzeCases() []analyzeCase {
 			spec: map[string]string{"arrivals": "uniform:100/%s", "service": "const:%s"}},
 		{name: "simulate lognormal mean", base: []string{"simulate", "--servers", "2", "--customers", "1000", "--replications", "2"},
 			spec: map[string]string{"service": "lognormal:%s,1"}},
+		{name: "engset blocking", base: []string{"engset", "--sources", "10", "--alpha", "0.5", "--mu", "1", "--servers", "3", "--blocking"},
+			values: with(rates("alpha", "mu"), analyzeInts, "sources", "servers")},
+		{name: "engset delay", base: []string{"engset", "--sources", "10", "--alpha", "0.5", "--mu", "1", "--servers", "3", "--delay"},
+			values: with(rates("alpha", "mu"), analyzeInts, "sources", "servers", "capacity")},
+		{name: "mminf", base: []string{"mminf", "--lambda", "3", "--mu", "0.5", "--n", "4"},
+			values: with(rates("lambda", "mu", "p"), analyzeInts, "n")},
 		{name: "history", base: []string{"history", "--max-wq", "1", "--confidence", "0.9"},
 			values: rates("max-wq", "confidence")},
 	}
