@@ -124,7 +124,7 @@ func erlangA(ctx context.Context, lambda, mu, theta float64, c int) (ErlangAResu
 		if err != nil {
 			return ErlangAResult{}, err
 		}
-		r.PAbandon = (1-1/r.Rho) + idle/r.Rho
+		r.PAbandon = (1 - 1/r.Rho) + idle/r.Rho
 		r.Log10PAbandon = math.Log10(r.PAbandon)
 		r.Throughput = fc * mu * (1 - idle)
 		r.Lq = lambda * r.PAbandon / theta
