@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"fmt"
 	"math"
 )
 
@@ -80,12 +81,22 @@ func checkErlangA(lambda, mu, theta float64, c int) error {
 // checkAbandonTerms rejects a θ so small that the sums would take more
 // than maxAbandonTerms terms.
 func checkAbandonTerms(lambda, mu, theta float64, c int) error {
-	x, y := float64(c)*mu/theta, lambda/theta
-	if n := abandonTerms(x, y); !(n <= maxAbandonTerms) {
-		return inputErr("theta = %g is too small for these rates: cμ/θ = %g and λ/θ = %g need about %.3g terms, more than the limit %g (θ → 0 is Erlang C: calq analyze mmc)",
-			theta, x, y, n, float64(maxAbandonTerms))
+	if p := ThetaProblem(lambda, mu, theta, c); p != "" {
+		return inputErr("theta = %g %s", theta, p)
 	}
 	return nil
+}
+
+// ThetaProblem says why θ is too small for ErlangA with these rates and
+// c (its sums would take more than 10^8 terms), or "" when it is not;
+// the rates themselves are checked by RateProblem.
+func ThetaProblem(lambda, mu, theta float64, c int) string {
+	x, y := float64(c)*mu/theta, lambda/theta
+	if n := abandonTerms(x, y); !(n <= maxAbandonTerms) {
+		return fmt.Sprintf("is too small for these rates: cμ/θ = %g and λ/θ = %g need about %.3g terms of the exact sum, more than the limit %g (θ → 0 is Erlang C: calq analyze mmc)",
+			x, y, n, float64(maxAbandonTerms))
+	}
+	return ""
 }
 
 func erlangA(ctx context.Context, lambda, mu, theta float64, c int) (ErlangAResult, error) {

@@ -11,13 +11,14 @@ import (
 type ErlangATarget struct {
 	// ServiceLevel: ServiceLevel(Within) ≥ ServiceLevel, the share of all
 	// arrivals answered within Within (pyworkforce's service level).
-	ServiceLevel, Within float64
-	MaxAbandon           float64 // PAbandon ≤ MaxAbandon
-	MaxPWait             float64 // PWait ≤ MaxPWait
-	MaxWq                float64 // Wq (all arrivals) ≤ MaxWq
+	ServiceLevel float64 `json:"service_level,omitempty"`
+	Within       float64 `json:"within,omitempty"`
+	MaxAbandon   float64 `json:"max_abandon,omitempty"` // PAbandon ≤ MaxAbandon
+	MaxPWait     float64 `json:"max_p_wait,omitempty"`  // PWait ≤ MaxPWait
+	MaxWq        float64 `json:"max_wq,omitempty"`      // Wq (all arrivals) ≤ MaxWq
 	// MaxUtilisation: Utilisation ≤ MaxUtilisation (pyworkforce's
 	// max_occupancy), in (0, 1].
-	MaxUtilisation float64
+	MaxUtilisation float64 `json:"max_utilisation,omitempty"`
 }
 
 func (t ErlangATarget) check() error {
