@@ -118,7 +118,8 @@ func erlangA(ctx context.Context, lambda, mu, theta float64, c int) (ErlangAResu
 	b := math.Exp(lnB)
 	lnBelow := math.Log1p(-b) - lnB
 	lnPc := -logAddExp(lnBelow, s.lnA())
-	pc := math.Exp(lnPc + s.scale) // π_c·e^scale, the sums' factor
+	// π_c·e^scale, the sums' factor, without subtracting the scale.
+	pc := math.Exp(-logAddExp(lnBelow-s.scale, math.Log(s.s0)))
 	r := ErlangAResult{Lambda: lambda, Mu: mu, Theta: theta, Servers: c, Load: a, Rho: a / fc,
 		ErlangB: b, lnA: s.lnA(), lnA1: s1.lnA()}
 	r.Log10PWait = (lnPc + s.lnA()) / math.Ln10
@@ -145,6 +146,10 @@ func erlangA(ctx context.Context, lambda, mu, theta float64, c int) (ErlangAResu
 	r.WqServed = pc * x * s.served / theta / (1 - r.PAbandon)
 	// E[Wq; abandons]/P(abandon), with π_c cancelled: no underflow.
 	r.WqAbandoned = s.abandoned * y / (theta * s.s1)
+	if math.IsNaN(s.abandoned) {
+		// Summed from its peak (λ well above cμ): the rest of Wq.
+		r.WqAbandoned = (r.Wq - (1-r.PAbandon)*r.WqServed) / r.PAbandon
+	}
 	r.W = r.WqServed + 1/mu
 	r.AbandonRate = lambda * r.PAbandon
 	r.Utilisation = r.Throughput / (fc * mu)

@@ -20,7 +20,8 @@ import (
 const maxAbandonTerms = 100_000_000
 
 // abandonTerms is an upper estimate of the terms aSeries takes for x and
-// y: up to the largest term, at j ≈ y - x - 1, then until the terms fall
+// y: up to the largest term, at j ≈ y - x - 1 (or none when it starts
+// there), then until the terms fall
 // by e^-40, which the ratio y/(x+1+j) < 1 does in at most 40/ln((x+1+j)/y)
 // steps, and the ratio's own decline (e^(-m²/2z)) in at most 9√z.
 func abandonTerms(x, y float64) float64 {
@@ -29,6 +30,10 @@ func abandonTerms(x, y float64) float64 {
 	m := 9*math.Sqrt(z0) + 2
 	if z0 > y {
 		m = math.Min(m, 40/math.Log(z0/y)+2)
+	}
+	if math.Floor(y-x) >= peakStart {
+		// From the peak: down as far as up, not all the way to 0.
+		return 2*m + 4
 	}
 	return j0 + m + 2
 }
@@ -60,16 +65,52 @@ func (s aSums) lnA() float64 { return s.scale + math.Log(s.s0) }
 const (
 	aSeriesEps   = 1e-17
 	aSeriesScale = 1e250
+	// peakStart is the index of the largest term from which aSeries
+	// starts there instead of at j = 0, summing down and up: the terms
+	// below the peak that matter are about 9·√y, not all y - x of them.
+	peakStart = 1 << 16
 )
 
+// add adds the term t_j = t (relative to the sums' scale), whose h_j and
+// k_j are h and k, and says whether it was negligible in every sum.
+func (s *aSums) add(x, fj, t, h, k float64) bool {
+	d := x + fj + 1
+	a0, a1, as, aa := t, fj*t, t*h/d, t*k/d
+	s.s0 += a0
+	s.s1 += a1
+	s.served += as
+	s.abandoned += aa
+	return a0 <= aSeriesEps*s.s0 && a1 <= aSeriesEps*s.s1 && as <= aSeriesEps*s.served && aa <= aSeriesEps*s.abandoned
+}
+
+// rescale divides the sums and t by aSeriesScale when t passes it.
+func (s *aSums) rescale(t float64) float64 {
+	if t <= aSeriesScale {
+		return t
+	}
+	s.s0 /= aSeriesScale
+	s.s1 /= aSeriesScale
+	s.served /= aSeriesScale
+	s.abandoned /= aSeriesScale
+	s.scale += math.Log(aSeriesScale)
+	return t / aSeriesScale
+}
+
 // aSeries sums the terms until each sum's next term is below 1e-17 of it
-// past the largest term. It returns ctx.Err() when cancelled, and ErrInput
-// if it runs past twice abandonTerms (which the checks before it exclude).
+// past the largest term, from j = 0, or from the largest term both ways
+// when it is at peakStart or beyond (then abandoned is NaN: k_j there
+// would be a difference of nearly equal numbers, and ErlangA takes
+// E[Wq; abandons] as Wq - E[Wq; served] instead). It returns ctx.Err()
+// when cancelled, and ErrInput if it runs past twice abandonTerms (which
+// the checks before it exclude).
 func aSeries(ctx context.Context, x, y float64) (aSums, error) {
-	s := aSums{s0: 1}
-	t, h, k := 1.0, 1/(x+1), 1/(x+1)
-	s.served, s.abandoned = h/(x+1), k/(x+1)
 	limit := 2*abandonTerms(x, y) + 100
+	if jp := math.Floor(y - x); jp >= peakStart {
+		return aSeriesFromPeak(ctx, x, y, jp, limit)
+	}
+	s := aSums{}
+	t, h, k := 1.0, 1/(x+1), 1/(x+1)
+	s.add(x, 0, t, h, k)
 	peak := y - x - 1
 	for j := 1; float64(j) <= limit; j++ {
 		if err := stopped(ctx, j); err != nil {
@@ -77,29 +118,122 @@ func aSeries(ctx context.Context, x, y float64) (aSums, error) {
 		}
 		fj := float64(j)
 		t *= y / (x + fj)
-		i := fj + 1
-		h += 1 / (x + i)
-		k += i / (x + i)
-		d := x + fj + 1
-		a0, a1, as, aa := t, fj*t, t*h/d, t*k/d
-		s.s0 += a0
-		s.s1 += a1
-		s.served += as
-		s.abandoned += aa
-		if t > aSeriesScale {
-			t /= aSeriesScale
-			s.s0 /= aSeriesScale
-			s.s1 /= aSeriesScale
-			s.served /= aSeriesScale
-			s.abandoned /= aSeriesScale
-			s.scale += math.Log(aSeriesScale)
-		}
-		if fj > peak && a0 <= aSeriesEps*s.s0 && a1 <= aSeriesEps*s.s1 &&
-			as <= aSeriesEps*s.served && aa <= aSeriesEps*s.abandoned {
+		h += 1 / (x + fj + 1)
+		k += (fj + 1) / (x + fj + 1)
+		small := s.add(x, fj, t, h, k)
+		t = s.rescale(t)
+		if fj > peak && small {
 			return s, nil
 		}
 	}
-	return aSums{}, inputErr("the Erlang A sum for x = cμ/θ = %g, y = λ/θ = %g did not converge in %g terms", x, y, limit)
+	return aSums{}, errNoConvergence(x, y, limit)
+}
+
+func errNoConvergence(x, y, limit float64) error {
+	return inputErr("the Erlang A sum for x = cμ/θ = %g, y = λ/θ = %g did not converge in %g terms", x, y, limit)
+}
+
+// aSeriesFromPeak is aSeries from the largest term, t_jp, at jp ≥ 1:
+// the sums are relative to it (scale = ln t_jp), down to j = 0 and up
+// until the terms are negligible.
+func aSeriesFromPeak(ctx context.Context, x, y, jp, limit float64) (aSums, error) {
+	s := aSums{scale: lnTerm(x, y, jp)}
+	hp := harmonic(x, jp)
+	s.add(x, jp, 1, hp, 0)
+	steps := 0
+	t, h := 1.0, hp
+	for j := jp - 1; j >= 0; j-- {
+		if steps++; float64(steps) > limit {
+			return aSums{}, errNoConvergence(x, y, limit)
+		}
+		if err := stopped(ctx, steps); err != nil {
+			return aSums{}, err
+		}
+		t *= (x + j + 1) / y
+		h -= 1 / (x + j + 2)
+		if s.add(x, j, t, h, 0) {
+			break
+		}
+	}
+	t, h = 1.0, hp
+	for j := jp + 1; ; j++ {
+		if steps++; float64(steps) > limit {
+			return aSums{}, errNoConvergence(x, y, limit)
+		}
+		if err := stopped(ctx, steps); err != nil {
+			return aSums{}, err
+		}
+		t *= y / (x + j)
+		h += 1 / (x + j + 1)
+		if s.add(x, j, t, h, 0) {
+			break
+		}
+	}
+	s.abandoned = math.NaN()
+	return s, nil
+}
+
+// lnTerm is ln t_n = Σ_{i=1..n} ln(y/(x+i)): the first terms summed
+// until x+i ≥ 20, the rest as n'·ln y - (lnΓ(b) - lnΓ(a)), a = x+i,
+// b = a+n', by Stirling's series with its large parts rearranged so that
+// nothing of size n·ln y is subtracted: -n'·log1p((b-y)/y) + a·(u -
+// log1p(u)) + ½·log1p(u) - (C(b) - C(a)), u = n'/a. Its absolute error
+// is about 1e-16·n.
+func lnTerm(x, y, n float64) float64 {
+	acc, a := 0.0, x+1
+	for ; a < 20 && n > 0; a, n = a+1, n-1 {
+		acc += math.Log(y / a)
+	}
+	if n == 0 {
+		return acc
+	}
+	b, u := a+n, n/a
+	return acc - n*math.Log1p((b-y)/y) + a*uMinusLog1p(u) + 0.5*math.Log1p(u) - (stirlingC(b) - stirlingC(a))
+}
+
+// stirlingC is lnΓ(z) - ((z-½)ln z - z + ½ln 2π), for z ≥ 20 (error
+// below 1e-17).
+func stirlingC(z float64) float64 {
+	z2 := 1 / (z * z)
+	return (1.0/12 - z2*(1.0/360-z2*(1.0/1260-z2/1680))) / z
+}
+
+// uMinusLog1p is u - ln(1+u), by its series for small u.
+func uMinusLog1p(u float64) float64 {
+	if u > 0.1 {
+		return u - math.Log1p(u)
+	}
+	sum, p := 0.0, u
+	for k := 2.0; k < 60; k++ {
+		p *= -u
+		term := -p / k
+		sum += term
+		if math.Abs(term) < 1e-17*sum {
+			break
+		}
+	}
+	return sum
+}
+
+// harmonic is h_n = Σ_{i=1..n+1} 1/(x+i) = ψ(x+n+2) - ψ(x+1): the first
+// terms summed until x+i ≥ 20, the rest from ψ's asymptotic series,
+// ln z - 1/(2z) - D(z), with ln(b/a) as log1p.
+func harmonic(x, n float64) float64 {
+	acc, a, m := 0.0, x+1, n+1
+	for ; a < 20 && m > 0; a, m = a+1, m-1 {
+		acc += 1 / a
+	}
+	if m == 0 {
+		return acc
+	}
+	b := a + m
+	return acc + math.Log1p(m/a) - (1/(2*b) - 1/(2*a)) - (digammaD(b) - digammaD(a))
+}
+
+// digammaD is ln z - 1/(2z) - ψ(z) for z ≥ 20 (error below 1e-17).
+func digammaD(z float64) float64 {
+	z2 := 1 / (z * z)
+	return z2 * (1.0/12 - z2*(1.0/120-z2*(1.0/252-z2*(1.0/240-z2/132))))
 }
 
 // logAddExp is ln(e^a + e^b) without overflow.

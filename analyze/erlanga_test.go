@@ -329,3 +329,61 @@ func FuzzErlangA(f *testing.F) {
 		}
 	})
 }
+
+// TestErlangAPeakHelpers: lnTerm and harmonic, which start aSeries at its
+// largest term, against their sums term by term.
+func TestErlangAPeakHelpers(t *testing.T) {
+	for _, tc := range []struct{ x, y, n float64 }{
+		{0.5, 3e5, 2e5}, {3, 1e6, 5e5}, {25, 1e5, 7e4}, {1e4, 1e6, 9e5}, {1e6, 1.3e6, 3e5}, {0.01, 100, 10},
+	} {
+		var lt, h float64
+		for i := 1.0; i <= tc.n; i++ {
+			lt += math.Log(tc.y / (tc.x + i))
+			h += 1 / (tc.x + i)
+		}
+		h += 1 / (tc.x + tc.n + 1)
+		if got := lnTerm(tc.x, tc.y, tc.n); math.Abs(got-lt) > 1e-9*math.Max(1, math.Abs(lt)) {
+			t.Errorf("lnTerm(%g, %g, %g) = %.15g, want %.15g", tc.x, tc.y, tc.n, got, lt)
+		}
+		if got := harmonic(tc.x, tc.n); relErr(got, h) > 1e-12 {
+			t.Errorf("harmonic(%g, %g) = %.15g, want %.15g", tc.x, tc.n, got, h)
+		}
+	}
+}
+
+// TestErlangAFromPeak: well above cμ the sums start at their largest term
+// (aSeriesFromPeak); they agree with the sums from j = 0, and ErlangA
+// there agrees with the chain solved directly.
+func TestErlangAFromPeak(t *testing.T) {
+	for _, tc := range []struct{ x, y float64 }{{100, 5000}, {0.3, 20000}, {3000, 40000}} {
+		from0, err := aSeries(t.Context(), tc.x, tc.y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peak, err := aSeriesFromPeak(t.Context(), tc.x, tc.y, math.Floor(tc.y-tc.x), 1e7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []struct {
+			name      string
+			got, want float64
+		}{{"ln A", peak.lnA(), from0.lnA()}, {"s1/s0", peak.s1 / peak.s0, from0.s1 / from0.s0},
+			{"served/s0", peak.served / peak.s0, from0.served / from0.s0}} {
+			if e := relErr(q.got, q.want); e > 1e-11 {
+				t.Errorf("x = %g, y = %g: %s from the peak = %.15g, from 0 = %.15g", tc.x, tc.y, q.name, q.got, q.want)
+			}
+		}
+	}
+	const lambda, theta, c = 20.0, 1e-4, 5
+	r, err := ErlangA(t.Context(), lambda, 1, theta, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, lq, _ := chainErlangA(lambda, 1, theta, c)
+	if relErr(r.PWait, pw) > 1e-9 || relErr(r.Lq, lq) > 1e-9 {
+		t.Errorf("λ = 20, θ = 1e-4, c = 5: PWait %.15g, Lq %.15g; the chain: %.15g, %.15g", r.PWait, r.Lq, pw, lq)
+	}
+	if e := relErr(r.Wq, (1-r.PAbandon)*r.WqServed+r.PAbandon*r.WqAbandoned); e > 1e-12 || !(r.WqServed > 0 && r.WqAbandoned > 0) {
+		t.Errorf("λ = 20, θ = 1e-4, c = 5: Wq %g, WqServed %g, WqAbandoned %g", r.Wq, r.WqServed, r.WqAbandoned)
+	}
+}
