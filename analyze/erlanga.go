@@ -44,9 +44,9 @@ type ErlangAResult struct {
 	Throughput  float64 `json:"throughput"`   // served per unit time, λ(1-PAbandon)
 	AbandonRate float64 `json:"abandon_rate"` // λ·PAbandon = θ·Lq
 
-	// lnA and lnA1 are ln A(x, y) and ln A(x+1, y), for the waiting
-	// time's distribution.
-	lnA, lnA1 float64
+	// For the waiting time's distribution: ln A(x, y), ln A(x+1, y),
+	// ln P(N = c) and ln P(N < c).
+	lnA, lnA1, lnPc, lnBelow float64
 }
 
 // ErlangA computes the Erlang A measures exactly: the normalising weight
@@ -121,7 +121,7 @@ func erlangA(ctx context.Context, lambda, mu, theta float64, c int) (ErlangAResu
 	// π_c·e^scale, the sums' factor, without subtracting the scale.
 	pc := math.Exp(-logAddExp(lnBelow-s.scale, math.Log(s.s0)))
 	r := ErlangAResult{Lambda: lambda, Mu: mu, Theta: theta, Servers: c, Load: a, Rho: a / fc,
-		ErlangB: b, lnA: s.lnA(), lnA1: s1.lnA()}
+		ErlangB: b, lnA: s.lnA(), lnA1: s1.lnA(), lnPc: lnPc, lnBelow: lnBelow}
 	r.Log10PWait = (lnPc + s.lnA()) / math.Ln10
 	r.PWait = math.Exp(lnPc + s.lnA())
 	r.Lq = pc * s.s1

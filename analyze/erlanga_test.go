@@ -102,7 +102,7 @@ func TestErlangAIdentities(t *testing.T) {
 	for _, tc := range []struct {
 		lambda, mu, theta float64
 		c                 int
-	}{{3, 1, 0.5, 2}, {10, 1, 0.1, 12}, {100, 2, 5, 40}, {0.5, 1, 100, 1}, {900, 1, 1e-3, 1000}} {
+	}{{3, 1, 0.5, 2}, {10, 1, 0.1, 12}, {100, 2, 5, 40}, {0.5, 1, 100, 1}, {900, 1, 1e-3, 1000}, {1.2e5, 1, 0.1, 100_000}} {
 		r, err := ErlangA(t.Context(), tc.lambda, tc.mu, tc.theta, tc.c)
 		if err != nil {
 			t.Fatal(err)
@@ -122,6 +122,14 @@ func TestErlangAIdentities(t *testing.T) {
 			if e := relErr(q.got, q.want); e > 1e-12 {
 				t.Errorf("%+v: %s: got %.15g, want %.15g", tc, q.name, q.got, q.want)
 			}
+		}
+		prev := 0.0
+		for _, at := range []float64{0, 0.01, 0.1, 0.5, 1, 3, 10, 100} {
+			sl, ww := r.ServiceLevel(at/tc.mu), r.WaitWithin(at/tc.mu)
+			if sl < prev-1e-10 || sl > ww+1e-10 {
+				t.Errorf("%+v: ServiceLevel(%g) = %.15g after %.15g, P(Wq ≤ t) = %.15g: want it rising and at most P(Wq ≤ t)", tc, at/tc.mu, sl, prev, ww)
+			}
+			prev = sl
 		}
 	}
 }

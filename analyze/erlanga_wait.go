@@ -27,12 +27,22 @@ import (
 // the share of arrivals answered within t, as pyworkforce's
 // ErlangA.service_level and call-centre practice count it (an arrival
 // who gives up within t is not answered within t). It is 1 - PWait at
-// t = 0 and tends to 1 - PAbandon as t grows; t < 0 is 0.
+// t = 0 and tends to 1 - PAbandon as t grows; t < 0 is 0. It is summed
+// as P(no wait) + P(served, wait; V ≤ t), every part positive, so that
+// it keeps its digits where it is small (an overloaded pool).
 func (r ErlangAResult) ServiceLevel(t float64) float64 {
 	if t < 0 || math.IsNaN(t) {
 		return 0
 	}
-	return math.Max(0, 1-r.PAbandon-r.servedAfter(t))
+	// P(served, wait) is PWait - PAbandon, or where that would cancel,
+	// π_c·x/(x+1)·A(x+1, y) (whose logarithms are large in heavy
+	// traffic, so it is the second choice).
+	x := r.x()
+	served := r.PWait - r.PAbandon
+	if r.PAbandon > r.PWait/2 {
+		served = math.Exp(r.lnPc + math.Log(x/(x+1)) + r.lnA1)
+	}
+	return math.Min(1, r.noWait()+served*r.within(t, x+1, r.lnA1, r.Theta*t))
 }
 
 // ServedWithin is P(waited at most t | served), ServiceLevel among those
@@ -42,49 +52,34 @@ func (r ErlangAResult) ServedWithin(t float64) float64 {
 }
 
 // WaitWithin is P(Wq ≤ t) among all arrivals, the time in queue whether
-// it ended in service or in giving up: 1 - e^(-θt)·P(V > t).
+// it ended in service or in giving up: P(no wait) + P(wait)·(1 -
+// e^(-θt)·P(V > t | wait)).
 func (r ErlangAResult) WaitWithin(t float64) float64 {
 	if t < 0 || math.IsNaN(t) {
 		return 0
 	}
-	return 1 - math.Exp(-r.Theta*t)*r.offeredAfter(t)
+	return math.Min(1, r.noWait()+r.PWait*r.within(t, r.x(), r.lnA, r.Theta*t))
 }
 
-// offeredAfter is P(V > t), the offered wait's tail.
-func (r ErlangAResult) offeredAfter(t float64) float64 {
-	g, yu, ok := r.tailExp(t)
-	if !ok {
-		return 0
+// noWait is P(N < c), 1 - PWait with its digits where PWait is near 1.
+func (r ErlangAResult) noWait() float64 { return math.Exp(r.lnPc + r.lnBelow) }
+
+// within is 1 - e^(-cμt + y(1-U) - extra)·A(z, yU)/e^lnAz, U = e^(-θt):
+// with z = x it is P(V ≤ t | wait) (extra 0), with z = x+1 and extra θt
+// P(V ≤ t | served, wait); expm1 keeps its digits near t = 0.
+func (r ErlangAResult) within(t, z, lnAz, extra float64) float64 {
+	if math.IsInf(t, 1) {
+		return 1
 	}
-	s, err := aSeries(context.Background(), r.x(), yu)
+	y := r.Lambda / r.Theta
+	g := -float64(r.Servers)*r.Mu*t - y*math.Expm1(-r.Theta*t) - extra
+	s, err := aSeries(context.Background(), z, y*math.Exp(-r.Theta*t))
 	if err != nil {
 		return math.NaN()
 	}
-	return r.PWait * math.Exp(g+s.lnA()-r.lnA)
-}
-
-// servedAfter is P(served, V > t).
-func (r ErlangAResult) servedAfter(t float64) float64 {
-	g, yu, ok := r.tailExp(t)
-	if !ok {
-		return 0
-	}
-	s, err := aSeries(context.Background(), r.x()+1, yu)
-	if err != nil {
-		return math.NaN()
-	}
-	return (r.PWait - r.PAbandon) * math.Exp(g-r.Theta*t+s.lnA()-r.lnA1)
+	// In heavy traffic ln A is large and its last digits are noise of
+	// about 1e-16·ln A; the ratio is at most 1.
+	return math.Max(0, -math.Expm1(g+s.lnA()-lnAz))
 }
 
 func (r ErlangAResult) x() float64 { return float64(r.Servers) * r.Mu / r.Theta }
-
-// tailExp is -cμt + y(1-U) and yU for t; ok is false when t is so large
-// that the tail is 0 (or t is infinite).
-func (r ErlangAResult) tailExp(t float64) (g, yu float64, ok bool) {
-	if math.IsInf(t, 1) {
-		return 0, 0, false
-	}
-	y := r.Lambda / r.Theta
-	g = -float64(r.Servers)*r.Mu*t - y*math.Expm1(-r.Theta*t)
-	return g, y * math.Exp(-r.Theta*t), true
-}
