@@ -144,6 +144,9 @@ func readErlangA(c *cli.Context) erlangAOptions {
 		if c.IsSet("servers") {
 			f.Failf("servers", "give -c to evaluate, or targets (--%s ...) to staff; not both", erlangATargetFlags[0])
 		}
+		if c.IsSet("t") {
+			f.Failf("t", "only with -c (staffing prints the service level at --within)")
+		}
 		return o
 	}
 	if !c.IsSet("servers") {
