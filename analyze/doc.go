@@ -21,6 +21,8 @@
 // the number in service); Size (staffing, linear in c); Poisson;
 // MG1 and MG1Dist (Pollaczek–Khinchine, exact, O(1)); GGc (Allen–Cunneen
 // and Kingman, approximations, O(c) through MMc);
+// ErlangA and SizeErlangA (M/M/c+M, callers who give up: exact through
+// the incomplete gamma function's series, O(c + √(cμ/θ)));
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
 // passage); Simulate with ParseArrivals and ParseService (a discrete-event
 // simulation on sched's calendar queue); History (rates, confidence

@@ -31,6 +31,7 @@ func Command() *cli.Command {
 			mg1Command(),
 			ggcCommand(),
 			erlangCommand(),
+			erlangACommand(),
 			sizeCommand(),
 			poissonCommand(),
 			resizeCommand(),
