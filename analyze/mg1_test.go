@@ -27,11 +27,6 @@ func init() {
 	})
 }
 
-// near reports whether got is within rel of want, relatively.
-func near(got, want, rel float64) bool {
-	return math.Abs(got-want) <= rel*math.Abs(want)
-}
-
 // TestMG1Exponential: Pollaczek–Khinchine with SCV 1 is M/M/1, and M/D/1
 // waits half as long.
 func TestMG1Exponential(t *testing.T) {
