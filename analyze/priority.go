@@ -1,0 +1,276 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+)
+
+// MaxClasses bounds the priority classes of Priority: each class costs at
+// most one M/M/c evaluation, O(c).
+const MaxClasses = 100
+
+// PriorityOptions are Priority's inputs.
+type PriorityOptions struct {
+	// Lambdas are the classes' arrival rates, highest priority first.
+	Lambdas []float64
+	// Mus are the service rates: one for every class, or one per class.
+	// Per-class rates that differ need Servers = 1 (see Priority).
+	Mus        []float64
+	Servers    int
+	Preemptive bool // preemptive-resume; else non-preemptive (head of the line)
+}
+
+// PriorityClass is one class's measures. Rho is its own load λ/(cμ), Sigma
+// the load of it and every class above it; the class is stable when
+// Sigma < 1, and its times and numbers are zero when it is not. In the
+// preemptive model Wq is W - 1/μ: all the time not in service, the
+// interruptions included.
+type PriorityClass struct {
+	Lambda float64 `json:"lambda"`
+	Mu     float64 `json:"mu"`
+	Rho    float64 `json:"rho"`
+	Sigma  float64 `json:"sigma"`
+	Stable bool    `json:"stable"`
+	Wq     float64 `json:"wq"`
+	W      float64 `json:"w"`
+	Lq     float64 `json:"lq"`
+	L      float64 `json:"l"`
+}
+
+// PriorityMeasures are the mean wait, time in system and numbers of all
+// the classes together.
+type PriorityMeasures struct {
+	Wq float64 `json:"wq"`
+	W  float64 `json:"w"`
+	Lq float64 `json:"lq"`
+	L  float64 `json:"l"`
+}
+
+// PriorityResult is Priority's answer. Total is over all classes (Lq and L
+// summed, Wq and W their λ-weighted means) and FIFO the same traffic
+// served first come first served (M/M/c with the total λ and the one μ;
+// with per-class μ on one server, the M/G/1 of their mixture); both are
+// zero unless Stable, every class being stable.
+type PriorityResult struct {
+	Servers    int              `json:"servers"`
+	Preemptive bool             `json:"preemptive"`
+	Lambda     float64          `json:"lambda"` // the total arrival rate
+	Rho        float64          `json:"rho"`    // the total load over c
+	Stable     bool             `json:"stable"`
+	Classes    []PriorityClass  `json:"classes"`
+	Total      PriorityMeasures `json:"total"`
+	FIFO       PriorityMeasures `json:"fifo"`
+}
+
+// Priority computes the M/M/c queue with K priority classes (Poisson
+// arrivals per class, exponential service, strict priority between
+// classes, FIFO within one). All its results are exact:
+//
+//   - Non-preemptive, one μ for all classes, any c (Cobham 1954):
+//     Wq_k = W0 / ((1-σ_{k-1})(1-σ_k)), W0 = C(c, a)/(cμ) the mean time
+//     until a server frees, C Erlang C of the total load.
+//   - Non-preemptive, per-class μ_k, c = 1: the M/G/1 form with
+//     W0 = Σ λ_i E[S_i²]/2 = Σ ρ_i/μ_i.
+//   - Preemptive-resume, c = 1: W_k = (1/μ_k)/(1-σ_{k-1}) +
+//     R_k/((1-σ_{k-1})(1-σ_k)), R_k = Σ_{i≤k} ρ_i/μ_i.
+//   - Preemptive-resume, one μ, c > 1: classes 1..k do not see the ones
+//     below, so they form an M/M/c of rate Λ_k = λ_1+...+λ_k and
+//     Lq_k = Lq(Λ_k) - Lq(Λ_{k-1}). The difference loses digits when λ_k
+//     is tiny beside Λ_{k-1} (relative error near ε·Lq(Λ_k)/Lq_k).
+//
+// Per-class μ that differ with c > 1 have no exact result: Priority
+// refuses them (ErrInput). When the total load is 1 or more the lower
+// classes are unstable while the upper ones may not be: the upper ones
+// get their measures (all c servers are then always busy, so W0 is the
+// residual service of the work in service), the others Stable false.
+// It costs O(c) (non-preemptive) or O(K·c) (preemptive, c > 1) and
+// returns ctx.Err() when ctx is cancelled.
+func Priority(ctx context.Context, o PriorityOptions) (PriorityResult, error) {
+	mus, oneMu, err := o.check()
+	if err != nil {
+		return PriorityResult{}, err
+	}
+	r := newPriorityResult(o, mus)
+	if o.Preemptive && o.Servers > 1 {
+		err = r.preemptiveMMc(ctx, mus[0])
+	} else if o.Preemptive {
+		r.preemptiveOne()
+	} else {
+		err = r.nonPreemptive(ctx, mus, oneMu)
+	}
+	if err != nil {
+		return PriorityResult{}, err
+	}
+	if err := r.totals(ctx, mus, oneMu); err != nil {
+		return PriorityResult{}, err
+	}
+	return r, nil
+}
+
+// check checks o and returns the per-class μ, and whether they are all
+// the same.
+func (o PriorityOptions) check() ([]float64, bool, error) {
+	k := len(o.Lambdas)
+	if k < 1 || k > MaxClasses {
+		return nil, false, inputErr("%d classes: want 1 to %d", k, MaxClasses)
+	}
+	if len(o.Mus) != 1 && len(o.Mus) != k {
+		return nil, false, inputErr("%d service rates for %d classes: want one, or one per class", len(o.Mus), k)
+	}
+	if err := checkServers(o.Servers); err != nil {
+		return nil, false, err
+	}
+	mus := make([]float64, k)
+	oneMu, load := true, 0.0
+	for i, l := range o.Lambdas {
+		mus[i] = o.Mus[min(i, len(o.Mus)-1)]
+		if err := checkRates(l, mus[i]); err != nil {
+			return nil, false, fmt.Errorf("class P%d: %w", i, err)
+		}
+		oneMu = oneMu && mus[i] == mus[0]
+		load += l / mus[i]
+	}
+	if err := checkLoad(load); err != nil {
+		return nil, false, fmt.Errorf("all classes: %w", err)
+	}
+	if !oneMu && o.Servers > 1 {
+		return nil, false, inputErr("per-class service rates with %d servers: no exact result (want one rate for all classes, or 1 server)", o.Servers)
+	}
+	return mus, oneMu, nil
+}
+
+func newPriorityResult(o PriorityOptions, mus []float64) PriorityResult {
+	r := PriorityResult{Servers: o.Servers, Preemptive: o.Preemptive, Classes: make([]PriorityClass, len(mus))}
+	c := float64(o.Servers)
+	for i, l := range o.Lambdas {
+		rho := l / (c * mus[i])
+		r.Lambda += l
+		r.Rho += rho
+		r.Classes[i] = PriorityClass{Lambda: l, Mu: mus[i], Rho: rho, Sigma: r.Rho, Stable: r.Rho < 1}
+	}
+	r.Stable = r.Rho < 1
+	return r
+}
+
+// above is 1 - σ_{k-1}, the share of the servers class k can have.
+func (r *PriorityResult) above(k int) float64 {
+	if k == 0 {
+		return 1
+	}
+	return 1 - r.Classes[k-1].Sigma
+}
+
+// nonPreemptive sets Cobham's waits.
+func (r *PriorityResult) nonPreemptive(ctx context.Context, mus []float64, oneMu bool) error {
+	w0, err := r.residual(ctx, mus, oneMu)
+	if err != nil {
+		return err
+	}
+	for k := range r.Classes {
+		if pc := &r.Classes[k]; pc.Stable {
+			pc.set(w0 / (r.above(k) * (1 - pc.Sigma)))
+		}
+	}
+	return nil
+}
+
+// residual is W0, the mean time until a server frees, at an arrival.
+func (r *PriorityResult) residual(ctx context.Context, mus []float64, oneMu bool) (float64, error) {
+	c := float64(r.Servers)
+	if oneMu && r.Stable {
+		m, err := mmc(ctx, r.Lambda, mus[0], r.Servers)
+		return m.PWait / (c * mus[0]), err
+	}
+	if oneMu {
+		return 1 / (c * mus[0]), nil // the servers are always busy
+	}
+	// One server: the class in service is i with probability ρ_i; past
+	// the first unstable class u, u takes the time the ones above leave.
+	var w0 float64
+	for k, pc := range r.Classes {
+		if !pc.Stable {
+			return w0 + r.above(k)/pc.Mu, nil
+		}
+		w0 += pc.Rho / pc.Mu
+	}
+	return w0, nil
+}
+
+// preemptiveOne sets the preemptive-resume times on one server.
+func (r *PriorityResult) preemptiveOne() {
+	var rk float64
+	for k := range r.Classes {
+		pc := &r.Classes[k]
+		rk += pc.Rho / pc.Mu
+		if !pc.Stable {
+			return
+		}
+		up := r.above(k)
+		pc.set(1/pc.Mu/up + rk/(up*(1-pc.Sigma)) - 1/pc.Mu)
+	}
+}
+
+// preemptiveMMc sets the preemptive-resume times on c servers with one μ
+// from the M/M/c of each class and the ones above it.
+func (r *PriorityResult) preemptiveMMc(ctx context.Context, mu float64) error {
+	var lambda, lq float64
+	for k := range r.Classes {
+		pc := &r.Classes[k]
+		if !pc.Stable {
+			return nil
+		}
+		lambda += pc.Lambda
+		m, err := mmc(ctx, lambda, mu, r.Servers)
+		if err != nil {
+			return err
+		}
+		pc.set((m.Lq - lq) / pc.Lambda)
+		lq = m.Lq
+	}
+	return nil
+}
+
+// set fills a stable class's measures from its mean wait.
+func (pc *PriorityClass) set(wq float64) {
+	pc.Wq = max(wq, 0)
+	pc.W = pc.Wq + 1/pc.Mu
+	pc.Lq = pc.Lambda * pc.Wq
+	pc.L = pc.Lambda * pc.W
+}
+
+// totals sums the classes and computes the FIFO queue of the same traffic.
+func (r *PriorityResult) totals(ctx context.Context, mus []float64, oneMu bool) error {
+	if !r.Stable {
+		return nil
+	}
+	for _, pc := range r.Classes {
+		r.Total.Lq += pc.Lq
+		r.Total.L += pc.L
+	}
+	r.Total.Wq, r.Total.W = r.Total.Lq/r.Lambda, r.Total.L/r.Lambda
+	if oneMu {
+		m, err := mmc(ctx, r.Lambda, mus[0], r.Servers)
+		r.FIFO = PriorityMeasures{Wq: m.Wq, W: m.W, Lq: m.Lq, L: m.L}
+		return err
+	}
+	// M/G/1 (Pollaczek-Khinchine) with the classes' mixture of services.
+	var w0, s float64
+	for _, pc := range r.Classes {
+		w0 += pc.Rho / pc.Mu
+		s += pc.Lambda / pc.Mu
+	}
+	wq := w0 / (1 - r.Rho)
+	w := wq + s/r.Lambda
+	r.FIFO = PriorityMeasures{Wq: wq, W: w, Lq: r.Lambda * wq, L: r.Lambda * w}
+	return nil
+}
+
+// Unstable returns the index of the first unstable class, or -1.
+func (r PriorityResult) Unstable() int {
+	for k, pc := range r.Classes {
+		if !pc.Stable {
+			return k
+		}
+	}
+	return -1
+}

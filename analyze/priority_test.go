@@ -1,0 +1,248 @@
+package analyze
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+func init() {
+	registerModel("priority", func(t *testing.T, p modelParams) map[string]float64 {
+		o := PriorityOptions{Lambdas: p.floats(t, "lambda"), Mus: p.floats(t, "mu"), Servers: p.int(t, "c"),
+			Preemptive: p["preemptive"] == "true"}
+		r, err := Priority(context.Background(), o)
+		if err != nil {
+			t.Fatalf("Priority(%+v): %v", o, err)
+		}
+		got := map[string]float64{}
+		for k, pc := range r.Classes {
+			if pc.Stable {
+				got[fmt.Sprintf("wq_P%d", k)] = pc.Wq
+			}
+		}
+		return got
+	})
+}
+
+func priority(t *testing.T, o PriorityOptions) PriorityResult {
+	t.Helper()
+	r, err := Priority(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Priority(%+v): %v", o, err)
+	}
+	return r
+}
+
+func near(got, want float64) bool {
+	return math.Abs(got-want) <= 1e-12*math.Max(1, math.Abs(want))
+}
+
+var priorityCases = []struct {
+	name    string
+	lambdas []float64
+	mu      float64
+	c       int
+}{
+	{"one server", []float64{0.3, 0.2, 0.1}, 1, 1},
+	{"two servers", []float64{1, 2, 3}, 4, 2},
+	{"many servers", []float64{50, 100, 200, 300}, 1, 700},
+	{"heavy", []float64{0.01, 0.5, 9.4}, 1, 10},
+	{"large c", []float64{1e4, 2e4, 6e4}, 1, 100_000},
+}
+
+// One class is M/M/c, under both disciplines.
+func TestPriorityOneClassIsMMc(t *testing.T) {
+	for _, tc := range priorityCases {
+		lambda := tc.lambdas[0] + tc.lambdas[1] + tc.lambdas[2]
+		m, err := MMc(context.Background(), lambda, tc.mu, tc.c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pre := range []bool{false, true} {
+			r := priority(t, PriorityOptions{Lambdas: []float64{lambda}, Mus: []float64{tc.mu}, Servers: tc.c, Preemptive: pre})
+			pc := r.Classes[0]
+			for _, q := range []struct {
+				name      string
+				got, want float64
+			}{{"Wq", pc.Wq, m.Wq}, {"W", pc.W, m.W}, {"Lq", pc.Lq, m.Lq}, {"L", pc.L, m.L}, {"FIFO Wq", r.FIFO.Wq, m.Wq}} {
+				if math.Abs(q.got-q.want) > 1e-12*math.Max(1, q.want) && math.Abs(q.got-q.want) > 1e-9*q.want {
+					t.Errorf("%s, preemptive %v: %s = %.15g, want M/M/c's %.15g", tc.name, pre, q.name, q.got, q.want)
+				}
+			}
+		}
+	}
+}
+
+// Non-preemptive with one μ conserves work: the λ-weighted mean wait is
+// the FIFO M/M/c's.
+func TestPriorityConservation(t *testing.T) {
+	for _, tc := range priorityCases {
+		r := priority(t, PriorityOptions{Lambdas: tc.lambdas, Mus: []float64{tc.mu}, Servers: tc.c})
+		if got, want := r.Total.Wq, r.FIFO.Wq; math.Abs(got-want) > 1e-10*want {
+			t.Errorf("%s: mean Wq over classes = %.15g, want M/M/c's %.15g", tc.name, got, want)
+		}
+	}
+}
+
+// Preemptive: the top class is M/M/c alone, and classes 1..k together are
+// M/M/c with their total rate.
+func TestPriorityPreemptiveLayers(t *testing.T) {
+	for _, tc := range priorityCases {
+		r := priority(t, PriorityOptions{Lambdas: tc.lambdas, Mus: []float64{tc.mu}, Servers: tc.c, Preemptive: true})
+		var lambda, lq float64
+		for k, pc := range r.Classes {
+			lambda += pc.Lambda
+			lq += pc.Lq
+			m, err := MMc(context.Background(), lambda, tc.mu, tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(lq-m.Lq) > 1e-10*m.Lq+1e-300 {
+				t.Errorf("%s: Lq of P0..P%d = %.15g, want M/M/%d's with λ = %g: %.15g", tc.name, k, lq, tc.c, lambda, m.Lq)
+			}
+		}
+	}
+}
+
+// On one server the M/M/c-difference argument and the M/G/1 forms agree,
+// and the non-preemptive waits are the textbook M/G/1 ones written out.
+func TestPriorityOneServerForms(t *testing.T) {
+	lambdas, mu := []float64{0.3, 0.2, 0.1}, 2.0
+	pre := priority(t, PriorityOptions{Lambdas: lambdas, Mus: []float64{mu, mu, mu}, Servers: 1, Preemptive: true})
+	var lambda, lq float64
+	for k, pc := range pre.Classes {
+		lambda += pc.Lambda
+		rho := lambda / mu
+		wantLq := rho*rho/(1-rho) - lq // M/M/1's Lq with classes 0..k
+		if !near(pc.Lq, wantLq) {
+			t.Errorf("preemptive P%d: Lq = %.15g, want %.15g", k, pc.Lq, wantLq)
+		}
+		lq += pc.Lq
+	}
+	// Non-preemptive, per-class μ: W0 = Σ λ_i·2/μ_i² / 2.
+	mus := []float64{1, 2, 4}
+	np := priority(t, PriorityOptions{Lambdas: lambdas, Mus: mus, Servers: 1})
+	w0 := 0.3/1 + 0.2/4 + 0.1/16
+	sigma := []float64{0, 0.3, 0.4, 0.425}
+	for k, pc := range np.Classes {
+		if want := w0 / ((1 - sigma[k]) * (1 - sigma[k+1])); !near(pc.Wq, want) {
+			t.Errorf("non-preemptive P%d: Wq = %.15g, want %.15g", k, pc.Wq, want)
+		}
+		if want := pc.Wq + 1/mus[k]; !near(pc.W, want) {
+			t.Errorf("non-preemptive P%d: W = %.15g, want %.15g", k, pc.W, want)
+		}
+	}
+	// FIFO: Pollaczek-Khinchine with the mixture, W0/(1-ρ).
+	if want := w0 / (1 - 0.425); !near(np.FIFO.Wq, want) {
+		t.Errorf("FIFO Wq = %.15g, want %.15g", np.FIFO.Wq, want)
+	}
+}
+
+// Order matters: the higher a class, the shorter its wait; moving a class
+// up shortens its wait and lengthens the others'.
+func TestPriorityOrder(t *testing.T) {
+	for _, pre := range []bool{false, true} {
+		r := priority(t, PriorityOptions{Lambdas: []float64{1, 1, 1}, Mus: []float64{2}, Servers: 2, Preemptive: pre})
+		for k := 1; k < 3; k++ {
+			if !(r.Classes[k].Wq > r.Classes[k-1].Wq) {
+				t.Errorf("preemptive %v: Wq of P%d = %g, not above P%d's %g", pre, k, r.Classes[k].Wq, k-1, r.Classes[k-1].Wq)
+			}
+		}
+		// The same classes in the other order: λ 2 first, then 0.5.
+		a := priority(t, PriorityOptions{Lambdas: []float64{0.5, 2}, Mus: []float64{3}, Servers: 1, Preemptive: pre})
+		b := priority(t, PriorityOptions{Lambdas: []float64{2, 0.5}, Mus: []float64{3}, Servers: 1, Preemptive: pre})
+		if !(b.Classes[1].Wq > a.Classes[0].Wq && b.Classes[0].Wq < a.Classes[1].Wq) {
+			t.Errorf("preemptive %v: swapping the classes gives Wq %g, %g from %g, %g", pre, b.Classes[0].Wq, b.Classes[1].Wq, a.Classes[0].Wq, a.Classes[1].Wq)
+		}
+	}
+}
+
+// A total load of 1 or more: the upper classes keep finite measures, the
+// rest are marked unstable with zero measures, and no number is NaN.
+func TestPriorityPartlyUnstable(t *testing.T) {
+	tests := []struct {
+		name string
+		o    PriorityOptions
+		// wantWq0 is P0's wait with every server always busy.
+		wantWq0 float64
+	}{
+		{"non-preemptive c=2", PriorityOptions{Lambdas: []float64{1, 2, 6}, Mus: []float64{4}, Servers: 2}, (1.0 / 8) / (1 - 1.0/8)},
+		{"non-preemptive per-class μ", PriorityOptions{Lambdas: []float64{0.2, 1, 1}, Mus: []float64{1, 1.25, 1}, Servers: 1},
+			(0.2/1 + 0.8/1.25) / (1 - 0.2)}, // P1 unstable: σ = 0.2 + 0.8 = 1
+		{"preemptive c=2", PriorityOptions{Lambdas: []float64{1, 2, 6}, Mus: []float64{4}, Servers: 2, Preemptive: true},
+			0.0039682539682539683}, // M/M/2 with λ = 1 alone
+	}
+	for _, tc := range tests {
+		r := priority(t, tc.o)
+		if r.Stable || r.Unstable() < 1 {
+			t.Errorf("%s: Stable %v, first unstable class %d: want unstable from P1 or lower", tc.name, r.Stable, r.Unstable())
+		}
+		if got := r.Classes[0].Wq; !near(got, tc.wantWq0) {
+			t.Errorf("%s: P0 Wq = %.15g, want %.15g", tc.name, got, tc.wantWq0)
+		}
+		for k, pc := range r.Classes {
+			if !pc.Stable && (pc.Wq != 0 || pc.L != 0) {
+				t.Errorf("%s: unstable P%d has Wq %g, L %g: want 0", tc.name, k, pc.Wq, pc.L)
+			}
+		}
+		if r.Total != (PriorityMeasures{}) || r.FIFO != (PriorityMeasures{}) {
+			t.Errorf("%s: totals %+v, FIFO %+v of an unstable queue: want zero", tc.name, r.Total, r.FIFO)
+		}
+	}
+}
+
+func TestPriorityBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		o    PriorityOptions
+		want string
+	}{
+		{"no classes", PriorityOptions{Mus: []float64{1}, Servers: 1}, "0 classes: want 1 to 100"},
+		{"too many classes", PriorityOptions{Lambdas: make([]float64, 101), Mus: []float64{1}, Servers: 1}, "101 classes"},
+		{"negative λ", PriorityOptions{Lambdas: []float64{1, -1}, Mus: []float64{1}, Servers: 1}, "class P1: invalid input: lambda = -1 is not a positive number"},
+		{"NaN μ", PriorityOptions{Lambdas: []float64{1, 1}, Mus: []float64{1, math.NaN()}, Servers: 1}, "class P1: invalid input: mu = NaN"},
+		{"more μ than classes", PriorityOptions{Lambdas: []float64{1, 1}, Mus: []float64{1, 2, 3}, Servers: 1}, "3 service rates for 2 classes"},
+		{"no μ", PriorityOptions{Lambdas: []float64{1}, Servers: 1}, "0 service rates for 1 classes"},
+		{"no servers", PriorityOptions{Lambdas: []float64{1}, Mus: []float64{1}}, "servers = 0"},
+		{"per-class μ on c > 1", PriorityOptions{Lambdas: []float64{1, 1}, Mus: []float64{1, 2}, Servers: 3}, "per-class service rates with 3 servers: no exact result"},
+		{"load", PriorityOptions{Lambdas: []float64{1e90, 1e90}, Mus: []float64{1e-10}, Servers: 1}, "class P0: invalid input: load"},
+	}
+	for _, tc := range tests {
+		_, err := Priority(context.Background(), tc.o)
+		if !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want ErrInput with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A cancelled context stops the O(K·c) preemptive evaluation.
+func TestPriorityCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o := PriorityOptions{Lambdas: make([]float64, MaxClasses), Mus: []float64{1}, Servers: MaxServers, Preemptive: true}
+	for i := range o.Lambdas {
+		o.Lambdas[i] = 1000
+	}
+	if _, err := Priority(ctx, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Priority with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+func ExamplePriority() {
+	// calq's four classes on 4 workers of 1 job/s: 0.3 jobs/s of P0 and
+	// 2.4 of P3 between them.
+	r, _ := Priority(context.Background(), PriorityOptions{Lambdas: []float64{0.3, 0.5, 0.5, 2.4}, Mus: []float64{1}, Servers: 4})
+	for k, pc := range r.Classes {
+		fmt.Printf("P%d waits %.3f s\n", k, pc.Wq)
+	}
+	fmt.Printf("all classes FIFO wait %.3f s\n", r.FIFO.Wq)
+	// Output:
+	// P0 waits 0.227 s
+	// P1 waits 0.283 s
+	// P2 waits 0.388 s
+	// P3 waits 4.143 s
+	// all classes FIFO wait 2.797 s
+}
