@@ -118,7 +118,7 @@ func (res *PriorityHistoryResult) predict(ctx context.Context) error {
 			mu = res.PooledMu
 		}
 		if pc.Lambda == nil || mu == nil {
-			res.warn("P%d is left out of the model: its arrival or service rate is not estimable from %d jobs", pc.Class, pc.Jobs)
+			res.warn("P%d is left out of the model: its arrival or service rate is not estimable (%d jobs started)", pc.Class, pc.Jobs)
 			continue
 		}
 		in = append(in, i)
