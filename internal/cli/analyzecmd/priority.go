@@ -47,43 +47,41 @@ func priorityCommand() *cli.Command {
 			"calq analyze history) and prints the observed wait of each class beside\n" +
 			"the waits strict priority predicts, non-preemptive and preemptive.\n\n" +
 			priorityLimitsHelp,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "lambda", Aliases: []string{"l"}, Usage: "the classes' arrival rates, highest priority first: `L0,L1,...` (required)"},
 			&cli.StringFlag{Name: "mu", Aliases: []string{"m"}, Usage: "service rate of one server: one `MU` for all classes, or one per class (required)"},
 			&cli.IntFlag{Name: "servers", Aliases: []string{"c"},
 				Usage: fmt.Sprintf("number of servers c, at most %d (required; with --from-history, the most jobs at once unless given)", analyze.MaxServers)},
 			&cli.BoolFlag{Name: "preemptive", Usage: "preemptive-resume: a higher class interrupts a lower one"},
 			&cli.BoolFlag{Name: "from-history", Usage: "fit λ and μ per class from the journal (--db) and compare"},
-			&cli.StringFlag{Name: "kind", Usage: "with --from-history: only jobs of this `KIND`"},
-			&cli.StringFlag{Name: "backend", Usage: "with --from-history: only jobs whose last attempt ran on `BACKEND`"},
-			&cli.StringFlag{Name: "since", Usage: "with --from-history: only jobs enqueued at or after `TIME`"},
-			&cli.StringFlag{Name: "until", Usage: "with --from-history: only jobs enqueued before `TIME`"},
 			base.JSONFlag(),
 			base.DBFlag(),
-		},
-		Action: func(c *cli.Context) error {
-			if c.Bool("from-history") {
-				return priorityHistoryAction(c)
-			}
-			o, err := priorityOptions(c)
-			if err != nil {
-				return err
-			}
-			r, err := analyze.Priority(c.Context, o)
-			if err != nil {
-				return fmt.Errorf("analyze priority: %w", err)
-			}
-			if c.Bool("json") {
-				err = base.WriteJSONLine(c.App.Writer, "priority", priorityJSON(r))
-			} else {
-				err = writePriority(c.App.Writer, r)
-			}
-			if err == nil {
-				err = priorityUnstable(r)
-			}
-			return err
-		},
+		}, filterFlags("with --from-history: ")...),
+		Action: priorityAction,
 	}
+}
+
+func priorityAction(c *cli.Context) error {
+	if c.Bool("from-history") {
+		return priorityHistoryAction(c)
+	}
+	o, err := priorityOptions(c)
+	if err != nil {
+		return err
+	}
+	r, err := analyze.Priority(c.Context, o)
+	if err != nil {
+		return fmt.Errorf("analyze priority: %w", err)
+	}
+	if c.Bool("json") {
+		err = base.WriteJSONLine(c.App.Writer, "priority", priorityJSON(r))
+	} else {
+		err = writePriority(c.App.Writer, r)
+	}
+	if err == nil {
+		err = priorityUnstable(r)
+	}
+	return err
 }
 
 var priorityLimitsHelp = fmt.Sprintf("Limits, checked before any work: at most %d classes, rates from %g to %g,\n"+

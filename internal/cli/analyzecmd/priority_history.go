@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
 	"calq/internal/cli/base"
-	"calq/internal/histsample"
-	"calq/sched/history"
 	"calq/sched/journal"
 )
 
@@ -21,12 +18,8 @@ func priorityHistoryAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return base.WithHistory(c, func(s history.Store) error {
-		recs, err := s.List(c.Context, f)
-		if err != nil {
-			return err
-		}
-		r, err := analyze.PriorityHistory(c.Context, histsample.FromRecords(recs), o)
+	return withJobSamples(c, f, func(samples []analyze.JobSample) error {
+		r, err := analyze.PriorityHistory(c.Context, samples, o)
 		if err != nil {
 			return fmt.Errorf("analyze priority --from-history: %w", err)
 		}
@@ -46,18 +39,10 @@ func priorityHistoryOptions(c *cli.Context) (journal.Filter, analyze.PriorityHis
 			fc.Failf(name, "not with --from-history, which fits the rates and prints both disciplines")
 		}
 	}
-	f := journal.Filter{Kind: c.String("kind"), Backend: c.String("backend")}
+	f := journalFilter(c, &fc.FlagErrors)
 	var o analyze.PriorityHistoryOptions
 	if c.IsSet("servers") {
 		o.Servers = fc.count("servers", 1, analyze.MaxServers, false)
-	}
-	now := time.Now()
-	var err error
-	if f.Since, err = base.ParseWhen("since", c.String("since"), now); err != nil {
-		fc.Add(err)
-	}
-	if f.Until, err = base.ParseWhen("until", c.String("until"), now); err != nil {
-		fc.Add(err)
 	}
 	return f, o, fc.err()
 }
