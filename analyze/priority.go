@@ -78,6 +78,10 @@ type PriorityResult struct {
 //     Lq_k = Lq(Λ_k) - Lq(Λ_{k-1}). The difference loses digits when λ_k
 //     is tiny beside Λ_{k-1} (relative error near ε·Lq(Λ_k)/Lq_k).
 //
+// A class may have no arrivals (λ = 0, but not all of them): its Lq and
+// L are 0 and its Wq and W those of a job of that class as its rate goes
+// to 0 (in the preemptive M/M/c, dLq/dΛ of the classes above).
+//
 // Per-class μ that differ with c > 1 have no exact result: Priority
 // refuses them (ErrInput). When the total load is 1 or more the lower
 // classes are unstable while the upper ones may not be: the upper ones
@@ -124,11 +128,14 @@ func (o PriorityOptions) check() ([]float64, bool, error) {
 	oneMu, load := true, 0.0
 	for i, l := range o.Lambdas {
 		mus[i] = o.Mus[min(i, len(o.Mus)-1)]
-		if err := checkRates(l, mus[i]); err != nil {
+		if err := checkClassRates(l, mus[i]); err != nil {
 			return nil, false, fmt.Errorf("class P%d: %w", i, err)
 		}
 		oneMu = oneMu && mus[i] == mus[0]
 		load += l / mus[i]
+	}
+	if load == 0 {
+		return nil, false, inputErr("no class has arrivals: want a positive rate for one at least")
 	}
 	if err := checkLoad(load); err != nil {
 		return nil, false, fmt.Errorf("all classes: %w", err)
@@ -139,10 +146,21 @@ func (o PriorityOptions) check() ([]float64, bool, error) {
 	return mus, oneMu, nil
 }
 
+// checkClassRates is checkRates, but a class may have no arrivals.
+func checkClassRates(lambda, mu float64) error {
+	if lambda == 0 {
+		return checkRate("mu", mu)
+	}
+	return checkRates(lambda, mu)
+}
+
 func newPriorityResult(o PriorityOptions, mus []float64) PriorityResult {
 	r := PriorityResult{Servers: o.Servers, Preemptive: o.Preemptive, Classes: make([]PriorityClass, len(mus))}
 	c := float64(o.Servers)
 	for i, l := range o.Lambdas {
+		if l == 0 {
+			l = 0 // not -0
+		}
 		rho := l / (c * mus[i])
 		r.Lambda += l
 		r.Rho += rho
@@ -219,6 +237,14 @@ func (r *PriorityResult) preemptiveMMc(ctx context.Context, mu float64) error {
 		if !pc.Stable {
 			return nil
 		}
+		if pc.Lambda == 0 {
+			wq, err := lqSlope(ctx, lambda, mu, r.Servers)
+			if err != nil {
+				return err
+			}
+			pc.set(wq)
+			continue
+		}
 		lambda += pc.Lambda
 		m, err := mmc(ctx, lambda, mu, r.Servers)
 		if err != nil {
@@ -228,6 +254,27 @@ func (r *PriorityResult) preemptiveMMc(ctx context.Context, mu float64) error {
 		lq = m.Lq
 	}
 	return nil
+}
+
+// lqSlope is dLq/dλ of a stable M/M/c at λ: the wait of a class with no
+// arrivals of its own below classes of total rate λ, the limit of
+// (Lq(λ+ε) - Lq(λ))/ε. With B Erlang B, ρ = a/c, D = 1-ρ(1-B) and
+// C = B/D: dB/da = B(c/a - 1 + B), dC/da = (B'(1-ρ) + B(1-B)/c)/D², and
+// Lq = C·a/(c-a) gives dLq/da = C'·a/(c-a) + C·c/(c-a)².
+func lqSlope(ctx context.Context, lambda, mu float64, c int) (float64, error) {
+	if lambda == 0 {
+		return 0, nil // nothing above: a server is free
+	}
+	a, cf := lambda/mu, float64(c)
+	b, err := erlangB(ctx, c, a)
+	if err != nil {
+		return 0, err
+	}
+	rho := a / cf
+	d := 1 - rho*(1-b)
+	db := b * (cf/a - 1 + b)
+	dc := (db*(1-rho) + b*(1-b)/cf) / (d * d)
+	return (dc*a/(cf-a) + b/d*cf/((cf-a)*(cf-a))) / mu, nil
 }
 
 // set fills a stable class's measures from its mean wait.

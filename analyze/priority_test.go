@@ -205,6 +205,7 @@ func TestPriorityBadInput(t *testing.T) {
 		{"negative λ", PriorityOptions{Lambdas: []float64{1, -1}, Mus: []float64{1}, Servers: 1}, "class P1: invalid input: lambda = -1 is not a positive number"},
 		{"NaN μ", PriorityOptions{Lambdas: []float64{1, 1}, Mus: []float64{1, math.NaN()}, Servers: 1}, "class P1: invalid input: mu = NaN"},
 		{"more μ than classes", PriorityOptions{Lambdas: []float64{1, 1}, Mus: []float64{1, 2, 3}, Servers: 1}, "3 service rates for 2 classes"},
+		{"no arrivals", PriorityOptions{Lambdas: []float64{0, 0}, Mus: []float64{1}, Servers: 1}, "no class has arrivals"},
 		{"no μ", PriorityOptions{Lambdas: []float64{1}, Servers: 1}, "0 service rates for 1 classes"},
 		{"no servers", PriorityOptions{Lambdas: []float64{1}, Mus: []float64{1}}, "servers = 0"},
 		{"per-class μ on c > 1", PriorityOptions{Lambdas: []float64{1, 1}, Mus: []float64{1, 2}, Servers: 3}, "per-class service rates with 3 servers: no exact result"},
@@ -245,4 +246,31 @@ func ExamplePriority() {
 	// P2 waits 0.388 s
 	// P3 waits 4.143 s
 	// all classes FIFO wait 2.797 s
+}
+
+// A class with no arrivals has no one waiting, and the wait of a job of
+// that class as its rate goes to 0; the classes around it are as if it
+// were not there.
+func TestPriorityZeroRateClass(t *testing.T) {
+	for _, tc := range priorityCases {
+		for _, pre := range []bool{false, true} {
+			insert := func(v float64) []float64 {
+				return append([]float64{tc.lambdas[0], v}, tc.lambdas[1:]...)
+			}
+			with := priority(t, PriorityOptions{Lambdas: insert(0), Mus: []float64{tc.mu}, Servers: tc.c, Preemptive: pre})
+			without := priority(t, PriorityOptions{Lambdas: tc.lambdas, Mus: []float64{tc.mu}, Servers: tc.c, Preemptive: pre})
+			for i := range tc.lambdas {
+				k := i + min(i, 1) // P1 is the empty class
+				if got, want := with.Classes[k].Wq, without.Classes[i].Wq; math.Abs(got-want) > 1e-9*want {
+					t.Errorf("%s, preemptive %v: P%d Wq = %.15g beside an empty class, want %.15g", tc.name, pre, k, got, want)
+				}
+			}
+			// A small rate approaches the limit.
+			small := priority(t, PriorityOptions{Lambdas: insert(1e-9 * tc.lambdas[0]), Mus: []float64{tc.mu}, Servers: tc.c, Preemptive: pre})
+			zero, tiny := with.Classes[1], small.Classes[1]
+			if zero.Lq != 0 || zero.L != 0 || math.Abs(tiny.Wq-zero.Wq) > 1e-4*zero.Wq {
+				t.Errorf("%s, preemptive %v: empty P1 Wq %.10g, Lq %g, L %g; with a tiny rate Wq %.10g", tc.name, pre, zero.Wq, zero.Lq, zero.L, tiny.Wq)
+			}
+		}
+	}
 }

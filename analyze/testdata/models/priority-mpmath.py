@@ -47,3 +47,10 @@ for kind,l,m,c in cases:
     f = nonpre if kind=="nonpre" else pre
     w = f(l, mus, c)
     print(kind, ",".join(mp.nstr(x,10) for x in l), ",".join(mp.nstr(x,10) for x in m), c, [mp.nstr(x,17) for x in w])
+
+# A class with no arrivals (lambda = 0) under preemption on c > 1 servers:
+# its wait is the limit dLq/dLambda of the M/M/c of the classes above,
+# here by mpmath's numerical differentiation of Lq = L - a.
+for lam, mu, c in ((mpf(1), mpf(4), 2), (mpf(30), mpf(1), 40)):
+    d = mp.diff(lambda x: LMMc(x, mu, c) - x/mu, lam)
+    print("pre zero-rate class below", mp.nstr(lam, 5), mp.nstr(mu, 5), c, mp.nstr(d, 17))

@@ -26,8 +26,9 @@ func priorityCommand() *cli.Command {
 		Usage: "M/M/c with priority classes: each class's Wq, W, Lq and L, non-preemptive or preemptive-resume",
 		Description: "Prints the steady state of c servers shared by K classes of Poisson arrivals,\n" +
 			"served exponentially, a higher class always first (FIFO within a class).\n" +
-			"--lambda lists the classes' rates highest priority first; rows are labelled\n" +
-			"P0 (highest) to P<K-1>, as calq's classes. Non-preemptive (the default): a\n" +
+			"--lambda lists the classes' rates highest priority first (0 for a class\n" +
+			"with no arrivals: it shows the wait one of its jobs would have); rows are\n" +
+			"labelled P0 (highest) to P<K-1>, as calq's classes. Non-preemptive (the default): a\n" +
 			"job in service finishes (Cobham's formula). --preemptive: a higher arrival\n" +
 			"interrupts a lower job, which resumes later; Wq is then all the time not in\n" +
 			"service. Exact: one μ for all classes with any c, or one μ per class with\n" +
@@ -96,8 +97,8 @@ func priorityOptions(c *cli.Context) (analyze.PriorityOptions, error) {
 			f.Failf(name, "only with --from-history")
 		}
 	}
-	lambdas := f.rateList("lambda", analyze.MaxClasses)
-	mus := f.rateList("mu", analyze.MaxClasses)
+	lambdas := f.rateList("lambda", analyze.MaxClasses, true)
+	mus := f.rateList("mu", analyze.MaxClasses, false)
 	o := analyze.PriorityOptions{Lambdas: lambdas, Mus: mus, Preemptive: c.Bool("preemptive"),
 		Servers: f.count("servers", 1, analyze.MaxServers, true)}
 	if len(lambdas) > 0 && len(mus) > 1 && len(mus) != len(lambdas) {
@@ -109,9 +110,9 @@ func priorityOptions(c *cli.Context) (analyze.PriorityOptions, error) {
 	return o, f.err()
 }
 
-// rateList reads a required comma list of at most most rates, naming the
-// item that is wrong.
-func (f *flagCheck) rateList(name string, most int) []float64 {
+// rateList reads a required comma list of at most most rates, zeros too
+// if zero, naming the item that is wrong.
+func (f *flagCheck) rateList(name string, most int, zero bool) []float64 {
 	if !f.c.IsSet(name) {
 		f.Failf(name, "required")
 		return nil
@@ -131,6 +132,8 @@ func (f *flagCheck) rateList(name string, most int) []float64 {
 			f.Failf(name, "item %d of %q is empty", i+1, s)
 		case err != nil:
 			f.Failf(name, "item %d, %q, is not a number", i+1, item)
+		case zero && v == 0:
+			v = 0 // not -0
 		case analyze.RateProblem(v) != "":
 			f.Failf(name, "item %d: %s", i+1, analyze.RateProblem(v))
 		}
@@ -147,6 +150,9 @@ func (f *flagCheck) priorityLoad(o analyze.PriorityOptions) {
 		mu := o.Mus[min(i, len(o.Mus)-1)]
 		a += l / mu
 		distinct = distinct || mu != o.Mus[0]
+	}
+	if a == 0 {
+		f.Failf("lambda", "no class has arrivals: give one a positive rate at least")
 	}
 	f.load("lambda", "Σ λ/μ", a)
 	if distinct && o.Servers > 1 {
