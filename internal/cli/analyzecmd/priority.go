@@ -16,8 +16,9 @@ import (
 // priorityHelp says what strict priority is to calq's own scheduler.
 const priorityHelp = "calq's scheduler has four classes, P0 (realtime) to P3 (background), but it\n" +
 	"shares the workers between them by weighted fair queueing (weights 4, 2, 1,\n" +
-	"0.5), not by strict priority: no class starves. Strict priority is the bound\n" +
-	"WFQ approaches for the top class (and the worst case for the bottom one);\n" +
+	"0.5), not by strict priority, so that no class starves; and it does not\n" +
+	"interrupt a running job, so non-preemptive is its model. Strict priority is\n" +
+	"the bound WFQ approaches: the least wait P0 can have, the most P3 can have.\n" +
 	"--from-history shows how far calq's observed waits are from it."
 
 func priorityCommand() *cli.Command {
@@ -26,15 +27,15 @@ func priorityCommand() *cli.Command {
 		Usage: "M/M/c with priority classes: each class's Wq, W, Lq and L, non-preemptive or preemptive-resume",
 		Description: "Prints the steady state of c servers shared by K classes of Poisson arrivals,\n" +
 			"served exponentially, a higher class always first (FIFO within a class).\n" +
-			"--lambda lists the classes' rates highest priority first (0 for a class\n" +
-			"with no arrivals: it shows the wait one of its jobs would have); rows are\n" +
-			"labelled P0 (highest) to P<K-1>, as calq's classes. Non-preemptive (the default): a\n" +
-			"job in service finishes (Cobham's formula). --preemptive: a higher arrival\n" +
-			"interrupts a lower job, which resumes later; Wq is then all the time not in\n" +
-			"service. Exact: one μ for all classes with any c, or one μ per class with\n" +
-			"c = 1 (the M/G/1 forms); per-class μ with c > 1 has no exact result and is\n" +
-			"refused. The 'all' row is over every class and the 'FIFO' row the same\n" +
-			"traffic with no priority (M/M/c, or M/G/1 with per-class μ).\n\n" +
+			"--lambda lists the classes' rates, highest priority first, 0 for a class\n" +
+			"with no arrivals (it shows the wait one of its jobs would have); the rows\n" +
+			"are P0 (highest) to P<K-1>, as calq's classes. Non-preemptive (the\n" +
+			"default): a job in service finishes (Cobham's formula). --preemptive: a\n" +
+			"higher arrival interrupts a lower job, which resumes later; Wq is then all\n" +
+			"the time not in service. Exact: one μ for all classes with any c, or one μ\n" +
+			"per class with c = 1 (the M/G/1 forms); per-class μ with c > 1 has no exact\n" +
+			"result and is refused. The 'all' row is over every class and the 'FIFO'\n" +
+			"row the same traffic with no priority (M/M/c, or M/G/1 with per-class μ).\n\n" +
 			"When the total load is 1 or more, the classes above the first unstable\n" +
 			"one keep their measures (the servers are then always busy); the others\n" +
 			"are marked unstable, and calq exits 1.\n\n" + priorityHelp + "\n\n" +
@@ -44,12 +45,18 @@ func priorityCommand() *cli.Command {
 			`"lq", "l"}], "total": {"wq","w","lq","l"}, "fifo": {...}}; sigma is the load` + "\n" +
 			"of the class and those above it; the measures of an unstable class, and\n" +
 			"total and fifo when any class is unstable, are null.\n\n" +
-			"--from-history fits each class's λ and μ from the journal instead (see\n" +
-			"calq analyze history) and prints the observed wait of each class beside\n" +
-			"the waits strict priority predicts, non-preemptive and preemptive.\n\n" +
+			"--from-history fits each class's λ and μ from the journal instead, as\n" +
+			"calq analyze history does (c is the most jobs that ran at once unless\n" +
+			"--servers says; with c > 1 the classes share the μ of all their jobs),\n" +
+			"and prints each class's observed wait beside the waits strict priority\n" +
+			"predicts, non-preemptive and preemptive. With --json: one line\n" +
+			`{"message_type":"analysis", "analysis":"priority", "servers",` + "\n" +
+			`"max_concurrency", "pooled_mu", "rho", "warnings", "classes": [{"class",` + "\n" +
+			`"jobs", "completed", "lambda", "mu", "wq_observed", "w_observed",` + "\n" +
+			`"wq_non_preemptive", "wq_preemptive"}]}, null where not estimable.` + "\n\n" +
 			priorityLimitsHelp,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "lambda", Aliases: []string{"l"}, Usage: "the classes' arrival rates, highest priority first: `L0,L1,...` (required)"},
+			&cli.StringFlag{Name: "lambda", Aliases: []string{"l"}, Usage: "arrival rates `L0,L1,...` of the classes, highest priority first (required)"},
 			&cli.StringFlag{Name: "mu", Aliases: []string{"m"}, Usage: "service rate of one server: one `MU` for all classes, or one per class (required)"},
 			&cli.IntFlag{Name: "servers", Aliases: []string{"c"},
 				Usage: fmt.Sprintf("number of servers c, at most %d (required; with --from-history, the most jobs at once unless given)", analyze.MaxServers)},
@@ -85,8 +92,8 @@ func priorityAction(c *cli.Context) error {
 	return err
 }
 
-var priorityLimitsHelp = fmt.Sprintf("Limits, checked before any work: at most %d classes, rates from %g to %g,\n"+
-	"the total offered load at most %g Erlangs, at most %d servers.",
+var priorityLimitsHelp = fmt.Sprintf("Limits, checked before any work: at most %d classes, rates from %g\n"+
+	"to %g, the total offered load at most %g Erlangs, at most %d servers.",
 	analyze.MaxClasses, analyze.MinRate, analyze.MaxRate, float64(analyze.MaxLoad), analyze.MaxServers)
 
 // priorityOptions reads and checks the flags of the model.
