@@ -219,17 +219,43 @@ func TestPriorityBadInput(t *testing.T) {
 	}
 }
 
-// A cancelled context stops the O(K·c) preemptive evaluation.
-func TestPriorityCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+// A cancel in the middle of the O(K·c) preemptive evaluation stops it
+// at the next poll (as TestCancelMidComputation does for the others).
+func TestPriorityCancelMidComputation(t *testing.T) {
+	const at = 3
 	o := PriorityOptions{Lambdas: make([]float64, MaxClasses), Mus: []float64{1}, Servers: MaxServers, Preemptive: true}
 	for i := range o.Lambdas {
 		o.Lambdas[i] = 1000
 	}
+	ctx := newPollCtx(t, at)
 	if _, err := Priority(ctx, o); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Priority with a cancelled context: %v, want context.Canceled", err)
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
+	ctx.mu.Lock()
+	defer ctx.mu.Unlock()
+	if ctx.polls != at {
+		t.Errorf("%d polls, want %d: it went on after the cancel", ctx.polls, at)
+	}
+}
+
+// FuzzPriority: finite measures (the result encodes as JSON) or ErrInput
+// for any rates and servers, both disciplines, one μ or one per class.
+func FuzzPriority(f *testing.F) {
+	for _, x := range extremes {
+		f.Add(x, 1.0, 1.0, 2, false)
+		f.Add(0.5, x, 1.0, 1, true)
+		f.Add(0.5, 0.5, x, 3, true)
+	}
+	f.Add(1e15, 0.0, 1.0, 2, false)
+	f.Fuzz(func(t *testing.T, l0, l1, mu float64, c int, pre bool) {
+		if c > 1000 || c < -1 {
+			c = c%1000 + 1 // keep an iteration short; the limits are tested above
+		}
+		for _, mus := range [][]float64{{mu}, {mu, 2 * mu}} {
+			r, err := Priority(t.Context(), PriorityOptions{Lambdas: []float64{l0, l1}, Mus: mus, Servers: c, Preemptive: pre})
+			checkResult(t, "Priority", r, err)
+		}
+	})
 }
 
 func ExamplePriority() {
