@@ -5,9 +5,14 @@ import (
 	"fmt"
 )
 
-// MaxClasses bounds the priority classes of Priority: each class costs at
-// most one M/M/c evaluation, O(c).
-const MaxClasses = 100
+// MaxClasses bounds the priority classes of Priority, and MaxPriorityWork
+// the product K·c of the preemptive model on c > 1 servers, which
+// evaluates one M/M/c, O(c), per class: about as long as one M/M/c at
+// c = 10^8 (seconds).
+const (
+	MaxClasses      = 100
+	MaxPriorityWork = 100_000_000
+)
 
 // PriorityOptions are Priority's inputs.
 type PriorityOptions struct {
@@ -87,8 +92,8 @@ type PriorityResult struct {
 // classes are unstable while the upper ones may not be: the upper ones
 // get their measures (all c servers are then always busy, so W0 is the
 // residual service of the work in service), the others Stable false.
-// It costs O(c) (non-preemptive) or O(K·c) (preemptive, c > 1) and
-// returns ctx.Err() when ctx is cancelled.
+// It costs O(c) (non-preemptive) or O(K·c) (preemptive, c > 1, with K·c
+// at most MaxPriorityWork) and returns ctx.Err() when ctx is cancelled.
 func Priority(ctx context.Context, o PriorityOptions) (PriorityResult, error) {
 	mus, oneMu, err := o.check()
 	if err != nil {
@@ -123,6 +128,9 @@ func (o PriorityOptions) check() ([]float64, bool, error) {
 	}
 	if err := checkServers(o.Servers); err != nil {
 		return nil, false, err
+	}
+	if o.Preemptive && o.Servers > 1 && k*o.Servers > MaxPriorityWork {
+		return nil, false, inputErr("%d classes on %d servers, preemptive: K·c = %d is above the limit %d", k, o.Servers, k*o.Servers, MaxPriorityWork)
 	}
 	mus := make([]float64, k)
 	oneMu, load := true, 0.0

@@ -209,6 +209,8 @@ func TestPriorityBadInput(t *testing.T) {
 		{"no μ", PriorityOptions{Lambdas: []float64{1}, Servers: 1}, "0 service rates for 1 classes"},
 		{"no servers", PriorityOptions{Lambdas: []float64{1}, Mus: []float64{1}}, "servers = 0"},
 		{"per-class μ on c > 1", PriorityOptions{Lambdas: []float64{1, 1}, Mus: []float64{1, 2}, Servers: 3}, "per-class service rates with 3 servers: no exact result"},
+		{"preemptive work", PriorityOptions{Lambdas: make([]float64, 11), Mus: []float64{1}, Servers: MaxServers, Preemptive: true},
+			"11 classes on 10000000 servers, preemptive: K·c = 110000000 is above the limit 100000000"},
 		{"load", PriorityOptions{Lambdas: []float64{1e90, 1e90}, Mus: []float64{1e-10}, Servers: 1}, "class P0: invalid input: load"},
 	}
 	for _, tc := range tests {
@@ -223,7 +225,7 @@ func TestPriorityBadInput(t *testing.T) {
 // at the next poll (as TestCancelMidComputation does for the others).
 func TestPriorityCancelMidComputation(t *testing.T) {
 	const at = 3
-	o := PriorityOptions{Lambdas: make([]float64, MaxClasses), Mus: []float64{1}, Servers: MaxServers, Preemptive: true}
+	o := PriorityOptions{Lambdas: make([]float64, 10), Mus: []float64{1}, Servers: MaxServers, Preemptive: true}
 	for i := range o.Lambdas {
 		o.Lambdas[i] = 1000
 	}

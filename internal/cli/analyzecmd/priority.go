@@ -93,8 +93,9 @@ func priorityAction(c *cli.Context) error {
 }
 
 var priorityLimitsHelp = fmt.Sprintf("Limits, checked before any work: at most %d classes, rates from %g\n"+
-	"to %g, the total offered load at most %g Erlangs, at most %d servers.",
-	analyze.MaxClasses, analyze.MinRate, analyze.MaxRate, float64(analyze.MaxLoad), analyze.MaxServers)
+	"to %g, the total offered load at most %g Erlangs, at most %d servers;\n"+
+	"preemptive on more than one server, classes × servers at most %d.",
+	analyze.MaxClasses, analyze.MinRate, analyze.MaxRate, float64(analyze.MaxLoad), analyze.MaxServers, analyze.MaxPriorityWork)
 
 // priorityOptions reads and checks the flags of the model.
 func priorityOptions(c *cli.Context) (analyze.PriorityOptions, error) {
@@ -162,6 +163,9 @@ func (f *flagCheck) priorityLoad(o analyze.PriorityOptions) {
 		f.Failf("lambda", "no class has arrivals: give one a positive rate at least")
 	}
 	f.load("lambda", "Σ λ/μ", a)
+	if k := len(o.Lambdas); o.Preemptive && o.Servers > 1 && k*o.Servers > analyze.MaxPriorityWork {
+		f.Failf("servers", "%d with %d classes, preemptive: K·c = %d is above the limit %d", o.Servers, k, k*o.Servers, analyze.MaxPriorityWork)
+	}
 	if distinct && o.Servers > 1 {
 		f.Failf("mu", "different rates per class need --servers 1: with %d servers there is no exact result; give one rate for all classes", o.Servers)
 	}
