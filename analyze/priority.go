@@ -100,19 +100,27 @@ func Priority(ctx context.Context, o PriorityOptions) (PriorityResult, error) {
 		return PriorityResult{}, err
 	}
 	r := newPriorityResult(o, mus)
-	if o.Preemptive && o.Servers > 1 {
+	// whole is the FIFO M/M/c of all the traffic, when there is one.
+	var whole *MMcResult
+	if oneMu && r.Stable {
+		m, err := mmc(ctx, r.Lambda, mus[0], r.Servers)
+		if err != nil {
+			return PriorityResult{}, err
+		}
+		whole = &m
+	}
+	switch {
+	case o.Preemptive && o.Servers > 1:
 		err = r.preemptiveMMc(ctx, mus[0])
-	} else if o.Preemptive {
+	case o.Preemptive:
 		r.preemptiveOne()
-	} else {
-		err = r.nonPreemptive(ctx, mus, oneMu)
+	default:
+		r.nonPreemptive(mus, oneMu, whole)
 	}
 	if err != nil {
 		return PriorityResult{}, err
 	}
-	if err := r.totals(ctx, mus, oneMu); err != nil {
-		return PriorityResult{}, err
-	}
+	r.totals(whole)
 	return r, nil
 }
 
@@ -187,39 +195,34 @@ func (r *PriorityResult) above(k int) float64 {
 }
 
 // nonPreemptive sets Cobham's waits.
-func (r *PriorityResult) nonPreemptive(ctx context.Context, mus []float64, oneMu bool) error {
-	w0, err := r.residual(ctx, mus, oneMu)
-	if err != nil {
-		return err
-	}
+func (r *PriorityResult) nonPreemptive(mus []float64, oneMu bool, whole *MMcResult) {
+	w0 := r.residual(mus, oneMu, whole)
 	for k := range r.Classes {
 		if pc := &r.Classes[k]; pc.Stable {
 			pc.set(w0 / (r.above(k) * (1 - pc.Sigma)))
 		}
 	}
-	return nil
 }
 
 // residual is W0, the mean time until a server frees, at an arrival.
-func (r *PriorityResult) residual(ctx context.Context, mus []float64, oneMu bool) (float64, error) {
+func (r *PriorityResult) residual(mus []float64, oneMu bool, whole *MMcResult) float64 {
 	c := float64(r.Servers)
-	if oneMu && r.Stable {
-		m, err := mmc(ctx, r.Lambda, mus[0], r.Servers)
-		return m.PWait / (c * mus[0]), err
+	if whole != nil {
+		return whole.PWait / (c * mus[0])
 	}
 	if oneMu {
-		return 1 / (c * mus[0]), nil // the servers are always busy
+		return 1 / (c * mus[0]) // unstable: the servers are always busy
 	}
 	// One server: the class in service is i with probability ρ_i; past
 	// the first unstable class u, u takes the time the ones above leave.
 	var w0 float64
 	for k, pc := range r.Classes {
 		if !pc.Stable {
-			return w0 + r.above(k)/pc.Mu, nil
+			return w0 + r.above(k)/pc.Mu
 		}
 		w0 += pc.Rho / pc.Mu
 	}
-	return w0, nil
+	return w0
 }
 
 // preemptiveOne sets the preemptive-resume times on one server.
@@ -293,20 +296,20 @@ func (pc *PriorityClass) set(wq float64) {
 	pc.L = pc.Lambda * pc.W
 }
 
-// totals sums the classes and computes the FIFO queue of the same traffic.
-func (r *PriorityResult) totals(ctx context.Context, mus []float64, oneMu bool) error {
+// totals sums the classes and sets the FIFO queue of the same traffic:
+// whole, else (per-class μ, one server) M/G/1.
+func (r *PriorityResult) totals(whole *MMcResult) {
 	if !r.Stable {
-		return nil
+		return
 	}
 	for _, pc := range r.Classes {
 		r.Total.Lq += pc.Lq
 		r.Total.L += pc.L
 	}
 	r.Total.Wq, r.Total.W = r.Total.Lq/r.Lambda, r.Total.L/r.Lambda
-	if oneMu {
-		m, err := mmc(ctx, r.Lambda, mus[0], r.Servers)
-		r.FIFO = PriorityMeasures{Wq: m.Wq, W: m.W, Lq: m.Lq, L: m.L}
-		return err
+	if whole != nil {
+		r.FIFO = PriorityMeasures{Wq: whole.Wq, W: whole.W, Lq: whole.Lq, L: whole.L}
+		return
 	}
 	// M/G/1 (Pollaczek-Khinchine) with the classes' mixture of services.
 	var w0, s float64
@@ -317,7 +320,6 @@ func (r *PriorityResult) totals(ctx context.Context, mus []float64, oneMu bool) 
 	wq := w0 / (1 - r.Rho)
 	w := wq + s/r.Lambda
 	r.FIFO = PriorityMeasures{Wq: wq, W: w, Lq: r.Lambda * wq, L: r.Lambda * w}
-	return nil
 }
 
 // Unstable returns the index of the first unstable class, or -1.
