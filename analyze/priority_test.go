@@ -221,25 +221,6 @@ func TestPriorityBadInput(t *testing.T) {
 	}
 }
 
-// A cancel in the middle of the O(K·c) preemptive evaluation stops it
-// at the next poll (as TestCancelMidComputation does for the others).
-func TestPriorityCancelMidComputation(t *testing.T) {
-	const at = 3
-	o := PriorityOptions{Lambdas: make([]float64, 10), Mus: []float64{1}, Servers: MaxServers, Preemptive: true}
-	for i := range o.Lambdas {
-		o.Lambdas[i] = 1000
-	}
-	ctx := newPollCtx(t, at)
-	if _, err := Priority(ctx, o); !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	ctx.mu.Lock()
-	defer ctx.mu.Unlock()
-	if ctx.polls != at {
-		t.Errorf("%d polls, want %d: it went on after the cancel", ctx.polls, at)
-	}
-}
-
 // FuzzPriority: finite measures (the result encodes as JSON) or ErrInput
 // for any rates and servers, both disciplines, one μ or one per class.
 func FuzzPriority(f *testing.F) {
