@@ -23,6 +23,10 @@
 // and Kingman, approximations, O(c) through MMc);
 // ErlangA and SizeErlangA (M/M/c+M, callers who give up: exact through
 // the incomplete gamma function's series, O(c + √(cμ/θ)));
+// Priority (M/M/c with priority classes, non-preemptive and
+// preemptive-resume, exact; O(c), or O(K·c) preemptive) and
+// PriorityHistory (per-class λ and μ from the journal against strict
+// priority);
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
 // passage); Simulate with ParseArrivals and ParseService (a discrete-event
 // simulation on sched's calendar queue); History (rates, confidence

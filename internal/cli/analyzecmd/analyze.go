@@ -39,6 +39,7 @@ func Command() *cli.Command {
 			historyCommand(),
 			engsetCommand(),
 			mminfCommand(),
+			priorityCommand(),
 		},
 	}
 }
