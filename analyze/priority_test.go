@@ -36,7 +36,8 @@ func priority(t *testing.T, o PriorityOptions) PriorityResult {
 	return r
 }
 
-func near(got, want float64) bool {
+// nearPri: within 1e-12, relative above 1 and absolute below.
+func nearPri(got, want float64) bool {
 	return math.Abs(got-want) <= 1e-12*math.Max(1, math.Abs(want))
 }
 
@@ -117,7 +118,7 @@ func TestPriorityOneServerForms(t *testing.T) {
 		lambda += pc.Lambda
 		rho := lambda / mu
 		wantLq := rho*rho/(1-rho) - lq // M/M/1's Lq with classes 0..k
-		if !near(pc.Lq, wantLq) {
+		if !nearPri(pc.Lq, wantLq) {
 			t.Errorf("preemptive P%d: Lq = %.15g, want %.15g", k, pc.Lq, wantLq)
 		}
 		lq += pc.Lq
@@ -128,15 +129,15 @@ func TestPriorityOneServerForms(t *testing.T) {
 	w0 := 0.3/1 + 0.2/4 + 0.1/16
 	sigma := []float64{0, 0.3, 0.4, 0.425}
 	for k, pc := range np.Classes {
-		if want := w0 / ((1 - sigma[k]) * (1 - sigma[k+1])); !near(pc.Wq, want) {
+		if want := w0 / ((1 - sigma[k]) * (1 - sigma[k+1])); !nearPri(pc.Wq, want) {
 			t.Errorf("non-preemptive P%d: Wq = %.15g, want %.15g", k, pc.Wq, want)
 		}
-		if want := pc.Wq + 1/mus[k]; !near(pc.W, want) {
+		if want := pc.Wq + 1/mus[k]; !nearPri(pc.W, want) {
 			t.Errorf("non-preemptive P%d: W = %.15g, want %.15g", k, pc.W, want)
 		}
 	}
 	// FIFO: Pollaczek-Khinchine with the mixture, W0/(1-ρ).
-	if want := w0 / (1 - 0.425); !near(np.FIFO.Wq, want) {
+	if want := w0 / (1 - 0.425); !nearPri(np.FIFO.Wq, want) {
 		t.Errorf("FIFO Wq = %.15g, want %.15g", np.FIFO.Wq, want)
 	}
 }
@@ -180,7 +181,7 @@ func TestPriorityPartlyUnstable(t *testing.T) {
 		if r.Stable || r.Unstable() < 1 {
 			t.Errorf("%s: Stable %v, first unstable class %d: want unstable from P1 or lower", tc.name, r.Stable, r.Unstable())
 		}
-		if got := r.Classes[0].Wq; !near(got, tc.wantWq0) {
+		if got := r.Classes[0].Wq; !nearPri(got, tc.wantWq0) {
 			t.Errorf("%s: P0 Wq = %.15g, want %.15g", tc.name, got, tc.wantWq0)
 		}
 		for k, pc := range r.Classes {
