@@ -39,14 +39,14 @@ func TestPriorityHistoryByHand(t *testing.T) {
 		if pc.WqObserved != wantObserved {
 			t.Errorf("P%d: observed Wq = %g, want %g", pc.Class, pc.WqObserved, wantObserved)
 		}
-		if got, w := deref(pc.WqNonPreemptive), want[false].Classes[i].Wq; !near(got, w) {
+		if got, w := deref(pc.WqNonPreemptive), want[false].Classes[i].Wq; !nearPri(got, w) {
 			t.Errorf("P%d: non-preemptive Wq = %g, want %g", pc.Class, got, w)
 		}
-		if got, w := deref(pc.WqPreemptive), want[true].Classes[i].Wq; !near(got, w) {
+		if got, w := deref(pc.WqPreemptive), want[true].Classes[i].Wq; !nearPri(got, w) {
 			t.Errorf("P%d: preemptive Wq = %g, want %g", pc.Class, got, w)
 		}
 	}
-	if got := deref(r.Rho); !near(got, 0.4) {
+	if got := deref(r.Rho); !nearPri(got, 0.4) {
 		t.Errorf("ρ = %g, want 0.2 + 0.2", got)
 	}
 	// Two workers: one μ over all five jobs, 5/14.
@@ -55,7 +55,7 @@ func TestPriorityHistoryByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := priority(t, PriorityOptions{Lambdas: []float64{0.1, 0.05}, Mus: []float64{5.0 / 14}, Servers: 2})
-	if got := deref(r.Classes[1].WqNonPreemptive); !near(got, w.Classes[1].Wq) || !near(deref(r.PooledMu), 5.0/14) {
+	if got := deref(r.Classes[1].WqNonPreemptive); !nearPri(got, w.Classes[1].Wq) || !nearPri(deref(r.PooledMu), 5.0/14) {
 		t.Errorf("two workers: P3 Wq = %g with μ %g, want %g with 5/14", got, deref(r.PooledMu), w.Classes[1].Wq)
 	}
 }
