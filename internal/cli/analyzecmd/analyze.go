@@ -34,6 +34,7 @@ func Command() *cli.Command {
 			resizeCommand(),
 			simulateCommand(),
 			historyCommand(),
+			networkCommand(),
 		},
 	}
 }
