@@ -90,6 +90,9 @@ func (n Network) check() error {
 		errs = append(errs, checkRoute(stationName(i, s.Name), s, index, n.Closed())...)
 	}
 	errs = append(errs, n.checkKind()...)
+	if len(errs) == 0 && n.Closed() {
+		errs = append(errs, n.checkWork())
+	}
 	return errors.Join(errs...)
 }
 

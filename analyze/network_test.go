@@ -176,6 +176,8 @@ func TestNetworkBadInput(t *testing.T) {
 			`no route leads from station "b" back to station "a"`},
 		{"closed visits and routes", "population = 3\n[[station]]\nname = \"a\"\nmu = 1\nvisits = 1\n[[station]]\nname = \"b\"\nmu = 1\nroute = { a = 1 }\n",
 			"visits or routes, not both"},
+		{"too much work", "population = 20000\n[[station]]\nname = \"a\"\nservers = 20000\nmu = 1\nvisits = 1\n",
+			"population = 20000: the MVA would take 8.0004e+08 steps (1 multi-server of 1 stations), more than the limit of 100000000"},
 		{"too large", "# " + strings.Repeat("x", MaxNetworkBytes) + "\n" + web, "larger than the limit of 1048576 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,7 +211,7 @@ func TestNetworkUnstable(t *testing.T) {
 // a cancelled context stops both solvers.
 func TestNetworkLimits(t *testing.T) {
 	n := Network{Population: MaxPopulation, Stations: []Station{{Name: "a", Servers: 1000, Mu: 1, Visits: 1}}}
-	if _, err := ClosedNetwork(t.Context(), n); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "MVA steps") {
+	if _, err := ClosedNetwork(t.Context(), n); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "the MVA would take") {
 		t.Errorf("got %v, want ErrInput naming the MVA steps", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())

@@ -66,6 +66,9 @@ func networkAction(c *cli.Context) error {
 		solve = analyze.ClosedNetwork
 	}
 	res, err := solve(c.Context, n)
+	if errors.Is(err, analyze.ErrInput) {
+		return base.Usagef(c, "%w", inFile(path, err))
+	}
 	if err != nil {
 		return fmt.Errorf("analyze network %s: %w", path, err)
 	}
