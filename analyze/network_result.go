@@ -28,6 +28,17 @@ type NetworkResult struct {
 	// and so are the unstable stations' L, Lq, W and Wq.
 	Stable   bool     `json:"stable"`
 	Unstable []string `json:"unstable,omitempty"`
+	// Entries are an open, stable network's stations with arrivals from
+	// outside, each with the mean time from entering there to leaving.
+	Entries []Entry `json:"entries,omitempty"`
+}
+
+// Entry is where customers enter an open network, and how long those
+// who enter there stay: T = W + PT over the stations, solved once.
+type Entry struct {
+	Name     string  `json:"name"`
+	Arrivals float64 `json:"arrivals"`
+	W        float64 `json:"w"`
 }
 
 // StationResult holds one station's measures.
@@ -98,8 +109,37 @@ func OpenNetwork(ctx context.Context, n Network) (NetworkResult, error) {
 	res.W = res.L / res.Throughput
 	if !res.Stable {
 		res.L, res.W = 0, 0
+		return res, nil
 	}
-	return res, nil
+	res.Entries, err = entries(ctx, n, res.Stations)
+	return res, err
+}
+
+// entries solves T = W + PT, T_i the mean time from arriving at station i
+// to leaving the network: (I - P)T = W, O(K³) as the traffic equations.
+func entries(ctx context.Context, n Network, st []StationResult) ([]Entry, error) {
+	p := n.routing()
+	a := make([][]float64, len(p))
+	w := make([]float64, len(p))
+	for i := range p {
+		a[i] = make([]float64, len(p))
+		for j := range p {
+			a[i][j] = -p[i][j]
+		}
+		a[i][i]++
+		w[i] = st[i].W
+	}
+	t, err := solve(ctx, a, w)
+	if err != nil {
+		return nil, fmt.Errorf("open network: %w", err)
+	}
+	var es []Entry
+	for i, s := range n.Stations {
+		if s.Arrivals > 0 {
+			es = append(es, Entry{Name: s.Name, Arrivals: s.Arrivals, W: t[i]})
+		}
+	}
+	return es, nil
 }
 
 // openStation is station s fed at lambda, as M/M/c or M/M/∞.

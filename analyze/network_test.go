@@ -109,8 +109,48 @@ func TestNetworkTandem(t *testing.T) {
 		n.Stations = append(n.Stations, s)
 		want += 1 / (mu - 2)
 	}
-	if res := solveNetwork(t, n); !near(res.W, want, 1e-13) {
+	res := solveNetwork(t, n)
+	if !near(res.W, want, 1e-13) {
 		t.Errorf("tandem: got W %v, want %v", res.W, want)
+	}
+	// Entering at c instead: only c's and d's W's.
+	n.Stations[0].Arrivals, n.Stations[2].Arrivals = 1, 1
+	res = solveNetwork(t, n)
+	wa := 0.0
+	for _, s := range res.Stations {
+		wa += s.W
+	}
+	wc := res.Stations[2].W + res.Stations[3].W
+	if len(res.Entries) != 2 || !near(res.Entries[0].W, wa, 1e-13) || !near(res.Entries[1].W, wc, 1e-13) ||
+		!near(res.W, (wa+wc)/2, 1e-13) {
+		t.Errorf("two entries: got %+v and W %v, want a %v, c %v, W %v", res.Entries, res.W, wa, wc, (wa+wc)/2)
+	}
+}
+
+// TestNetworkReductions: a station routing to itself with probability q
+// is the station fed at γ/(1-q); a closed network of one customer cycles
+// in ΣD (nobody waits); many customers saturate the bottleneck.
+func TestNetworkReductions(t *testing.T) {
+	loop := solveNetwork(t, Network{Stations: []Station{{Name: "a", Servers: 3, Mu: 2, Arrivals: 1.5, Route: map[string]float64{"a": 0.75}}}})
+	want, err := MMc(t.Context(), 6, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := loop.Stations[0]; !near(s.Lambda, 6, 1e-14) || !near(s.L, want.L, 1e-12) || !near(loop.W, want.L/1.5, 1e-12) {
+		t.Errorf("self-loop: got λ %v L %v W %v, want 6 %v %v", s.Lambda, s.L, loop.W, want.L, want.L/1.5)
+	}
+	n := readNetwork(t, "testdata/networks/multiserver.toml")
+	sumD := 0.0
+	for _, s := range n.Stations {
+		sumD += s.Visits / s.Mu
+	}
+	n.Population = 1
+	if res := solveNetwork(t, n); !near(res.W, sumD, 1e-14) {
+		t.Errorf("N = 1: got cycle %v, want ΣD = %v", res.W, sumD)
+	}
+	n.Population = 5000 // b's 2 servers at 5, visited twice: X → 5
+	if res := solveNetwork(t, n); !near(res.Throughput, 5, 1e-9) || !near(res.Stations[1].Rho, 1, 1e-9) {
+		t.Errorf("N = 5000: got X %v, ρ_b %v, want 5 and 1", res.Throughput, res.Stations[1].Rho)
 	}
 }
 
@@ -178,6 +218,8 @@ func TestNetworkBadInput(t *testing.T) {
 			"visits or routes, not both"},
 		{"too much work", "population = 20000\n[[station]]\nname = \"a\"\nservers = 20000\nmu = 1\nvisits = 1\n",
 			"population = 20000: the MVA would take 8.0004e+08 steps (1 multi-server of 1 stations), more than the limit of 100000000"},
+		{"too many stations", strings.Repeat("[[station]]\n", MaxStations+1), "1001 stations, more than the limit of 1000"},
+		{"visits in an open network", web + "visits = 2\n", `station "web": visits = 2: visits are for a closed network`},
 		{"too large", "# " + strings.Repeat("x", MaxNetworkBytes) + "\n" + web, "larger than the limit of 1048576 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,7 +39,8 @@ func networkCommand() *cli.Command {
 			"takes its visits per visit to the first station. Single class only.\n\n" +
 			`--json prints one line {"message_type":"network", "closed", "population",` + "\n" +
 			`"throughput", "l", "w", "response" (closed: W without delay stations),` + "\n" +
-			`"stable", "unstable" [names], "stations" [{"name", "servers" (null: delay),` + "\n" +
+			`"stable", "unstable" [names], "entries" [{"name", "arrivals", "w"}] (open:` + "\n" +
+			`W of those entering there), "stations" [{"name", "servers" (null: delay),` + "\n" +
 			`"mu", "visits", "lambda", "busy", "rho" (null: delay), "stable", "p_wait"` + "\n" +
 			`(null when closed), "lq", "l", "wq", "w", "residence"}]}; what an unstable` + "\n" +
 			"station makes undefined is null.\n\n" +
@@ -190,8 +191,14 @@ func networkTotals(r analyze.NetworkResult) []base.Measure {
 	if !r.Stable {
 		return []base.Measure{{Name: "stable", Value: "no: ρ ≥ 1 at " + strings.Join(quoted(r.Unstable), ", ") + "; L and W grow without bound"}}
 	}
-	return []base.Measure{
+	rows := []base.Measure{
 		{Name: "L   mean number in the network", Value: num(r.L)},
 		{Name: "W   mean time from entering to leaving (L/Σγ)", Value: num(r.W)},
 	}
+	if len(r.Entries) > 1 {
+		for _, e := range r.Entries {
+			rows = append(rows, base.Measure{Name: fmt.Sprintf("W   entering at %s (%s per unit time)", e.Name, num(e.Arrivals)), Value: num(e.W)})
+		}
+	}
+	return rows
 }

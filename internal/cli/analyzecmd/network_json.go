@@ -13,6 +13,7 @@ type networkOutput struct {
 	Response   *float64            `json:"response"`
 	Stable     bool                `json:"stable"`
 	Unstable   []string            `json:"unstable"`
+	Entries    []analyze.Entry     `json:"entries"` // null when closed or unstable
 	Stations   []stationJSONFields `json:"stations"`
 }
 
@@ -44,7 +45,7 @@ func ptr[T any](v T, defined bool) *T {
 func networkJSON(r analyze.NetworkResult) networkOutput {
 	o := networkOutput{Closed: r.Closed, Population: ptr(r.Population, r.Closed), Throughput: r.Throughput,
 		L: ptr(r.L, r.Stable), W: ptr(r.W, r.Stable), Response: ptr(r.Response, r.Closed),
-		Stable: r.Stable, Unstable: append([]string{}, r.Unstable...)}
+		Stable: r.Stable, Unstable: append([]string{}, r.Unstable...), Entries: r.Entries}
 	for _, s := range r.Stations {
 		delay := s.Servers == analyze.Infinite
 		o.Stations = append(o.Stations, stationJSONFields{Name: s.Name, Servers: ptr(s.Servers, !delay),
