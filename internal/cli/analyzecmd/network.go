@@ -22,7 +22,8 @@ func networkCommand() *cli.Command {
 		ArgsUsage: "FILE",
 		Description: "Reads a network of stations from FILE (TOML) and prints each station's\n" +
 			"arrival rate λ, visits, utilisation ρ, P(wait), L, Lq, W and Wq (per visit)\n" +
-			"and residence time (visits·W), then the network's throughput, L and W.\n\n" +
+			"and residence time (visits·W), then the network's throughput, L and W, and\n" +
+			"with several entries, W of those entering at each.\n\n" +
 			"  population = 10           # closed networks only: N customers\n" +
 			"  [[station]]\n" +
 			"  name = \"web\"\n" +
