@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // NetworkResult holds a network's measures, per station and end to end.
@@ -96,8 +98,11 @@ func OpenNetwork(ctx context.Context, n Network) (NetworkResult, error) {
 	}
 	for i, s := range n.Stations {
 		st, err := openStation(ctx, s, lambda[i], res.Throughput)
+		if errors.Is(err, ErrInput) { // λ from the routing past the limits
+			return NetworkResult{}, inputErr("%s: by the routing, %s", stationName(i, s.Name), strings.TrimPrefix(err.Error(), ErrInput.Error()+": "))
+		}
 		if err != nil {
-			return NetworkResult{}, fmt.Errorf("%s: %w", stationName(i, s.Name), err)
+			return NetworkResult{}, err
 		}
 		res.Stations = append(res.Stations, st)
 		res.L += st.L

@@ -266,6 +266,10 @@ func TestNetworkLimits(t *testing.T) {
 	if _, err := OpenNetwork(ctx, n); !errors.Is(err, context.Canceled) {
 		t.Errorf("open: got %v, want context.Canceled", err)
 	}
+	loop := Network{Stations: []Station{{Name: "x", Servers: 1, Mu: 1e-90, Arrivals: 1e99, Route: map[string]float64{"x": 0.99}}}}
+	if _, err := OpenNetwork(t.Context(), loop); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), `station "x": by the routing, lambda = 9.99999999999999e+100 is outside`) {
+		t.Errorf("λ past the limits: got %v, want ErrInput naming the station", err)
+	}
 	if _, err := OpenNetwork(t.Context(), Network{Population: 2, Stations: n.Stations}); !errors.Is(err, ErrInput) {
 		t.Errorf("open on a closed network: got %v, want ErrInput", err)
 	}
@@ -320,4 +324,28 @@ mu = 4
 	// convert: ρ = 0.40, W = 0.3333
 	// mail: ρ = 0.50, W = 0.5
 	// end to end: W = 0.8333
+}
+
+// FuzzNetworkValues: extreme rates, probabilities, servers and
+// populations give finite measures or ErrInput, open and closed.
+func FuzzNetworkValues(f *testing.F) {
+	for _, x := range extremes {
+		f.Add(x, 1.0, 0.5, 2, 10)
+		f.Add(1.0, x, 0.5, 3, 100)
+		f.Add(1.0, 2.0, x, 1, 5)
+	}
+	f.Add(1e-100, 1e100, 1e-300, 1000, 2000)
+	f.Fuzz(func(t *testing.T, mu1, mu2, p float64, c, pop int) {
+		c, pop = min(max(c, -2), 5000), min(max(pop, -1), 5000)
+		st := []Station{
+			{Name: "a", Servers: c, Mu: mu1, Route: map[string]float64{"b": p, "c": 1 - p}},
+			{Name: "b", Servers: 1, Mu: mu2, Route: map[string]float64{"a": 1}},
+			{Name: "c", Servers: Infinite, Mu: 1, Route: map[string]float64{"a": 1}},
+		}
+		r, err := ClosedNetwork(t.Context(), Network{Population: pop, Stations: st})
+		checkResult(t, "ClosedNetwork", r, err)
+		st[0].Arrivals, st[0].Route = 1, map[string]float64{"b": p / 2, "c": (1 - p) / 2}
+		r, err = OpenNetwork(t.Context(), Network{Stations: st})
+		checkResult(t, "OpenNetwork", r, err)
+	})
 }
