@@ -22,10 +22,10 @@ const (
 	MaxNetworkBytes = 1 << 20
 )
 
-// Infinite is Station.Servers for a delay station (infinite servers,
+// InfiniteServers is Station.Servers for a delay station (infinite servers,
 // M/M/∞): nobody waits, a customer stays 1/μ. A closed network's think
 // time is one.
-const Infinite = -1
+const InfiniteServers = -1
 
 // Network is a single-class queueing network of FIFO stations with
 // exponential service. It is open (customers arrive from outside at
@@ -39,7 +39,7 @@ type Network struct {
 // Station is one station of a Network.
 type Station struct {
 	Name    string  `json:"name"`
-	Servers int     `json:"servers"` // c ≥ 1, or Infinite
+	Servers int     `json:"servers"` // c ≥ 1, or InfiniteServers
 	Mu      float64 `json:"mu"`      // service rate of one server
 	// Arrivals is the rate γ of arrivals from outside (open networks).
 	Arrivals float64 `json:"arrivals,omitempty"`
@@ -110,7 +110,7 @@ func (s Station) check(at string, closed bool) []error {
 	if s.Name == "" {
 		errs = append(errs, inputErr("%s: no name", at))
 	}
-	if s.Servers != Infinite && (s.Servers < 1 || s.Servers > MaxServers) {
+	if s.Servers != InfiniteServers && (s.Servers < 1 || s.Servers > MaxServers) {
 		errs = append(errs, inputErr("%s: servers = %d: want 1 to %d, or \"infinite\"", at, s.Servers, MaxServers))
 	}
 	if s.Mu == 0 {
@@ -165,9 +165,9 @@ func checkRoute(at string, s Station, index map[string]int, closed bool) []error
 func (n Network) checkKind() []error {
 	arrivals, visits, routes := 0, 0, 0
 	for _, s := range n.Stations {
-		arrivals += btoi(s.Arrivals > 0)
-		visits += btoi(s.Visits > 0)
-		routes += btoi(len(s.Route) > 0)
+		arrivals += countTrue(s.Arrivals > 0)
+		visits += countTrue(s.Visits > 0)
+		routes += countTrue(len(s.Route) > 0)
 	}
 	switch {
 	case !n.Closed() && arrivals == 0:
@@ -182,7 +182,7 @@ func (n Network) checkKind() []error {
 	return nil
 }
 
-func btoi(b bool) int {
+func countTrue(b bool) int {
 	if b {
 		return 1
 	}

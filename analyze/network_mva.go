@@ -56,7 +56,7 @@ func (n Network) checkWork() error {
 	for _, s := range n.Stations {
 		c := effServers(s, n.Population)
 		servers += 1 + c
-		multi += btoi(c > 1)
+		multi += countTrue(c > 1)
 	}
 	if multi > MaxMultiServer {
 		return inputErr("%d stations with more than one server, more than the limit of %d", multi, MaxMultiServer)
@@ -71,7 +71,7 @@ func (n Network) checkWork() error {
 // effServers is the servers of s that N customers can keep busy, 0 for a
 // delay station.
 func effServers(s Station, n int) int {
-	if s.Servers == Infinite {
+	if s.Servers == InfiniteServers {
 		return 0
 	}
 	return min(s.Servers, n)
@@ -92,7 +92,7 @@ func (n Network) visits(ctx context.Context) ([]float64, error) {
 		a[0][i] = 0
 	}
 	a[0][0], v[0] = 1, 1
-	v, err := solve(ctx, a, v)
+	v, err := solveLinear(ctx, a, v)
 	if err != nil {
 		return nil, fmt.Errorf("closed network: %w", err)
 	}
@@ -227,7 +227,7 @@ func closedResult(n Network, visits []float64, st []mvaStation, x float64) Netwo
 		if s.Servers >= n.Population {
 			r.Wq, r.Lq = 0, 0 // a server for each: none waits (the above is rounding)
 		}
-		if s.Servers != Infinite {
+		if s.Servers != InfiniteServers {
 			r.Rho = busy / float64(s.Servers)
 			res.Response += st[i].r
 		}

@@ -49,10 +49,10 @@ func ParseNetwork(r io.Reader) (Network, error) {
 	var f networkFile
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		return Network{}, tomlErr(err)
+		return Network{}, networkTOMLErr(err)
 	}
 	if keys := md.Undecoded(); len(keys) > 0 {
-		return Network{}, unknownKeys(keys)
+		return Network{}, unknownNetworkKeys(keys)
 	}
 	n, errs := f.network()
 	if len(errs) == 0 {
@@ -67,8 +67,8 @@ func ParseNetwork(r io.Reader) (Network, error) {
 	return n, nil
 }
 
-// tomlErr is a syntax or type error, with its line when known.
-func tomlErr(err error) error {
+// networkTOMLErr is a syntax or type error, with its line when known.
+func networkTOMLErr(err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) && pe.Position.Line > 0 {
 		return inputErr("line %d: %s", pe.Position.Line, pe.Message)
@@ -76,9 +76,9 @@ func tomlErr(err error) error {
 	return inputErr("%s", strings.TrimPrefix(err.Error(), "toml: "))
 }
 
-// unknownKeys names the keys no field took; the keys inside an unknown
+// unknownNetworkKeys names the keys no field took; the keys inside an unknown
 // table are left out, its name says enough.
-func unknownKeys(keys []toml.Key) error {
+func unknownNetworkKeys(keys []toml.Key) error {
 	seen := map[string]bool{}
 	var names []string
 	for _, k := range keys {
@@ -105,7 +105,7 @@ func (f networkFile) network() (Network, []error) {
 		return n, append(errs, inputErr("%d stations, more than the limit of %d", len(f.Station), MaxStations))
 	}
 	for i, s := range f.Station {
-		c, err := servers(s.Servers)
+		c, err := parseServers(s.Servers)
 		if err != nil {
 			errs = append(errs, inputErr("%s: servers = %v: %v", stationName(i, s.Name), s.Servers, err))
 		}
@@ -115,9 +115,9 @@ func (f networkFile) network() (Network, []error) {
 	return n, errs
 }
 
-// servers reads a station's servers: a whole number (1 when absent) or
+// parseServers reads a station's servers: a whole number (1 when absent) or
 // "infinite".
-func servers(v any) (int, error) {
+func parseServers(v any) (int, error) {
 	switch v := v.(type) {
 	case nil:
 		return 1, nil
@@ -127,7 +127,7 @@ func servers(v any) (int, error) {
 		}
 	case string:
 		if v == "infinite" {
-			return Infinite, nil
+			return InfiniteServers, nil
 		}
 	}
 	return 1, fmt.Errorf("want a whole number from 1 to %d, or \"infinite\"", MaxServers)

@@ -32,12 +32,12 @@ type NetworkResult struct {
 	Unstable []string `json:"unstable,omitempty"`
 	// Entries are an open, stable network's stations with arrivals from
 	// outside, each with the mean time from entering there to leaving.
-	Entries []Entry `json:"entries,omitempty"`
+	Entries []NetworkEntry `json:"entries,omitempty"`
 }
 
-// Entry is where customers enter an open network, and how long those
+// NetworkEntry is where customers enter an open network, and how long those
 // who enter there stay: T = W + PT over the stations, solved once.
-type Entry struct {
+type NetworkEntry struct {
 	Name     string  `json:"name"`
 	Arrivals float64 `json:"arrivals"`
 	W        float64 `json:"w"`
@@ -46,7 +46,7 @@ type Entry struct {
 // StationResult holds one station's measures.
 type StationResult struct {
 	Name    string  `json:"name"`
-	Servers int     `json:"servers"` // Infinite (-1) for a delay station
+	Servers int     `json:"servers"` // InfiniteServers (-1) for a delay station
 	Mu      float64 `json:"mu"`
 	// Visits is the mean visits per customer (open: λ/Σγ) or per cycle
 	// (closed).
@@ -92,7 +92,7 @@ func OpenNetwork(ctx context.Context, n Network) (NetworkResult, error) {
 		gamma[i] = s.Arrivals
 		res.Throughput += s.Arrivals
 	}
-	lambda, err := solve(ctx, trafficSystem(n.routing()), gamma)
+	lambda, err := solveLinear(ctx, trafficSystem(n.routing()), gamma)
 	if err != nil {
 		return NetworkResult{}, fmt.Errorf("open network: %w", err)
 	}
@@ -116,13 +116,13 @@ func OpenNetwork(ctx context.Context, n Network) (NetworkResult, error) {
 		res.L, res.W = 0, 0
 		return res, nil
 	}
-	res.Entries, err = entries(ctx, n, res.Stations)
+	res.Entries, err = entryTimes(ctx, n, res.Stations)
 	return res, err
 }
 
-// entries solves T = W + PT, T_i the mean time from arriving at station i
+// entryTimes solves T = W + PT, T_i the mean time from arriving at station i
 // to leaving the network: (I - P)T = W, O(K³) as the traffic equations.
-func entries(ctx context.Context, n Network, st []StationResult) ([]Entry, error) {
+func entryTimes(ctx context.Context, n Network, st []StationResult) ([]NetworkEntry, error) {
 	p := n.routing()
 	a := make([][]float64, len(p))
 	w := make([]float64, len(p))
@@ -134,14 +134,14 @@ func entries(ctx context.Context, n Network, st []StationResult) ([]Entry, error
 		a[i][i]++
 		w[i] = st[i].W
 	}
-	t, err := solve(ctx, a, w)
+	t, err := solveLinear(ctx, a, w)
 	if err != nil {
 		return nil, fmt.Errorf("open network: %w", err)
 	}
-	var es []Entry
+	var es []NetworkEntry
 	for i, s := range n.Stations {
 		if s.Arrivals > 0 {
-			es = append(es, Entry{Name: s.Name, Arrivals: s.Arrivals, W: t[i]})
+			es = append(es, NetworkEntry{Name: s.Name, Arrivals: s.Arrivals, W: t[i]})
 		}
 	}
 	return es, nil
@@ -151,7 +151,7 @@ func entries(ctx context.Context, n Network, st []StationResult) ([]Entry, error
 func openStation(ctx context.Context, s Station, lambda, entering float64) (StationResult, error) {
 	st := StationResult{Name: s.Name, Servers: s.Servers, Mu: s.Mu, Lambda: lambda,
 		Visits: lambda / entering, Busy: lambda / s.Mu, Stable: true}
-	if s.Servers == Infinite {
+	if s.Servers == InfiniteServers {
 		if err := checkRates(lambda, s.Mu); err != nil {
 			return StationResult{}, err
 		}

@@ -115,9 +115,9 @@ func trafficSystem(p [][]float64) [][]float64 {
 	return a
 }
 
-// solve solves a·x = b by Gaussian elimination with partial pivoting,
+// solveLinear solves a·x = b by Gaussian elimination with partial pivoting,
 // overwriting a and b: O(K³), a look at ctx every row.
-func solve(ctx context.Context, a [][]float64, b []float64) ([]float64, error) {
+func solveLinear(ctx context.Context, a [][]float64, b []float64) ([]float64, error) {
 	k := len(b)
 	for col := range k {
 		if err := ctx.Err(); err != nil {

@@ -21,7 +21,7 @@ func networkQuantities(t *testing.T, p modelParams) map[string]float64 {
 	q := map[string]float64{"throughput": res.Throughput, "w": res.W}
 	for _, s := range res.Stations {
 		u := s.Rho
-		if s.Servers == Infinite {
+		if s.Servers == InfiniteServers {
 			u = s.Busy
 		}
 		q[s.Name+".u"], q[s.Name+".w"], q[s.Name+".l"], q[s.Name+".x"] = u, s.W, s.L, s.Lambda
@@ -61,7 +61,7 @@ func solveNetwork(t *testing.T, n Network) NetworkResult {
 	return res
 }
 
-func near(got, want, tol float64) bool {
+func netNear(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))
 }
 
@@ -81,13 +81,13 @@ func TestNetworkOneStation(t *testing.T) {
 				want.W, want.L, want.Wq, want.PWait)
 		}
 	}
-	res := solveNetwork(t, Network{Stations: []Station{{Name: "think", Servers: Infinite, Mu: 0.5, Arrivals: 3}}})
+	res := solveNetwork(t, Network{Stations: []Station{{Name: "think", Servers: InfiniteServers, Mu: 0.5, Arrivals: 3}}})
 	if s := res.Stations[0]; s.L != 6 || s.W != 2 || s.Wq != 0 {
 		t.Errorf("M/M/∞: got L %v W %v Wq %v, want 6 2 0", s.L, s.W, s.Wq)
 	}
 	for _, n := range []int{1, 5, 1000} {
 		res := solveNetwork(t, Network{Population: n, Stations: []Station{{Name: "q", Servers: 1, Mu: 2, Visits: 1}}})
-		if s := res.Stations[0]; s.L != float64(n) || s.Lambda != 2 || !near(res.W, float64(n)/2, 1e-12) {
+		if s := res.Stations[0]; s.L != float64(n) || s.Lambda != 2 || !netNear(res.W, float64(n)/2, 1e-12) {
 			t.Errorf("closed, N = %d: got L %v X %v cycle %v, want %d 2 %v", n, s.L, s.Lambda, res.W, n, float64(n)/2)
 		}
 	}
@@ -110,7 +110,7 @@ func TestNetworkTandem(t *testing.T) {
 		want += 1 / (mu - 2)
 	}
 	res := solveNetwork(t, n)
-	if !near(res.W, want, 1e-13) {
+	if !netNear(res.W, want, 1e-13) {
 		t.Errorf("tandem: got W %v, want %v", res.W, want)
 	}
 	// Entering at c instead: only c's and d's W's.
@@ -121,8 +121,8 @@ func TestNetworkTandem(t *testing.T) {
 		wa += s.W
 	}
 	wc := res.Stations[2].W + res.Stations[3].W
-	if len(res.Entries) != 2 || !near(res.Entries[0].W, wa, 1e-13) || !near(res.Entries[1].W, wc, 1e-13) ||
-		!near(res.W, (wa+wc)/2, 1e-13) {
+	if len(res.Entries) != 2 || !netNear(res.Entries[0].W, wa, 1e-13) || !netNear(res.Entries[1].W, wc, 1e-13) ||
+		!netNear(res.W, (wa+wc)/2, 1e-13) {
 		t.Errorf("two entries: got %+v and W %v, want a %v, c %v, W %v", res.Entries, res.W, wa, wc, (wa+wc)/2)
 	}
 }
@@ -136,7 +136,7 @@ func TestNetworkReductions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := loop.Stations[0]; !near(s.Lambda, 6, 1e-14) || !near(s.L, want.L, 1e-12) || !near(loop.W, want.L/1.5, 1e-12) {
+	if s := loop.Stations[0]; !netNear(s.Lambda, 6, 1e-14) || !netNear(s.L, want.L, 1e-12) || !netNear(loop.W, want.L/1.5, 1e-12) {
 		t.Errorf("self-loop: got λ %v L %v W %v, want 6 %v %v", s.Lambda, s.L, loop.W, want.L, want.L/1.5)
 	}
 	n := readNetwork(t, "testdata/networks/multiserver.toml")
@@ -145,11 +145,11 @@ func TestNetworkReductions(t *testing.T) {
 		sumD += s.Visits / s.Mu
 	}
 	n.Population = 1
-	if res := solveNetwork(t, n); !near(res.W, sumD, 1e-14) {
+	if res := solveNetwork(t, n); !netNear(res.W, sumD, 1e-14) {
 		t.Errorf("N = 1: got cycle %v, want ΣD = %v", res.W, sumD)
 	}
 	n.Population = 5000 // b's 2 servers at 5, visited twice: X → 5
-	if res := solveNetwork(t, n); !near(res.Throughput, 5, 1e-9) || !near(res.Stations[1].Rho, 1, 1e-9) {
+	if res := solveNetwork(t, n); !netNear(res.Throughput, 5, 1e-9) || !netNear(res.Stations[1].Rho, 1, 1e-9) {
 		t.Errorf("N = 5000: got X %v, ρ_b %v, want 5 and 1", res.Throughput, res.Stations[1].Rho)
 	}
 }
@@ -163,12 +163,12 @@ func TestNetworkLaws(t *testing.T) {
 		res := solveFile(t, name)
 		sumL := 0.0
 		for _, s := range res.Stations {
-			if !near(s.L, s.Lambda*s.W, 1e-12) || !near(s.Lq, s.Lambda*s.Wq, 1e-9) {
+			if !netNear(s.L, s.Lambda*s.W, 1e-12) || !netNear(s.Lq, s.Lambda*s.Wq, 1e-9) {
 				t.Errorf("%s %s: got L %v Lq %v, want λW %v λWq %v", name, s.Name, s.L, s.Lq, s.Lambda*s.W, s.Lambda*s.Wq)
 			}
 			sumL += s.L
 		}
-		if !near(res.L, sumL, 1e-12) || !near(res.L, res.Throughput*res.W, 1e-12) {
+		if !netNear(res.L, sumL, 1e-12) || !netNear(res.L, res.Throughput*res.W, 1e-12) {
 			t.Errorf("%s: got L %v, want ΣL %v and X·W %v", name, res.L, sumL, res.Throughput*res.W)
 		}
 	}
@@ -178,7 +178,7 @@ func TestNetworkLaws(t *testing.T) {
 		res := solveNetwork(t, n)
 		bound := math.Inf(1)
 		for _, s := range n.Stations {
-			if s.Servers != Infinite {
+			if s.Servers != InfiniteServers {
 				bound = min(bound, float64(s.Servers)*s.Mu/s.Visits)
 			}
 		}
@@ -340,7 +340,7 @@ func FuzzNetworkValues(f *testing.F) {
 		st := []Station{
 			{Name: "a", Servers: c, Mu: mu1, Route: map[string]float64{"b": p, "c": 1 - p}},
 			{Name: "b", Servers: 1, Mu: mu2, Route: map[string]float64{"a": 1}},
-			{Name: "c", Servers: Infinite, Mu: 1, Route: map[string]float64{"a": 1}},
+			{Name: "c", Servers: InfiniteServers, Mu: 1, Route: map[string]float64{"a": 1}},
 		}
 		r, err := ClosedNetwork(t.Context(), Network{Population: pop, Stations: st})
 		checkResult(t, "ClosedNetwork", r, err)

@@ -69,7 +69,7 @@ func networkAction(c *cli.Context) error {
 	}
 	res, err := solve(c.Context, n)
 	if errors.Is(err, analyze.ErrInput) {
-		return base.Usagef(c, "%w", inFile(path, err))
+		return base.Usagef(c, "%w", networkFileErr(path, err))
 	}
 	if err != nil {
 		return fmt.Errorf("analyze network %s: %w", path, err)
@@ -80,7 +80,7 @@ func networkAction(c *cli.Context) error {
 		err = writeNetwork(c.App.Writer, path, res)
 	}
 	if err == nil && !res.Stable {
-		err = fmt.Errorf("the network is unstable: ρ ≥ 1 at %s", strings.Join(quoted(res.Unstable), ", "))
+		err = fmt.Errorf("the network is unstable: ρ ≥ 1 at %s", strings.Join(quotedNames(res.Unstable), ", "))
 	}
 	return err
 }
@@ -98,41 +98,41 @@ func readNetwork(path string) (analyze.Network, error) {
 	}
 	n, err := analyze.ParseNetwork(bytes.NewReader(b))
 	if err != nil {
-		return analyze.Network{}, inFile(path, err)
+		return analyze.Network{}, networkFileErr(path, err)
 	}
 	return n, nil
 }
 
-// inFile puts path in front of each of the problems err joins, one a
+// networkFileErr puts path in front of each of the problems err joins, one a
 // line, as compilers do, without the "invalid input" they all share.
-func inFile(path string, err error) error {
+func networkFileErr(path string, err error) error {
 	var lines []string
-	for _, e := range leaves(err) {
+	for _, e := range joinedErrors(err) {
 		lines = append(lines, path+": "+strings.TrimPrefix(e.Error(), analyze.ErrInput.Error()+": "))
 	}
-	return fmt.Errorf("%s%w", strings.Join(lines, "\n"), quiet{err})
+	return fmt.Errorf("%s%w", strings.Join(lines, "\n"), quietErr{err})
 }
 
-// leaves are the errors err joins, nested joins flattened.
-func leaves(err error) []error {
+// joinedErrors are the errors err joins, nested joins flattened.
+func joinedErrors(err error) []error {
 	j, ok := err.(interface{ Unwrap() []error })
 	if !ok {
 		return []error{err}
 	}
 	var errs []error
 	for _, e := range j.Unwrap() {
-		errs = append(errs, leaves(e)...)
+		errs = append(errs, joinedErrors(e)...)
 	}
 	return errs
 }
 
-// quiet wraps an error for errors.Is and As without adding to the message.
-type quiet struct{ err error }
+// quietErr wraps an error for errors.Is and As without adding to the message.
+type quietErr struct{ err error }
 
-func (q quiet) Error() string { return "" }
-func (q quiet) Unwrap() error { return q.err }
+func (q quietErr) Error() string { return "" }
+func (q quietErr) Unwrap() error { return q.err }
 
-func quoted(names []string) []string {
+func quotedNames(names []string) []string {
 	var q []string
 	for _, n := range names {
 		q = append(q, fmt.Sprintf("%q", n))
@@ -164,7 +164,7 @@ func writeNetwork(w io.Writer, path string, r analyze.NetworkResult) error {
 // steady state of an unstable station).
 func stationRow(s analyze.StationResult, closed bool) []string {
 	c, rho, pwait := fmt.Sprint(s.Servers), num(s.Rho), num(s.PWait)
-	if s.Servers == analyze.Infinite {
+	if s.Servers == analyze.InfiniteServers {
 		c, rho = "∞", "-"
 	}
 	if closed {
@@ -190,7 +190,7 @@ func networkTotals(r analyze.NetworkResult) []base.Measure {
 		}
 	}
 	if !r.Stable {
-		return []base.Measure{{Name: "stable", Value: "no: ρ ≥ 1 at " + strings.Join(quoted(r.Unstable), ", ") + "; L and W grow without bound"}}
+		return []base.Measure{{Name: "stable", Value: "no: ρ ≥ 1 at " + strings.Join(quotedNames(r.Unstable), ", ") + "; L and W grow without bound"}}
 	}
 	rows := []base.Measure{
 		{Name: "L   mean number in the network", Value: num(r.L)},

@@ -5,16 +5,16 @@ import "calq/analyze"
 // networkOutput is calq analyze network --json: what is undefined is
 // null, never 0.
 type networkOutput struct {
-	Closed     bool                `json:"closed"`
-	Population *int                `json:"population"`
-	Throughput float64             `json:"throughput"`
-	L          *float64            `json:"l"`
-	W          *float64            `json:"w"`
-	Response   *float64            `json:"response"`
-	Stable     bool                `json:"stable"`
-	Unstable   []string            `json:"unstable"`
-	Entries    []analyze.Entry     `json:"entries"` // null when closed or unstable
-	Stations   []stationJSONFields `json:"stations"`
+	Closed     bool                   `json:"closed"`
+	Population *int                   `json:"population"`
+	Throughput float64                `json:"throughput"`
+	L          *float64               `json:"l"`
+	W          *float64               `json:"w"`
+	Response   *float64               `json:"response"`
+	Stable     bool                   `json:"stable"`
+	Unstable   []string               `json:"unstable"`
+	Entries    []analyze.NetworkEntry `json:"entries"` // null when closed or unstable
+	Stations   []stationJSONFields    `json:"stations"`
 }
 
 type stationJSONFields struct {
@@ -34,8 +34,8 @@ type stationJSONFields struct {
 	Residence *float64 `json:"residence"`
 }
 
-// ptr is &v when defined, else nil.
-func ptr[T any](v T, defined bool) *T {
+// nullUnless is &v when defined, else nil.
+func nullUnless[T any](v T, defined bool) *T {
 	if !defined {
 		return nil
 	}
@@ -43,15 +43,15 @@ func ptr[T any](v T, defined bool) *T {
 }
 
 func networkJSON(r analyze.NetworkResult) networkOutput {
-	o := networkOutput{Closed: r.Closed, Population: ptr(r.Population, r.Closed), Throughput: r.Throughput,
-		L: ptr(r.L, r.Stable), W: ptr(r.W, r.Stable), Response: ptr(r.Response, r.Closed),
+	o := networkOutput{Closed: r.Closed, Population: nullUnless(r.Population, r.Closed), Throughput: r.Throughput,
+		L: nullUnless(r.L, r.Stable), W: nullUnless(r.W, r.Stable), Response: nullUnless(r.Response, r.Closed),
 		Stable: r.Stable, Unstable: append([]string{}, r.Unstable...), Entries: r.Entries}
 	for _, s := range r.Stations {
-		delay := s.Servers == analyze.Infinite
-		o.Stations = append(o.Stations, stationJSONFields{Name: s.Name, Servers: ptr(s.Servers, !delay),
-			Mu: s.Mu, Visits: s.Visits, Lambda: s.Lambda, Busy: s.Busy, Rho: ptr(s.Rho, !delay), Stable: s.Stable,
-			PWait: ptr(s.PWait, !r.Closed), Lq: ptr(s.Lq, s.Stable), L: ptr(s.L, s.Stable), Wq: ptr(s.Wq, s.Stable),
-			W: ptr(s.W, s.Stable), Residence: ptr(s.Residence, s.Stable)})
+		delay := s.Servers == analyze.InfiniteServers
+		o.Stations = append(o.Stations, stationJSONFields{Name: s.Name, Servers: nullUnless(s.Servers, !delay),
+			Mu: s.Mu, Visits: s.Visits, Lambda: s.Lambda, Busy: s.Busy, Rho: nullUnless(s.Rho, !delay), Stable: s.Stable,
+			PWait: nullUnless(s.PWait, !r.Closed), Lq: nullUnless(s.Lq, s.Stable), L: nullUnless(s.L, s.Stable), Wq: nullUnless(s.Wq, s.Stable),
+			W: nullUnless(s.W, s.Stable), Residence: nullUnless(s.Residence, s.Stable)})
 	}
 	return o
 }
