@@ -27,6 +27,9 @@
 // preemptive-resume, exact; O(c), or O(K·c) preemptive) and
 // PriorityHistory (per-class λ and μ from the journal against strict
 // priority);
+// OpenNetwork and ClosedNetwork with ParseNetwork (open Jackson networks,
+// O(K³); closed networks by exact MVA, 2^m·N·Σ(1+min(c,N)) steps for m
+// multi-server stations);
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
 // passage); Simulate with ParseArrivals and ParseService (a discrete-event
 // simulation on sched's calendar queue); History (rates, confidence

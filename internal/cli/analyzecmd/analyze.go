@@ -40,6 +40,7 @@ func Command() *cli.Command {
 			engsetCommand(),
 			mminfCommand(),
 			priorityCommand(),
+			networkCommand(),
 		},
 	}
 }
