@@ -15,7 +15,7 @@ import (
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "analyze",
-		Usage: "queueing calculator: M/M/c, M/M/c/K, M/G/1, G/G/c, Erlang B/C, staffing, resize predictions, simulation, history",
+		Usage: "queueing calculator: M/M/c, M/M/c/K, M/M/∞, Erlang B/C/A, staffing, priority classes, M/G/1, G/G/c, Engset, networks, resize predictions, simulation, history",
 		Description: "Exact queueing formulas at any size (Erlang B by recurrence, logs where values\n" +
 			"would overflow), the calendar queue's resize predictor, a discrete-event\n" +
 			"simulator and an analysis of the journal. Rates are per unit of time; times\n" +
@@ -28,19 +28,19 @@ func Command() *cli.Command {
 			mmcCommand(),
 			mmckCommand(),
 			mm1nCommand(),
-			mg1Command(),
-			ggcCommand(),
+			mminfCommand(),
 			erlangCommand(),
 			erlangACommand(),
 			sizeCommand(),
+			priorityCommand(),
+			mg1Command(),
+			ggcCommand(),
+			engsetCommand(),
+			networkCommand(),
 			poissonCommand(),
 			resizeCommand(),
 			simulateCommand(),
 			historyCommand(),
-			engsetCommand(),
-			mminfCommand(),
-			priorityCommand(),
-			networkCommand(),
 		},
 	}
 }
