@@ -177,3 +177,22 @@ func TestClassErrors(t *testing.T) {
 		t.Errorf("arrivals %q, service %q; want exp:1,0.5 and exp:3", r.Arrivals, r.Service)
 	}
 }
+
+// TestSimulateClassesDeterministic: classes, preemption and patience
+// together give equal results for equal seeds, and stop on a cancelled
+// context.
+func TestSimulateClassesDeterministic(t *testing.T) {
+	o := SimOptions{Classes: []SimClass{{0.4, expService(1)}, {0.5, Service{Kind: KindLognormal, Mean: 1, CV: 2}}},
+		Preemptive: true, Patience: Service{Kind: KindLognormal, Mean: 2, CV: 1}, Servers: 2, Capacity: 8,
+		Customers: 5_000, Warmup: 500, Replications: 3, Seed: 42}
+	a, b := mustSimulate(t, o), mustSimulate(t, o)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("two runs with seed 42 differ:\n%+v\n%+v", a, b)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o.Customers, o.Replications = MaxCustomers, MaxSimulated/MaxCustomers
+	if _, err := Simulate(ctx, o); err != ctx.Err() {
+		t.Errorf("Simulate with a cancelled context: %v, want %v", err, ctx.Err())
+	}
+}
