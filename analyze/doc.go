@@ -17,7 +17,8 @@
 // MMcK and MM1N (finite capacity, from normalised state weights, so exact
 // near and above ρ = 1); Size (staffing, linear in c); Poisson;
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
-// passage); Simulate with ParseArrivals and ParseService (a discrete-event
-// simulation on sched's calendar queue); History (rates, confidence
+// passage); Simulate with ParseArrivals, ParseService and ParsePatience (a
+// discrete-event simulation on sched's calendar queue, with abandonment and
+// priority classes); History (rates, confidence
 // intervals and staffing from the journal's jobs).
 package analyze

@@ -13,7 +13,7 @@ import (
 // may differ in the last bits).
 func TestSimulateOneClass(t *testing.T) {
 	fifo := SimOptions{Arrivals: expArrivals(1.7), Service: expService(1), Servers: 2,
-		Customers: 20_000, Warmup: 2000, Replications: 3, Seed: 9}
+		Customers: 10_000, Warmup: 1000, Replications: 3, Seed: 9}
 	want := mustSimulate(t, fifo)
 	for _, preemptive := range []bool{false, true} {
 		o := fifo
@@ -83,7 +83,7 @@ func TestSimulatePriority(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			n := scaled(200_000)
+			n := scaled(100_000)
 			r := mustSimulate(t, SimOptions{Classes: tt.classes, Preemptive: tt.preemptive, Servers: 1,
 				Customers: n, Warmup: n / 20, Replications: 1, Seed: 11})
 			if len(r.Classes) != len(tt.classes) || r.Preemptive != tt.preemptive {
@@ -115,7 +115,7 @@ func plus(wq []float64, means ...float64) []float64 {
 // C(c, a)/(cμ), σ_k the classes' share of cμ; in all, the queue is M/M/c.
 func TestSimulatePriorityMMc(t *testing.T) {
 	lambdas, c := []float64{0.5, 1, 1}, 3
-	n := scaled(200_000)
+	n := scaled(100_000)
 	o := SimOptions{Servers: c, Customers: n, Warmup: n / 20, Replications: 1, Seed: 13}
 	for _, l := range lambdas {
 		o.Classes = append(o.Classes, SimClass{Rate: l, Service: expService(1)})
@@ -194,5 +194,28 @@ func TestSimulateClassesDeterministic(t *testing.T) {
 	o.Customers, o.Replications = MaxCustomers, MaxSimulated/MaxCustomers
 	if _, err := Simulate(ctx, o); err != ctx.Err() {
 		t.Errorf("Simulate with a cancelled context: %v, want %v", err, ctx.Err())
+	}
+}
+
+// TestSimulatePreemptiveMMc: preemptive-resume on c servers with equal
+// exponential service: the classes down to k do not see those below, so
+// they are an M/M/c of their summed rate Λ_k, and class k's L is
+// L(Λ_k) − L(Λ_{k−1}).
+func TestSimulatePreemptiveMMc(t *testing.T) {
+	lambdas, c := []float64{0.6, 0.8, 0.5}, 2
+	n := scaled(100_000)
+	o := SimOptions{Servers: c, Preemptive: true, Customers: n, Warmup: n / 20, Replications: 1, Seed: 19}
+	for _, l := range lambdas {
+		o.Classes = append(o.Classes, SimClass{Rate: l, Service: expService(1)})
+	}
+	r := mustSimulate(t, o)
+	var sum, before float64
+	for k, l := range lambdas {
+		sum += l
+		m, _ := MMc(t.Context(), sum, 1, c)
+		t.Logf("class %d: L %.4f [%.4f, %.4f], want %.4f", k+1, r.Classes[k].L.Mean, r.Classes[k].L.CILow, r.Classes[k].L.CIHigh, m.L-before)
+		inCI(t, "L of class "+string(rune('1'+k)), r.Classes[k].L, m.L-before)
+		inCI(t, "W of class "+string(rune('1'+k)), r.Classes[k].W, (m.L-before)/l)
+		before = m.L
 	}
 }

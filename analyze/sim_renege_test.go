@@ -62,7 +62,7 @@ func TestSimulateErlangA(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			n := scaled(200_000)
+			n := scaled(100_000)
 			r := mustSimulate(t, SimOptions{Arrivals: expArrivals(tt.lambda), Service: expService(tt.mu),
 				Patience: expService(tt.theta), Servers: tt.c, Customers: n, Warmup: n / 20, Replications: 1, Seed: 7})
 			want := solveMMcM(tt.lambda, tt.mu, tt.theta, tt.c)
@@ -90,7 +90,7 @@ func TestSimulateErlangA(t *testing.T) {
 // TestSimulatePatienceTiny: with a patience far longer than any wait the
 // simulation is M/M/c's, each measure within its interval of MMc's.
 func TestSimulatePatienceTiny(t *testing.T) {
-	n := scaled(200_000)
+	n := scaled(100_000)
 	r := mustSimulate(t, SimOptions{Arrivals: expArrivals(1.6), Service: expService(1), Patience: expService(1e-9),
 		Servers: 2, Customers: n, Warmup: n / 20, Replications: 1, Seed: 3})
 	want, _ := MMc(t.Context(), 1.6, 1, 2)
