@@ -202,7 +202,7 @@ func TestSimulateClassesDeterministic(t *testing.T) {
 // they are an M/M/c of their summed rate Λ_k, and class k's L is
 // L(Λ_k) − L(Λ_{k−1}).
 func TestSimulatePreemptiveMMc(t *testing.T) {
-	lambdas, c := []float64{0.6, 0.8, 0.5}, 2
+	lambdas, c := []float64{0.6, 0.6, 0.4}, 2
 	n := scaled(100_000)
 	o := SimOptions{Servers: c, Preemptive: true, Customers: n, Warmup: n / 20, Replications: 1, Seed: 19}
 	for _, l := range lambdas {
