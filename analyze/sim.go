@@ -28,7 +28,7 @@ type SimOptions struct {
 	// Patience, when its Kind is set, is the distribution of how long a
 	// customer who finds every server busy waits before it abandons
 	// (reneges), drawn as it joins the line; a customer whose service has
-	// begun stays. exp:θ gives M/M/c+M, Erlang A.
+	// begun stays, preempted or not. exp:θ gives M/M/c+M, Erlang A.
 	Patience Service
 	// Classes, when set, are priority classes, the highest first, each a
 	// Poisson stream with its own service; Arrivals and Service are then
