@@ -15,7 +15,9 @@
 // exact to c = 10^6 and beyond) and LogErlangB (ln B where B underflows);
 // MMc (the M/M/c measures, with P0 in log space and the waiting-time tail);
 // MMcK and MM1N (finite capacity, from normalised state weights, so exact
-// near and above ρ = 1); Size (staffing, linear in c); Poisson;
+// near and above ρ = 1); Size (staffing, linear in c); ErlangA and
+// SizeErlangA (M/M/c+M, callers who give up: exact through the incomplete
+// gamma function's series, O(c + √(cμ/θ))); Poisson;
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
 // passage); Simulate with ParseArrivals, ParseService and ParsePatience (a
 // discrete-event simulation on sched's calendar queue, with abandonment and

@@ -29,6 +29,7 @@ func Command() *cli.Command {
 			mmckCommand(),
 			mm1nCommand(),
 			erlangCommand(),
+			erlangACommand(),
 			sizeCommand(),
 			poissonCommand(),
 			resizeCommand(),
