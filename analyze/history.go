@@ -15,6 +15,9 @@ import (
 type JobSample struct {
 	Kind    string
 	Backend string // where the job ran (its last attempt)
+	// Class is the job's priority class, 0 for P0 (the highest) up:
+	// sched.Class.Index(). History ignores it; PriorityHistory groups by it.
+	Class int
 	// Enqueued is when the job arrived. Started is its first start; a
 	// job that never started (zero) has no backend and History skips it.
 	// Finished is when its last attempt ended, zero while it runs.

@@ -246,6 +246,11 @@ func TestCancelMidComputation(t *testing.T) {
 			_, err := PredictResize(ctx, 1, 1, MaxCapacity, 1_000_000, 1_000_000)
 			return err
 		}},
+		{"Priority preemptive K·c = MaxPriorityWork", func(ctx context.Context) error {
+			_, err := Priority(ctx, PriorityOptions{Lambdas: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, Mus: []float64{1},
+				Servers: MaxPriorityWork / 10, Preemptive: true})
+			return err
+		}},
 		{"Simulate MaxSimulated customers", func(ctx context.Context) error {
 			_, err := Simulate(ctx, SimOptions{Arrivals: expArrivals(1), Service: expService(2), Servers: 1,
 				Customers: MaxCustomers, Replications: MaxSimulated / MaxCustomers})

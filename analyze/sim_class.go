@@ -5,10 +5,6 @@ import (
 	"strings"
 )
 
-// MaxClasses bounds the priority classes of a simulation: each event
-// looks at every class's counts.
-const MaxClasses = 100
-
 // SimClass is one priority class of a simulation: its customers arrive
 // as a Poisson stream at Rate per second and take Service.
 type SimClass struct {

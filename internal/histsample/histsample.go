@@ -21,7 +21,7 @@ func FromRecords(recs []history.Record) []analyze.JobSample {
 		if r.Started.IsZero() {
 			continue
 		}
-		s := analyze.JobSample{Kind: r.Kind, Backend: r.RanOn, Enqueued: r.Enqueued, Started: r.Started,
+		s := analyze.JobSample{Kind: r.Kind, Backend: r.RanOn, Class: r.Class.Index(), Enqueued: r.Enqueued, Started: r.Started,
 			Finished: r.Finished, OK: r.State == sched.StateDone}
 		if r.RunS != nil && !r.Finished.IsZero() {
 			s.Service = time.Duration(*r.RunS * float64(time.Second))

@@ -35,6 +35,7 @@ func Command() *cli.Command {
 			resizeCommand(),
 			simulateCommand(),
 			historyCommand(),
+			priorityCommand(),
 		},
 	}
 }

@@ -5,14 +5,11 @@ import (
 	"io"
 	"math"
 	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"calq/analyze"
 	"calq/internal/cli/base"
-	"calq/internal/histsample"
-	"calq/sched/history"
 	"calq/sched/journal"
 )
 
@@ -38,16 +35,12 @@ func historyCommand() *cli.Command {
 			`"workers_for_max_wq", "wq_with_workers", "warnings": [...]}]}; a value that` + "\n" +
 			"cannot be estimated (λ from one job, μ before any job finished, predictions\n" +
 			"of an unstable queue) is left out.\n\n" + base.WhenHelp,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kind", Usage: "only jobs of this `KIND` (shell, convert, sms, ...)"},
-			&cli.StringFlag{Name: "backend", Usage: "only jobs whose last attempt ran on `BACKEND`"},
-			&cli.StringFlag{Name: "since", Usage: "only jobs enqueued at or after `TIME`"},
-			&cli.StringFlag{Name: "until", Usage: "only jobs enqueued before `TIME`"},
+		Flags: append(filterFlags(""),
 			&cli.Float64Flag{Name: "max-wq", Usage: "find the workers that keep the mean wait at most `SECONDS`"},
 			&cli.Float64Flag{Name: "confidence", Value: 0.95, Usage: "the confidence `LEVEL` of the intervals, above 0 and at most 1 - 10^-9"},
 			base.JSONFlag(),
 			base.DBFlag(),
-		},
+		),
 		Action: analyzeHistoryAction,
 	}
 }
@@ -57,12 +50,8 @@ func analyzeHistoryAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return base.WithHistory(c, func(s history.Store) error {
-		recs, err := s.List(c.Context, f)
-		if err != nil {
-			return err
-		}
-		groups, err := analyze.History(c.Context, histsample.FromRecords(recs), o)
+	return withJobSamples(c, f, func(samples []analyze.JobSample) error {
+		groups, err := analyze.History(c.Context, samples, o)
 		if err != nil {
 			return fmt.Errorf("analyze history: %w", err)
 		}
@@ -73,17 +62,9 @@ func analyzeHistoryAction(c *cli.Context) error {
 // analyzeHistoryOptions reads and checks the flags, all of them before
 // the journal is looked for.
 func analyzeHistoryOptions(c *cli.Context) (journal.Filter, analyze.HistoryOptions, error) {
-	f := journal.Filter{Kind: c.String("kind"), Backend: c.String("backend")}
 	o := analyze.HistoryOptions{MaxWq: c.Float64("max-wq"), Confidence: c.Float64("confidence")}
 	var errs base.FlagErrors
-	now := time.Now()
-	var err error
-	if f.Since, err = base.ParseWhen("since", c.String("since"), now); err != nil {
-		errs.Add(err)
-	}
-	if f.Until, err = base.ParseWhen("until", c.String("until"), now); err != nil {
-		errs.Add(err)
-	}
+	f := journalFilter(c, &errs)
 	if math.IsNaN(o.MaxWq) || math.IsInf(o.MaxWq, 0) || o.MaxWq < 0 {
 		errs.Errorf("--max-wq: %v is not a non-negative number of seconds", o.MaxWq)
 	}

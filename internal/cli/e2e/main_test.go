@@ -149,20 +149,22 @@ func cmdValidJSON(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSeedJournal implements "seedjournal [-split] DBPATH N": it records N
+// cmdSeedJournal implements "seedjournal [-split] [-classes] DBPATH N": it records N
 // jobs in batch seed#1 of the journal at DBPATH, enqueued from three days
 // ago one second apart, kinds shell and convert in turn. Of each ten, the
 // eighth failed (exit status 1), the ninth timed out, the tenth is still
 // queued and the others are done; each ran once on backend local. With
 // -split the queued ones are in a batch of their own, seed-open#1, so
-// that seed#1 has ended whole.
+// that seed#1 has ended whole. With -classes job i is of class P(i mod 4),
+// else all are P2.
 func cmdSeedJournal(ts *testscript.TestScript, neg bool, args []string) {
-	split := len(args) > 0 && args[0] == "-split"
-	if split {
+	var split, classes bool
+	for len(args) > 0 && (args[0] == "-split" || args[0] == "-classes") {
+		split, classes = split || args[0] == "-split", classes || args[0] == "-classes"
 		args = args[1:]
 	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: seedjournal [-split] DBPATH N")
+		ts.Fatalf("usage: seedjournal [-split] [-classes] DBPATH N")
 	}
 	n, err := strconv.Atoi(args[1])
 	if err != nil {
@@ -185,7 +187,11 @@ func cmdSeedJournal(ts *testscript.TestScript, neg bool, args []string) {
 		if i%10 == 9 {
 			key = fmt.Sprintf("%s/%d", open, i)
 		}
-		job := &sched.Job{Key: key, Kind: []string{"shell", "convert"}[i%2], Class: sched.P2,
+		class := sched.P2
+		if classes {
+			class = sched.ClassOf(i % 4)
+		}
+		job := &sched.Job{Key: key, Kind: []string{"shell", "convert"}[i%2], Class: class,
 			Label: fmt.Sprintf("seed %d", i), Enqueued: start.Add(time.Duration(i) * time.Second)}
 		_, err := j.Enqueue(ctx, []*sched.Job{job})
 		ts.Check(err)
