@@ -89,8 +89,10 @@ type SimResult struct {
 	// CIBatchMeans; CISamples is the number of replications or batches.
 	CIMethod  string `json:"ci_method"`
 	CISamples int    `json:"ci_samples"`
-	// Analytic is "M/M/c" or "M/M/c/K" when the metrics carry analytic
-	// values; Unstable says an M/M/c model has ρ ≥ 1 and so none.
+	// Analytic is "M/M/c", "M/M/c/K", AnalyticErlangA (exp patience),
+	// AnalyticPriority or AnalyticPreemptive (exp classes) when the
+	// metrics carry analytic values; Unstable says an M/M/c model, or a
+	// class, has ρ ≥ 1 and so none.
 	Analytic string `json:"analytic,omitempty"`
 	Unstable bool   `json:"unstable,omitempty"`
 
@@ -263,20 +265,15 @@ func (o SimOptions) header() SimResult {
 }
 
 func (r *SimResult) setMetrics(ctx context.Context, est [nMetrics]estimate, o SimOptions) error {
-	var name string
-	var unstable bool
-	var exact [nMetrics]*float64
-	if o.Patience.Kind == "" {
-		// With patience, M/M/c's values are not the model's.
-		var err error
-		if name, unstable, exact, err = analytic(ctx, o); err != nil {
-			return err
-		}
+	x, err := modelAnalytic(ctx, o)
+	if err != nil {
+		return err
 	}
-	r.Analytic, r.Unstable = name, unstable
+	r.Analytic, r.Unstable = x.name, x.unstable
+	r.setClassAnalytic(x)
 	ms := make([]Metric, nMetrics)
 	for i, e := range est {
-		ms[i] = Metric{Mean: finite(e.mean), CILow: finite(e.low), CIHigh: finite(e.high), Analytic: exact[i]}
+		ms[i] = Metric{Mean: finite(e.mean), CILow: finite(e.low), CIHigh: finite(e.high), Analytic: x.v[i]}
 	}
 	r.W, r.Wq, r.L, r.Lq, r.Rho, r.PWait, r.Throughput = ms[mW], ms[mWq], ms[mL], ms[mLq], ms[mRho], ms[mPWait], ms[mX]
 	if o.Capacity > 0 {

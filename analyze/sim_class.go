@@ -6,7 +6,9 @@ import (
 )
 
 // SimClass is one priority class of a simulation: its customers arrive
-// as a Poisson stream at Rate per second and take Service.
+// as a Poisson stream at Rate per second and take Service. A simulation
+// has at most MaxClasses, as Priority: each event looks at every class's
+// counts.
 type SimClass struct {
 	Rate    float64
 	Service Service

@@ -89,7 +89,24 @@ func TestSimulatePriority(t *testing.T) {
 			if len(r.Classes) != len(tt.classes) || r.Preemptive != tt.preemptive {
 				t.Fatalf("%d classes, preemptive %v; want %d, %v", len(r.Classes), r.Preemptive, len(tt.classes), tt.preemptive)
 			}
+			// Priority's values are the analytic column when every class is exp.
+			exp, want := true, AnalyticPriority
+			for _, c := range tt.classes {
+				exp = exp && c.Service.Kind == KindExp
+			}
+			switch {
+			case !exp:
+				want = ""
+			case tt.preemptive:
+				want = AnalyticPreemptive
+			}
+			if r.Analytic != want {
+				t.Errorf("analytic %q, want %q", r.Analytic, want)
+			}
 			for k, c := range r.Classes {
+				if exp && (c.W.Analytic == nil || math.Abs(*c.W.Analytic-tt.wantW[k]) > 1e-9*tt.wantW[k]) {
+					t.Errorf("class %d: analytic W %v, want Priority's %.10g", k+1, valueOf(c.W.Analytic), tt.wantW[k])
+				}
 				t.Logf("class %d: W %.4f [%.4f, %.4f], want %.4f", k+1, c.W.Mean, c.W.CILow, c.W.CIHigh, tt.wantW[k])
 				inCI(t, "W of class "+string(rune('1'+k)), c.W, tt.wantW[k])
 				inCI(t, "Wq of class "+string(rune('1'+k)), c.Wq, tt.wantW[k]-meanService(tt.classes[k].Service))
@@ -128,7 +145,11 @@ func TestSimulatePriorityMMc(t *testing.T) {
 	for k, l := range lambdas {
 		before := sigma
 		sigma += l / float64(c)
-		inCI(t, "Wq of class "+string(rune('1'+k)), r.Classes[k].Wq, w0/((1-before)*(1-sigma)))
+		want := w0 / ((1 - before) * (1 - sigma))
+		inCI(t, "Wq of class "+string(rune('1'+k)), r.Classes[k].Wq, want)
+		if a := r.Classes[k].Wq.Analytic; a == nil || math.Abs(*a-want) > 1e-9*want {
+			t.Errorf("class %d: analytic Wq %v, want Cobham's %.10g", k+1, valueOf(a), want)
+		}
 	}
 }
 
@@ -215,7 +236,18 @@ func TestSimulatePreemptiveMMc(t *testing.T) {
 		m, _ := MMc(t.Context(), sum, 1, c)
 		t.Logf("class %d: L %.4f [%.4f, %.4f], want %.4f", k+1, r.Classes[k].L.Mean, r.Classes[k].L.CILow, r.Classes[k].L.CIHigh, m.L-before)
 		inCI(t, "L of class "+string(rune('1'+k)), r.Classes[k].L, m.L-before)
+		if a := r.Classes[k].L.Analytic; a == nil || math.Abs(*a-(m.L-before)) > 1e-9*(m.L-before) {
+			t.Errorf("class %d: analytic L %v, want Priority's %.10g", k+1, valueOf(a), m.L-before)
+		}
 		inCI(t, "W of class "+string(rune('1'+k)), r.Classes[k].W, (m.L-before)/l)
 		before = m.L
 	}
+}
+
+// valueOf is *p for a message, "none" for nil.
+func valueOf(p *float64) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
 }

@@ -45,7 +45,8 @@ func inCI(t *testing.T, name string, m Metric, want float64) {
 
 // TestSimulateErlangA: with exponential patience the simulation agrees
 // with M/M/c+M's birth-death chain within its intervals, stable or not
-// without abandonment, and Little's law holds with the waits of those
+// without abandonment, and so with ErlangA's values, its analytic column,
+// each within its interval; Little's law holds with the waits of those
 // who abandoned counted.
 func TestSimulateErlangA(t *testing.T) {
 	t.Parallel()
@@ -74,8 +75,20 @@ func TestSimulateErlangA(t *testing.T) {
 			inCI(t, "L", r.L, want.l)
 			inCI(t, "Lq", r.Lq, want.lq)
 			inCI(t, "throughput", r.Throughput, want.throughput)
-			if r.Analytic != "" || r.W.Analytic != nil {
-				t.Errorf("analytic %q, W's %v: want none (M/M/c's values are not M/M/c+M's)", r.Analytic, r.W.Analytic)
+			// ErlangA's values are the analytic column, the chain's to 9 digits.
+			if r.Analytic != AnalyticErlangA || r.PAbandon.Analytic == nil {
+				t.Fatalf("analytic %q, P(abandon)'s %v: want %s's", r.Analytic, valueOf(r.PAbandon.Analytic), AnalyticErlangA)
+			}
+			if got := *r.PAbandon.Analytic; math.Abs(got-want.pAbandon) > 1e-9*want.pAbandon {
+				t.Errorf("analytic P(abandon) %.12g, the chain's %.12g", got, want.pAbandon)
+			}
+			for name, m := range map[string]Metric{"W": r.W, "Wq": r.Wq, "L": r.L, "Lq": r.Lq, "rho": r.Rho,
+				"P(wait)": r.PWait, "throughput": r.Throughput, "Wq abandoned": *r.WqAbandoned, "abandon rate": *r.AbandonRate} {
+				if m.Analytic == nil {
+					t.Errorf("%s: no analytic value", name)
+					continue
+				}
+				inCI(t, name, m, *m.Analytic)
 			}
 			if r.Little.RelDiff > 0.01 {
 				t.Errorf("Little's law: L = %g, λW = %g, want them within 1%%", r.Little.L, r.Little.LambdaW)

@@ -39,15 +39,18 @@ func simulateCommand() *cli.Command {
 			"capacity, throughput) with its 95% confidence interval, Student t over the\n" +
 			"replications, or over 20 batches of one replication; an ANALYTIC column with\n" +
 			"the M/M/c or M/M/c/K values when arrivals and service are both exp (none for\n" +
-			"M/M/c at ρ ≥ 1, which is unstable); then Little's law, L measured over time\n" +
-			"against λ·W from the customers; then the response times (departure -\n" +
-			"arrival) of the last 10 customers to arrive in the last replication, and\n" +
-			"when they finished, counted from time 0 (the start of the batch).\n\n" +
+			"M/M/c at ρ ≥ 1, which is unstable), with Erlang A's (calq analyze erlang-a)\n" +
+			"for --theta, and with calq analyze priority's for exp classes that share one\n" +
+			"μ or one server; then Little's law, L measured over time against λ·W from\n" +
+			"the customers; then the response times (departure - arrival) of the last 10\n" +
+			"customers to arrive in the last replication, and when they finished,\n" +
+			"counted from time 0 (the start of the batch).\n\n" +
 			"With --json, prints one object: model, arrivals, service, servers, capacity,\n" +
 			"customers, warmup, replications, seed, offered_load, ci_method\n" +
-			`("replications" or "batch_means"), ci_samples, analytic ("M/M/c", "M/M/c/K"` + "\n" +
-			"or absent), unstable, the measures w, wq, l, lq, rho, p_wait, p_block (with a\n" +
-			`capacity) and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
+			`("replications" or "batch_means"), ci_samples, analytic ("M/M/c", "M/M/c/K",` + "\n" +
+			`"M/M/c+M", "M/M/c priority", "M/M/c preemptive priority" or absent),` + "\n" +
+			"unstable, the measures w, wq, l, lq, rho, p_wait, p_block (with a capacity)\n" +
+			`and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
 			`{"l","lambda_w","rel_diff"}, last_responses, last_arrivals and events; with` + "\n" +
 			"patience, patience (its spec), p_abandon, wq_abandoned and abandon_rate; with\n" +
 			`classes, preemptive and classes: [{"class","lambda","service","w","wq","l",` + "\n" +

@@ -41,9 +41,13 @@ func writeSimClasses(w io.Writer, r analyze.SimResult) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	exact := r.Classes[0].W.Analytic != nil
 	fmt.Fprint(tw, "CLASS\tλ\tSERVICE\tW\t95% CI\tWq\t95% CI\tL\tLq")
 	if r.Patience != "" {
 		fmt.Fprint(tw, "\tP(abandon)")
+	}
+	if exact {
+		fmt.Fprint(tw, "\tANALYTIC W\tANALYTIC Wq")
 	}
 	fmt.Fprintln(tw)
 	for _, c := range r.Classes {
@@ -51,6 +55,9 @@ func writeSimClasses(w io.Writer, r analyze.SimResult) error {
 			c.W.Mean, c.W.CILow, c.W.CIHigh, c.Wq.Mean, c.Wq.CILow, c.Wq.CIHigh, c.L.Mean, c.Lq.Mean)
 		if c.PAbandon != nil {
 			fmt.Fprintf(tw, "\t%.5g", c.PAbandon.Mean)
+		}
+		if exact {
+			fmt.Fprintf(tw, "\t%.5g\t%.5g", *c.W.Analytic, *c.Wq.Analytic)
 		}
 		fmt.Fprintln(tw)
 	}
