@@ -31,7 +31,8 @@
 // O(K³); closed networks by exact MVA, 2^m·N·Σ(1+min(c,N)) steps for m
 // multi-server stations);
 // PredictResize (sched's own PRAM functions and the M/M/1/N chain's first
-// passage); Simulate with ParseArrivals and ParseService (a discrete-event
-// simulation on sched's calendar queue); History (rates, confidence
+// passage); Simulate with ParseArrivals, ParseService and ParsePatience (a
+// discrete-event simulation on sched's calendar queue, with abandonment and
+// priority classes); History (rates, confidence
 // intervals and staffing from the journal's jobs).
 package analyze

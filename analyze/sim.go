@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"strconv"
-
-	"calq/sched/cq"
 )
 
 // SimOptions configure Simulate. Every field is checked (Check); a field's
@@ -27,8 +24,21 @@ type SimOptions struct {
 	// the measures at the start of each replication: they find the system
 	// empty, which is not its steady state.
 	Warmup       int
-	Replications int    // independent runs, at least 1
-	Seed         uint64 // equal seeds give equal results
+	Replications int // independent runs, at least 1
+	// Patience, when its Kind is set, is the distribution of how long a
+	// customer who finds every server busy waits before it abandons
+	// (reneges), drawn as it joins the line; a customer whose service has
+	// begun stays, preempted or not. exp:θ gives M/M/c+M, Erlang A.
+	Patience Service
+	// Classes, when set, are priority classes, the highest first, each a
+	// Poisson stream with its own service; Arrivals and Service are then
+	// left unset. A free server takes the first customer of the highest
+	// class waiting. Preemptive makes it preemptive-resume: an arrival
+	// finding every server busy takes the server of a customer of a lower
+	// class, who resumes later where it stopped.
+	Classes    []SimClass
+	Preemptive bool
+	Seed       uint64 // equal seeds give equal results
 	// Progress, when set, is called as each replication starts, with its
 	// number from 1 and the number of replications, on Simulate's
 	// goroutine: for a progress line.
@@ -79,27 +89,40 @@ type SimResult struct {
 	// CIBatchMeans; CISamples is the number of replications or batches.
 	CIMethod  string `json:"ci_method"`
 	CISamples int    `json:"ci_samples"`
-	// Analytic is "M/M/c", "M/M/c/K" or "M/G/1" when the metrics carry
-	// analytic values; Unstable says an M/M/c or M/G/1 model has ρ ≥ 1
-	// and so none.
+	// Analytic is "M/M/c", "M/M/c/K", "M/G/1", AnalyticErlangA (exp
+	// patience), AnalyticPriority or AnalyticPreemptive (exp classes)
+	// when the metrics carry analytic values; Unstable says an M/M/c or
+	// M/G/1 model, or a class, has ρ ≥ 1 and so none.
 	Analytic string `json:"analytic,omitempty"`
 	Unstable bool   `json:"unstable,omitempty"`
 
-	W          Metric      `json:"w"`  // mean time in system
-	Wq         Metric      `json:"wq"` // mean wait before service
-	L          Metric      `json:"l"`  // mean number in system
-	Lq         Metric      `json:"lq"` // mean number waiting
-	Rho        Metric      `json:"rho"`
-	PWait      Metric      `json:"p_wait"`            // share of served customers that waited
-	Blocking   *Metric     `json:"p_block,omitempty"` // share of arrivals blocked; only with a capacity
-	Throughput Metric      `json:"throughput"`        // customers served per second
-	Little     LittleCheck `json:"little"`
+	W        Metric  `json:"w"`  // mean time in system
+	Wq       Metric  `json:"wq"` // mean wait before service
+	L        Metric  `json:"l"`  // mean number in system
+	Lq       Metric  `json:"lq"` // mean number waiting
+	Rho      Metric  `json:"rho"`
+	PWait    Metric  `json:"p_wait"`            // share of served customers that waited
+	Blocking *Metric `json:"p_block,omitempty"` // share of arrivals blocked; only with a capacity
+	// With patience: the share of arrivals that abandoned, the mean wait
+	// of those who did, and how many abandoned per second. W, Wq and
+	// P(wait) stay measures of the served.
+	PAbandon    *Metric     `json:"p_abandon,omitempty"`
+	WqAbandoned *Metric     `json:"wq_abandoned,omitempty"`
+	AbandonRate *Metric     `json:"abandon_rate,omitempty"`
+	Throughput  Metric      `json:"throughput"` // customers served per second
+	Little      LittleCheck `json:"little"`
 	// LastResponses are the response times (departure - arrival) of the
 	// last 10 customers to arrive in the last replication, in order of
 	// arrival, blocked ones left out; LastArrivals their arrival times.
 	LastResponses []float64 `json:"last_responses"`
 	LastArrivals  []float64 `json:"last_arrivals"`
 	Events        int64     `json:"events"` // events taken from the event list, all replications
+	// Patience is the patience spec; Classes the measures of each
+	// priority class, highest first; Preemptive says they were
+	// preemptive-resume.
+	Patience   string           `json:"patience,omitempty"`
+	Classes    []SimClassResult `json:"classes,omitempty"`
+	Preemptive bool             `json:"preemptive,omitempty"`
 }
 
 // Measures, in the order of a tally's values.
@@ -112,6 +135,9 @@ const (
 	mPWait
 	mBlock
 	mX
+	mAbandon
+	mWqAbandoned
+	mAbandonRate
 	nMetrics
 )
 
@@ -122,7 +148,7 @@ const (
 
 // Check reports every invalid field of o, joined.
 func (o SimOptions) Check() error {
-	errs := []error{o.Arrivals.check(), o.Service.check()}
+	errs := append(o.checkClasses(), o.checkPatience())
 	add := func(field, format string, args ...any) {
 		errs = append(errs, optionErr(field, format, args...))
 	}
@@ -193,6 +219,7 @@ func Simulate(ctx context.Context, o SimOptions) (SimResult, error) {
 		batches = min(maxBatches, o.customers()-o.Warmup)
 	}
 	var reps []tally
+	var classReps [][]tally // [replication][class]
 	var sim *replication
 	for i := range o.Replications {
 		if err := ctx.Err(); err != nil {
@@ -207,6 +234,7 @@ func Simulate(ctx context.Context, o SimOptions) (SimResult, error) {
 		}
 		res.Events += sim.events
 		reps = append(reps, sumTallies(sim.tallies))
+		classReps = append(classReps, sim.classSums())
 	}
 	res.LastArrivals, res.LastResponses = sim.lastCustomers()
 	res.Little = littleCheck(reps)
@@ -218,29 +246,41 @@ func Simulate(ctx context.Context, o SimOptions) (SimResult, error) {
 		res.CIMethod, res.CISamples = CIBatchMeans, len(sim.tallies)
 		est = overBatches(reps[0], sim.tallies, o.Servers)
 	}
+	res.Classes = classResults(o, classReps, sim)
 	return res, res.setMetrics(ctx, est, o)
 }
 
 func (o SimOptions) header() SimResult {
-	return SimResult{Model: kendall(o), Arrivals: o.Arrivals.String(), Service: o.Service.String(),
+	r := SimResult{Model: kendall(o), Arrivals: o.Arrivals.String(), Service: o.Service.String(),
 		Servers: o.Servers, Capacity: o.Capacity, Customers: o.customers(), Warmup: o.Warmup,
 		Replications: o.Replications, Seed: o.Seed, OfferedLoad: offeredLoad(o),
-		LastResponses: []float64{}, LastArrivals: []float64{}}
+		LastResponses: []float64{}, LastArrivals: []float64{}, Preemptive: o.Preemptive}
+	if o.Patience.Kind != "" {
+		r.Patience = o.Patience.String()
+	}
+	if len(o.Classes) > 0 {
+		r.Arrivals, r.Service = o.classSpecs()
+	}
+	return r
 }
 
 func (r *SimResult) setMetrics(ctx context.Context, est [nMetrics]estimate, o SimOptions) error {
-	name, unstable, exact, err := analytic(ctx, o)
+	x, err := modelAnalytic(ctx, o)
 	if err != nil {
 		return err
 	}
-	r.Analytic, r.Unstable = name, unstable
+	r.Analytic, r.Unstable = x.name, x.unstable
+	r.setClassAnalytic(x)
 	ms := make([]Metric, nMetrics)
 	for i, e := range est {
-		ms[i] = Metric{Mean: finite(e.mean), CILow: finite(e.low), CIHigh: finite(e.high), Analytic: exact[i]}
+		ms[i] = Metric{Mean: finite(e.mean), CILow: finite(e.low), CIHigh: finite(e.high), Analytic: x.v[i]}
 	}
 	r.W, r.Wq, r.L, r.Lq, r.Rho, r.PWait, r.Throughput = ms[mW], ms[mWq], ms[mL], ms[mLq], ms[mRho], ms[mPWait], ms[mX]
 	if o.Capacity > 0 {
 		r.Blocking = &ms[mBlock]
+	}
+	if o.Patience.Kind != "" {
+		r.PAbandon, r.WqAbandoned, r.AbandonRate = &ms[mAbandon], &ms[mWqAbandoned], &ms[mAbandonRate]
 	}
 	return nil
 }
@@ -266,9 +306,16 @@ func kendall(o SimOptions) string {
 		}
 		return "G"
 	}
-	name := letter(o.Arrivals.Kind) + "/" + letter(o.Service.Kind) + "/" + strconv.Itoa(o.Servers)
+	arr, svc := letter(o.Arrivals.Kind), letter(o.Service.Kind)
+	if len(o.Classes) > 0 {
+		arr, svc = "M", o.classLetter(letter)
+	}
+	name := arr + "/" + svc + "/" + strconv.Itoa(o.Servers)
 	if o.Capacity > 0 {
 		name += "/" + strconv.Itoa(o.Capacity)
+	}
+	if o.Patience.Kind != "" {
+		name += "+" + letter(o.Patience.Kind)
 	}
 	return name
 }
@@ -276,6 +323,9 @@ func kendall(o SimOptions) string {
 // offeredLoad is λ·E[S]/c, λ the rate of arrivals: a uniform spec's N/T, a
 // trace's count over its last time.
 func offeredLoad(o SimOptions) float64 {
+	if len(o.Classes) > 0 {
+		return o.classLoad() / float64(o.Servers)
+	}
 	var lambda float64
 	switch a := o.Arrivals; a.Kind {
 	case KindExp:
@@ -345,7 +395,9 @@ func pointers(vs ...float64) (p [nMetrics]*float64) {
 // tally accumulates one replication's measures, or one batch's.
 type tally struct {
 	arrivals, blocked, served, waited int
+	abandoned                         int
 	w, wq                             float64 // sums over served customers
+	abandonWait                       float64 // sum over those who abandoned
 	area, queueArea, busyArea, dur    float64 // ∫N dt, ∫Nq dt, ∫busy dt, ∫dt
 }
 
@@ -354,6 +406,7 @@ func sumTallies(ts []tally) tally {
 	for _, t := range ts {
 		s.arrivals, s.blocked, s.served, s.waited = s.arrivals+t.arrivals, s.blocked+t.blocked, s.served+t.served, s.waited+t.waited
 		s.w, s.wq = s.w+t.w, s.wq+t.wq
+		s.abandoned, s.abandonWait = s.abandoned+t.abandoned, s.abandonWait+t.abandonWait
 		s.area, s.queueArea, s.busyArea, s.dur = s.area+t.area, s.queueArea+t.queueArea, s.busyArea+t.busyArea, s.dur+t.dur
 	}
 	return s
@@ -372,202 +425,7 @@ func (t tally) values(c int) (v [nMetrics]float64) {
 	v[mL], v[mLq], v[mX] = div(t.area, t.dur), div(t.queueArea, t.dur), div(served, t.dur)
 	v[mRho] = div(t.busyArea, float64(c)*t.dur)
 	v[mBlock] = div(float64(t.blocked), float64(t.arrivals))
+	v[mAbandon], v[mAbandonRate] = div(float64(t.abandoned), float64(t.arrivals)), div(float64(t.abandoned), t.dur)
+	v[mWqAbandoned] = div(t.abandonWait, float64(t.abandoned))
 	return v
-}
-
-// An event is all the event list holds besides its time: which kind.
-type event uint8
-
-const (
-	arrival event = iota
-	departure
-)
-
-// waiting is a customer in the line: its number (in order of arrival)
-// and arrival time.
-type waiting struct {
-	id int
-	at float64
-}
-
-// lastCustomer is one of the last customers to arrive.
-type lastCustomer struct {
-	at, response float64
-	served       bool
-}
-
-// replication is one run: the state of the queue, the event list, and
-// the tallies of its batches (one batch unless batch means are wanted).
-type replication struct {
-	servers, capacity, n, warmup int
-	svc                          sampler
-	arr                          arrivalStream
-	rnd                          *rand.Rand
-	events                       int64
-	fel                          *cq.Queue[float64, event]
-	line                         fifo
-	inSystem, busy, nextID       int
-	now                          float64
-	measuring                    bool
-	cur                          int // the batch time integrals go to
-	tallies                      []tally
-	last                         [lastN]lastCustomer
-}
-
-// newReplication prepares replication i; its random numbers come from a
-// PCG seeded with (Seed, i), so replications are independent and each is
-// reproducible alone.
-func newReplication(o SimOptions, i, batches int) *replication {
-	rnd := rand.New(rand.NewPCG(o.Seed, uint64(i)))
-	return &replication{servers: o.Servers, capacity: o.Capacity, n: o.customers(), warmup: o.Warmup,
-		svc: o.Service.sampler(), arr: o.Arrivals.stream(rnd), rnd: rnd,
-		fel: cq.NewQueue[float64, event](cq.Options{}), tallies: make([]tally, batches)}
-}
-
-// run takes events until none is left: every customer has arrived and
-// left, or been blocked.
-func (r *replication) run(ctx context.Context) error {
-	r.fel.Push(r.arr.at(r.rnd), arrival)
-	for {
-		t, ev, ok := r.fel.Pop()
-		if !ok {
-			return nil
-		}
-		if r.events++; r.events%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		r.advance(t)
-		if ev == arrival {
-			r.arrive()
-		} else {
-			r.depart()
-		}
-	}
-}
-
-// advance moves the clock to t, adding the time since the last event to
-// the current batch's integrals once measuring has begun.
-func (r *replication) advance(t float64) {
-	if r.measuring {
-		dt, b := t-r.now, &r.tallies[r.cur]
-		b.area += float64(r.inSystem) * dt
-		b.queueArea += float64(r.inSystem-r.busy) * dt
-		b.busyArea += float64(r.busy) * dt
-		b.dur += dt
-	}
-	r.now = t
-}
-
-// batchOf returns the batch of customer id, -1 for a warmup customer.
-// Batches are runs of consecutive arrivals.
-func (r *replication) batchOf(id int) int {
-	if id < r.warmup {
-		return -1
-	}
-	return (id - r.warmup) * len(r.tallies) / (r.n - r.warmup)
-}
-
-// batch returns the tally of customer id, nil for a warmup customer.
-func (r *replication) batch(id int) *tally {
-	if i := r.batchOf(id); i >= 0 {
-		return &r.tallies[i]
-	}
-	return nil
-}
-
-func (r *replication) arrive() {
-	id := r.nextID
-	r.nextID++
-	if r.nextID < r.n {
-		r.fel.Push(r.arr.at(r.rnd), arrival)
-	}
-	b := r.batch(id)
-	if b != nil {
-		// From here on time integrals go to this customer's batch.
-		r.measuring, r.cur = true, r.batchOf(id)
-		b.arrivals++
-	}
-	if r.capacity > 0 && r.inSystem == r.capacity {
-		if b != nil {
-			b.blocked++
-		}
-		return
-	}
-	r.inSystem++
-	if r.busy < r.servers {
-		r.busy++
-		r.serve(waiting{id, r.now})
-		return
-	}
-	if b != nil {
-		b.waited++
-	}
-	r.line.push(waiting{id, r.now})
-}
-
-func (r *replication) depart() {
-	r.inSystem--
-	if r.line.len() > 0 {
-		r.serve(r.line.pop()) // the server goes on to the next
-		return
-	}
-	r.busy--
-}
-
-// serve starts c's service now: its wait and time in system are known
-// from here on, so they are tallied here.
-func (r *replication) serve(c waiting) {
-	s := r.svc.draw(r.rnd)
-	r.fel.Push(r.now+s, departure)
-	wq := r.now - c.at
-	if b := r.batch(c.id); b != nil {
-		b.served++
-		b.w += wq + s
-		b.wq += wq
-	}
-	if k := c.id - max(0, r.n-lastN); k >= 0 {
-		r.last[k] = lastCustomer{at: c.at, response: wq + s, served: true}
-	}
-}
-
-// lastCustomers returns the arrival and response times of the last lastN
-// customers to arrive that were served.
-func (r *replication) lastCustomers() (at, response []float64) {
-	at, response = []float64{}, []float64{}
-	for _, c := range r.last {
-		if c.served {
-			at, response = append(at, c.at), append(response, c.response)
-		}
-	}
-	return at, response
-}
-
-// fifo is the line of waiting customers, a ring buffer that doubles when
-// full.
-type fifo struct {
-	buf     []waiting // len is 0 or a power of two
-	head, n int
-}
-
-func (q *fifo) len() int { return q.n }
-
-func (q *fifo) push(w waiting) {
-	if q.n == len(q.buf) {
-		buf := make([]waiting, max(16, 2*len(q.buf)))
-		for i := range q.n {
-			buf[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
-		}
-		q.buf, q.head = buf, 0
-	}
-	q.buf[(q.head+q.n)&(len(q.buf)-1)] = w
-	q.n++
-}
-
-func (q *fifo) pop() waiting {
-	w := q.buf[q.head]
-	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.n--
-	return w
 }

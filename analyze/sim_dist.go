@@ -431,9 +431,10 @@ func meanCI(samples [][nMetrics]float64, m int) (mean, half float64) {
 func littleCheck(reps []tally) LittleCheck {
 	var lc LittleCheck
 	for _, r := range reps {
-		// λ_eff·W = (served/dur)·(w/served) = w/dur.
+		// λ_eff·W = (served/dur)·(w/served) = w/dur; those who
+		// abandoned spent their wait in the system too.
 		lc.L += r.area / r.dur / float64(len(reps))
-		lc.LambdaW += r.w / r.dur / float64(len(reps))
+		lc.LambdaW += (r.w + r.abandonWait) / r.dur / float64(len(reps))
 	}
 	lc.L, lc.LambdaW = finite(lc.L), finite(lc.LambdaW)
 	if lc.LambdaW > 0 {

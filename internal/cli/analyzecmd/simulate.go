@@ -22,22 +22,41 @@ func simulateCommand() *cli.Command {
 			"or trace:FILE (one time in seconds per line, non-decreasing, # comments);\n" +
 			"service exp:RATE, const:SECONDS or lognormal:MEAN,CV; --servers c, and an\n" +
 			"optional --capacity K that blocks arrivals finding K in the system.\n\n" +
+			"Abandonment: --theta θ (or --patience exp:θ, const:SECONDS, lognormal:MEAN,CV)\n" +
+			"gives each customer who has to wait a patience; still waiting when it runs out,\n" +
+			"it leaves (M/M/c+M, Erlang A, with --theta). Adds P(abandon), the mean wait of\n" +
+			"those who abandoned and the abandonment rate; W, Wq and P(wait) stay measures\n" +
+			"of the served, and Little's law counts the waits of both.\n\n" +
+			"Priority classes: --lambda L1,L2,... (highest first) makes one Poisson stream\n" +
+			"per class, with --mu or --service one for all classes or one per class\n" +
+			"(--service exp:2,lognormal:1,0.5); a free server takes the first customer of\n" +
+			"the highest class waiting. --preemptive: an arrival finding every server\n" +
+			"busy interrupts a customer of the lowest class in service below its own, who\n" +
+			"resumes later where it stopped (preempted customers no longer abandon); Wq is\n" +
+			"then time in system less service. A second table gives each class's W and Wq\n" +
+			"with their intervals, L and Lq (and P(abandon)).\n\n" +
 			"Prints one row per measure (W, Wq, L, Lq, utilisation, P(wait), P(block) with a\n" +
 			"capacity, throughput) with its 95% confidence interval, Student t over the\n" +
 			"replications, or over 20 batches of one replication; an ANALYTIC column with\n" +
-			"the M/M/c or M/M/c/K values when arrivals and service are both exp, or the\n" +
-			"M/G/1 values (Pollaczek-Khinchine, exact) for exp arrivals on one server with\n" +
-			"any service and no capacity (none at ρ ≥ 1, which is unstable); then Little's\n" +
-			"law, L measured over time against λ·W from the customers; then the response\n" +
-			"times (departure - arrival) of the last 10 customers to arrive in the last\n" +
+			"the M/M/c or M/M/c/K values when arrivals and service are both exp (none for\n" +
+			"M/M/c at ρ ≥ 1, which is unstable), the M/G/1 values (Pollaczek-Khinchine,\n" +
+			"exact) for exp arrivals on one server with any service and no capacity,\n" +
+			"Erlang A's (calq analyze erlang-a) for --theta, and calq analyze priority's\n" +
+			"for exp classes that share one μ or one server; then Little's law, L\n" +
+			"measured over time against λ·W from the customers; then the response times\n" +
+			"(departure - arrival) of the last 10 customers to arrive in the last\n" +
 			"replication, and when they finished, counted from time 0 (the start of the\n" +
 			"batch).\n\n" +
 			"With --json, prints one object: model, arrivals, service, servers, capacity,\n" +
 			"customers, warmup, replications, seed, offered_load, ci_method\n" +
 			`("replications" or "batch_means"), ci_samples, analytic ("M/M/c", "M/M/c/K",` + "\n" +
-			`"M/G/1" or absent), unstable, the measures w, wq, l, lq, rho, p_wait, p_block` + "\n" +
-			`(with a capacity) and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
-			`{"l","lambda_w","rel_diff"}, last_responses, last_arrivals and events.` + "\n\n" +
+			`"M/G/1", "M/M/c+M", "M/M/c priority", "M/M/c preemptive priority" or absent),` + "\n" +
+			"unstable, the measures w, wq, l, lq, rho, p_wait, p_block (with a capacity)\n" +
+			`and throughput, each {"mean","ci_low","ci_high","analytic"}, little` + "\n" +
+			`{"l","lambda_w","rel_diff"}, last_responses, last_arrivals and events; with` + "\n" +
+			"patience, patience (its spec), p_abandon, wq_abandoned and abandon_rate; with\n" +
+			`classes, preemptive and classes: [{"class","lambda","service","w","wq","l",` + "\n" +
+			`"lq","p_wait","p_abandon","wq_abandoned","throughput","little"}].` + "\n\n" +
 			"--progress prints \"calq: analyze simulate: replication N of M\" on stderr as\n" +
 			"each replication starts.\n\n" +
 			"A batch of 200 conversions arriving within 15 s on 3 servers, 6.3 s each\n" +
@@ -45,17 +64,21 @@ func simulateCommand() *cli.Command {
 			"after the batch starts, 389-408 s after they arrived):\n" +
 			"  calq analyze simulate --arrivals uniform:200/15 --service const:6.3 --servers 3\n\n" +
 			fmt.Sprintf("Limits, checked before any work (a usage error names the flag): rates, times\n"+
-				"and means from %g to %g, lognormal CV at most %d, at most %d servers, a\n"+
-				"capacity of at most %d, at most %d customers per replication (a uniform\n"+
-				"N or a trace's lines likewise), %d replications and %d customers in all;\n"+
-				"a trace is a regular file of at most %d bytes.",
+				"and means from %g to %g, lognormal CV at most %d, at most %d\n"+
+				"servers, a capacity of at most %d, at most %d priority classes, at most\n"+
+				"%d customers per replication (a uniform N or a trace's lines likewise),\n"+
+				"%d replications and %d customers in all; a trace is a regular file of at\n"+
+				"most %d bytes.",
 				analyze.MinRate, analyze.MaxRate, analyze.MaxCV, analyze.MaxServers, analyze.MaxCapacity,
-				analyze.MaxCustomers, analyze.MaxReplications, analyze.MaxSimulated, analyze.MaxTraceBytes),
+				analyze.MaxClasses, analyze.MaxCustomers, analyze.MaxReplications, analyze.MaxSimulated, analyze.MaxTraceBytes),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "arrivals", Value: "exp:1", Usage: "exp:RATE, uniform:N/T or trace:FILE"},
 			&cli.StringFlag{Name: "service", Value: "exp:1", Usage: "exp:RATE, const:SECONDS or lognormal:MEAN,CV"},
-			&cli.Float64Flag{Name: "lambda", Aliases: []string{"l"}, Usage: "arrival rate: short for --arrivals exp:RATE", DefaultText: "none"},
-			&cli.Float64Flag{Name: "mu", Aliases: []string{"m"}, Usage: "service rate of one server: short for --service exp:RATE", DefaultText: "none"},
+			&cli.StringFlag{Name: "lambda", Aliases: []string{"l"}, Usage: "arrival `RATE`: short for --arrivals exp:RATE; a list L1,L2,... makes priority classes, highest first", DefaultText: "none"},
+			&cli.StringFlag{Name: "mu", Aliases: []string{"m"}, Usage: "service `RATE` of one server: short for --service exp:RATE; with classes, one for all or a list, one per class", DefaultText: "none"},
+			&cli.Float64Flag{Name: "theta", Usage: "abandonment `RATE` θ: waiting customers give up after an exp patience of mean 1/θ (short for --patience exp:θ)", DefaultText: "none"},
+			&cli.StringFlag{Name: "patience", Usage: "`DIST`: how long a waiting customer stays before it abandons: exp:θ, const:SECONDS or lognormal:MEAN,CV", DefaultText: "none"},
+			&cli.BoolFlag{Name: "preemptive", Usage: "with classes: preemptive-resume (an arrival interrupts the service of a lower class)"},
 			&cli.IntFlag{Name: "servers", Aliases: []string{"c"}, Value: 1, Usage: "servers, at least 1"},
 			&cli.IntFlag{Name: "capacity", Aliases: []string{"K"}, Usage: "most customers in the system, at least --servers; 0: no limit"},
 			&cli.IntFlag{Name: "customers", Value: 100_000, Usage: "arrivals per replication (exp arrivals; uniform and trace fix their own)"},
@@ -94,11 +117,7 @@ func simOptions(c *cli.Context) (analyze.SimOptions, error) {
 	o := analyze.SimOptions{Servers: c.Int("servers"), Capacity: c.Int("capacity"),
 		Replications: c.Int("replications"), Seed: c.Uint64("seed")}
 	var errs base.FlagErrors
-	var err error
-	o.Arrivals, err = simArrivals(c)
-	errs.Add(err)
-	o.Service, err = simService(c)
-	errs.Add(err)
+	simModel(c, &o, &errs)
 	// Uniform and trace arrivals fix the number of customers, and their
 	// runs are transient: nothing to warm up by default.
 	fixed := o.Arrivals.Kind == analyze.KindUniform || o.Arrivals.Kind == analyze.KindTrace
@@ -114,8 +133,8 @@ func simOptions(c *cli.Context) (analyze.SimOptions, error) {
 		switch {
 		case !errors.As(e, &oe):
 			errs.Add(e)
-		case oe.Field == "arrivals" || oe.Field == "service":
-			// simArrivals and simService have reported these.
+		case oe.Field == "arrivals" || oe.Field == "service" || oe.Field == "lambda":
+			// simModel has reported these.
 		default:
 			errs.Add(flagErr(oe.Field, oe))
 		}
@@ -127,32 +146,6 @@ func simOptions(c *cli.Context) (analyze.SimOptions, error) {
 		return o, err
 	}
 	return o, nil
-}
-
-// simArrivals reads --arrivals, or --lambda in its place.
-func simArrivals(c *cli.Context) (analyze.Arrivals, error) {
-	if !c.IsSet("lambda") {
-		a, err := analyze.ParseArrivals(c.String("arrivals"))
-		return a, flagErr("arrivals", err)
-	}
-	if c.IsSet("arrivals") {
-		return analyze.Arrivals{}, errors.New("--lambda: give --lambda or --arrivals, not both")
-	}
-	a := analyze.Arrivals{Kind: analyze.KindExp, Rate: c.Float64("lambda")}
-	return a, flagErr("lambda", a.Check())
-}
-
-// simService reads --service, or --mu in its place.
-func simService(c *cli.Context) (analyze.Service, error) {
-	if !c.IsSet("mu") {
-		s, err := analyze.ParseService(c.String("service"))
-		return s, flagErr("service", err)
-	}
-	if c.IsSet("service") {
-		return analyze.Service{}, errors.New("--mu: give --mu or --service, not both")
-	}
-	s := analyze.Service{Kind: analyze.KindExp, Rate: c.Float64("mu")}
-	return s, flagErr("mu", s.Check())
 }
 
 // flagErr words an analyze error as "--flag: reason".
@@ -198,6 +191,9 @@ func writeSim(w io.Writer, r analyze.SimResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeSimClasses(w, r); err != nil {
+		return err
+	}
 	l := r.Little
 	fmt.Fprintf(w, "\nLittle's law: L = %.5g (time average), λ·W = %.5g (from the customers), relative difference %.2g%%\n",
 		l.L, l.LambdaW, 100*l.RelDiff)
@@ -207,7 +203,7 @@ func writeSim(w io.Writer, r analyze.SimResult) error {
 	}
 	line := fmt.Sprintf("last %d response times (s): %s", len(resp), strings.Join(resp, " "))
 	if last := min(10, r.Customers); len(resp) < last {
-		line += fmt.Sprintf(" (%d of the last %d arrivals blocked)", last-len(resp), last)
+		line += fmt.Sprintf(" (%d of the last %d arrivals %s)", last-len(resp), last, lostWord(r))
 	}
 	done := make([]string, len(r.LastResponses))
 	for i, v := range r.LastResponses {
@@ -229,6 +225,7 @@ func writeSimHeader(w io.Writer, r analyze.SimResult) {
 		method = fmt.Sprintf("Student t over %d batch means of one replication", r.CISamples)
 	}
 	fmt.Fprintf(w, "95%% confidence intervals: %s\n", method)
+	writeSimModelNotes(w, r)
 	switch {
 	case r.Unstable:
 		fmt.Fprintf(w, "analytic: none, %s at offered load %.4g ≥ 1 is unstable (no steady state)\n", r.Model, r.OfferedLoad)
@@ -254,6 +251,11 @@ func simRows(r analyze.SimResult) []simRow {
 	}
 	if r.Blocking != nil {
 		rows = append(rows, simRow{"P(block) (share of arrivals blocked)", *r.Blocking})
+	}
+	if r.PAbandon != nil {
+		rows = append(rows, simRow{"P(abandon) (share of arrivals who abandoned)", *r.PAbandon},
+			simRow{"Wq of those who abandoned", *r.WqAbandoned},
+			simRow{"abandonment rate (per second)", *r.AbandonRate})
 	}
 	return append(rows, simRow{"throughput (served per second)", r.Throughput})
 }

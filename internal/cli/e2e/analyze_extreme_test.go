@@ -96,6 +96,12 @@ func analyzeCases() []analyzeCase {
 			values: with(rates("alpha", "mu"), analyzeInts, "sources", "servers", "capacity")},
 		{name: "mminf", base: []string{"mminf", "--lambda", "3", "--mu", "0.5", "--n", "4"},
 			values: with(rates("lambda", "mu", "p"), analyzeInts, "n")},
+		{name: "simulate abandonment", base: []string{"simulate", "--lambda", "0.8", "--mu", "1", "--theta", "0.5", "--customers", "1000", "--replications", "2"},
+			values: rates("theta")},
+		{name: "simulate patience", base: []string{"simulate", "--lambda", "1.5", "--customers", "1000", "--replications", "2"},
+			spec: map[string]string{"patience": "lognormal:%s,1"}},
+		{name: "simulate classes", base: []string{"simulate", "--lambda", "0.3,0.4", "--servers", "2", "--customers", "1000", "--replications", "2", "--preemptive"},
+			spec: map[string]string{"lambda": "0.3,%s", "mu": "1,%s"}},
 		{name: "history", base: []string{"history", "--max-wq", "1", "--confidence", "0.9"},
 			values: rates("max-wq", "confidence")},
 	}
