@@ -53,11 +53,11 @@ func erlangACommand() *cli.Command {
 			"Without -c it staffs: the fewest c meeting every goal given of\n" +
 			"--service-level P --within T, --max-abandon P, --max-p-wait P, --max-wq T and\n" +
 			"--max-utilisation U, with the measures at c-1, c and c+1.\n\n" +
-			`--json prints one line {"message_type":"erlang-a", "lambda", "mu", "theta", "servers", "load", "rho",` + "\n" +
+			`--json prints one line {"message_type":"erlang_a", "lambda", "mu", "theta", "servers", "load", "rho",` + "\n" +
 			`"utilisation", "p_wait", "p_abandon", "p_abandon_if_waited", "log10_p_wait", "log10_p_abandon",` + "\n" +
 			`"erlang_b", "lq", "l", "wq", "wq_served", "wq_abandoned", "w_served", "throughput",` + "\n" +
 			`"abandon_rate", "within" [{"t","service_level","served_within","p_wq_within"}]}; staffing prints` + "\n" +
-			`{"message_type":"erlang-a-size", "servers": c, "target": {...}, "rows": [...]}, each row those` + "\n" +
+			`{"message_type":"erlang_a_size", "servers": c, "target": {...}, "rows": [...]}, each row those` + "\n" +
 			`fields with "meets" (and "service_level" at --within).` + "\n\n" + limitsHelp +
 			"\nθ too small against the rates (the exact sum would take more than 10^8\nterms) is a usage error naming --theta.",
 		Flags: append(rateFlags(),
@@ -89,7 +89,7 @@ func erlangACommand() *cli.Command {
 				out.Within = append(out.Within, erlangAWithinAt(r, t))
 			}
 			if c.Bool("json") {
-				return base.WriteJSONLine(c.App.Writer, "erlang-a", out)
+				return base.WriteJSONLine(c.App.Writer, "erlang_a", out)
 			}
 			return writeErlangA(c.App.Writer, out)
 		},
@@ -221,7 +221,7 @@ func runSizeErlangA(c *cli.Context, o erlangAOptions) error {
 		rows = append(rows, row)
 	}
 	if c.Bool("json") {
-		return base.WriteJSONLine(c.App.Writer, "erlang-a-size", struct {
+		return base.WriteJSONLine(c.App.Writer, "erlang_a_size", struct {
 			Servers int                   `json:"servers"`
 			Target  analyze.ErlangATarget `json:"target"`
 			Rows    []erlangASizeRow      `json:"rows"`
