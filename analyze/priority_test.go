@@ -21,6 +21,7 @@ func init() {
 		for k, pc := range r.Classes {
 			if pc.Stable {
 				got[fmt.Sprintf("wq_P%d", k)] = pc.Wq
+				got[fmt.Sprintf("w_P%d", k)] = pc.W
 			}
 		}
 		return got
