@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree makes files (slash paths) under a new directory and returns it.
@@ -116,5 +117,30 @@ func TestPlanErrors(t *testing.T) {
 	items, err := Plan([]string{dir}, out, nil, nil)
 	if err != nil || len(items) != 2 {
 		t.Errorf("out inside input: %d items, %v; want the 2 inputs", len(items), err)
+	}
+}
+
+// TestDefaultTimeout: without --timeout a file gets 60 s plus 30 s per
+// MiB, at most 10 minutes, and a given --timeout replaces it (the tests'
+// collect gives files more; these are the defaults people get).
+func TestDefaultTimeout(t *testing.T) {
+	tests := []struct {
+		name  string
+		given time.Duration
+		size  int64
+		want  time.Duration
+	}{
+		{"empty file", 0, 0, time.Minute},
+		{"1 MiB", 0, 1 << 20, 90 * time.Second},
+		{"10 MiB", 0, 10 << 20, 6 * time.Minute},
+		{"1 GiB is capped", 0, 1 << 30, 10 * time.Minute},
+		{"given", 3 * time.Second, 1 << 30, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fileTimeout(tt.given, tt.size); got != tt.want {
+				t.Errorf("fileTimeout(%v, %d) = %v, want %v", tt.given, tt.size, got, tt.want)
+			}
+		})
 	}
 }
