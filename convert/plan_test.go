@@ -133,7 +133,10 @@ func TestDefaultTimeout(t *testing.T) {
 		{"empty file", 0, 0, time.Minute},
 		{"1 MiB", 0, 1 << 20, 90 * time.Second},
 		{"10 MiB", 0, 10 << 20, 6 * time.Minute},
+		{"18 MiB reaches the cap", 0, 18 << 20, 10 * time.Minute},
+		{"300 MiB, where size·30 s overflowed", 0, 300 << 20, 10 * time.Minute},
 		{"1 GiB is capped", 0, 1 << 30, 10 * time.Minute},
+		{"the largest size", 0, 1<<63 - 1, 10 * time.Minute},
 		{"given", 3 * time.Second, 1 << 30, 3 * time.Second},
 	}
 	for _, tt := range tests {

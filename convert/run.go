@@ -560,7 +560,10 @@ func FilesTimeout(given time.Duration, files ...string) time.Duration {
 // DefaultTimeout is the timeout of a file of size bytes when none is
 // given: 60 s + 30 s per MiB, at most 10 min.
 func DefaultTimeout(size int64) time.Duration {
-	return min(60*time.Second+time.Duration(size)*30*time.Second/(1<<20), 10*time.Minute)
+	// In seconds as a float: size·30 s in nanoseconds overflows int64
+	// from 293 MiB on, which gave big files a negative limit.
+	secs := 60 + 30*float64(max(size, 0))/(1<<20)
+	return time.Duration(min(secs, 600) * float64(time.Second))
 }
 
 // workDir is a private directory for the copies of the inputs being

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -142,6 +143,9 @@ func parseValidity(s string) (time.Duration, time.Time, error) {
 	if n, e := strconv.Atoi(strings.TrimRight(s, "dw")); err != nil && e == nil && len(s) > 1 {
 		unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[len(s)-1]]
 		d, err = time.Duration(n)*unit, nil
+		if n > int(math.MaxInt64/unit) { // would wrap round: too long anyway
+			d = math.MaxInt64
+		}
 	}
 	if err != nil {
 		return 0, time.Time{}, fmt.Errorf("%q is neither a period (30m, 12h, 3d, 2w) nor an RFC 3339 time", s)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -129,6 +130,9 @@ func readError(resp *http.Response) *statusError {
 	e := &statusError{status: resp.StatusCode, msg: strings.TrimSpace(string(b))}
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 		e.retry = time.Duration(s) * time.Second
+		if s > int(math.MaxInt64/time.Second) { // wrapped round: wait while ctx lasts
+			e.retry = math.MaxInt64
+		}
 	}
 	return e
 }

@@ -1,8 +1,13 @@
 package client
 
 import (
+	"io"
 	"maps"
+	"math"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"calq/convert/lo"
 )
@@ -67,6 +72,28 @@ func TestFieldsNative(t *testing.T) {
 	for _, tt := range tests {
 		if got := Fields(lo.ConvertOptions{Export: tt.e}); !maps.Equal(got, tt.want) {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestReadErrorRetryAfter: a 429's Retry-After is how long to wait; one
+// too large for a duration waits as long as the caller's ctx lets it,
+// not a negative time (which became 100 ms between retries).
+func TestReadErrorRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		want   time.Duration
+	}{
+		{"", 0},
+		{"later", 0},
+		{"0", 0},
+		{"3", 3 * time.Second},
+		{"9223372037", math.MaxInt64},
+	} {
+		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {tc.header}},
+			Body: io.NopCloser(strings.NewReader("busy"))}
+		if got := readError(resp).retry; got != tc.want {
+			t.Errorf("Retry-After %q: wait %v, want %v", tc.header, got, tc.want)
 		}
 	}
 }

@@ -11,7 +11,8 @@ import (
 // the Sender's policy, for callers that keep their own durable retries
 // (calq serve's SMS pushes, owed in the journal). It reports whether a
 // failure is worth retrying (the network, a timeout, 408, 429 or 5xx)
-// and the reply's Retry-After; a URL the policy refuses is not.
+// and the reply's Retry-After, at most the longest backoff (Options.Max);
+// a URL the policy refuses is not.
 func (s *Sender) Try(ctx context.Context, method, url, contentType string, body []byte) (retry bool, after time.Duration, err error) {
 	h := http.Header{"User-Agent": {s.opt.UserAgent}}
 	if contentType != "" {
@@ -19,7 +20,7 @@ func (s *Sender) Try(ctx context.Context, method, url, contentType string, body 
 	}
 	retry, after, err = s.attempt(ctx, outgoing{method: method, url: url, header: h, body: bytesBody(body)})
 	if err != nil {
-		return retry, after, fmt.Errorf("webhook %s %s: %w", method, redact(url), err)
+		return retry, min(after, s.opt.Max), fmt.Errorf("webhook %s %s: %w", method, redact(url), err)
 	}
 	return false, 0, nil
 }

@@ -3,8 +3,11 @@ package webhook
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 // TestTry: one attempt per call, with whether to retry, through the
@@ -41,4 +44,43 @@ func TestTry(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || retry {
 		t.Errorf("Try to loopback without an allow list = %v, %v, want ErrRefused, no retry", retry, err)
 	}
+}
+
+// TestRetryAfter: a Retry-After in seconds, however large, is a wait that
+// is not negative (9223372037 s once wrapped round to a negative
+// duration), and Try bounds it by the Sender's longest backoff.
+func TestRetryAfter(t *testing.T) {
+	tests := []struct {
+		header string
+		want   time.Duration
+	}{
+		{"", 0},
+		{"soon", 0},
+		{"-5", 0},
+		{"120", 2 * time.Minute},
+		{"9223372037", math.MaxInt64},
+		{"99999999999999999999", 0}, // not an int: ignored
+	}
+	for _, tt := range tests {
+		if got := retryAfter(tt.header); got != tt.want {
+			t.Errorf("retryAfter(%q) = %v, want %v", tt.header, got, tt.want)
+		}
+	}
+	tg := newRetryAfterTarget(t, "9223372037")
+	s := loopbackSender(t, Options{Base: time.Second, Max: time.Minute})
+	_, after, err := s.Try(context.Background(), http.MethodPost, tg, "", nil)
+	if err == nil || after != time.Minute {
+		t.Errorf("Try against Retry-After 9223372037 = %v, %v; want an error and a wait of the longest backoff, 1m", after, err)
+	}
+}
+
+// newRetryAfterTarget is a loopback server that answers 429 with the
+// given Retry-After.
+func newRetryAfterTarget(t *testing.T, after string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", after)
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

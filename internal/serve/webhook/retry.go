@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -109,6 +110,9 @@ func retryAfter(v string) time.Duration {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
 		return 0
+	}
+	if n > int(math.MaxInt64/time.Second) { // n seconds overflow a Duration
+		return math.MaxInt64
 	}
 	return time.Duration(n) * time.Second
 }
