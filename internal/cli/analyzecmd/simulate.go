@@ -16,7 +16,7 @@ import (
 func simulateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "simulate",
-		Usage: "simulate a FIFO queue with c servers and compare it with the formulas",
+		Usage: "simulate a queue with c servers (FIFO or priority classes, with or without abandonment) and compare it with the formulas",
 		Description: "Runs a discrete-event simulation, its pending events in sched's calendar queue:\n" +
 			"arrivals exp:RATE (Poisson), uniform:N/T (N at uniform random times in [0, T])\n" +
 			"or trace:FILE (one time in seconds per line, non-decreasing, # comments);\n" +
