@@ -337,11 +337,7 @@ func offeredLoad(o SimOptions) float64 {
 			lambda = float64(len(a.Times)) / last
 		}
 	}
-	mean := o.Service.Mean
-	if o.Service.Kind == KindExp {
-		mean = 1 / o.Service.Rate
-	}
-	return lambda * mean / float64(o.Servers)
+	return lambda * o.Service.MeanTime() / float64(o.Servers)
 }
 
 // analytic returns the exact measures of an M/M/c, M/M/c/K or M/G/1

@@ -60,7 +60,7 @@ func erlangAExact(ctx context.Context, o SimOptions) (simExact, error) {
 }
 
 // priorityExact is Priority's values for exponential classes without a
-// capacity or patience: each class's W, Wq, L, Lq and throughput, and the
+// capacity (modelAnalytic sends runs with patience elsewhere): each class's W, Wq, L, Lq and throughput, and the
 // totals; none when Priority has no exact result (per-class μ on more
 // than one server), and unstable when a class is.
 func priorityExact(ctx context.Context, o SimOptions) (simExact, error) {
@@ -71,7 +71,7 @@ func priorityExact(ctx context.Context, o SimOptions) (simExact, error) {
 		}
 		po.Lambdas, po.Mus = append(po.Lambdas, c.Rate), append(po.Mus, c.Service.Rate)
 	}
-	if o.Capacity > 0 || o.Patience.Kind != "" {
+	if o.Capacity > 0 { // patience is erlangAExact's, which gives none with classes
 		return simExact{}, nil
 	}
 	r, err := Priority(ctx, po)

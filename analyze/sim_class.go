@@ -94,17 +94,9 @@ func (o SimOptions) classLetter(letter func(string) string) string {
 func (o SimOptions) classLoad() float64 {
 	var a float64
 	for _, c := range o.Classes {
-		a += c.Rate * meanService(c.Service)
+		a += c.Rate * c.Service.MeanTime()
 	}
 	return a
-}
-
-// meanService is E[S] of s.
-func meanService(s Service) float64 {
-	if s.Kind == KindExp {
-		return 1 / s.Rate
-	}
-	return s.Mean
 }
 
 // setClasses gives r o's classes: one Poisson stream at the total rate,

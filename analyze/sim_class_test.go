@@ -109,7 +109,7 @@ func TestSimulatePriority(t *testing.T) {
 				}
 				t.Logf("class %d: W %.4f [%.4f, %.4f], want %.4f", k+1, c.W.Mean, c.W.CILow, c.W.CIHigh, tt.wantW[k])
 				inCI(t, "W of class "+string(rune('1'+k)), c.W, tt.wantW[k])
-				inCI(t, "Wq of class "+string(rune('1'+k)), c.Wq, tt.wantW[k]-meanService(tt.classes[k].Service))
+				inCI(t, "Wq of class "+string(rune('1'+k)), c.Wq, tt.wantW[k]-tt.classes[k].Service.MeanTime())
 				inCI(t, "throughput of class "+string(rune('1'+k)), c.Throughput, tt.classes[k].Rate)
 				if c.Little.RelDiff > 0.01 {
 					t.Errorf("class %d: Little's law L = %g, λW = %g, want them within 1%%", k+1, c.Little.L, c.Little.LambdaW)
